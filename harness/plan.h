@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan: what the user asked for, parsed from the command line.
+ *
+ * One struct for every subcommand; each command reads the fields it needs.
+ * hp_parse() never creates anything: a bad command line is rejected before any
+ * namespace, process or file exists.
+ */
+#ifndef RDC_HARNESS_PLAN_H
+#define RDC_HARNESS_PLAN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "netns/netns.h"
+
+enum hp_cmd { HP_ENV, HP_UP, HP_DOWN, HP_RUN, HP_RAMP, HP_LIMIT, HP_STORM, HP_REPORT, HP_NCMD };
+
+#define HP_MAX_POINTS 64
+#define HP_MAX_FILES 16
+
+struct hp_plan {
+	enum hp_cmd cmd;
+	const char *cmd_name;
+
+	/* load */
+	char transport[8];      /* tcp | rc */
+	char cm[16];            /* oob-tls | rdmacm */
+	char server_model[8];   /* event | thread */
+	char cq[16];            /* per-conn | shared */
+	bool srq;
+	char op[8];             /* send | write */
+	char oob_session[16];   /* per-agent | per-conn */
+	long clients[HP_MAX_POINTS];
+	int npoints;
+	long agents;            /* 0 = automatic */
+	long msgs, size, think_ms, stagger_ms, workers, timeout_s;
+	long server_threads;
+	long ports;             /* 0 = automatic */
+	char topo_spec[24];
+	struct nn_topo topo;
+	const char *json;       /* --json FILE */
+	const char *tls_ca, *tls_cert, *tls_key;
+
+	/* limit */
+	long max, start;
+	long steps;             /* limit: at most this many load points */
+	long budget_s;          /* limit: wall-time budget */
+	double thresholds[2];   /* 100 and 95 by default */
+
+	/* up / down */
+	bool rxe;
+	char run[8];
+
+	/* report */
+	const char *files[HP_MAX_FILES];
+	int nfiles;
+	const char *baseline;   /* --baseline FILE: an earlier run for side by side */
+	const char *out_md, *out_svg;
+
+	bool verbose;
+};
+
+/*
+ * Parses argv (argv[0] is the program, argv[1] the subcommand). Returns 0, 1 when
+ * --help was printed (exit 0), or -1 after printing "rdmacap: ..." and the usage
+ * line of the subcommand to stderr (exit 2).
+ */
+int hp_parse(struct hp_plan *p, int argc, char **argv, FILE *err);
+
+/* "10,50,100" -> clients[]; rejects empty items, zero, garbage and overflows. */
+int hp_parse_list(const char *s, long *out, int max, int *n);
+
+/* Prints the top-level usage. */
+void hp_usage(FILE *f);
+
+#endif

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/proc.h"
+
+int hx_proc_read(pid_t pid, bool fds, struct hx_proc *p)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	p->rss_kb = p->hwm_kb = p->threads = 0;
+	p->fds = -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "VmRSS:", 6))
+			sscanf(line + 6, "%ld", &p->rss_kb);
+		else if (!strncmp(line, "VmHWM:", 6))
+			sscanf(line + 6, "%ld", &p->hwm_kb);
+		else if (!strncmp(line, "Threads:", 8))
+			sscanf(line + 8, "%ld", &p->threads);
+	}
+	fclose(f);
+	if (fds) {
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+		d = opendir(path);
+		if (!d)
+			return -1;
+		p->fds = 0;
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.')
+				p->fds++;
+		closedir(d);
+	}
+	return 0;
+}
+
+int hx_sockstat(pid_t pid, long *inuse, long *mem_pages)
+{
+	char path[64], line[256];
+	int found = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/net/sockstat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *m;
+
+		if (strncmp(line, "TCP:", 4))
+			continue;
+		m = strstr(line, " mem ");
+		if (sscanf(line, "TCP: inuse %ld", inuse) == 1 && m &&
+		    sscanf(m, " mem %ld", mem_pages) == 1)
+			found = 0;
+	}
+	fclose(f);
+	return found;
+}
