@@ -15,7 +15,11 @@ SAN     ?=
 PKGS    := libibverbs librdmacm openssl libmnl jansson
 
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. \
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+# Messages are cut to fixed buffers on purpose: a truncated diagnostic beats a
+# heap allocation on every error path, so gcc's truncation guesses stay quiet.
+CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -I. \
+           -DRDMACAP_VERSION='"$(VERSION)"' \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -libverbs -lrdmacm -lssl -lcrypto -lmnl -ljansson) -lm -lpthread
 ifeq ($(SAN),1)

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+/*
+ * From a failing call and errno to the limit behind it. The text names the knob
+ * and its current value, read now, so a reader can check it and change it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "harness/point.h"
+
+static void hc_sysctl(const char *ns, const char *key, char *buf, size_t len)
+{
+	if (nn_sysctl_get(ns, key, buf, len))
+		snprintf(buf, len, "?");
+}
+
+static const char *hc_nofile(char *buf, size_t len)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return "?";
+	snprintf(buf, len, "%llu", (unsigned long long)rl.rlim_max);
+	return buf;
+}
+
+void hr_explain(const struct hr_ctx *c, const char *call, int err, const char *errname, long n,
+		char *out, size_t len)
+{
+	const char *cns = c->topo->cli[0].ns, *sns = c->topo->srv.ns;
+	bool verbs = !strncmp(call, "ibv_", 4) || !strncmp(call, "rdma_", 5);
+	char v[64], w[64];
+	const char *why = NULL;
+
+	if (!strcmp(errname, "EMFILE") || err == EMFILE) {
+		snprintf(v, sizeof(v), "%s", hc_nofile(w, sizeof(w)));
+		snprintf(out, len, "%s %s x%ld: per-process open files (RLIMIT_NOFILE, hard %s)",
+			 call, errname, n, v);
+		return;
+	}
+	if (!strcmp(errname, "ENFILE") || err == ENFILE) {
+		hc_sysctl("", "fs.file-max", v, sizeof(v));
+		snprintf(out, len, "%s %s x%ld: system-wide open files (fs.file-max=%s)", call,
+			 errname, n, v);
+		return;
+	}
+	if (!strcmp(errname, "EADDRNOTAVAIL") || err == EADDRNOTAVAIL) {
+		hc_sysctl(cns, "net.ipv4.ip_local_port_range", v, sizeof(v));
+		snprintf(out, len,
+			 "%s %s x%ld: ephemeral ports exhausted (net.ipv4.ip_local_port_range=%s, "
+			 "--ports spreads clients over more server ports)",
+			 call, errname, n, v);
+		return;
+	}
+	if (!strcmp(errname, "ECONNREFUSED") && !verbs) {
+		hc_sysctl(sns, "net.core.somaxconn", v, sizeof(v));
+		snprintf(out, len,
+			 "%s %s x%ld: server refused (listen backlog full or not listening; "
+			 "net.core.somaxconn=%s)",
+			 call, errname, n, v);
+		return;
+	}
+	if (!strcmp(call, "ibv_reg_mr") && (err == ENOMEM || err == EPERM || err == EAGAIN)) {
+		struct rlimit rl;
+
+		if (!getrlimit(RLIMIT_MEMLOCK, &rl))
+			snprintf(v, sizeof(v), "%s", rl.rlim_cur == RLIM_INFINITY ? "unlimited" :
+				 (snprintf(w, sizeof(w), "%llu", (unsigned long long)rl.rlim_cur), w));
+		else
+			snprintf(v, sizeof(v), "?");
+		snprintf(out, len, "%s %s x%ld: locked memory (RLIMIT_MEMLOCK=%s) or memory", call,
+			 errname, n, v);
+		return;
+	}
+	if (verbs && err == ENOMEM) {
+		hc_sysctl("", "vm.max_map_count", v, sizeof(v));
+		snprintf(out, len,
+			 "%s %s x%ld: memory maps per process (vm.max_map_count=%s; each QP maps "
+			 "its SQ and RQ, each CQ its ring) or kernel memory",
+			 call, errname, n, v);
+		return;
+	}
+	if (verbs && err == EINVAL) {
+		if (!strcmp(call, "ibv_create_qp"))
+			why = "device max_qp";
+		else if (!strcmp(call, "ibv_create_cq"))
+			why = "device max_cq, or a CQ deeper than max_cqe";
+		else if (!strcmp(call, "ibv_reg_mr"))
+			why = "device max_mr";
+		else if (!strcmp(call, "ibv_create_srq"))
+			why = "device max_srq";
+		else if (!strcmp(call, "ibv_alloc_pd"))
+			why = "device max_pd";
+	}
+	if (!strcmp(call, "ibv_open_device") || !strcmp(call, "ibv_alloc_pd"))
+		why = why ? why : "device contexts (one per process opening the device)";
+	if (!strcmp(errname, "REJECTED") || !strcmp(errname, "ECONNREFUSED")) {
+		hc_sysctl("", "net.rdma_ucm.max_backlog", v, sizeof(v));
+		snprintf(out, len, "%s %s x%ld: CM reject (listen backlog net.rdma_ucm.max_backlog=%s)",
+			 call, errname, n, v);
+		return;
+	}
+	if (!strcmp(errname, "timeout") || err == ETIMEDOUT) {
+		snprintf(out, len, "%s %s x%ld: not done within --timeout %lds", call, errname, n,
+			 c->plan->timeout_s);
+		return;
+	}
+	if (!strcmp(call, "agent")) {
+		snprintf(out, len, "agent process ended early (%s) x%ld", errname, n);
+		return;
+	}
+	if (!strcmp(call, "verify")) {
+		snprintf(out, len, "payload mismatch x%ld: echoed bytes differ from those sent", n);
+		return;
+	}
+	snprintf(out, len, "%s %s x%ld%s%s", call, errname, n, why ? ": " : "", why ? why : "");
+}

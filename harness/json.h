@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* json: the JSON side file of a run, built with jansson. */
+#ifndef RDC_HARNESS_JSON_H
+#define RDC_HARNESS_JSON_H
+
+#include <jansson.h>
+
+#include "harness/plan.h"
+#include "harness/point.h"
+
+json_t *hj_plan(const struct hp_plan *p);
+json_t *hj_point(const struct hr_point *pt, const char *verdict);
+/* Writes doc to path atomically (temp file + rename). 0 or -1 with a message. */
+int hj_write(json_t *doc, const char *path);
+
+#endif

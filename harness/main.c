@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rdmacap: how many RDMA connections does this host really sustain, and why does
+ * it stop? TAP on stdout, logs on stderr, JSON in a side file.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "harness/env.h"
+#include "harness/json.h"
+#include "harness/plans.h"
+
+static int hm_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, set, NULL))
+		return -1;
+	/* a dead agent's pipe must fail our write, not kill us */
+	signal(SIGPIPE, SIG_IGN);
+	return signalfd(-1, set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+static int hm_env(struct hp_plan *p, struct tap *t)
+{
+	json_t *doc = json_object();
+	int rc = 0;
+
+	he_collect(t, doc, p->rxe);
+	tap_plan(t, t->lv[0].n);
+	if (p->json && hj_write(doc, p->json))
+		rc = -1;
+	json_decref(doc);
+	return rc;
+}
+
+static int hm_up(struct hp_plan *p, struct tap *t)
+{
+	struct nn_topo *topo = &p->topo;
+
+	if (geteuid() != 0) {
+		tap_skip_all(t, "not root: topologies need CAP_NET_ADMIN");
+		return 0;
+	}
+	if (!p->run[0] && nn_new_run(p->run)) {
+		tap_bail(t, "no run id: %s", strerror(errno));
+		return -1;
+	}
+	tap_plan(t, 1);
+	if (nn_up(topo, p->run, p->rxe, p->verbose ? stderr : NULL)) {
+		tap_result(t, TAP_FAIL, NULL, "up %s run=%s", p->topo_spec, p->run);
+		return 0;
+	}
+	tap_kv(t, "run", "%s", p->run);
+	tap_kv(t, "server", "ns=%s if=%s addr=%s rxe=%s", topo->srv.ns, topo->srv.ifname,
+	       topo->srv.addr, topo->srv.rxe);
+	for (int k = 0; k < topo->nclients; k++)
+		tap_kv(t, "client", "ns=%s if=%s addr=%s rxe=%s", topo->cli[k].ns,
+		       topo->cli[k].ifname, topo->cli[k].addr, topo->cli[k].rxe);
+	tap_result(t, TAP_PASS, NULL, "up %s run=%s", p->topo_spec, p->run);
+	return 0;
+}
+
+static int hm_down(struct hp_plan *p, struct tap *t)
+{
+	int removed = 0, rc;
+
+	if (geteuid() != 0) {
+		tap_skip_all(t, "not root: removing namespaces needs CAP_SYS_ADMIN");
+		return 0;
+	}
+	/* everything rdc*: the objects of every run, also of crashed ones */
+	(void)p;
+	tap_plan(t, 1);
+	rc = nn_clean(p->verbose ? stderr : NULL, &removed);
+	tap_kv(t, "removed", "%d", removed);
+	tap_result(t, rc ? TAP_FAIL : TAP_PASS, NULL, "down: no rdc namespace, link or rxe device left");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct hp_plan *p = calloc(1, sizeof(*p));
+	struct hr_ctx c = { 0 };
+	struct tap t;
+	sigset_t set;
+	json_t *doc;
+	int rc;
+
+	if (!p)
+		return 1;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	rc = hp_parse(p, argc, argv, stderr);
+	if (rc) {
+		free(p);
+		return rc > 0 ? 0 : TAP_EXIT_USAGE;
+	}
+	if (p->cmd == HP_REPORT) {
+		fprintf(stderr, "rdmacap report: not in this build yet\n");
+		free(p);
+		return TAP_EXIT_USAGE;
+	}
+	tap_init(&t, stdout);
+	c.plan = p;
+	c.topo = &p->topo;
+	c.tap = &t;
+	c.tty = isatty(2);
+	c.sigfd = hm_signals(&set);
+	if (c.sigfd < 0) {
+		fprintf(stderr, "rdmacap: signalfd: %s\n", strerror(errno));
+		free(p);
+		return 1;
+	}
+	switch (p->cmd) {
+	case HP_ENV:
+		rc = hm_env(p, &t);
+		break;
+	case HP_UP:
+		rc = hm_up(p, &t);
+		break;
+	case HP_DOWN:
+		rc = hm_down(p, &t);
+		break;
+	default:
+		if (!strcmp(p->transport, "rc"))
+			p->topo.rxe = true;
+		else
+			p->topo.rxe = p->rxe;
+		doc = json_object();
+		json_object_set_new(doc, "rdmacap", json_string(RDMACAP_VERSION));
+		json_object_set_new(doc, "plan", hj_plan(p));
+		rc = hl_load(&c, doc);
+		if (c.aborted) {
+			fprintf(stderr, "rdmacap: interrupted: agents stopped, topology removed\n");
+			json_object_set_new(doc, "interrupted", json_true());
+		}
+		if (p->json && hj_write(doc, p->json))
+			rc = -1;
+		json_decref(doc);
+		break;
+	}
+	tap_totals(&t);
+	close(c.sigfd);
+	free(p);
+	if (rc || c.aborted)
+		return TAP_EXIT_FAIL;
+	return tap_exit_code(&t);
+}

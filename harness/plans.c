@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The load commands: run (one point), ramp (a list of points) and limit (grow,
+ * then bisect, for the largest N at each success threshold). They share the
+ * topology, the sampler, TAP and the JSON side file.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/env.h"
+#include "harness/json.h"
+#include "harness/plans.h"
+
+#define HL_MAX_MEMO 256
+
+struct hl_memo {
+	long n;
+	double success, connect;
+	char cause[256];
+};
+
+struct hl_sess {
+	struct hr_ctx *c;
+	json_t *points;
+	struct hl_memo memo[HL_MAX_MEMO];
+	int nmemo;
+	double t0;
+	int ran;
+};
+
+static double hl_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Namespaced sysctls that make a topology able to hold what the plan asks for. */
+static void hl_tune(struct hr_ctx *c)
+{
+	struct nn_topo *t = c->topo;
+	static const char *const srv[][2] = {
+		{ "net.core.somaxconn", "65535" },
+		{ "net.ipv4.tcp_max_syn_backlog", "65535" },
+	};
+	static const char *const cli[][2] = {
+		{ "net.ipv4.ip_local_port_range", "1024 65535" },
+		{ "net.ipv4.tcp_tw_reuse", "1" },
+	};
+
+	if (t->kind == NN_LOOP)
+		return; /* the caller's own namespace: we change nothing there */
+	for (size_t i = 0; i < 2; i++) {
+		if (nn_sysctl_set(t->srv.ns, srv[i][0], srv[i][1]))
+			fprintf(stderr, "rdmacap: %s: %s=%s failed\n", t->srv.ns, srv[i][0], srv[i][1]);
+		tap_diag(c->tap, "tuned ns=%s %s=%s", t->srv.ns, srv[i][0], srv[i][1]);
+	}
+	for (int k = 0; k < t->nclients; k++)
+		for (size_t i = 0; i < 2; i++)
+			if (nn_sysctl_set(t->cli[k].ns, cli[i][0], cli[i][1]))
+				fprintf(stderr, "rdmacap: %s: %s failed\n", t->cli[k].ns, cli[i][0]);
+	tap_diag(c->tap, "tuned ns=client-namespaces net.ipv4.ip_local_port_range=1024-65535 "
+		 "net.ipv4.tcp_tw_reuse=1");
+}
+
+/* A whole run skipped for a missing capability, before anything is created. */
+static const char *hl_skip_reason(const struct hp_plan *p, char *buf, size_t len)
+{
+	struct nn_caps caps;
+	bool rc = !strcmp(p->transport, "rc");
+
+	if (p->topo.kind != NN_LOOP && geteuid() != 0)
+		return "not root: network namespace topologies need CAP_NET_ADMIN";
+	if (!rc && !p->rxe)
+		return NULL;
+	if (geteuid() != 0)
+		return "not root: rxe links need CAP_NET_ADMIN";
+	nn_probe(&caps, false, NULL);
+	if (!caps.rxe_module) {
+		snprintf(buf, len, "rdma_rxe: %s", caps.why_rxe);
+		return buf;
+	}
+	if (p->topo.kind != NN_LOOP && !caps.rxe_netns) {
+		snprintf(buf, len, "rxe inside network namespaces: %s", caps.why_rxe_netns);
+		return buf;
+	}
+	return NULL;
+}
+
+static int hl_point(struct hl_sess *s, long n, bool probe, const char *label)
+{
+	struct hr_ctx *c = s->c;
+	struct hr_point *pt = calloc(1, sizeof(*pt));
+	char desc[128];
+	enum tap_res res;
+	int rc;
+
+	if (!pt)
+		return -1;
+	fprintf(stderr, "rdmacap: %s: %ld clients\n", label, n);
+	rc = hr_point_run(c, n, pt);
+	snprintf(desc, sizeof(desc), "%s clients=%ld connected=%ld success=%.2f%%", label, n,
+		 pt->connected, pt->success_pct);
+	res = hr_point_tap(c, pt, desc, probe);
+	json_array_append_new(s->points, hj_point(pt, tap_res_name(res)));
+	if (s->nmemo < HL_MAX_MEMO) {
+		struct hl_memo *m = &s->memo[s->nmemo++];
+
+		m->n = n;
+		m->success = pt->success_pct;
+		m->connect = pt->connect_pct;
+		snprintf(m->cause, sizeof(m->cause), "%s", pt->cause[0] ? pt->cause : pt->why);
+	}
+	s->ran++;
+	hr_point_free(pt);
+	free(pt);
+	return rc;
+}
+
+static const struct hl_memo *hl_find(struct hl_sess *s, long n)
+{
+	for (int i = 0; i < s->nmemo; i++)
+		if (s->memo[i].n == n)
+			return &s->memo[i];
+	return NULL;
+}
+
+/* Largest n that met 'th', and the smallest n above it that did not (0 if none). */
+static void hl_bounds(struct hl_sess *s, double th, long *lo, long *hi)
+{
+	*lo = 0;
+	*hi = 0;
+	for (int i = 0; i < s->nmemo; i++)
+		if (s->memo[i].success >= th && s->memo[i].n > *lo)
+			*lo = s->memo[i].n;
+	for (int i = 0; i < s->nmemo; i++)
+		if (s->memo[i].success < th && s->memo[i].n > *lo && (!*hi || s->memo[i].n < *hi))
+			*hi = s->memo[i].n;
+}
+
+static bool hl_budget(struct hl_sess *s)
+{
+	const struct hp_plan *p = s->c->plan;
+
+	return !s->c->aborted && s->ran < p->steps && hl_now() - s->t0 < (double)p->budget_s;
+}
+
+static int hl_probe(struct hl_sess *s, long n)
+{
+	if (hl_find(s, n))
+		return 0;
+	return hl_point(s, n, true, "limit");
+}
+
+static void hl_search(struct hl_sess *s, double th)
+{
+	const struct hp_plan *p = s->c->plan;
+	long lo, hi, n;
+
+	hl_bounds(s, th, &lo, &hi);
+	/* grow: double from the best point so far until one misses the threshold */
+	n = lo ? lo * 2 : p->start;
+	while (!hi && hl_budget(s)) {
+		if (n > p->max)
+			n = p->max;
+		if (hl_find(s, n) && n == p->max)
+			break;
+		if (hl_probe(s, n))
+			return;
+		hl_bounds(s, th, &lo, &hi);
+		if (n == p->max)
+			break;
+		n *= 2;
+	}
+	/* bisect to 2% of the limit (or 1 client) */
+	while (hi && hi - lo > (lo / 50 > 1 ? lo / 50 : 1) && hl_budget(s)) {
+		n = lo + (hi - lo) / 2;
+		if (hl_probe(s, n))
+			return;
+		hl_bounds(s, th, &lo, &hi);
+	}
+}
+
+static void hl_limit_result(struct hl_sess *s, double th)
+{
+	const struct hp_plan *p = s->c->plan;
+	struct tap *t = s->c->tap;
+	const struct hl_memo *m;
+	long lo, hi;
+
+	hl_bounds(s, th, &lo, &hi);
+	m = hi ? hl_find(s, hi) : NULL;
+	tap_kv(t, "threshold_pct", "%.0f", th);
+	tap_kv(t, "limit", "%ld", lo);
+	if (hi) {
+		tap_kv(t, "first_below", "%ld", hi);
+		tap_kv(t, "first_below_success_pct", "%.2f", m->success);
+		tap_kv(t, "cause", "%s", m->cause);
+		tap_result(t, m->cause[0] ? TAP_PASS : TAP_FAIL, NULL,
+			   "limit at %.0f%% success: %ld clients (%ld reached %.2f%%: %s)", th, lo, hi,
+			   m->success, m->cause[0] ? m->cause : "cause not identified");
+	} else if (lo >= p->max) {
+		tap_result(t, TAP_PASS, NULL,
+			   "limit at %.0f%% success: >= %ld clients (--max reached, no failure)", th, lo);
+	} else {
+		tap_result(t, s->c->aborted ? TAP_FAIL : TAP_SKIP,
+			   s->c->aborted ? NULL : "step or time budget used up",
+			   "limit at %.0f%% success: >= %ld clients, search incomplete", th, lo);
+	}
+}
+
+int hl_load(struct hr_ctx *c, json_t *doc)
+{
+	const struct hp_plan *p = c->plan;
+	struct hl_sess s = { .c = c, .t0 = hl_now() };
+	struct tap *t = c->tap;
+	char why[256], skip[256];
+	const char *reason;
+	json_t *env = json_object();
+	int rc = 0;
+
+	s.points = json_array();
+	json_object_set_new(doc, "points", s.points);
+	json_object_set_new(doc, "env", env);
+
+	reason = hl_skip_reason(p, skip, sizeof(skip));
+	if (reason) {
+		tap_skip_all(t, "%s", reason);
+		json_object_set_new(doc, "skipped", json_string(reason));
+		return 0;
+	}
+	if (nn_new_run(c->topo->run)) {
+		tap_bail(t, "no run id: %s", strerror(errno));
+		return -1;
+	}
+	if (nn_up(c->topo, c->topo->run, c->topo->rxe, p->verbose ? stderr : NULL)) {
+		tap_bail(t, "topology %s could not be brought up (see stderr)", p->topo_spec);
+		return -1;
+	}
+	c->sampler = hs_open(c->topo, why, sizeof(why));
+	if (!c->sampler) {
+		tap_bail(t, "sampler: %s", why);
+		rc = -1;
+		goto down;
+	}
+	if (why[0])
+		tap_kv(t, "rdma_counters", "unavailable: %s", why);
+	tap_kv(t, "run", "%s", c->topo->run);
+	tap_kv(t, "topology", "%s server=%s%s%s", p->topo_spec, c->topo->srv.addr,
+	       c->topo->srv.ns[0] ? " ns=" : "", c->topo->srv.ns);
+	hl_tune(c);
+
+	if (p->cmd == HP_LIMIT) {
+		hl_search(&s, p->thresholds[0]);
+		if (p->thresholds[1] != p->thresholds[0])
+			hl_search(&s, p->thresholds[1]);
+		hl_limit_result(&s, p->thresholds[0]);
+		if (p->thresholds[1] != p->thresholds[0])
+			hl_limit_result(&s, p->thresholds[1]);
+		tap_plan(t, s.ran + 1 + (p->thresholds[1] != p->thresholds[0]));
+	} else {
+		tap_plan(t, p->npoints);
+		for (int i = 0; i < p->npoints && !c->aborted; i++)
+			if (hl_point(&s, p->clients[i], false, p->cmd_name))
+				break;
+	}
+	{
+		json_t *caps = json_object();
+		struct tap quiet;
+		FILE *devnull = fopen("/dev/null", "we");
+
+		/* the env facts go to JSON only; TAP stays one test per point */
+		if (devnull) {
+			tap_init(&quiet, devnull);
+			he_collect(&quiet, caps, false);
+			fclose(devnull);
+		}
+		json_object_update(env, caps);
+		json_decref(caps);
+	}
+down:
+	hs_close(c->sampler);
+	c->sampler = NULL;
+	if (nn_down(c->topo, p->verbose ? stderr : NULL))
+		fprintf(stderr, "rdmacap: topology teardown incomplete; `rdmacap down` removes the rest\n");
+	return rc;
+}

@@ -1,0 +1,892 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One load point: server agent, P client agents, barriers, deadlines, verdict.
+ *
+ * The orchestrator is a single event loop: epoll over every agent's stdout,
+ * a timerfd for the sampler and the signalfd main() set up. Agents are released
+ * together ("go"), report each connection, hold them all open until every agent
+ * has settled (so the server really holds N at once, and we measure it there),
+ * then run the traffic ("run"), report, and close on "stop".
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agents/proto.h"
+#include "harness/agent.h"
+#include "harness/point.h"
+#include "harness/proc.h"
+#include "harness/rec.h"
+
+#define HR_PORT_BASE 18515
+#define HR_CONNS_PER_PORT 20000 /* below the ~28k default ephemeral ports per destination */
+#define HR_CONNS_PER_AGENT 20000
+#define HR_TICK_MS 20           /* 50 Hz sampler */
+#define HR_EV_SIG UINT32_MAX
+#define HR_EV_TICK (UINT32_MAX - 1)
+
+enum { ST_PENDING, ST_OK, ST_FAIL };
+
+struct hr_run {
+	struct hr_ctx *c;
+	struct hr_point *pt;
+	int ep, tfd;
+	struct ha_agent *ag; /* [0] server, [1..P] clients */
+	long nag;
+	pid_t *pid_of;       /* hash: pid -> agent index + 1 */
+	size_t pid_cap;
+	uint8_t *st;         /* per client id */
+	uint32_t *us;        /* connect time per client id */
+	uint64_t *hist;
+	double t_start, t_go;
+	double last_progress;
+	long nconn_ok, nconn_fail;
+	long n_connected_agents, n_result_agents, n_hello;
+	struct hs_res res_now;
+	int phase;           /* 0 start, 1 connect, 2 traffic, 3 stop */
+	char srv_port[16];
+};
+
+static double hr_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --- pid lookup: agents may be thousands; reaping must not be O(P^2) --- */
+
+static void hr_pid_put(struct hr_run *r, pid_t pid, long idx)
+{
+	size_t h = ((size_t)pid * 2654435761u) & (r->pid_cap - 1);
+
+	while (r->pid_of[h * 2])
+		h = (h + 1) & (r->pid_cap - 1);
+	r->pid_of[h * 2] = pid;
+	r->pid_of[h * 2 + 1] = (pid_t)idx;
+}
+
+static long hr_pid_get(struct hr_run *r, pid_t pid)
+{
+	size_t h = ((size_t)pid * 2654435761u) & (r->pid_cap - 1);
+
+	while (r->pid_of[h * 2]) {
+		if (r->pid_of[h * 2] == pid)
+			return r->pid_of[h * 2 + 1];
+		h = (h + 1) & (r->pid_cap - 1);
+	}
+	return -1;
+}
+
+/* --- failures and causes --- */
+
+static void hr_fail_add(struct hr_run *r, long id, const char *call, int err, const char *errname)
+{
+	struct hr_point *pt = r->pt;
+	static const char *const phases[] = { "start", "connect", "traffic", "stop" };
+	int i;
+
+	for (i = 0; i < pt->ncauses; i++)
+		if (!strcmp(pt->causes[i].call, call) && !strcmp(pt->causes[i].errname, errname))
+			break;
+	if (i == pt->ncauses && i < HR_MAX_CAUSES) {
+		snprintf(pt->causes[i].call, sizeof(pt->causes[i].call), "%s", call);
+		snprintf(pt->causes[i].errname, sizeof(pt->causes[i].errname), "%s", errname);
+		pt->causes[i].err = err;
+		pt->ncauses++;
+	}
+	if (i < HR_MAX_CAUSES)
+		pt->causes[i].count++;
+	if (pt->nfails < HR_MAX_FAILS) {
+		struct hr_fail *f = &pt->fails[pt->nfails++];
+
+		f->id = id;
+		snprintf(f->phase, sizeof(f->phase), "%s", phases[r->phase]);
+		snprintf(f->call, sizeof(f->call), "%s", call);
+		f->err = err;
+		snprintf(f->errname, sizeof(f->errname), "%s", errname);
+		f->t_s = r->t_go ? hr_now() - r->t_go : 0;
+		/* the counters of the latest tick: at most 20 ms old */
+		f->res = r->res_now;
+	}
+}
+
+static void hr_settle(struct hr_run *r, long id, int st)
+{
+	if (r->st[id] != ST_PENDING)
+		return;
+	r->st[id] = (uint8_t)st;
+	if (st == ST_OK)
+		r->nconn_ok++;
+	else
+		r->nconn_fail++;
+}
+
+/* Every still-pending client of agent a fails with the same cause. */
+static void hr_fail_pending(struct hr_run *r, struct ha_agent *a, const char *call,
+			    const char *errname)
+{
+	for (long id = a->first; id < a->first + a->n; id++) {
+		if (r->st[id] != ST_PENDING)
+			continue;
+		hr_fail_add(r, id, call, 0, errname);
+		hr_settle(r, id, ST_FAIL);
+		a->fail++;
+	}
+}
+
+/* --- records --- */
+
+static int hr_id(struct hr_run *r, struct ha_agent *a, const struct rec *rc, long *id)
+{
+	uint64_t v;
+
+	if (rec_u64(rc, "id", &v) || (long)v < a->first || (long)v >= a->first + a->n) {
+		r->pt->proto_errors++;
+		return -1;
+	}
+	*id = (long)v;
+	return 0;
+}
+
+static int hr_errnum(const struct rec *rc)
+{
+	uint64_t v;
+
+	return rec_u64(rc, "errno", &v) ? 0 : (int)v;
+}
+
+static const char *hr_str(const struct rec *rc, const char *k, const char *dflt)
+{
+	const char *v = rec_get(rc, k);
+
+	return v ? v : dflt;
+}
+
+static void hr_result(struct hr_run *r, struct ha_agent *a, const struct rec *rc)
+{
+	struct hr_point *pt = r->pt;
+	uint64_t v;
+
+	a->result = true;
+	if (a->server) {
+		if (!rec_u64(rc, "accepted", &v))
+			pt->srv_accepted = (long)v;
+		if (!rec_u64(rc, "dropped", &v))
+			pt->srv_drops = (long)v;
+		return;
+	}
+	r->n_result_agents++;
+	if (!rec_u64(rc, "msgs", &v))
+		pt->msgs += v;
+	if (!rec_u64(rc, "verified", &v))
+		pt->verified += v;
+	if (!rec_u64(rc, "bad", &v))
+		pt->bad += v;
+	if (!rec_u64(rc, "errors", &v))
+		pt->lost += v;
+	if (rec_hist_add(hr_str(rc, "hist", "-"), r->hist, PROTO_HIST_BUCKETS))
+		pt->proto_errors++;
+}
+
+static int hr_line(void *ctx, struct ha_agent *a, char *line)
+{
+	struct hr_run *r = ctx;
+	struct rec rc;
+	uint64_t v;
+	long id;
+
+	if (r->c->plan->verbose)
+		fprintf(stderr, "rdmacap: agent %d: %s\n", a->idx, line);
+	if (rec_parse(line, &rc)) {
+		r->pt->proto_errors++;
+		return 0;
+	}
+	if (!strcmp(rc.type, "hello")) {
+		if (!a->hello)
+			r->n_hello++;
+		a->hello = true;
+	} else if (!strcmp(rc.type, "conn") && !a->server) {
+		if (hr_id(r, a, &rc, &id) || r->st[id] != ST_PENDING)
+			return 0;
+		if (!strcmp(rc.sub, "ok")) {
+			r->us[id] = rec_u64(&rc, "us", &v) ? 0 : (uint32_t)(v > UINT32_MAX ? UINT32_MAX : v);
+			hr_settle(r, id, ST_OK);
+			a->ok++;
+		} else {
+			hr_fail_add(r, id, hr_str(&rc, "call", "?"), hr_errnum(&rc),
+				    hr_str(&rc, "err", "?"));
+			hr_settle(r, id, ST_FAIL);
+			a->fail++;
+		}
+	} else if (!strcmp(rc.type, "connected") && !a->server) {
+		if (!a->connected)
+			r->n_connected_agents++;
+		a->connected = true;
+		/* anything the agent did not report is lost: count it, don't wait for it */
+		hr_fail_pending(r, a, "agent", "unreported");
+	} else if (!strcmp(rc.type, "msg")) {
+		hr_fail_add(r, hr_id(r, a, &rc, &id) ? -1 : id, hr_str(&rc, "call", "?"),
+			    hr_errnum(&rc), hr_str(&rc, "err", "?"));
+	} else if (!strcmp(rc.type, "verify")) {
+		hr_fail_add(r, hr_id(r, a, &rc, &id) ? -1 : id, "verify", 0, "mismatch");
+	} else if (!strcmp(rc.type, "result")) {
+		hr_result(r, a, &rc);
+	} else if (!strcmp(rc.type, "bye")) {
+		a->bye = true;
+	} else if (!strcmp(rc.type, "drop")) {
+		fprintf(stderr, "rdmacap: server dropped %s: %s\n", hr_str(&rc, "peer", "?"),
+			hr_str(&rc, "reason", "?"));
+	} else if (!strcmp(rc.type, "error")) {
+		fprintf(stderr, "rdmacap: agent %d: %s: %s\n", a->idx, hr_str(&rc, "call", "?"),
+			hr_str(&rc, "err", "?"));
+		if (a->server)
+			snprintf(r->pt->why, sizeof(r->pt->why), "server agent: %s: %s",
+				 hr_str(&rc, "call", "?"), hr_str(&rc, "err", "?"));
+		else
+			hr_fail_pending(r, a, hr_str(&rc, "call", "?"), hr_str(&rc, "err", "?"));
+	} else {
+		r->pt->proto_errors++;
+	}
+	return 0;
+}
+
+/* --- processes --- */
+
+static void hr_reap(struct hr_run *r)
+{
+	char st[48];
+	pid_t pid;
+	int status;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		long i = hr_pid_get(r, pid);
+		struct ha_agent *a;
+
+		if (i < 0)
+			continue;
+		a = &r->ag[i];
+		a->exited = true;
+		a->status = status;
+		if (r->phase >= 3 && WIFEXITED(status) && !WEXITSTATUS(status))
+			continue;
+		ha_status_str(status, st, sizeof(st));
+		if (a->server) {
+			if (r->phase < 3 && !r->pt->why[0])
+				snprintf(r->pt->why, sizeof(r->pt->why), "server agent %s", st);
+			continue;
+		}
+		if (r->phase < 3 && !(WIFEXITED(status) && !WEXITSTATUS(status)))
+			fprintf(stderr, "rdmacap: client agent %d (pid %d) %s\n", a->idx, (int)pid, st);
+		/* its pending clients fail; connected ones are lost if traffic never ended */
+		hr_fail_pending(r, a, "agent", st);
+		if (r->phase == 2 && !a->result) {
+			r->pt->lost += (uint64_t)a->ok;
+			hr_fail_add(r, -1, "agent", 0, st);
+			a->result = true;
+			r->n_result_agents++;
+		}
+		if (!a->connected) {
+			a->connected = true;
+			r->n_connected_agents++;
+		}
+	}
+}
+
+static void hr_progress(struct hr_run *r, bool force)
+{
+	double now = hr_now();
+
+	if (!r->c->tty || (!force && now - r->last_progress < 0.2))
+		return;
+	r->last_progress = now;
+	fprintf(stderr, "\r\033[K[%ld clients] connected %ld failed %ld  %.1fs", r->pt->clients,
+		r->nconn_ok, r->nconn_fail, r->t_go ? now - r->t_go : 0.0);
+	if (force)
+		fputc('\n', stderr);
+}
+
+static void hr_tick(struct hr_run *r)
+{
+	struct hs_sample x = { 0 };
+	struct hx_proc p;
+	uint64_t exp;
+
+	if (read(r->tfd, &exp, sizeof(exp)) != sizeof(exp))
+		return;
+	x.t_ms = (uint32_t)((hr_now() - r->t_start) * 1000);
+	x.connected = (uint32_t)r->nconn_ok;
+	if (!hx_proc_read(r->ag[0].pid, false, &p)) {
+		x.srv_rss_kb = (uint32_t)p.rss_kb;
+		x.srv_threads = (uint32_t)p.threads;
+	}
+	if (r->c->sampler && hs_has_res(r->c->sampler) && !hs_res_read(r->c->sampler, &r->res_now))
+		x.res = r->res_now;
+	hs_series_add(&r->pt->series, &x);
+	hr_progress(r, false);
+}
+
+/* Runs the loop until done() or the deadline. 0 done, 1 deadline, 2 aborted. */
+static int hr_loop(struct hr_run *r, bool (*done)(struct hr_run *), double deadline)
+{
+	struct epoll_event ev[64];
+
+	while (!done(r)) {
+		double left = deadline - hr_now();
+		int n;
+
+		if (r->c->aborted)
+			return 2;
+		if (left <= 0)
+			return 1;
+		n = epoll_wait(r->ep, ev, 64, (int)(left * 1000) + 1);
+		if (n < 0 && errno != EINTR)
+			return 2;
+		for (int i = 0; i < n; i++) {
+			uint32_t k = ev[i].data.u32;
+
+			if (k == HR_EV_TICK) {
+				hr_tick(r);
+			} else if (k == HR_EV_SIG) {
+				struct signalfd_siginfo si;
+
+				while (read(r->c->sigfd, &si, sizeof(si)) == sizeof(si))
+					if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM)
+						r->c->aborted = true;
+				hr_reap(r);
+			} else if (k < r->nag) {
+				struct ha_agent *a = &r->ag[k];
+				int rc = ha_read(a, hr_line, r);
+
+				/* at EOF ha_read closed the fd, which also left epoll */
+				if (rc < 0) {
+					r->pt->proto_errors++;
+					close(a->out_fd);
+					a->out_fd = -1;
+				}
+			}
+		}
+		/* SIGCHLD may be coalesced or arrive before the pipe drains */
+		hr_reap(r);
+	}
+	return 0;
+}
+
+static bool hr_srv_hello(struct hr_run *r)
+{
+	return r->ag[0].hello || r->ag[0].exited;
+}
+
+static bool hr_all_hello(struct hr_run *r)
+{
+	for (long i = 1; i < r->nag; i++)
+		if (!r->ag[i].hello && !r->ag[i].exited)
+			return false;
+	return true;
+}
+
+static bool hr_all_connected(struct hr_run *r)
+{
+	return r->n_connected_agents >= r->nag - 1 || r->ag[0].exited;
+}
+
+static bool hr_all_results(struct hr_run *r)
+{
+	return r->n_result_agents >= r->nag - 1 || r->ag[0].exited;
+}
+
+static bool hr_clients_gone(struct hr_run *r)
+{
+	for (long i = 1; i < r->nag; i++)
+		if (!r->ag[i].exited)
+			return false;
+	return true;
+}
+
+static bool hr_server_gone(struct hr_run *r)
+{
+	return r->ag[0].exited;
+}
+
+/* --- argv --- */
+
+struct hr_argv {
+	char *v[64];
+	char buf[2048];
+	size_t used;
+	int n;
+};
+
+static void hr_arg(struct hr_argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void hr_arg(struct hr_argv *a, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (a->n >= 62 || a->used >= sizeof(a->buf))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(a->buf + a->used, sizeof(a->buf) - a->used, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(a->buf) - a->used)
+		return;
+	a->v[a->n++] = a->buf + a->used;
+	a->v[a->n] = NULL;
+	a->used += (size_t)n + 1;
+}
+
+static void hr_common_args(struct hr_run *r, struct hr_argv *a, const char *role)
+{
+	const struct hp_plan *p = r->c->plan;
+
+	hr_arg(a, "%s", ha_binary());
+	hr_arg(a, "--role=%s", role);
+	hr_arg(a, "--transport=%s", p->transport);
+	hr_arg(a, "--addr=%s", r->c->topo->srv.addr);
+	hr_arg(a, "--port=%s", r->srv_port);
+	hr_arg(a, "--ports=%ld", r->pt->ports);
+	hr_arg(a, "--size=%ld", p->size);
+	hr_arg(a, "--timeout=%ld", p->timeout_s);
+}
+
+static int hr_start_agents(struct hr_run *r)
+{
+	const struct hp_plan *p = r->c->plan;
+	struct nn_topo *t = r->c->topo;
+	struct hr_point *pt = r->pt;
+	char err[160];
+	long P = pt->agents, per = pt->clients / P, extra = pt->clients % P, first = 0;
+
+	for (long i = 0; i < r->nag; i++) {
+		struct ha_agent *a = &r->ag[i];
+		struct hr_argv av = { 0 };
+		const char *ns;
+		long nofile;
+
+		a->idx = (int)i;
+		a->server = i == 0;
+		if (a->server) {
+			hr_common_args(r, &av, "server");
+			hr_arg(&av, "--server-model=%s", p->server_model);
+			hr_arg(&av, "--server-threads=%ld", p->server_threads);
+			ns = t->srv.ns;
+			nofile = pt->clients + 1024;
+		} else {
+			/* agents round-robin over the client hosts */
+			const struct nn_host *h = &t->cli[(i - 1) % t->nclients];
+
+			a->first = first;
+			a->n = per + (i - 1 < extra);
+			first += a->n;
+			hr_common_args(r, &av, "client");
+			hr_arg(&av, "--clients=%ld", a->n);
+			hr_arg(&av, "--first-id=%ld", a->first);
+			hr_arg(&av, "--msgs=%ld", p->msgs);
+			hr_arg(&av, "--think-ms=%ld", p->think_ms);
+			hr_arg(&av, "--stagger-ms=%ld", p->stagger_ms);
+			hr_arg(&av, "--workers=%ld", p->workers);
+			if (t->kind != NN_LOOP)
+				hr_arg(&av, "--bind=%s", h->addr);
+			ns = h->ns;
+			nofile = a->n + 1024;
+			pt->per_agent_nofile = nofile > pt->per_agent_nofile ? nofile : pt->per_agent_nofile;
+		}
+		if (!strcmp(p->transport, "rc")) {
+			const struct nn_host *h = a->server ? &t->srv : &t->cli[(i - 1) % t->nclients];
+
+			hr_arg(&av, "--cm=%s", p->cm);
+			hr_arg(&av, "--dev=%s", h->rxe);
+			hr_arg(&av, "--cq=%s", p->cq);
+			hr_arg(&av, "--op=%s", p->op);
+			if (p->srq)
+				hr_arg(&av, "--srq");
+			hr_arg(&av, "--oob-session=%s", p->oob_session);
+			if (p->tls_ca) {
+				hr_arg(&av, "--tls-ca=%s", p->tls_ca);
+				hr_arg(&av, "--tls-cert=%s", p->tls_cert);
+				hr_arg(&av, "--tls-key=%s", p->tls_key);
+			}
+		}
+		if (ha_spawn(a, ns, av.v, nofile, err, sizeof(err))) {
+			snprintf(pt->why, sizeof(pt->why), "starting agent %ld: %s", i, err);
+			r->nag = i; /* only these exist */
+			return -1;
+		}
+		hr_pid_put(r, a->pid, i);
+		{
+			struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+
+			if (epoll_ctl(r->ep, EPOLL_CTL_ADD, a->out_fd, &ev)) {
+				snprintf(pt->why, sizeof(pt->why), "epoll_ctl: %s", strerror(errno));
+				r->nag = i + 1;
+				return -1;
+			}
+		}
+		/* the server must be listening before any client starts */
+		if (a->server) {
+			if (hr_loop(r, hr_srv_hello, hr_now() + 15) || !a->hello) {
+				if (!pt->why[0])
+					snprintf(pt->why, sizeof(pt->why),
+						 "server agent did not start within 15 s");
+				r->nag = 1;
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The hard NOFILE limit an agent can get: what we may set as root, or our own. */
+static long hr_nofile_cap(void)
+{
+	struct rlimit rl;
+	FILE *f;
+	long nr_open = 0;
+
+	if (geteuid() == 0) {
+		f = fopen("/proc/sys/fs/nr_open", "re");
+		if (f) {
+			if (fscanf(f, "%ld", &nr_open) != 1)
+				nr_open = 0;
+			fclose(f);
+		}
+		if (nr_open > 0)
+			return nr_open;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 1024;
+	return rl.rlim_max == RLIM_INFINITY ? 1L << 20 : (long)rl.rlim_max;
+}
+
+static void hr_layout(struct hr_run *r, long clients)
+{
+	const struct hp_plan *p = r->c->plan;
+	struct hr_point *pt = r->pt;
+	long hosts = r->c->topo->nclients, per_host, ports_auto, cap;
+
+	pt->clients = clients;
+	if (p->agents)
+		pt->agents = p->agents > clients ? clients : p->agents;
+	else {
+		pt->agents = (clients + HR_CONNS_PER_AGENT - 1) / HR_CONNS_PER_AGENT;
+		if (pt->agents < hosts)
+			pt->agents = hosts > clients ? clients : hosts;
+	}
+	per_host = (clients + hosts - 1) / hosts;
+	ports_auto = (per_host + HR_CONNS_PER_PORT - 1) / HR_CONNS_PER_PORT;
+	pt->ports = p->ports ? p->ports : (ports_auto > 64 ? 64 : ports_auto);
+	cap = hr_nofile_cap();
+	pt->nofile_got = cap;
+	if (clients + 1024 > cap)
+		snprintf(pt->capped, sizeof(pt->capped),
+			 "RLIMIT_NOFILE: the server needs %ld fds, at most %ld allowed", clients + 1024,
+			 cap);
+}
+
+static void hr_peak(struct hr_run *r)
+{
+	struct hr_point *pt = r->pt;
+	struct hx_proc p;
+
+	if (!hx_proc_read(r->ag[0].pid, true, &p)) {
+		pt->srv_rss_peak_kb = p.rss_kb;
+		pt->srv_fds = p.fds;
+		pt->srv_threads = p.threads;
+	}
+	hx_sockstat(r->ag[0].pid, &pt->tcp_inuse_peak, &pt->tcp_mem_peak_pg);
+	for (long i = 1; i < r->nag; i++) {
+		if (hx_proc_read(r->ag[i].pid, true, &p))
+			continue;
+		pt->cli_rss_kb += p.rss_kb;
+		pt->cli_threads += p.threads;
+		pt->cli_fds += p.fds;
+		if (p.rss_kb > pt->cli_rss_max_kb)
+			pt->cli_rss_max_kb = p.rss_kb;
+	}
+	if (r->c->sampler && hs_has_res(r->c->sampler) && !hs_res_read(r->c->sampler, &pt->res_peak))
+		pt->have_res = true;
+}
+
+static void hr_stop_all(struct hr_run *r)
+{
+	double soft;
+
+	r->phase = 3;
+	for (long i = 1; i < r->nag; i++) {
+		ha_send(&r->ag[i], "stop");
+		ha_close_in(&r->ag[i]);
+	}
+	soft = hr_now() + 10;
+	if (hr_loop(r, hr_clients_gone, soft))
+		for (long i = 1; i < r->nag; i++)
+			ha_kill(&r->ag[i], SIGKILL);
+	hr_loop(r, hr_clients_gone, hr_now() + 5);
+	if (r->nag) {
+		ha_send(&r->ag[0], "stop");
+		ha_close_in(&r->ag[0]);
+		if (hr_loop(r, hr_server_gone, hr_now() + 10))
+			ha_kill(&r->ag[0], SIGKILL);
+		hr_loop(r, hr_server_gone, hr_now() + 5);
+	}
+	/* drain what the agents wrote last (results, bye) */
+	for (long i = 0; i < r->nag; i++)
+		if (r->ag[i].out_fd >= 0)
+			ha_read(&r->ag[i], hr_line, r);
+}
+
+/* RDMA objects are freed asynchronously after the process exits: poll a while. */
+static void hr_after(struct hr_run *r)
+{
+	struct hr_point *pt = r->pt;
+	double end = hr_now() + 5;
+
+	if (!pt->have_res)
+		return;
+	do {
+		if (!hs_res_read(r->c->sampler, &pt->res_after) &&
+		    !memcmp(pt->res_after.srv, pt->res_base.srv, sizeof(pt->res_base.srv)) &&
+		    !memcmp(pt->res_after.cli, pt->res_base.cli, sizeof(pt->res_base.cli)))
+			return;
+		usleep(50000);
+	} while (hr_now() < end);
+	pt->leak = true;
+	for (int i = 0; i < HS_NRES; i++) {
+		size_t l = strlen(pt->leak_what);
+
+		if (pt->res_after.srv[i] != pt->res_base.srv[i] ||
+		    pt->res_after.cli[i] != pt->res_base.cli[i])
+			snprintf(pt->leak_what + l, sizeof(pt->leak_what) - l, "%s%s %+lld",
+				 l ? ", " : "", hs_res_name(i),
+				 (long long)(pt->res_after.srv[i] + pt->res_after.cli[i]) -
+					 (long long)(pt->res_base.srv[i] + pt->res_base.cli[i]));
+	}
+}
+
+static void hr_verdict(struct hr_run *r)
+{
+	struct hr_point *pt = r->pt;
+	uint32_t *ok_us;
+	long n = 0;
+
+	pt->connected = r->nconn_ok;
+	pt->failed = r->nconn_fail;
+	pt->unsettled = pt->clients - pt->connected - pt->failed;
+	pt->connect_pct = 100.0 * (double)pt->connected / (double)pt->clients;
+	{
+		/* a client succeeds when it connected and none of its traffic was lost or bad */
+		long lost = (long)(pt->lost + pt->bad);
+		long good = pt->connected - (lost > pt->connected ? pt->connected : lost);
+
+		if (pt->msgs < pt->expect_msgs && !lost)
+			good = pt->connected - (long)((pt->expect_msgs - pt->msgs + r->c->plan->msgs - 1) /
+						     (r->c->plan->msgs ? r->c->plan->msgs : 1));
+		if (good < 0)
+			good = 0;
+		pt->success_pct = 100.0 * (double)good / (double)pt->clients;
+	}
+	ok_us = malloc(sizeof(*ok_us) * (size_t)(pt->connected + 1));
+	if (ok_us) {
+		for (long id = 0; id < pt->clients; id++)
+			if (r->st[id] == ST_OK)
+				ok_us[n++] = r->us[id];
+		hs_exact(ok_us, (size_t)n, &pt->conn_us);
+		free(ok_us);
+	}
+	hs_hist(r->hist, PROTO_HIST_BUCKETS, &pt->lat_ns);
+	if (pt->t_traffic_s > 0)
+		pt->msgs_per_s = (double)pt->msgs / pt->t_traffic_s;
+	if (pt->connected) {
+		pt->srv_bytes_per_conn =
+			1024.0 * (double)(pt->srv_rss_peak_kb - pt->srv_rss_base_kb) / (double)pt->connected;
+		pt->kern_bytes_per_conn = 4096.0 * (double)(pt->tcp_mem_peak_pg - pt->tcp_mem_base_pg) /
+					  (double)pt->connected;
+	}
+	if (pt->ncauses) {
+		int best = 0;
+
+		/* the first failure's cause names the limit; the counts say how common it is */
+		for (int i = 0; i < pt->ncauses; i++)
+			if (!strcmp(pt->causes[i].call, pt->fails[0].call) &&
+			    !strcmp(pt->causes[i].errname, pt->fails[0].errname))
+				best = i;
+		hr_explain(r->c, pt->causes[best].call, pt->causes[best].err, pt->causes[best].errname,
+			   pt->causes[best].count, pt->cause, sizeof(pt->cause));
+	}
+
+	pt->ok = false;
+	if (pt->aborted)
+		snprintf(pt->why, sizeof(pt->why), "interrupted");
+	else if (pt->why[0])
+		;
+	else if (pt->connected < pt->clients)
+		snprintf(pt->why, sizeof(pt->why), "%ld of %ld clients did not connect: %s",
+			 pt->clients - pt->connected, pt->clients, pt->cause[0] ? pt->cause : "?");
+	else if (pt->bad || pt->lost || pt->msgs != pt->expect_msgs || pt->verified != pt->msgs)
+		snprintf(pt->why, sizeof(pt->why),
+			 "traffic: %llu of %llu round trips, %llu verified, %llu bad, %llu lost%s%s",
+			 (unsigned long long)pt->msgs, (unsigned long long)pt->expect_msgs,
+			 (unsigned long long)pt->verified, (unsigned long long)pt->bad,
+			 (unsigned long long)pt->lost, pt->cause[0] ? ": " : "", pt->cause);
+	else if (pt->leak)
+		snprintf(pt->why, sizeof(pt->why), "RDMA resources not back to baseline: %s",
+			 pt->leak_what);
+	else if (pt->proto_errors)
+		snprintf(pt->why, sizeof(pt->why), "%ld malformed agent records", pt->proto_errors);
+	else
+		pt->ok = true;
+}
+
+static int hr_setup(struct hr_run *r, long clients)
+{
+	struct itimerspec its = { .it_interval = { 0, HR_TICK_MS * 1000000L },
+				  .it_value = { 0, HR_TICK_MS * 1000000L } };
+	struct epoll_event ev;
+
+	r->ep = epoll_create1(EPOLL_CLOEXEC);
+	r->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (r->ep < 0 || r->tfd < 0 || timerfd_settime(r->tfd, 0, &its, NULL))
+		return -1;
+	ev = (struct epoll_event){ .events = EPOLLIN, .data.u32 = HR_EV_TICK };
+	if (epoll_ctl(r->ep, EPOLL_CTL_ADD, r->tfd, &ev))
+		return -1;
+	ev = (struct epoll_event){ .events = EPOLLIN, .data.u32 = HR_EV_SIG };
+	if (epoll_ctl(r->ep, EPOLL_CTL_ADD, r->c->sigfd, &ev))
+		return -1;
+	r->nag = r->pt->agents + 1;
+	r->ag = calloc((size_t)r->nag, sizeof(*r->ag));
+	for (r->pid_cap = 16; r->pid_cap < (size_t)r->nag * 2; r->pid_cap *= 2)
+		;
+	r->pid_of = calloc(r->pid_cap * 2, sizeof(*r->pid_of));
+	r->st = calloc((size_t)clients, 1);
+	r->us = calloc((size_t)clients, sizeof(*r->us));
+	r->hist = calloc(PROTO_HIST_BUCKETS, sizeof(*r->hist));
+	if (!r->ag || !r->pid_of || !r->st || !r->us || !r->hist)
+		return -1;
+	return 0;
+}
+
+static void hr_teardown(struct hr_run *r)
+{
+	for (long i = 0; i < r->nag; i++)
+		ha_free(&r->ag[i]);
+	free(r->ag);
+	free(r->pid_of);
+	free(r->st);
+	free(r->us);
+	free(r->hist);
+	if (r->tfd >= 0)
+		close(r->tfd);
+	if (r->ep >= 0)
+		close(r->ep);
+}
+
+int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
+{
+	struct hr_run r = { .c = c, .pt = pt, .ep = -1, .tfd = -1 };
+	struct hx_proc p;
+	int rc;
+
+	memset(pt, 0, sizeof(*pt));
+	r.t_start = hr_now();
+	hr_layout(&r, clients);
+	pt->expect_msgs = (uint64_t)clients * (uint64_t)c->plan->msgs;
+	if (c->topo->kind == NN_LOOP) /* shared namespace: keep clear of other runs' ports */
+		snprintf(r.srv_port, sizeof(r.srv_port), "%ld",
+			 20000 + (strtol(c->topo->run, NULL, 16) % 600) * 64);
+	else
+		snprintf(r.srv_port, sizeof(r.srv_port), "%d", HR_PORT_BASE);
+	if (hr_setup(&r, clients)) {
+		snprintf(pt->why, sizeof(pt->why), "setup: %s", strerror(errno));
+		r.nag = r.ag ? r.nag : 0;
+		goto out;
+	}
+	if (c->sampler && hs_has_res(c->sampler) && !hs_res_read(c->sampler, &pt->res_base)) {
+		pt->have_res = true;
+		r.res_now = pt->res_base;
+	}
+
+	if (hr_start_agents(&r))
+		goto stop;
+	if (!hx_proc_read(r.ag[0].pid, false, &p))
+		pt->srv_rss_base_kb = p.rss_kb;
+	hx_sockstat(r.ag[0].pid, &pt->tcp_inuse_base, &pt->tcp_mem_base_pg);
+	rc = hr_loop(&r, hr_all_hello, hr_now() + 30 + 0.05 * (double)r.nag);
+	if (rc || !hr_all_hello(&r) || r.ag[0].exited) {
+		if (!pt->why[0])
+			snprintf(pt->why, sizeof(pt->why), "client agents did not start: %s",
+				 rc == 2 ? "interrupted" : "deadline");
+		goto stop;
+	}
+	pt->started = true;
+
+	r.phase = 1;
+	r.t_go = hr_now();
+	for (long i = 1; i < r.nag; i++)
+		ha_send(&r.ag[i], "go");
+	rc = hr_loop(&r, hr_all_connected,
+		     r.t_go + (double)c->plan->timeout_s +
+			     (double)c->plan->stagger_ms * (double)(clients / pt->agents + 1) / 1000.0 + 5);
+	pt->t_connect_s = hr_now() - r.t_go;
+	hr_progress(&r, true);
+	if (rc == 2)
+		goto stop;
+	if (rc == 1) {
+		pt->timeout_connect = true;
+		for (long i = 1; i < r.nag; i++)
+			if (!r.ag[i].connected)
+				hr_fail_pending(&r, &r.ag[i], "connect-phase", "timeout");
+	}
+	hr_peak(&r);
+
+	r.phase = 2;
+	{
+		double t0 = hr_now();
+		long waiting = 0;
+
+		for (long i = 1; i < r.nag; i++) {
+			if (r.ag[i].connected && !r.ag[i].exited && r.ag[i].ok && !r.ag[i].result &&
+			    !ha_send(&r.ag[i], "run")) {
+				waiting++;
+				continue;
+			}
+			/* nothing to run: count it as done */
+			if (!r.ag[i].result) {
+				r.ag[i].result = true;
+				r.n_result_agents++;
+			}
+		}
+		rc = waiting ? hr_loop(&r, hr_all_results,
+				       t0 + (double)c->plan->timeout_s +
+					       (double)(c->plan->think_ms * c->plan->msgs) / 1000.0)
+			     : 0;
+		pt->t_traffic_s = hr_now() - t0;
+		if (rc == 1)
+			pt->timeout_traffic = true;
+	}
+
+stop:
+	hr_stop_all(&r);
+	hr_after(&r);
+out:
+	pt->aborted = c->aborted;
+	hr_verdict(&r);
+	hr_teardown(&r);
+	return c->aborted ? -1 : 0;
+}
+
+void hr_point_free(struct hr_point *pt)
+{
+	hs_series_free(&pt->series);
+}
