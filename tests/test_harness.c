@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the orchestrator's own logic: the agent record parser, the
+ * histogram decoder, percentiles, and the command line (good lines parse, bad
+ * ones are rejected naming the bad part, with nothing created).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/proto.h"
+#include "harness/plan.h"
+#include "harness/rec.h"
+#include "harness/stats.h"
+#include "tap/tap.h"
+
+static struct tap t;
+
+static void t_rec(void)
+{
+	char l1[] = "conn fail id=7 call=connect errno=111 err=ECONNREFUSED";
+	char l2[] = "hello role=server pid=12 ports=2 port=18515";
+	char l3[] = "conn ok id=1 us=20 extra";
+	char l4[] = "conn ok id=1 us=a b";
+	char l5[] = "bad key=val=ue";
+	char l6[] = "";
+	char l7[] = "conn ok id=$(rm)";
+	char l8[] = "result msgs=x1";
+	struct rec r;
+	uint64_t v = 0;
+
+	tap_ok(&t, !rec_parse(l1, &r) && !strcmp(r.type, "conn") && !strcmp(r.sub, "fail") &&
+			   !strcmp(rec_get(&r, "call"), "connect") && !rec_u64(&r, "errno", &v) &&
+			   v == 111 && !strcmp(rec_get(&r, "err"), "ECONNREFUSED"),
+	       "rec: conn fail record parses");
+	tap_ok(&t, !rec_parse(l2, &r) && !*r.sub && r.nkv == 4 && !rec_u64(&r, "port", &v) &&
+			   v == 18515 && !rec_get(&r, "nope"),
+	       "rec: hello record, missing key is NULL");
+	tap_ok(&t, rec_parse(l3, &r) == -1, "rec: a second bare word is rejected");
+	tap_ok(&t, rec_parse(l4, &r) == -1, "rec: bare word after key=value is rejected");
+	tap_ok(&t, rec_parse(l5, &r) == -1, "rec: '=' inside a value is rejected");
+	tap_ok(&t, !rec_parse(l8, &r) && rec_u64(&r, "msgs", &v) == -1,
+	       "rec: non-numeric value is not a number");
+	tap_ok(&t, rec_parse(l6, &r) == -1, "rec: empty line is rejected");
+	tap_ok(&t, rec_parse(l7, &r) == -1, "rec: shell metacharacters are rejected");
+}
+
+static void t_hist(void)
+{
+	uint64_t h[PROTO_HIST_BUCKETS] = { 0 };
+	struct hs_summary s;
+	bool mono = true;
+
+	for (unsigned b = 1; b < PROTO_HIST_BUCKETS; b++)
+		if (proto_hist_value(b) <= proto_hist_value(b - 1))
+			mono = false;
+	tap_ok(&t, mono, "hist: bucket lower bounds strictly increase");
+	tap_ok(&t, proto_hist_bucket(proto_hist_value(500)) == 500 &&
+			   proto_hist_bucket(123456789) == proto_hist_bucket(proto_hist_value(
+								  proto_hist_bucket(123456789))),
+	       "hist: value -> bucket -> value round trip");
+	tap_ok(&t, !rec_hist_add("16:3,200:1", h, PROTO_HIST_BUCKETS) && h[16] == 3 && h[200] == 1,
+	       "hist: decode b:c pairs");
+	tap_ok(&t, rec_hist_add("16:3,", h, PROTO_HIST_BUCKETS) == -1 &&
+			   rec_hist_add("99999:1", h, PROTO_HIST_BUCKETS) == -1 &&
+			   rec_hist_add("1:x", h, PROTO_HIST_BUCKETS) == -1 &&
+			   !rec_hist_add("-", h, PROTO_HIST_BUCKETS),
+	       "hist: trailing comma, out-of-range bucket, garbage rejected; '-' is empty");
+
+	memset(h, 0, sizeof(h));
+	/* 99 samples at ~1000 ns and one at ~1 ms */
+	h[proto_hist_bucket(1000)] = 99;
+	h[proto_hist_bucket(1000000)] = 1;
+	hs_hist(h, PROTO_HIST_BUCKETS, &s);
+	tap_ok(&t, s.n == 100 && s.p50 >= 960 && s.p50 <= 1040 && s.p99 <= 1040 &&
+			   s.max >= 960000 && s.max <= 1040000,
+	       "hist: p50/p99/max within bucket resolution (p50=%llu p99=%llu max=%llu)",
+	       (unsigned long long)s.p50, (unsigned long long)s.p99, (unsigned long long)s.max);
+}
+
+static void t_exact(void)
+{
+	uint32_t v[200];
+	struct hs_summary s;
+
+	for (int i = 0; i < 200; i++)
+		v[i] = (uint32_t)(200 - i); /* 1..200 reversed */
+	hs_exact(v, 200, &s);
+	tap_ok(&t, s.p50 == 100 && s.p99 == 198 && s.max == 200 && s.avg > 100.4 && s.avg < 100.6,
+	       "stats: nearest-rank p50=%llu p99=%llu max=%llu", (unsigned long long)s.p50,
+	       (unsigned long long)s.p99, (unsigned long long)s.max);
+	hs_exact(v, 0, &s);
+	tap_ok(&t, s.n == 0 && s.max == 0, "stats: empty input");
+}
+
+static int parse(const char *line, struct hp_plan *p, char *err, size_t errlen)
+{
+	char buf[512], *argv[32];
+	int argc = 0, rc;
+	FILE *f = fmemopen(err, errlen, "w");
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (char *s = strtok(buf, " "); s && argc < 31; s = strtok(NULL, " "))
+		argv[argc++] = s;
+	argv[argc] = NULL;
+	memset(err, 0, errlen);
+	rc = hp_parse(p, argc, argv, f);
+	fclose(f);
+	return rc;
+}
+
+static void t_cli(void)
+{
+	struct hp_plan *p = calloc(1, sizeof(*p));
+	char err[1024];
+
+	tap_ok(&t, !parse("rdmacap ramp --transport tcp --topology star:4 --clients 10,100,1000,10000 --msgs 10",
+			  p, err, sizeof(err)) &&
+			   p->cmd == HP_RAMP && p->npoints == 4 && p->clients[3] == 10000 &&
+			   p->topo.kind == NN_STAR && p->topo.nclients == 4 && p->msgs == 10,
+	       "cli: the README's ramp line parses");
+	tap_ok(&t, !parse("rdmacap limit --transport=tcp --max 100000", p, err, sizeof(err)) &&
+			   p->cmd == HP_LIMIT && p->max == 100000 && p->thresholds[0] == 100 &&
+			   p->thresholds[1] == 95,
+	       "cli: limit with defaults 100%% and 95%%");
+	tap_ok(&t, parse("rdmacap run --frob 3", p, err, sizeof(err)) == -1 &&
+			   strstr(err, "--frob") && strstr(err, "usage: rdmacap run"),
+	       "cli: unknown option named, usage printed");
+	tap_ok(&t, parse("rdmacap run --clients 0", p, err, sizeof(err)) == -1 &&
+			   strstr(err, "--clients"),
+	       "cli: --clients 0 rejected");
+	tap_ok(&t, parse("rdmacap ramp --clients 10,,20", p, err, sizeof(err)) == -1 &&
+			   parse("rdmacap ramp --clients 10,x", p, err, sizeof(err)) == -1 &&
+			   parse("rdmacap ramp --clients 99999999999999999999", p, err, sizeof(err)) == -1,
+	       "cli: malformed client lists rejected");
+	tap_ok(&t, parse("rdmacap run --topology star:0", p, err, sizeof(err)) == -1 &&
+			   strstr(err, "star:0"),
+	       "cli: bad topology names the bad part: %s", strtok(err, "\n"));
+	tap_ok(&t, parse("rdmacap env --clients 5", p, err, sizeof(err)) == -1 &&
+			   strstr(err, "does not apply"),
+	       "cli: load option on env rejected");
+	tap_ok(&t, parse("rdmacap frobnicate", p, err, sizeof(err)) == -1 &&
+			   strstr(err, "frobnicate"),
+	       "cli: unknown command named");
+	tap_ok(&t, parse("rdmacap run --transport udp", p, err, sizeof(err)) == -1 &&
+			   strstr(err, "udp"),
+	       "cli: bad transport value named");
+	tap_ok(&t, parse("rdmacap run --clients 5 extra", p, err, sizeof(err)) == -1 &&
+			   strstr(err, "extra"),
+	       "cli: stray argument named");
+	tap_ok(&t, parse("rdmacap run --msgs", p, err, sizeof(err)) == -1 &&
+			   strstr(err, "--msgs") && strstr(err, "needs a value"),
+	       "cli: missing value named");
+	tap_ok(&t, parse("rdmacap run --clients 10,20", p, err, sizeof(err)) == -1,
+	       "cli: a list of clients is only for ramp");
+	tap_ok(&t, parse("rdmacap run --transport tcp --srq", p, err, sizeof(err)) == -1,
+	       "cli: --srq needs --transport rc");
+	tap_ok(&t, parse("rdmacap run --tls-ca a.pem", p, err, sizeof(err)) == -1,
+	       "cli: TLS files go together");
+	tap_ok(&t, parse("rdmacap down --run zz12", p, err, sizeof(err)) == -1 &&
+			   !parse("rdmacap down --run 0a1f", p, err, sizeof(err)) && !strcmp(p->run, "0a1f"),
+	       "cli: run ids are 4 hex digits");
+	tap_ok(&t, !parse("rdmacap run --transport rc --cm rdmacm --cq shared --srq --agents 500 --clients 500",
+			  p, err, sizeof(err)) &&
+			   !strcmp(p->cm, "rdmacm") && p->srq && p->agents == 500,
+	       "cli: rc options parse");
+	free(p);
+}
+
+int main(void)
+{
+	tap_init(&t, stdout);
+	tap_plan(&t, 31);
+	t_rec();
+	t_hist();
+	t_exact();
+	t_cli();
+	tap_totals(&t);
+	return tap_exit_code(&t);
+}
