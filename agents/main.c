@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rdmacap-agent: one connection endpoint set of rdmacap, server or client,
+ * driven by the orchestrator over stdin/stdout (agents/proto.h).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "agents/ag.h"
+#include "agents/opts.h"
+#include "agents/report.h"
+#include "agents/tcp.h"
+
+/* The orchestrator raises the hard limit; the soft one is ours to take. */
+static int ag_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl)) {
+		ag_warn("getrlimit RLIMIT_NOFILE: %s", strerror(errno));
+		return -1;
+	}
+	if (rl.rlim_cur == rl.rlim_max)
+		return 0;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl)) {
+		ag_warn("setrlimit RLIMIT_NOFILE: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ag_opts o;
+	char err[256];
+	int r;
+
+	r = ag_opts_parse(&o, argc, argv, err, sizeof(err));
+	if (r == 1) {
+		ag_usage(stdout);
+		return 0;
+	}
+	if (r) {
+		fprintf(stderr, AG_PROG ": %s\n", err);
+		ag_usage(stderr);
+		return AG_EXIT_USAGE;
+	}
+	if (o.transport == AG_TR_RC) {
+		fprintf(stderr, AG_PROG ": --transport rc is not built yet\n");
+		return AG_EXIT_USAGE;
+	}
+	/* peers vanish; a send to them must be an error, not a death */
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+		rep_fatal("signal", "SIGPIPE", errno);
+		return 1;
+	}
+	if (ag_raise_nofile())
+		return 1;
+	if (o.role == AG_ROLE_SERVER)
+		return tcp_server_run(&o);
+	return tcp_client_run(&o);
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tcp: the --transport tcp roles, and what their files share.
+ *
+ * Server: a stream echo. Each connection's bytes go back as they arrive; no
+ * framing, the client knows --size. --server-model event (default) is epoll with
+ * nonblocking sockets, one loop per --server-threads, each with SO_REUSEPORT
+ * listeners of its own; thread is the seed's thread-per-client with blocking
+ * sockets. Per-connection state is a small slot in a table indexed by fd; an echo
+ * buffer is allocated only while a write is partial. A peer that resets, errors
+ * or stops reading for --timeout seconds is dropped ("drop" record); a clean EOF
+ * is a normal close. "echoed" in the result is bytes / --size.
+ *
+ * Client: --clients nonblocking connects in one epoll loop, traffic from load.h.
+ */
+#ifndef RDC_AGENTS_TCP_H
+#define RDC_AGENTS_TCP_H
+
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agents/opts.h"
+
+int tcp_server_run(const struct ag_opts *o);
+int tcp_server_thread_run(const struct ag_opts *o);
+int tcp_client_run(const struct ag_opts *o);
+
+/* counters of either server model; threads update them concurrently */
+struct tcp_stats {
+	atomic_uint_fast64_t accepted;
+	atomic_uint_fast64_t bytes;
+	atomic_uint_fast64_t dropped;
+	atomic_uint live;
+	atomic_uint peak;
+};
+
+#define TCP_PEER_MAX 24	/* "255.255.255.255:65535" */
+
+void tcp_stats_up(struct tcp_stats *st);
+/* "drop peer=A reason=R" and the counter */
+void tcp_drop(struct tcp_stats *st, const char *peer, const char *reason);
+int tcp_result(const struct tcp_stats *st, uint32_t size);
+/* A listening socket on o->addr:port, or -1 after a fatal "error" record. */
+int tcp_listen(const struct ag_opts *o, uint32_t port, int nonblock, int reuseport);
+void tcp_peer(char *buf, const struct sockaddr_in *sa);
+/*
+ * accept() failed with err. For EMFILE/ENFILE spend the reserve fd (an open
+ * /dev/null) to take one peer off the queue and drop it, so it learns now
+ * instead of at its timeout; then reopen the reserve. Returns 0 when a peer was
+ * shed, -1 when the caller must back off (no reserve, other errors).
+ */
+int tcp_shed(int lfd, int *reserve, int err, struct tcp_stats *st);
+/* RLIMIT_NOFILE soft limit: the size of fd-indexed tables */
+uint32_t tcp_fd_limit(void);
+
+#endif

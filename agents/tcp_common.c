@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What both TCP server models share: listeners, counters, records.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "agents/ag.h"
+#include "agents/report.h"
+#include "agents/tcp.h"
+
+void tcp_stats_up(struct tcp_stats *st)
+{
+	unsigned live = atomic_fetch_add(&st->live, 1) + 1;
+	unsigned peak = atomic_load(&st->peak);
+
+	atomic_fetch_add(&st->accepted, 1);
+	while (live > peak && !atomic_compare_exchange_weak(&st->peak, &peak, live))
+		;
+}
+
+void tcp_drop(struct tcp_stats *st, const char *peer, const char *reason)
+{
+	atomic_fetch_add(&st->dropped, 1);
+	rep_line("drop peer=%s reason=%s", peer, reason);
+}
+
+int tcp_result(const struct tcp_stats *st, uint32_t size)
+{
+	uint64_t bytes = atomic_load(&st->bytes);
+
+	return rep_line("result role=server accepted=%llu peak=%u echoed=%llu bytes=%llu dropped=%llu",
+			(unsigned long long)atomic_load(&st->accepted),
+			atomic_load(&st->peak), (unsigned long long)(bytes / size),
+			(unsigned long long)bytes,
+			(unsigned long long)atomic_load(&st->dropped));
+}
+
+void tcp_peer(char *buf, const struct sockaddr_in *sa)
+{
+	char ip[INET_ADDRSTRLEN];
+
+	if (!inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip)))
+		strcpy(ip, "0.0.0.0");
+	snprintf(buf, TCP_PEER_MAX, "%s:%u", ip, ntohs(sa->sin_port));
+}
+
+int tcp_listen(const struct ag_opts *o, uint32_t port, int nonblock, int reuseport)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons((uint16_t)port),
+		.sin_addr = o->addr,
+	};
+	char obj[TCP_PEER_MAX];
+	const char *call;
+	int fd, one = 1;
+
+	tcp_peer(obj, &sa);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
+	if (fd < 0) {
+		rep_fatal("socket", obj, errno);
+		return -1;
+	}
+	/* TIME_WAIT from the previous run must not block the next one */
+	call = "setsockopt";
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
+		goto err;
+	if (reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)))
+		goto err;
+	call = "bind";
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto err;
+	call = "listen";
+	if (listen(fd, (int)o->backlog))
+		goto err;
+	return fd;
+err:
+	rep_fatal(call, obj, errno);
+	close(fd);
+	return -1;
+}
+
+uint32_t tcp_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > (1u << 24))
+		return 1u << 24;
+	return (uint32_t)rl.rlim_cur;
+}
+
+int tcp_shed(int lfd, int *reserve, int err, struct tcp_stats *st)
+{
+	char peer[TCP_PEER_MAX];
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	int fd, aerr;
+
+	if ((err != EMFILE && err != ENFILE) || *reserve < 0)
+		return -1;
+	close(*reserve);
+	fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC);
+	aerr = errno;
+	if (fd >= 0) {
+		tcp_peer(peer, &sa);
+		atomic_fetch_add(&st->accepted, 1);
+		tcp_drop(st, peer, rep_errname(err));
+		close(fd);
+	}
+	*reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	/* an empty queue is fine: the caller's next accept sees EAGAIN */
+	return fd >= 0 || aerr == EAGAIN ? 0 : -1;
+}

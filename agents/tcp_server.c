@@ -1,0 +1,590 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TCP echo server, event model: --server-threads epoll loops over nonblocking
+ * sockets. Loop 0 runs on the main thread and also reads stdin.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <netinet/tcp.h>
+#include <unistd.h>
+
+#include "agents/ag.h"
+#include "agents/ctl.h"
+#include "agents/report.h"
+#include "agents/tcp.h"
+
+/* one shared read buffer per loop; it also bounds a connection's pending echo */
+#define TS_BUF (64 * 1024)
+#define TS_EVENTS 256
+#define TS_ACCEPT_BURST 64
+#define TS_READ_BURST 8
+
+enum { TS_T_LISTEN = 1, TS_T_CONN, TS_T_WAKE, TS_T_TICK, TS_T_CTL };
+/*
+ * epoll tag: type, and for connections the slot's generation, so an event
+ * still queued for a closed fd is not applied to the next connection with the
+ * same fd number (in this loop or another).
+ */
+#define TS_TAG(t, v) (((uint64_t)(t) << 56) | (uint32_t)(v))
+#define TS_CTAG(fd, gen) (TS_TAG(TS_T_CONN, fd) | ((uint64_t)(gen) << 32))
+
+/* the whole per-connection cost in user space: 32 bytes while idle */
+struct ts_conn {
+	char *pend;		/* unsent echo, only after a partial write */
+	uint32_t pend_off;
+	uint32_t pend_len;
+	int32_t prev, next;	/* the loop's list of connections with pend */
+	uint32_t since;		/* monotonic second of the last write progress */
+	uint32_t ip;		/* peer, network order, for drop records */
+	uint16_t port;
+	uint16_t gen;		/* bumped on every accept into this slot */
+	uint8_t live;
+};
+
+struct ts_srv;
+
+struct ts_loop {
+	struct ts_srv *s;
+	unsigned id;
+	int ep, wake, tick, reserve;
+	int *lfd;
+	bool paused;
+	int32_t pend_head;
+	uint8_t *buf;
+	pthread_t th;
+	bool started;
+};
+
+struct ts_srv {
+	const struct ag_opts *o;
+	struct ts_conn *conn;
+	uint32_t nconn;
+	struct ts_loop *loops;
+	struct ctl ctl;
+	atomic_bool stop;
+	atomic_int maxfd;
+	struct tcp_stats st;
+};
+
+static uint32_t ts_now_s(void)
+{
+	return (uint32_t)(ag_now_ns() / 1000000000ull);
+}
+
+static void ts_peer(const struct ts_conn *c, char *buf)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = c->port,
+		.sin_addr.s_addr = c->ip,
+	};
+
+	tcp_peer(buf, &sa);
+}
+
+static void ts_unlink(struct ts_loop *lp, int fd)
+{
+	struct ts_conn *c = &lp->s->conn[fd];
+
+	if (c->prev >= 0)
+		lp->s->conn[c->prev].next = c->next;
+	else
+		lp->pend_head = c->next;
+	if (c->next >= 0)
+		lp->s->conn[c->next].prev = c->prev;
+}
+
+/* reason NULL: orderly close; otherwise a "drop" record */
+static void ts_close(struct ts_loop *lp, int fd, const char *reason)
+{
+	struct ts_srv *s = lp->s;
+	struct ts_conn *c = &s->conn[fd];
+	char peer[TCP_PEER_MAX];
+	uint16_t gen;
+
+	if (reason) {
+		ts_peer(c, peer);
+		tcp_drop(&s->st, peer, reason);
+	}
+	if (c->pend) {
+		ts_unlink(lp, fd);
+		free(c->pend);
+	}
+	/* clear the slot before close: another loop may get this fd number at once */
+	gen = c->gen;
+	memset(c, 0, sizeof(*c));
+	c->gen = gen;
+	atomic_fetch_sub(&s->st.live, 1);
+	if (close(fd))
+		ag_warn("close connection fd %d: %s", fd, strerror(errno));
+}
+
+static int ts_mod(struct ts_loop *lp, int fd, uint32_t events)
+{
+	struct epoll_event ev = { .events = events,
+				  .data.u64 = TS_CTAG(fd, lp->s->conn[fd].gen) };
+
+	if (!epoll_ctl(lp->ep, EPOLL_CTL_MOD, fd, &ev))
+		return 0;
+	ts_close(lp, fd, rep_errname(errno));
+	return -1;
+}
+
+static void ts_add(struct ts_loop *lp, int fd, const struct sockaddr_in *sa)
+{
+	struct ts_srv *s = lp->s;
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
+	char peer[TCP_PEER_MAX];
+	struct ts_conn *c;
+	int one = 1, max;
+
+	if ((uint32_t)fd >= s->nconn) {
+		/* the fd limit was raised behind our back; the table cannot hold it */
+		tcp_peer(peer, sa);
+		atomic_fetch_add(&s->st.accepted, 1);
+		tcp_drop(&s->st, peer, "EMFILE");
+		close(fd);
+		return;
+	}
+	c = &s->conn[fd];
+	c->ip = sa->sin_addr.s_addr;
+	c->port = sa->sin_port;
+	c->prev = c->next = -1;
+	c->gen++;
+	c->live = 1;
+	ev.data.u64 = TS_CTAG(fd, c->gen);
+	tcp_stats_up(&s->st);
+	max = atomic_load(&s->maxfd);
+	while (fd > max && !atomic_compare_exchange_weak(&s->maxfd, &max, fd))
+		;
+	/* ping-pong: never let Nagle hold an echo back */
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) ||
+	    epoll_ctl(lp->ep, EPOLL_CTL_ADD, fd, &ev))
+		ts_close(lp, fd, rep_errname(errno));
+}
+
+static void ts_pause(struct ts_loop *lp, int err)
+{
+	struct epoll_event ev = { .events = 0 };
+	uint32_t i;
+
+	if (lp->paused)
+		return;
+	ag_warn("accept on %s: %s; not accepting for a second", lp->s->o->addr_str,
+		strerror(err));
+	/* a listener with a queue we cannot take from stays readable: stop polling it */
+	for (i = 0; i < lp->s->o->ports; i++) {
+		ev.data.u64 = TS_TAG(TS_T_LISTEN, i);
+		if (epoll_ctl(lp->ep, EPOLL_CTL_MOD, lp->lfd[i], &ev))
+			ag_warn("epoll_ctl listener: %s", strerror(errno));
+	}
+	lp->paused = true;
+}
+
+static void ts_resume(struct ts_loop *lp)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	uint32_t i;
+
+	if (!lp->paused)
+		return;
+	for (i = 0; i < lp->s->o->ports; i++) {
+		ev.data.u64 = TS_TAG(TS_T_LISTEN, i);
+		if (epoll_ctl(lp->ep, EPOLL_CTL_MOD, lp->lfd[i], &ev))
+			ag_warn("epoll_ctl listener: %s", strerror(errno));
+	}
+	lp->paused = false;
+}
+
+static void ts_accept(struct ts_loop *lp, int lfd)
+{
+	struct sockaddr_in sa;
+	socklen_t sl;
+	int i, fd, err;
+
+	for (i = 0; i < TS_ACCEPT_BURST; i++) {
+		sl = sizeof(sa);
+		fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd >= 0) {
+			ts_add(lp, fd, &sa);
+			continue;
+		}
+		err = errno;
+		if (err == EAGAIN)
+			return;
+		if (err == EINTR || err == ECONNABORTED)
+			continue;
+		if (!tcp_shed(lfd, &lp->reserve, err, &lp->s->st))
+			continue;
+		ts_pause(lp, err);
+		return;
+	}
+}
+
+/* 0: all echoed; 1: rest kept in pend, reading paused; -1: connection gone */
+static int ts_echo(struct ts_loop *lp, int fd, size_t len)
+{
+	struct ts_conn *c = &lp->s->conn[fd];
+	ssize_t w;
+
+	do
+		w = send(fd, lp->buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (w < 0 && errno == EINTR);
+	if (w < 0 && errno != EAGAIN) {
+		ts_close(lp, fd, rep_errname(errno));
+		return -1;
+	}
+	if (w < 0)
+		w = 0;
+	atomic_fetch_add(&lp->s->st.bytes, (uint64_t)w);
+	if ((size_t)w == len)
+		return 0;
+	c->pend = malloc(len - (size_t)w);
+	if (!c->pend) {
+		ts_close(lp, fd, "ENOMEM");
+		return -1;
+	}
+	memcpy(c->pend, lp->buf + w, len - (size_t)w);
+	c->pend_off = 0;
+	c->pend_len = (uint32_t)(len - (size_t)w);
+	c->since = ts_now_s();
+	c->prev = -1;
+	c->next = lp->pend_head;
+	if (c->next >= 0)
+		lp->s->conn[c->next].prev = fd;
+	lp->pend_head = fd;
+	/* stop reading until the peer drains: backpressure, bounded memory */
+	if (ts_mod(lp, fd, EPOLLOUT))
+		return -1;
+	return 1;
+}
+
+static void ts_read(struct ts_loop *lp, int fd)
+{
+	ssize_t r;
+	int i;
+
+	for (i = 0; i < TS_READ_BURST; i++) {
+		r = read(fd, lp->buf, TS_BUF);
+		if (r == 0) {
+			ts_close(lp, fd, NULL);
+			return;
+		}
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				ts_close(lp, fd, rep_errname(errno));
+			return;
+		}
+		if (ts_echo(lp, fd, (size_t)r) || r < TS_BUF)
+			return;
+	}
+}
+
+static void ts_flush(struct ts_loop *lp, int fd)
+{
+	struct ts_conn *c = &lp->s->conn[fd];
+	ssize_t w;
+
+	do
+		w = send(fd, c->pend + c->pend_off, c->pend_len - c->pend_off,
+			 MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (w < 0 && errno == EINTR);
+	if (w < 0) {
+		if (errno != EAGAIN)
+			ts_close(lp, fd, rep_errname(errno));
+		return;
+	}
+	atomic_fetch_add(&lp->s->st.bytes, (uint64_t)w);
+	c->pend_off += (uint32_t)w;
+	c->since = ts_now_s();
+	if (c->pend_off < c->pend_len)
+		return;
+	ts_unlink(lp, fd);
+	free(c->pend);
+	c->pend = NULL;
+	ts_mod(lp, fd, EPOLLIN | EPOLLRDHUP);
+}
+
+static void ts_conn_event(struct ts_loop *lp, int fd, uint16_t gen, uint32_t events)
+{
+	struct ts_conn *c = &lp->s->conn[fd];
+	socklen_t sl = sizeof(int);
+	int err = 0;
+
+	if (!c->live || c->gen != gen)
+		return;
+	if (events & EPOLLERR) {
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl))
+			err = errno;
+		if (err) {
+			ts_close(lp, fd, rep_errname(err));
+			return;
+		}
+	}
+	if (c->pend) {
+		if (events & (EPOLLOUT | EPOLLHUP))
+			ts_flush(lp, fd);
+		return;
+	}
+	ts_read(lp, fd);
+}
+
+/* Once a second: drop peers that have not taken their echo for --timeout s. */
+static void ts_tick(struct ts_loop *lp)
+{
+	struct ts_srv *s = lp->s;
+	uint32_t now = ts_now_s();
+	uint64_t exp;
+	int32_t fd, next;
+
+	if (read(lp->tick, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
+		ag_warn("read tick timer: %s", strerror(errno));
+	for (fd = lp->pend_head; fd >= 0; fd = next) {
+		next = s->conn[fd].next;
+		if (now - s->conn[fd].since >= s->o->timeout_s)
+			ts_close(lp, fd, "stall");
+	}
+	ts_resume(lp);
+}
+
+static void ts_stop_all(struct ts_srv *s)
+{
+	uint64_t one = 1;
+	uint32_t i;
+
+	atomic_store(&s->stop, true);
+	for (i = 1; i < s->o->server_threads; i++)
+		if (write(s->loops[i].wake, &one, sizeof(one)) < 0)
+			ag_warn("write wake eventfd: %s", strerror(errno));
+}
+
+static void ts_ctl(struct ts_srv *s)
+{
+	enum ctl_cmd cmd;
+
+	while ((cmd = ctl_next(&s->ctl)) != CTL_NONE) {
+		if (cmd == CTL_STOP || cmd == CTL_EOF) {
+			ts_stop_all(s);
+			return;
+		}
+		/* go/run concern clients; the server serves from hello on */
+	}
+}
+
+static void *ts_loop_run(void *arg)
+{
+	struct ts_loop *lp = arg;
+	struct ts_srv *s = lp->s;
+	struct epoll_event ev[TS_EVENTS];
+	uint32_t t, v;
+	uint16_t gen;
+	int i, n;
+
+	while (!atomic_load(&s->stop)) {
+		if (lp->id == 0 && !s->ctl.pollable) {
+			ts_ctl(s);
+			if (atomic_load(&s->stop))
+				break;
+		}
+		if (rep_dead()) {
+			ts_stop_all(s);
+			break;
+		}
+		n = epoll_wait(lp->ep, ev, TS_EVENTS, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ag_warn("epoll_wait loop %u: %s", lp->id, strerror(errno));
+			ts_stop_all(s);
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			t = (uint32_t)(ev[i].data.u64 >> 56);
+			gen = (uint16_t)(ev[i].data.u64 >> 32);
+			v = (uint32_t)ev[i].data.u64;
+			switch (t) {
+			case TS_T_CONN:
+				ts_conn_event(lp, (int)v, gen, ev[i].events);
+				break;
+			case TS_T_LISTEN:
+				ts_accept(lp, lp->lfd[v]);
+				break;
+			case TS_T_TICK:
+				ts_tick(lp);
+				break;
+			case TS_T_CTL:
+				ts_ctl(s);
+				break;
+			case TS_T_WAKE:
+				break;
+			}
+		}
+	}
+	return NULL;
+}
+
+static int ts_watch(struct ts_loop *lp, int fd, uint64_t tag, const char *what)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
+
+	if (!epoll_ctl(lp->ep, EPOLL_CTL_ADD, fd, &ev))
+		return 0;
+	rep_fatal("epoll_ctl", what, errno);
+	return -1;
+}
+
+static int ts_loop_init(struct ts_srv *s, struct ts_loop *lp, unsigned id)
+{
+	const struct ag_opts *o = s->o;
+	struct itimerspec its = { .it_interval.tv_sec = 1, .it_value.tv_sec = 1 };
+	uint32_t i;
+
+	lp->s = s;
+	lp->id = id;
+	lp->pend_head = -1;
+	lp->ep = lp->wake = lp->tick = lp->reserve = -1;
+	lp->lfd = malloc(o->ports * sizeof(*lp->lfd));
+	lp->buf = malloc(TS_BUF);
+	if (!lp->lfd || !lp->buf) {
+		rep_fatal("malloc", "event loop", ENOMEM);
+		return -1;
+	}
+	for (i = 0; i < o->ports; i++)
+		lp->lfd[i] = -1;
+	lp->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (lp->ep < 0) {
+		rep_fatal("epoll_create1", "event loop", errno);
+		return -1;
+	}
+	lp->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (lp->wake < 0) {
+		rep_fatal("eventfd", "event loop", errno);
+		return -1;
+	}
+	lp->tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (lp->tick < 0) {
+		rep_fatal("timerfd_create", "event loop", errno);
+		return -1;
+	}
+	if (timerfd_settime(lp->tick, 0, &its, NULL)) {
+		rep_fatal("timerfd_settime", "event loop", errno);
+		return -1;
+	}
+	lp->reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (lp->reserve < 0) {
+		rep_fatal("open", "/dev/null", errno);
+		return -1;
+	}
+	if (ts_watch(lp, lp->wake, TS_TAG(TS_T_WAKE, 0), "eventfd") ||
+	    ts_watch(lp, lp->tick, TS_TAG(TS_T_TICK, 0), "timerfd"))
+		return -1;
+	for (i = 0; i < o->ports; i++) {
+		lp->lfd[i] = tcp_listen(o, o->port + i, 1, o->server_threads > 1);
+		if (lp->lfd[i] < 0 ||
+		    ts_watch(lp, lp->lfd[i], TS_TAG(TS_T_LISTEN, i), "listener"))
+			return -1;
+	}
+	return 0;
+}
+
+static void ts_loop_fini(struct ts_loop *lp)
+{
+	uint32_t i;
+
+	if (lp->lfd)
+		for (i = 0; i < lp->s->o->ports; i++)
+			if (lp->lfd[i] >= 0)
+				close(lp->lfd[i]);
+	if (lp->reserve >= 0)
+		close(lp->reserve);
+	if (lp->tick >= 0)
+		close(lp->tick);
+	if (lp->wake >= 0)
+		close(lp->wake);
+	if (lp->ep >= 0)
+		close(lp->ep);
+	free(lp->buf);
+	free(lp->lfd);
+}
+
+/* After every loop has stopped: orderly close of what is left, no records. */
+static void ts_close_all(struct ts_srv *s)
+{
+	int fd, max = atomic_load(&s->maxfd);
+
+	for (fd = 0; fd <= max; fd++) {
+		if (!s->conn[fd].live)
+			continue;
+		free(s->conn[fd].pend);
+		s->conn[fd].live = 0;
+		atomic_fetch_sub(&s->st.live, 1);
+		close(fd);
+	}
+}
+
+int tcp_server_run(const struct ag_opts *o)
+{
+	struct ts_srv s = { .o = o };
+	int ret = 1, err;
+	uint32_t i;
+
+	if (o->model == AG_MODEL_THREAD)
+		return tcp_server_thread_run(o);
+	atomic_init(&s.maxfd, -1);
+	s.nconn = tcp_fd_limit();
+	/* calloc maps zero pages: only slots of fds actually used cost memory */
+	s.conn = calloc(s.nconn, sizeof(*s.conn));
+	s.loops = calloc(o->server_threads, sizeof(*s.loops));
+	if (!s.conn || !s.loops) {
+		rep_fatal("calloc", "connection table", ENOMEM);
+		goto out;
+	}
+	if (ctl_init(&s.ctl, STDIN_FILENO))
+		goto out;
+	for (i = 0; i < o->server_threads; i++)
+		if (ts_loop_init(&s, &s.loops[i], i))
+			goto out_loops;
+	if (ctl_watch(&s.ctl, s.loops[0].ep, TS_TAG(TS_T_CTL, 0)))
+		goto out_loops;
+	rep_line("hello role=server pid=%d ports=%u port=%u", (int)getpid(), o->ports,
+		 o->port);
+	for (i = 1; i < o->server_threads; i++) {
+		err = pthread_create(&s.loops[i].th, NULL, ts_loop_run, &s.loops[i]);
+		if (err) {
+			rep_fatal("pthread_create", "event loop", err);
+			ts_stop_all(&s);
+			goto out_join;
+		}
+		s.loops[i].started = true;
+	}
+	ts_loop_run(&s.loops[0]);
+	ret = 0;
+out_join:
+	for (i = 1; i < o->server_threads; i++)
+		if (s.loops[i].started && (err = pthread_join(s.loops[i].th, NULL)))
+			ag_warn("pthread_join: %s", strerror(err));
+	if (!ret) {
+		ts_close_all(&s);
+		tcp_result(&s.st, o->size);
+	}
+out_loops:
+	for (i = 0; i < o->server_threads; i++)
+		if (s.loops[i].s)
+			ts_loop_fini(&s.loops[i]);
+	if (!ret)
+		rep_line("bye");
+out:
+	free(s.loops);
+	free(s.conn);
+	return ret;
+}

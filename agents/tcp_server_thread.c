@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TCP echo server, thread model (--server-model thread): the seed's design, one
+ * thread per client on a blocking socket, kept to measure against the event
+ * model. The main thread accepts and reads stdin in one epoll loop.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <netinet/tcp.h>
+#include <unistd.h>
+
+#include "agents/ag.h"
+#include "agents/ctl.h"
+#include "agents/report.h"
+#include "agents/tcp.h"
+
+#define TT_STACK (64 * 1024)
+#define TT_BUF (16 * 1024)
+#define TT_STOP_WAIT_S 5
+#define TT_T_CTL UINT32_MAX
+
+struct tt_srv {
+	const struct ag_opts *o;
+	struct tcp_stats st;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_attr_t attr;
+	uint8_t *live;		/* by fd, under mu */
+	uint32_t nconn;
+	int maxfd;		/* under mu */
+	bool stopping;		/* under mu */
+	int ep, reserve;
+	int *lfd;
+	struct ctl ctl;
+};
+
+struct tt_conn {
+	struct tt_srv *s;
+	int fd;
+	struct sockaddr_in sa;
+};
+
+static const char *tt_echo(int fd, uint8_t *buf, struct tcp_stats *st)
+{
+	ssize_t r, w, off;
+
+	for (;;) {
+		r = read(fd, buf, TT_BUF);
+		if (r == 0)
+			return NULL;
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return rep_errname(errno);
+		}
+		for (off = 0; off < r; off += w) {
+			w = send(fd, buf + off, (size_t)(r - off), MSG_NOSIGNAL);
+			if (w >= 0)
+				continue;
+			if (errno == EINTR) {
+				w = 0;
+				continue;
+			}
+			/* SO_SNDTIMEO ran out: the peer stopped reading */
+			if (errno == EAGAIN)
+				return "stall";
+			return rep_errname(errno);
+		}
+		atomic_fetch_add(&st->bytes, (uint64_t)r);
+	}
+}
+
+static void *tt_client(void *arg)
+{
+	struct tt_conn *tc = arg;
+	struct tt_srv *s = tc->s;
+	char peer[TCP_PEER_MAX];
+	uint8_t buf[TT_BUF];
+	const char *reason;
+	bool quiet;
+
+	reason = tt_echo(tc->fd, buf, &s->st);
+	pthread_mutex_lock(&s->mu);
+	/* after our own shutdown() at stop, whatever the socket says is not news */
+	quiet = s->stopping;
+	s->live[tc->fd] = 0;
+	close(tc->fd);
+	pthread_mutex_unlock(&s->mu);
+	if (reason && !quiet) {
+		tcp_peer(peer, &tc->sa);
+		tcp_drop(&s->st, peer, reason);
+	}
+	pthread_mutex_lock(&s->mu);
+	if (atomic_fetch_sub(&s->st.live, 1) == 1)
+		pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	free(tc);
+	return NULL;
+}
+
+static void tt_spawn(struct tt_srv *s, int fd, const struct sockaddr_in *sa)
+{
+	struct timeval tv = { .tv_sec = s->o->timeout_s };
+	char peer[TCP_PEER_MAX];
+	struct tt_conn *tc;
+	pthread_t th;
+	int one = 1, err;
+
+	tcp_stats_up(&s->st);
+	tc = malloc(sizeof(*tc));
+	if (!tc) {
+		err = ENOMEM;
+		goto drop;
+	}
+	tc->s = s;
+	tc->fd = fd;
+	tc->sa = *sa;
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv))) {
+		err = errno;
+		goto drop_tc;
+	}
+	pthread_mutex_lock(&s->mu);
+	s->live[fd] = 1;
+	if (fd > s->maxfd)
+		s->maxfd = fd;
+	err = pthread_create(&th, &s->attr, tt_client, tc);
+	if (err)
+		s->live[fd] = 0;
+	pthread_mutex_unlock(&s->mu);
+	if (!err)
+		return;
+drop_tc:
+	free(tc);
+drop:
+	tcp_peer(peer, sa);
+	tcp_drop(&s->st, peer, rep_errname(err));
+	atomic_fetch_sub(&s->st.live, 1);
+	close(fd);
+}
+
+static void tt_accept(struct tt_srv *s, int lfd)
+{
+	struct sockaddr_in sa;
+	socklen_t sl;
+	int i, fd, err;
+
+	for (i = 0; i < 64; i++) {
+		sl = sizeof(sa);
+		/* no SOCK_NONBLOCK: the client thread blocks on its socket */
+		fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC);
+		if (fd >= 0) {
+			if ((uint32_t)fd >= s->nconn) {
+				close(fd);
+				continue;
+			}
+			tt_spawn(s, fd, &sa);
+			continue;
+		}
+		err = errno;
+		if (err == EAGAIN)
+			return;
+		if (err == EINTR || err == ECONNABORTED)
+			continue;
+		if (!tcp_shed(lfd, &s->reserve, err, &s->st))
+			continue;
+		ag_warn("accept on %s: %s", s->o->addr_str, strerror(err));
+		return;
+	}
+}
+
+/* Unblock every client thread and wait (bounded) until they have closed. */
+static void tt_stop(struct tt_srv *s)
+{
+	struct timespec ts;
+	int fd, err = 0;
+
+	pthread_mutex_lock(&s->mu);
+	s->stopping = true;
+	for (fd = 0; fd <= s->maxfd; fd++)
+		if (s->live[fd] && shutdown(fd, SHUT_RDWR))
+			ag_warn("shutdown fd %d: %s", fd, strerror(errno));
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		abort();
+	ts.tv_sec += TT_STOP_WAIT_S;
+	while (atomic_load(&s->st.live) && err != ETIMEDOUT)
+		err = pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+	pthread_mutex_unlock(&s->mu);
+	if (err == ETIMEDOUT)
+		ag_warn("%u client threads still running after %d s", atomic_load(&s->st.live),
+			TT_STOP_WAIT_S);
+}
+
+static int tt_loop(struct tt_srv *s)
+{
+	struct epoll_event ev[64];
+	enum ctl_cmd cmd;
+	int i, n;
+
+	for (;;) {
+		if (rep_dead())
+			return 0;
+		n = s->ctl.pollable ? 0 : 1;
+		while (n && (cmd = ctl_next(&s->ctl)) != CTL_NONE)
+			if (cmd == CTL_STOP || cmd == CTL_EOF)
+				return 0;
+		n = epoll_wait(s->ep, ev, 64, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rep_fatal("epoll_wait", "accept loop", errno);
+			return -1;
+		}
+		for (i = 0; i < n; i++) {
+			if (ev[i].data.u32 != TT_T_CTL) {
+				tt_accept(s, s->lfd[ev[i].data.u32]);
+				continue;
+			}
+			while ((cmd = ctl_next(&s->ctl)) != CTL_NONE)
+				if (cmd == CTL_STOP || cmd == CTL_EOF)
+					return 0;
+		}
+	}
+}
+
+static int tt_init(struct tt_srv *s)
+{
+	const struct ag_opts *o = s->o;
+	pthread_condattr_t ca;
+	struct epoll_event ev = { .events = EPOLLIN };
+	uint32_t i;
+	int err;
+
+	s->nconn = tcp_fd_limit();
+	s->live = calloc(s->nconn, 1);
+	s->lfd = malloc(o->ports * sizeof(*s->lfd));
+	if (!s->live || !s->lfd) {
+		rep_fatal("calloc", "connection table", ENOMEM);
+		return -1;
+	}
+	for (i = 0; i < o->ports; i++)
+		s->lfd[i] = -1;
+	if ((err = pthread_condattr_init(&ca)) ||
+	    (err = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC)) ||
+	    (err = pthread_cond_init(&s->cv, &ca)) ||
+	    (err = pthread_mutex_init(&s->mu, NULL)) ||
+	    (err = pthread_attr_init(&s->attr)) ||
+	    (err = pthread_attr_setstacksize(&s->attr, TT_STACK)) ||
+	    (err = pthread_attr_setdetachstate(&s->attr, PTHREAD_CREATE_DETACHED))) {
+		rep_fatal("pthread_init", "client threads", err);
+		return -1;
+	}
+	pthread_condattr_destroy(&ca);
+	s->reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (s->reserve < 0) {
+		rep_fatal("open", "/dev/null", errno);
+		return -1;
+	}
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (s->ep < 0) {
+		rep_fatal("epoll_create1", "accept loop", errno);
+		return -1;
+	}
+	if (ctl_init(&s->ctl, STDIN_FILENO) || ctl_watch(&s->ctl, s->ep, TT_T_CTL))
+		return -1;
+	for (i = 0; i < o->ports; i++) {
+		s->lfd[i] = tcp_listen(o, o->port + i, 1, 0);
+		if (s->lfd[i] < 0)
+			return -1;
+		ev.data.u64 = i;
+		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, s->lfd[i], &ev)) {
+			rep_fatal("epoll_ctl", "listener", errno);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int tcp_server_thread_run(const struct ag_opts *o)
+{
+	struct tt_srv s = { .o = o, .maxfd = -1, .ep = -1, .reserve = -1 };
+	int ret = 1;
+	uint32_t i;
+
+	if (tt_init(&s))
+		goto out;
+	rep_line("hello role=server pid=%d ports=%u port=%u", (int)getpid(), o->ports,
+		 o->port);
+	if (tt_loop(&s))
+		goto out;
+	for (i = 0; i < o->ports; i++)
+		close(s.lfd[i]), s.lfd[i] = -1;
+	tt_stop(&s);
+	tcp_result(&s.st, o->size);
+	rep_line("bye");
+	ret = 0;
+out:
+	/* client threads that outlived tt_stop still use s: leave mutex and table be */
+	if (s.lfd)
+		for (i = 0; i < o->ports; i++)
+			if (s.lfd[i] >= 0)
+				close(s.lfd[i]);
+	if (s.ep >= 0)
+		close(s.ep);
+	if (s.reserve >= 0)
+		close(s.reserve);
+	if (!ret && !atomic_load(&s.st.live))
+		free(s.live);
+	free(s.lfd);
+	return ret;
+}
