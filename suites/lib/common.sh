@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=bash
+#
+# common.sh: helpers for the limit-test suites, shared by the kselftest-style
+# scripts (source this) and the bats files (load common.bash, which sources it).
+#
+#   RDC_ROOT, RDMACAP, RDMACAP_AGENT   the repo and the binaries under test
+#   rdc_have_root|rdc_have_rxe|rdc_have_cmd CMD
+#                              0 if present, else 1 with the reason in RDC_WHY
+#                              (blktests' _have_* helpers, one reason each)
+#   rdc_need CHECK [ARGS]      in a script: skip everything ("1..0 # SKIP why",
+#                              exit 4) unless CHECK succeeds; call before the plan
+#   rdc_timeout SECS CMD...    CMD with a deadline, its process group killed
+#   rdc_rdmacap ARGS...        build/rdmacap with the RDC_TIMEOUT deadline
+#   rdc_bg CMD...; rdc_bg_kill background processes that never hold fd 3
+#   rdc_kv_parse [TEXT]        "# key=value" lines into RDC_KV[key] and
+#   rdc_kv KEY                 "# Totals: ..." into RDC_TOTALS[pass|fail|...]
+#
+# Background processes and fd 3: bats reads the TAP stream of a test from fd 3
+# and waits until every holder has closed it, so a daemon that inherits fd 3
+# hangs the whole run (bats-core#43, netavark's run_helper). Every command
+# started here gets 3>&-.
+
+RDC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=../../tap/tap.sh
+. "$RDC_ROOT/tap/tap.sh"
+
+RDMACAP=${RDMACAP:-$RDC_ROOT/build/rdmacap}
+RDMACAP_AGENT=${RDMACAP_AGENT:-$RDC_ROOT/build/rdmacap-agent}
+RDC_TIMEOUT=${RDC_TIMEOUT:-120}
+RDC_KILL_AFTER=${RDC_KILL_AFTER:-10}
+RDC_BG_PIDS=()
+RDC_WHY=
+declare -gA RDC_KV=() RDC_TOTALS=()
+
+rdc_have_root() {
+	[ "$(id -u)" -eq 0 ] && return 0
+	RDC_WHY="not root"
+	return 1
+}
+
+rdc_have_cmd() {
+	command -v "$1" >/dev/null 2>&1 && return 0
+	RDC_WHY="command $1 is not available"
+	return 1
+}
+
+# Loaded, or loadable for the running kernel (modprobe -n does not load it).
+rdc_have_rxe() {
+	[ -d /sys/module/rdma_rxe ] && return 0
+	modprobe -n rdma_rxe >/dev/null 2>&1 && return 0
+	RDC_WHY="no rdma_rxe module for $(uname -r)"
+	return 1
+}
+
+rdc_need() {
+	"$@" && return 0
+	tap_skip_all "$RDC_WHY"
+	exit "$TAP_EXIT_SKIP"
+}
+
+rdc_timeout() {
+	local secs=$1
+	shift
+	timeout -k "$RDC_KILL_AFTER" "$secs" "$@" 3>&- </dev/null
+}
+
+rdc_rdmacap() {
+	rdc_timeout "$RDC_TIMEOUT" "$RDMACAP" "$@"
+}
+
+# rdc_bg CMD...: output to RDC_BG_LOG (default /dev/null), never to the TAP
+# stream; the PID is in RDC_BG_PID and remembered for rdc_bg_kill.
+rdc_bg() {
+	"$@" 3>&- </dev/null >>"${RDC_BG_LOG:-/dev/null}" 2>&1 &
+	RDC_BG_PID=$!
+	RDC_BG_PIDS+=("$RDC_BG_PID")
+}
+
+# TERM, then KILL whatever is left after 5 s. Only our own PIDs.
+rdc_bg_kill() {
+	local pid n
+
+	for pid in "${RDC_BG_PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	for pid in "${RDC_BG_PIDS[@]}"; do
+		for ((n = 0; n < 50; n++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	RDC_BG_PIDS=()
+}
+
+# rdc_kv_parse [TEXT]: TEXT or stdin. Any nesting level; the last value of a
+# key wins, so read a subtest's values from its own lines if keys repeat.
+rdc_kv_parse() {
+	local line k v f
+
+	RDC_KV=() RDC_TOTALS=()
+	while IFS= read -r line; do
+		line=${line#"${line%%[![:space:]]*}"}
+		case $line in
+		"# Totals: "*)
+			for f in ${line#"# Totals: "}; do
+				RDC_TOTALS[${f%%:*}]=${f#*:}
+			done
+			;;
+		"# "*=*)
+			k=${line#"# "}
+			v=${k#*=}
+			k=${k%%=*}
+			case $k in
+			*[[:space:]]* | "") ;;
+			*) RDC_KV[$k]=$v ;;
+			esac
+			;;
+		esac
+	done < <(if [ $# -gt 0 ]; then printf '%s\n' "$1"; else cat; fi)
+}
+
+rdc_kv() {
+	[ -n "${RDC_KV[$1]+set}" ] || return 1
+	printf '%s\n' "${RDC_KV[$1]}"
+}
