@@ -15,7 +15,16 @@
  *   pair    server namespace + one client namespace joined by a veth pair
  *   star:K  server namespace with a bridge + K client namespaces, each with its own
  *           address on a veth into the bridge
- * Addresses come from 10.222.0.0/16 and exist only inside rdmacap's namespaces.
+ * Addresses come from 10.222.0.0/16: the server is 10.222.0.1, client k (1-based) is
+ * host number k + 1 (10.222.0.2 .. 10.222.0.65), all /16 inside rdmacap's namespaces.
+ * loop without rxe creates nothing (127.0.0.1 for both ends); loop with rxe makes
+ * veth rdc<run>s0/rdc<run>c0 in the caller's namespace with 10.222.0.1/32 and
+ * 10.222.0.2/32 and one rxe on s0 that srv and cli[0] share (it talks to itself).
+ * Only one loop+rxe run fits on a host at a time; nn_up refuses a second.
+ *
+ * Every call that works inside another namespace forks a child that joins it (or
+ * execs ip/rdma there) and waits for that child by pid; the caller's thread never
+ * changes namespace. rxe needs the default shared RDMA netns mode.
  */
 #ifndef RDC_NETNS_H
 #define RDC_NETNS_H
@@ -56,29 +65,48 @@ int nn_parse(const char *spec, struct nn_topo *t, char *err, size_t errlen);
 int nn_new_run(char run[8]);
 
 /*
- * Creates the topology for run id 'run' (rxe links on every host when 'rxe'), fills
- * the host names and addresses. On failure it removes what it made and returns -1
+ * Fills run, rxe and every host's names and addresses of an nn_parse()d topology
+ * without creating anything: what nn_up() will make. 0, or -1 (EINVAL) for a bad
+ * run id or topology. Needs no privileges.
+ */
+int nn_plan(struct nn_topo *t, const char *run, bool rxe);
+
+/*
+ * Creates the topology for run id 'run' (rxe links on every host when 'rxe', each
+ * port ACTIVE before it returns), fills the host names and addresses (nn_plan).
+ * Only topology: capacity sysctls are the caller's (nn_sysctl_set). On failure it removes what it made and returns -1
  * after logging "netns: <step>: <reason>" to stderr. Commands run are logged to
  * 'log' when non-NULL.
  */
 int nn_up(struct nn_topo *t, const char *run, bool rxe, FILE *log);
 
-/* Tears one topology down: rxe links first, then veths/bridge, then namespaces. */
+/*
+ * Tears one topology down: processes left in its namespaces (killed: they would
+ * pin rxe contexts), rxe links (waiting until the devices are gone), then
+ * veths/bridge, then namespaces. Finds the objects by the run's name prefix, so it
+ * also finishes a half-made or half-removed topology.
+ */
 int nn_down(struct nn_topo *t, FILE *log);
 
 /*
  * Removes every rdc* object on the host: kills the processes left in rdc*
  * namespaces, deletes rdc* rxe links, links and namespaces (in that order).
- * 'removed' counts the objects deleted. Safe to call when there is nothing.
+ * 'removed' (may be NULL) counts the objects deleted: namespaces, rxe links and
+ * links, a veth pair counting once. Safe to call when there is nothing.
  */
 int nn_clean(FILE *log, int *removed);
 
 /* In a child after fork(): join namespace 'ns' ("" = stay). 0 or -1 with errno. */
 int nn_enter(const char *ns);
 
-/* Writes a sysctl (dotted key) inside namespace 'ns' ("" = the caller's). */
+/*
+ * Writes a sysctl (dotted key, or a /-separated one when a part contains dots)
+ * inside namespace 'ns' ("" = the caller's). 0, or -1 with errno and a message.
+ * E.g. net.core.somaxconn 65535 in the server namespace, net.ipv4.ip_local_port_range
+ * "1024 65535" in client namespaces.
+ */
 int nn_sysctl_set(const char *ns, const char *key, const char *val);
-/* Reads one; returns 0 and the trimmed value in buf. */
+/* Reads one; returns 0 and the value without trailing whitespace in buf. */
 int nn_sysctl_get(const char *ns, const char *key, char *buf, size_t len);
 
 /* Capability probes for `rdmacap env`. Each fills 'why' with the reason when false. */
@@ -93,7 +121,12 @@ struct nn_caps {
 	bool rxe_netns;        /* rxe works inside a namespace (UDP 4791 listens there) */
 	char why_netns[128], why_rxe[128], why_rxe_netns[128];
 };
-/* 'deep' also tries to load rdma_rxe and create a throwaway rxe link in a namespace. */
+/*
+ * 'deep' also creates and deletes a namespace, loads rdma_rxe (left loaded) and
+ * puts a throwaway rxe link into a namespace (rdc<run>-probe) to see UDP 4791 open
+ * there. Shallow, rxe_netns follows the kernel version (>= 7.1) and why_rxe_netns
+ * says it was not tried. Returns 0 (the facts are in c), -1 only if uname fails.
+ */
 int nn_probe(struct nn_caps *c, bool deep, FILE *log);
 
 #endif

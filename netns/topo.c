@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nn_up / nn_down: build a topology with as few ip processes as possible (one
+ * batch in the caller's namespace creates every namespace and veth pair, then one
+ * batch per namespace, all running at once, sets addresses and links up), then
+ * the rxe links, then wait for their ports.
+ *
+ * Undoing a failed nn_up and nn_down are the same code: remove everything named
+ * rdc<run>* (teardown.c). The run id is fresh (nn_new_run), so all of it is ours.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netns/nn.h"
+
+/* One ip -batch script, built in memory. */
+struct nn_script {
+	char *text;
+	size_t len;
+	FILE *f;
+};
+
+static int nn_script_open(struct nn_script *s)
+{
+	s->text = NULL;
+	s->f = open_memstream(&s->text, &s->len);
+	return s->f ? 0 : -1;
+}
+
+static int nn_script_close(struct nn_script *s)
+{
+	int ret = 0;
+
+	if (s->f && fclose(s->f))
+		ret = -1;
+	s->f = NULL;
+	return ret;
+}
+
+static void nn_script_free(struct nn_script *s, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i].f)
+			fclose(s[i].f);
+		free(s[i].text);
+	}
+}
+
+/* loop puts its addresses in the caller's namespace: refuse to double them. */
+static bool nn_addr_taken(const char *addr)
+{
+	struct ifaddrs *ifa, *i;
+	struct in_addr a;
+	bool taken = false;
+
+	if (inet_pton(AF_INET, addr, &a) != 1 || getifaddrs(&ifa) < 0)
+		return false;
+	for (i = ifa; i; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
+		    ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == a.s_addr)
+			taken = true;
+	freeifaddrs(ifa);
+	return taken;
+}
+
+/*
+ * loop with rxe: a veth pair in the caller's namespace. /32 addresses keep a
+ * 10.222.0.0/16 route out of the host's table; both are local, and the rxe on s0
+ * reaches its own address through its loopback path.
+ */
+static int nn_up_loop(struct nn_topo *t, FILE *log)
+{
+	char peer[NN_IFNAMSIZ];
+	struct nn_script s;
+	int ret;
+
+	if (nn_addr_taken(t->srv.addr)) {
+		fprintf(stderr, "netns: loop: %s is already on an interface here (another loop run? `rdmacap down`)\n",
+			t->srv.addr);
+		errno = EADDRINUSE;
+		return -1;
+	}
+	nn_name_veth(peer, sizeof(peer), t->run, 'c', 0);
+	if (nn_script_open(&s) < 0)
+		return -1;
+	fprintf(s.f, "link add %s type veth peer name %s\n", t->srv.ifname, peer);
+	fprintf(s.f, "addr add %s/32 dev %s\n", t->srv.addr, t->srv.ifname);
+	fprintf(s.f, "addr add 10.222.0.2/32 dev %s\n", peer);
+	fprintf(s.f, "link set %s up\n", t->srv.ifname);
+	fprintf(s.f, "link set %s up\n", peer);
+	if (nn_script_close(&s) < 0) {
+		nn_script_free(&s, 1);
+		return -1;
+	}
+	ret = nn_batch("", "ip", s.text, false, log);
+	nn_script_free(&s, 1);
+	return ret;
+}
+
+/* pair and star: namespaces and veths first, then each namespace's own setup. */
+static int nn_up_ns(struct nn_topo *t, FILE *log)
+{
+	int nc = t->nclients, k, ret = -1;
+	struct nn_script *s;
+	struct nn_cmd *c;
+	char veth[NN_IFNAMSIZ];
+
+	s = calloc(nc + 2, sizeof(*s));
+	c = calloc(nc + 1, sizeof(*c));
+	if (!s || !c)
+		goto out;
+	for (k = 0; k < nc + 2; k++)
+		if (nn_script_open(&s[k]) < 0)
+			goto out;
+
+	/* s[nc + 1]: the caller's namespace; s[0]: server; s[k]: client k. */
+	fprintf(s[nc + 1].f, "netns add %s\n", t->srv.ns);
+	for (k = 1; k <= nc; k++)
+		fprintf(s[nc + 1].f, "netns add %s\n", t->cli[k - 1].ns);
+	for (k = 1; k <= nc; k++) {
+		nn_name_veth(veth, sizeof(veth), t->run, 's', k);
+		fprintf(s[nc + 1].f, "link add %s netns %s type veth peer name %s netns %s\n",
+			veth, t->srv.ns, t->cli[k - 1].ifname, t->cli[k - 1].ns);
+	}
+
+	fprintf(s[0].f, "link set lo up\n");
+	if (t->kind == NN_STAR) {
+		/* STP stays off: ports forward at once instead of after 2 x 15 s. */
+		fprintf(s[0].f, "link add %s type bridge stp_state 0\n", t->srv.ifname);
+		for (k = 1; k <= nc; k++) {
+			nn_name_veth(veth, sizeof(veth), t->run, 's', k);
+			fprintf(s[0].f, "link set %s master %s up\n", veth, t->srv.ifname);
+		}
+	}
+	fprintf(s[0].f, "addr add %s/16 dev %s\n", t->srv.addr, t->srv.ifname);
+	fprintf(s[0].f, "link set %s up\n", t->srv.ifname);
+	for (k = 1; k <= nc; k++) {
+		fprintf(s[k].f, "link set lo up\n");
+		fprintf(s[k].f, "addr add %s/16 dev %s\n", t->cli[k - 1].addr,
+			t->cli[k - 1].ifname);
+		fprintf(s[k].f, "link set %s up\n", t->cli[k - 1].ifname);
+	}
+	for (k = 0; k < nc + 2; k++)
+		if (nn_script_close(&s[k]) < 0)
+			goto out;
+
+	if (nn_batch("", "ip", s[nc + 1].text, false, log) < 0)
+		goto out;
+	for (k = 0; k <= nc; k++) {
+		c[k].ns = k ? t->cli[k - 1].ns : t->srv.ns;
+		c[k].input = s[k].text;
+		c[k].argv[0] = "ip";
+		c[k].argv[1] = "-batch";
+		c[k].argv[2] = "-";
+	}
+	ret = nn_cmd_run(c, nc + 1, log);
+out:
+	if (ret < 0 && (!s || !c))
+		fprintf(stderr, "netns: up: %s\n", strerror(ENOMEM));
+	if (c)
+		nn_cmd_free(c, nc + 1);
+	free(c);
+	if (s)
+		nn_script_free(s, nc + 2);
+	free(s);
+	return ret;
+}
+
+static int nn_up_rxe(struct nn_topo *t, FILE *log)
+{
+	char (*name)[NN_IFNAMSIZ], (*dev)[NN_IFNAMSIZ], (*ns)[NN_NAME_MAX];
+	int k, n = t->kind == NN_LOOP ? 1 : t->nclients + 1, ret = -1;
+
+	name = calloc(n, sizeof(*name));
+	dev = calloc(n, sizeof(*dev));
+	ns = calloc(n, sizeof(*ns));
+	if (!name || !dev || !ns) {
+		fprintf(stderr, "netns: up: %s\n", strerror(ENOMEM));
+		goto out;
+	}
+	for (k = 0; k < n; k++) {
+		const struct nn_host *h = k ? &t->cli[k - 1] : &t->srv;
+
+		snprintf(name[k], sizeof(name[k]), "%s", h->rxe);
+		snprintf(dev[k], sizeof(dev[k]), "%s", h->ifname);
+		snprintf(ns[k], sizeof(ns[k]), "%s", h->ns);
+	}
+	if (nn_rxe_add((const char (*)[NN_IFNAMSIZ])name,
+		       (const char (*)[NN_IFNAMSIZ])dev,
+		       (const char (*)[NN_NAME_MAX])ns, n, log) < 0)
+		goto out;
+	ret = nn_rxe_wait_active((const char (*)[NN_IFNAMSIZ])name, n,
+				 NN_RXE_TIMEOUT_MS);
+out:
+	free(ns);
+	free(dev);
+	free(name);
+	return ret;
+}
+
+static void nn_run_prefix(char *buf, size_t len, const char *run)
+{
+	snprintf(buf, len, NN_PREFIX "%.4s", run);
+}
+
+int nn_up(struct nn_topo *t, const char *run, bool rxe, FILE *log)
+{
+	char prefix[NN_NAME_MAX];
+	int ret;
+
+	if (nn_plan(t, run, rxe) < 0) {
+		fprintf(stderr, "netns: up: bad run id \"%s\" or topology\n",
+			run ? run : "(null)");
+		return -1;
+	}
+	if (rxe && !nn_rdma_present()) {
+		fprintf(stderr, "netns: up: rxe asked for, but this kernel has no RDMA core (/sys/module/ib_core)\n");
+		errno = ENODEV;
+		return -1;
+	}
+	if (rxe && !nn_rdma_shared()) {
+		fprintf(stderr, "netns: up: rdma netns mode is exclusive; rdmacap needs shared (rdma system set netns shared)\n");
+		errno = EPERM;
+		return -1;
+	}
+	if (t->kind == NN_LOOP && !rxe) {
+		t->up = true;
+		return 0;
+	}
+	ret = t->kind == NN_LOOP ? nn_up_loop(t, log) : nn_up_ns(t, log);
+	if (!ret && rxe)
+		ret = nn_up_rxe(t, log);
+	if (ret < 0) {
+		int err = errno;
+
+		nn_run_prefix(prefix, sizeof(prefix), run);
+		fprintf(stderr, "netns: up %s failed: removing what it made\n", prefix);
+		nn_teardown(prefix, log, NULL);
+		errno = err;
+		return -1;
+	}
+	t->up = true;
+	return 0;
+}
+
+int nn_down(struct nn_topo *t, FILE *log)
+{
+	char prefix[NN_NAME_MAX];
+
+	if (!nn_run_ok(t->run)) {
+		fprintf(stderr, "netns: down: bad run id \"%.7s\"\n", t->run);
+		errno = EINVAL;
+		return -1;
+	}
+	if (t->kind == NN_LOOP && !t->rxe) {
+		t->up = false;
+		return 0;
+	}
+	nn_run_prefix(prefix, sizeof(prefix), t->run);
+	if (nn_teardown(prefix, log, NULL) < 0)
+		return -1;
+	t->up = false;
+	return 0;
+}
