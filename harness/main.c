@@ -14,6 +14,7 @@
 #include "harness/env.h"
 #include "harness/json.h"
 #include "harness/plans.h"
+#include "harness/report.h"
 
 static int hm_signals(sigset_t *set)
 {
@@ -104,9 +105,9 @@ int main(int argc, char **argv)
 		return rc > 0 ? 0 : TAP_EXIT_USAGE;
 	}
 	if (p->cmd == HP_REPORT) {
-		fprintf(stderr, "rdmacap report: not in this build yet\n");
+		rc = hrep_main(p);
 		free(p);
-		return TAP_EXIT_USAGE;
+		return rc;
 	}
 	tap_init(&t, stdout);
 	c.plan = p;

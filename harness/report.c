@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rdmacap report: result JSON files -> a Markdown table and an SVG chart.
+ *
+ * The table is the seed reports' table, from measured figures: Clients,
+ * Connected, Success, QPs, CQs, MRs (server device at peak, minus the baseline),
+ * peak memory, latency, Status and the cause of the first failure. With
+ * --baseline, each row shows the earlier run's figure beside the new one.
+ * The SVG has two panels against clients (log scale): success % and
+ * QP/CQ/MR counts; latency p50/p99.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "harness/report.h"
+
+#define RP_MAX 512
+
+struct rp_row {
+	long clients, connected;
+	double success, lat_p50, lat_p99, msgs_per_s;
+	long qp, cq, mr, srv_rss_kb, agents_rss_kb;
+	bool have_res;
+	char status[16];
+	char cause[160];
+	char transport[8];
+};
+
+struct rp_set {
+	struct rp_row r[RP_MAX];
+	int n;
+};
+
+static long rp_int(json_t *o, const char *path)
+{
+	char buf[128], *save = NULL;
+	json_t *v = o;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *k = strtok_r(buf, ".", &save); k && v; k = strtok_r(NULL, ".", &save))
+		v = json_object_get(v, k);
+	return v && json_is_number(v) ? (long)json_number_value(v) : 0;
+}
+
+static double rp_num(json_t *o, const char *path)
+{
+	char buf[128], *save = NULL;
+	json_t *v = o;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *k = strtok_r(buf, ".", &save); k && v; k = strtok_r(NULL, ".", &save))
+		v = json_object_get(v, k);
+	return v && json_is_number(v) ? json_number_value(v) : 0;
+}
+
+static int rp_load(const char *path, struct rp_set *s)
+{
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je), *pts, *pt;
+	const char *tr;
+	size_t i;
+
+	if (!doc) {
+		fprintf(stderr, "rdmacap report: %s: %s (line %d)\n", path, je.text, je.line);
+		return -1;
+	}
+	pts = json_object_get(doc, "points");
+	if (!json_is_array(pts)) {
+		fprintf(stderr, "rdmacap report: %s: no \"points\" array: not an rdmacap result\n",
+			path);
+		json_decref(doc);
+		return -1;
+	}
+	tr = json_string_value(json_object_get(json_object_get(doc, "plan"), "transport"));
+	json_array_foreach(pts, i, pt) {
+		struct rp_row *r;
+		json_t *peak = json_object_get(json_object_get(pt, "resources"), "peak");
+		json_t *base = json_object_get(json_object_get(pt, "resources"), "base");
+
+		if (s->n == RP_MAX)
+			break;
+		r = &s->r[s->n++];
+		memset(r, 0, sizeof(*r));
+		r->clients = rp_int(pt, "clients");
+		r->connected = rp_int(pt, "connected");
+		r->success = rp_num(pt, "success_pct");
+		r->lat_p50 = rp_num(pt, "traffic.lat_us.p50");
+		r->lat_p99 = rp_num(pt, "traffic.lat_us.p99");
+		r->msgs_per_s = rp_num(pt, "traffic.msgs_per_s");
+		r->srv_rss_kb = rp_int(pt, "server.rss_kb_peak");
+		r->agents_rss_kb = rp_int(pt, "agents_total.rss_kb");
+		if (json_is_object(peak) && json_is_object(base)) {
+			r->have_res = true;
+			r->qp = rp_int(peak, "server.qp") - rp_int(base, "server.qp");
+			r->cq = rp_int(peak, "server.cq") - rp_int(base, "server.cq");
+			r->mr = rp_int(peak, "server.mr") - rp_int(base, "server.mr");
+		}
+		snprintf(r->status, sizeof(r->status), "%s",
+			 json_string_value(json_object_get(pt, "verdict")) ?: "?");
+		snprintf(r->cause, sizeof(r->cause), "%s",
+			 json_string_value(json_object_get(pt, "cause")) ?: "");
+		snprintf(r->transport, sizeof(r->transport), "%s", tr ? tr : "?");
+	}
+	json_decref(doc);
+	return 0;
+}
+
+static int rp_cmp(const void *a, const void *b)
+{
+	const struct rp_row *x = a, *y = b;
+
+	return (x->clients > y->clients) - (x->clients < y->clients);
+}
+
+static const struct rp_row *rp_find(const struct rp_set *s, long clients, const char *tr)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->r[i].clients == clients && !strcmp(s->r[i].transport, tr))
+			return &s->r[i];
+	return NULL;
+}
+
+static void rp_cell(FILE *f, const char *fmt, double now, const double *old)
+{
+	fprintf(f, " ");
+	fprintf(f, fmt, now);
+	if (old) {
+		fprintf(f, " (was ");
+		fprintf(f, fmt, *old);
+		fprintf(f, ")");
+	}
+	fprintf(f, " |");
+}
+
+static void rp_md(FILE *f, const struct rp_set *s, const struct rp_set *old)
+{
+	fprintf(f, "| Transport | Clients | Connected | Success | QPs | CQs | MRs | Server RSS (MiB) "
+		   "| Agents RSS (MiB) | Latency p50 (us) | Latency p99 (us) | msgs/s | Status | "
+		   "Cause |\n");
+	fprintf(f, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
+	for (int i = 0; i < s->n; i++) {
+		const struct rp_row *r = &s->r[i];
+		const struct rp_row *o = old ? rp_find(old, r->clients, r->transport) : NULL;
+		double v;
+
+		fprintf(f, "| %s | %ld |", r->transport, r->clients);
+		rp_cell(f, "%.0f", (double)r->connected, o ? &(double){ (double)o->connected } : NULL);
+		rp_cell(f, "%.2f%%", r->success, o ? &o->success : NULL);
+		if (r->have_res) {
+			rp_cell(f, "%.0f", (double)r->qp, o && o->have_res ? &(double){ (double)o->qp } : NULL);
+			rp_cell(f, "%.0f", (double)r->cq, o && o->have_res ? &(double){ (double)o->cq } : NULL);
+			rp_cell(f, "%.0f", (double)r->mr, o && o->have_res ? &(double){ (double)o->mr } : NULL);
+		} else {
+			fprintf(f, " - | - | - |");
+		}
+		v = (double)r->srv_rss_kb / 1024.0;
+		rp_cell(f, "%.1f", v, o ? &(double){ (double)o->srv_rss_kb / 1024.0 } : NULL);
+		v = (double)r->agents_rss_kb / 1024.0;
+		rp_cell(f, "%.1f", v, o ? &(double){ (double)o->agents_rss_kb / 1024.0 } : NULL);
+		rp_cell(f, "%.1f", r->lat_p50, o ? &o->lat_p50 : NULL);
+		rp_cell(f, "%.1f", r->lat_p99, o ? &o->lat_p99 : NULL);
+		rp_cell(f, "%.0f", r->msgs_per_s, o ? &o->msgs_per_s : NULL);
+		fprintf(f, " %s | %s |\n", r->status, r->cause[0] ? r->cause : "");
+	}
+	fprintf(f, "\nQPs/CQs/MRs: the server device's counters at peak minus the baseline "
+		   "before the point (RDMA netlink); '-' where the transport uses none.\n");
+}
+
+/* --- SVG --- */
+
+struct rp_axis {
+	double x0, x1, y0, y1;     /* data range (x in log10) */
+	double px, py, pw, ph;     /* panel box */
+};
+
+static double rp_x(const struct rp_axis *a, double clients)
+{
+	double lx = log10(clients < 1 ? 1 : clients);
+
+	return a->px + (a->x1 > a->x0 ? (lx - a->x0) / (a->x1 - a->x0) : 0.5) * a->pw;
+}
+
+static double rp_y(const struct rp_axis *a, double v)
+{
+	return a->py + a->ph - (a->y1 > a->y0 ? (v - a->y0) / (a->y1 - a->y0) : 0) * a->ph;
+}
+
+static void rp_frame(FILE *f, const struct rp_axis *a, const char *title, const char *ylabel)
+{
+	fprintf(f, "<rect x='%.0f' y='%.0f' width='%.0f' height='%.0f' fill='none' stroke='#888'/>\n",
+		a->px, a->py, a->pw, a->ph);
+	fprintf(f, "<text x='%.0f' y='%.0f' font-size='14' font-weight='bold'>%s</text>\n", a->px,
+		a->py - 8, title);
+	fprintf(f, "<text x='%.0f' y='%.0f' font-size='11' transform='rotate(-90 %.0f %.0f)'>%s</text>\n",
+		a->px - 45, a->py + a->ph / 2, a->px - 45, a->py + a->ph / 2, ylabel);
+	for (int d = (int)floor(a->x0); d <= (int)ceil(a->x1); d++) {
+		double x = rp_x(a, pow(10, d));
+
+		if (x < a->px - 1 || x > a->px + a->pw + 1)
+			continue;
+		fprintf(f, "<line x1='%.1f' y1='%.0f' x2='%.1f' y2='%.0f' stroke='#ddd'/>\n", x, a->py,
+			x, a->py + a->ph);
+		fprintf(f, "<text x='%.1f' y='%.0f' font-size='10' text-anchor='middle'>%.0f</text>\n",
+			x, a->py + a->ph + 14, pow(10, d));
+	}
+	for (int i = 0; i <= 4; i++) {
+		double v = a->y0 + (a->y1 - a->y0) * i / 4, y = rp_y(a, v);
+
+		fprintf(f, "<text x='%.0f' y='%.1f' font-size='10' text-anchor='end'>%.4g</text>\n",
+			a->px - 4, y + 3, v);
+	}
+	fprintf(f, "<text x='%.0f' y='%.0f' font-size='11' text-anchor='middle'>clients (log)</text>\n",
+		a->px + a->pw / 2, a->py + a->ph + 30);
+}
+
+typedef double (*rp_get)(const struct rp_row *r);
+static double g_succ(const struct rp_row *r) { return r->success; }
+static double g_qp(const struct rp_row *r) { return (double)r->qp; }
+static double g_cq(const struct rp_row *r) { return (double)r->cq; }
+static double g_mr(const struct rp_row *r) { return (double)r->mr; }
+static double g_p50(const struct rp_row *r) { return r->lat_p50; }
+static double g_p99(const struct rp_row *r) { return r->lat_p99; }
+
+static void rp_line(FILE *f, const struct rp_axis *a, const struct rp_set *s, rp_get g,
+		    const char *color, bool dashed, bool need_res, const char *label, int li)
+{
+	bool any = false;
+
+	fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='2'%s points='", color,
+		dashed ? " stroke-dasharray='5,3'" : "");
+	for (int i = 0; i < s->n; i++) {
+		if (need_res && !s->r[i].have_res)
+			continue;
+		fprintf(f, "%.1f,%.1f ", rp_x(a, (double)s->r[i].clients), rp_y(a, g(&s->r[i])));
+		any = true;
+	}
+	fprintf(f, "'/>\n");
+	for (int i = 0; any && i < s->n; i++)
+		if (!need_res || s->r[i].have_res)
+			fprintf(f, "<circle cx='%.1f' cy='%.1f' r='3' fill='%s'/>\n",
+				rp_x(a, (double)s->r[i].clients), rp_y(a, g(&s->r[i])), color);
+	if (any)
+		fprintf(f, "<text x='%.0f' y='%.0f' font-size='11' fill='%s'>%s</text>\n",
+			a->px + a->pw + 8, a->py + 14 + 14 * li, color, label);
+}
+
+static double rp_max(const struct rp_set *s, rp_get g)
+{
+	double m = 0;
+
+	for (int i = 0; i < s->n; i++)
+		if (g(&s->r[i]) > m)
+			m = g(&s->r[i]);
+	return m;
+}
+
+static void rp_svg(FILE *f, const struct rp_set *s, const struct rp_set *old)
+{
+	struct rp_axis a = { .px = 70, .pw = 520, .ph = 220 };
+	double maxc = 1, minc = 1e12, m;
+
+	for (int i = 0; i < s->n; i++) {
+		maxc = fmax(maxc, (double)s->r[i].clients);
+		minc = fmin(minc, (double)s->r[i].clients);
+	}
+	a.x0 = floor(log10(minc));
+	a.x1 = ceil(log10(maxc));
+	if (a.x1 <= a.x0)
+		a.x1 = a.x0 + 1;
+	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='760' height='880' "
+		   "font-family='sans-serif'>\n<rect width='100%%' height='100%%' fill='white'/>\n");
+
+	a.py = 40, a.y0 = 0, a.y1 = 100;
+	rp_frame(f, &a, "Success rate", "% of clients");
+	rp_line(f, &a, s, g_succ, "#1f77b4", false, false, "success", 0);
+	if (old)
+		rp_line(f, &a, old, g_succ, "#1f77b4", true, false, "baseline", 1);
+
+	a.py = 330, a.y0 = 0;
+	m = fmax(rp_max(s, g_cq), fmax(rp_max(s, g_qp), rp_max(s, g_mr)));
+	a.y1 = m > 0 ? m * 1.1 : 1;
+	rp_frame(f, &a, "Server RDMA resources at peak (above baseline)", "count");
+	rp_line(f, &a, s, g_qp, "#d62728", false, true, "QP", 0);
+	rp_line(f, &a, s, g_cq, "#2ca02c", false, true, "CQ", 1);
+	rp_line(f, &a, s, g_mr, "#9467bd", false, true, "MR", 2);
+
+	a.py = 620, a.y0 = 0;
+	m = fmax(rp_max(s, g_p99), old ? rp_max(old, g_p99) : 0);
+	a.y1 = m > 0 ? m * 1.1 : 1;
+	rp_frame(f, &a, "Round-trip latency", "microseconds");
+	rp_line(f, &a, s, g_p50, "#ff7f0e", false, false, "p50", 0);
+	rp_line(f, &a, s, g_p99, "#8c564b", false, false, "p99", 1);
+	if (old) {
+		rp_line(f, &a, old, g_p50, "#ff7f0e", true, false, "p50 baseline", 2);
+		rp_line(f, &a, old, g_p99, "#8c564b", true, false, "p99 baseline", 3);
+	}
+	fprintf(f, "</svg>\n");
+}
+
+static int rp_out(const char *path, void (*fn)(FILE *, const struct rp_set *, const struct rp_set *),
+		  const struct rp_set *s, const struct rp_set *old)
+{
+	FILE *f = path ? fopen(path, "we") : stdout;
+
+	if (!f) {
+		fprintf(stderr, "rdmacap report: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fn(f, s, old);
+	if (path && fclose(f)) {
+		fprintf(stderr, "rdmacap report: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int hrep_main(const struct hp_plan *p)
+{
+	struct rp_set *s = calloc(1, sizeof(*s)), *old = NULL;
+	int rc = 1;
+
+	if (!s)
+		return 1;
+	for (int i = 0; i < p->nfiles; i++)
+		if (rp_load(p->files[i], s))
+			goto out;
+	if (!s->n) {
+		fprintf(stderr, "rdmacap report: no load points in the given files\n");
+		goto out;
+	}
+	qsort(s->r, (size_t)s->n, sizeof(s->r[0]), rp_cmp);
+	if (p->baseline) {
+		old = calloc(1, sizeof(*old));
+		if (!old || rp_load(p->baseline, old))
+			goto out;
+		qsort(old->r, (size_t)old->n, sizeof(old->r[0]), rp_cmp);
+	}
+	if (rp_out(p->out_md, rp_md, s, old))
+		goto out;
+	if (p->out_svg && rp_out(p->out_svg, rp_svg, s, old))
+		goto out;
+	rc = 0;
+out:
+	free(old);
+	free(s);
+	return rc;
+}
