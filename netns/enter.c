@@ -357,7 +357,7 @@ static int nn_ns_pids(const struct stat *ids, int nids, pid_t *pids, int max)
 	while ((de = readdir(dir)) && n < max) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/ns/net", de->d_name);
+		snprintf(path, sizeof(path), "/proc/%.16s/ns/net", de->d_name);
 		/* Exited processes (zombies) have no namespace left: skipped here. */
 		if (stat(path, &st) < 0)
 			continue;

@@ -92,20 +92,20 @@ bool nn_run_ok(const char *run)
 void nn_name_ns(char *buf, size_t len, const char *run, int k)
 {
 	if (k)
-		snprintf(buf, len, NN_PREFIX "%.4s-c%d", run, k);
+		snprintf(buf, len, NN_PREFIX "%.4s-c%hu", run, (unsigned short)k);
 	else
 		snprintf(buf, len, NN_PREFIX "%.4s-srv", run);
 }
 
 void nn_name_veth(char *buf, size_t len, const char *run, char side, int k)
 {
-	snprintf(buf, len, NN_PREFIX "%.4s%c%d", run, side, k);
+	snprintf(buf, len, NN_PREFIX "%.4s%c%hu", run, side, (unsigned short)k);
 }
 
 void nn_name_rxe(char *buf, size_t len, const char *run, int k)
 {
 	if (k)
-		snprintf(buf, len, NN_PREFIX "%.4sr%d", run, k);
+		snprintf(buf, len, NN_PREFIX "%.4sr%hu", run, (unsigned short)k);
 	else
 		snprintf(buf, len, NN_PREFIX "%.4srs", run);
 }

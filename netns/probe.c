@@ -49,19 +49,19 @@ static bool nn_file_has(const char *path, const char *needle)
 
 static void nn_probe_rxe_module(struct nn_caps *c, bool deep, FILE *log)
 {
-	char dep[256], builtin[256], dir[256];
+	char dep[320], builtin[320], dir[256];
 	struct nn_cmd m = { .argv = { "modprobe", "rdma_rxe", NULL } };
 
 	if (access("/sys/module/rdma_rxe", F_OK) == 0) {
 		c->rxe_module = true;
 		return;
 	}
-	snprintf(dir, sizeof(dir), "/lib/modules/%s", c->kernel);
+	snprintf(dir, sizeof(dir), "/lib/modules/%.64s", c->kernel);
 	snprintf(dep, sizeof(dep), "%s/modules.dep", dir);
 	snprintf(builtin, sizeof(builtin), "%s/modules.builtin", dir);
 	if (access(dir, F_OK) < 0) {
 		snprintf(c->why_rxe, sizeof(c->why_rxe),
-			 "rdma_rxe not loaded and no %.80s (no loadable modules)", dir);
+			 "rdma_rxe not loaded and no %.70s (no loadable modules)", dir);
 		return;
 	}
 	/* Entries look like "kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko.xz: ..." */
@@ -94,7 +94,7 @@ static void nn_probe_rxe_netns(struct nn_caps *c, FILE *log)
 		return;
 	}
 	snprintf(prefix, sizeof(prefix), NN_PREFIX "%s", run);
-	snprintf(ns[0], sizeof(ns[0]), "%s-probe", prefix);
+	snprintf(ns[0], sizeof(ns[0]), "%.20s-probe", prefix);
 	nn_name_veth(veth[0], sizeof(veth[0]), run, 's', 0);
 	nn_name_veth(peer, sizeof(peer), run, 'c', 0);
 	nn_name_rxe(rxe[0], sizeof(rxe[0]), run, 0);
@@ -130,7 +130,7 @@ int nn_probe(struct nn_caps *c, bool deep, FILE *log)
 		fprintf(stderr, "netns: uname: %s\n", strerror(errno));
 		return -1;
 	}
-	snprintf(c->kernel, sizeof(c->kernel), "%s", u.release);
+	snprintf(c->kernel, sizeof(c->kernel), "%.63s", u.release);
 	if (sscanf(u.release, "%d.%d", &c->kmajor, &c->kminor) != 2)
 		c->kmajor = c->kminor = 0;
 	c->root = nn_caps_ok();
