@@ -220,7 +220,7 @@ int hl_load(struct hr_ctx *c, json_t *doc)
 	const struct hp_plan *p = c->plan;
 	struct hl_sess s = { .c = c, .t0 = hl_now() };
 	struct tap *t = c->tap;
-	char why[256], skip[256];
+	char why[256], skip[256], run[8];
 	const char *reason;
 	json_t *env = json_object();
 	int rc = 0;
@@ -235,11 +235,11 @@ int hl_load(struct hr_ctx *c, json_t *doc)
 		json_object_set_new(doc, "skipped", json_string(reason));
 		return 0;
 	}
-	if (nn_new_run(c->topo->run)) {
+	if (nn_new_run(run)) {
 		tap_bail(t, "no run id: %s", strerror(errno));
 		return -1;
 	}
-	if (nn_up(c->topo, c->topo->run, c->topo->rxe, p->verbose ? stderr : NULL)) {
+	if (nn_up(c->topo, run, c->topo->rxe, p->verbose ? stderr : NULL)) {
 		tap_bail(t, "topology %s could not be brought up (see stderr)", p->topo_spec);
 		return -1;
 	}
