@@ -17,6 +17,7 @@ enum {
 	O_ROLE = 256, O_TRANSPORT, O_ADDR, O_PORT, O_PORTS, O_SIZE, O_TIMEOUT,
 	O_MODEL, O_SRV_THREADS, O_BACKLOG,
 	O_CLIENTS, O_FIRST_ID, O_MSGS, O_THINK, O_STAGGER, O_WORKERS, O_BIND,
+	O_CM, O_DEV, O_CQ, O_OP, O_SRQ, O_OOB_SESSION, O_TLS_CA, O_TLS_CERT, O_TLS_KEY,
 	O_HELP,
 };
 
@@ -38,6 +39,15 @@ static const struct option ag_longopts[] = {
 	{ "stagger-ms", required_argument, NULL, O_STAGGER },
 	{ "workers", required_argument, NULL, O_WORKERS },
 	{ "bind", required_argument, NULL, O_BIND },
+	{ "cm", required_argument, NULL, O_CM },
+	{ "dev", required_argument, NULL, O_DEV },
+	{ "cq", required_argument, NULL, O_CQ },
+	{ "op", required_argument, NULL, O_OP },
+	{ "srq", no_argument, NULL, O_SRQ },
+	{ "oob-session", required_argument, NULL, O_OOB_SESSION },
+	{ "tls-ca", required_argument, NULL, O_TLS_CA },
+	{ "tls-cert", required_argument, NULL, O_TLS_CERT },
+	{ "tls-key", required_argument, NULL, O_TLS_KEY },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -46,6 +56,8 @@ static const struct option ag_longopts[] = {
 static const int ag_server_only[] = { O_MODEL, O_SRV_THREADS, O_BACKLOG };
 static const int ag_client_only[] = { O_CLIENTS, O_FIRST_ID, O_MSGS, O_THINK,
 				      O_STAGGER, O_WORKERS, O_BIND };
+static const int ag_rc_only[] = { O_CM, O_DEV, O_CQ, O_OP, O_SRQ, O_OOB_SESSION,
+				  O_TLS_CA, O_TLS_CERT, O_TLS_KEY };
 
 void ag_usage(FILE *f)
 {
@@ -68,6 +80,14 @@ void ag_usage(FILE *f)
 		"  --stagger-ms D      delay between successive connect starts\n"
 		"  --workers W         round trips in flight across all connections (0 = all)\n"
 		"  --bind A            source address\n"
+		" --transport rc:\n"
+		"  --cm C              oob-tls (QPs exchanged over TLS 1.3, default) or rdmacm\n"
+		"  --dev NAME          RDMA device (default: the one holding the local address)\n"
+		"  --cq M              per-conn (send and recv CQ per QP, default) or shared\n"
+		"  --srq               one shared receive queue per agent\n"
+		"  --op O              send (SEND/RECV, default) or write (RDMA WRITE with immediate)\n"
+		"  --oob-session S     per-agent (one TLS session carries all, default) or per-conn\n"
+		"  --tls-ca F --tls-cert F --tls-key F   PEM files, required for oob-tls\n"
 		"  --help\n",
 		AG_DEF_PORT, AG_MAX_SIZE, AG_DEF_SIZE, AG_DEF_TIMEOUT, AG_DEF_BACKLOG,
 		AG_DEF_MSGS);
@@ -154,6 +174,24 @@ static int ag_check_role(const struct ag_opts *o, const uint8_t *seen,
 	return 0;
 }
 
+static int ag_check_rc(const struct ag_opts *o, const uint8_t *seen,
+		       char *err, size_t errlen)
+{
+	size_t i;
+
+	if (o->transport != AG_TR_RC) {
+		for (i = 0; i < sizeof(ag_rc_only) / sizeof(int); i++)
+			if (seen[ag_rc_only[i] - O_ROLE])
+				return ag_err(err, errlen, "--%s is an option of --transport rc",
+					      ag_optname(ag_rc_only[i]));
+		return 0;
+	}
+	if (o->cm == AG_CM_OOB_TLS && (!o->tls_ca || !o->tls_cert || !o->tls_key))
+		return ag_err(err, errlen,
+			      "--cm oob-tls needs --tls-ca, --tls-cert and --tls-key");
+	return 0;
+}
+
 static int ag_one(struct ag_opts *o, int c, const char *arg, char *err, size_t errlen)
 {
 	uint32_t *u = NULL, lo = 0, hi = UINT32_MAX;
@@ -191,6 +229,54 @@ static int ag_one(struct ag_opts *o, int c, const char *arg, char *err, size_t e
 		if (ag_ipv4(arg, &o->bind, o->bind_str))
 			goto bad;
 		o->has_bind = true;
+		return 0;
+	case O_CM:
+		if (!strcmp(arg, "oob-tls"))
+			o->cm = AG_CM_OOB_TLS;
+		else if (!strcmp(arg, "rdmacm"))
+			o->cm = AG_CM_RDMACM;
+		else
+			goto bad;
+		return 0;
+	case O_CQ:
+		if (!strcmp(arg, "per-conn"))
+			o->cq = AG_CQ_PER_CONN;
+		else if (!strcmp(arg, "shared"))
+			o->cq = AG_CQ_SHARED;
+		else
+			goto bad;
+		return 0;
+	case O_OP:
+		if (!strcmp(arg, "send"))
+			o->op = AG_OP_SEND;
+		else if (!strcmp(arg, "write"))
+			o->op = AG_OP_WRITE;
+		else
+			goto bad;
+		return 0;
+	case O_OOB_SESSION:
+		if (!strcmp(arg, "per-agent"))
+			o->oob_session = AG_OOB_PER_AGENT;
+		else if (!strcmp(arg, "per-conn"))
+			o->oob_session = AG_OOB_PER_CONN;
+		else
+			goto bad;
+		return 0;
+	case O_SRQ:
+		o->srq = true;
+		return 0;
+	case O_DEV:
+		/* IB_DEVICE_NAME_MAX is 64 */
+		if (!*arg || strlen(arg) > 63)
+			goto bad;
+		o->dev = arg;
+		return 0;
+	case O_TLS_CA:
+	case O_TLS_CERT:
+	case O_TLS_KEY:
+		if (!*arg)
+			goto bad;
+		*(c == O_TLS_CA ? &o->tls_ca : c == O_TLS_CERT ? &o->tls_cert : &o->tls_key) = arg;
 		return 0;
 	case O_PORT: u = &o->port; lo = 1; hi = 65535; break;
 	case O_PORTS: u = &o->ports; lo = 1; hi = 65535; break;
@@ -252,6 +338,8 @@ int ag_opts_parse(struct ag_opts *o, int argc, char **argv, char *err, size_t er
 	if (o->transport == AG_TR_NONE)
 		return ag_err(err, errlen, "--transport is required");
 	if (ag_check_role(o, seen, err, errlen))
+		return -1;
+	if (ag_check_rc(o, seen, err, errlen))
 		return -1;
 	if (o->port + o->ports - 1 > 65535)
 		return ag_err(err, errlen, "--port %u with --ports %u goes past 65535",

@@ -15,6 +15,11 @@
 enum ag_role { AG_ROLE_NONE, AG_ROLE_SERVER, AG_ROLE_CLIENT };
 enum ag_transport { AG_TR_NONE, AG_TR_TCP, AG_TR_RC };
 enum ag_model { AG_MODEL_EVENT, AG_MODEL_THREAD };
+/* --transport rc only */
+enum ag_cm { AG_CM_OOB_TLS, AG_CM_RDMACM };
+enum ag_cq { AG_CQ_PER_CONN, AG_CQ_SHARED };
+enum ag_op { AG_OP_SEND, AG_OP_WRITE };
+enum ag_oob_session { AG_OOB_PER_AGENT, AG_OOB_PER_CONN };
 
 #define AG_EXIT_USAGE 2
 
@@ -50,6 +55,14 @@ struct ag_opts {
 	bool has_bind;
 	struct in_addr bind;
 	char bind_str[INET_ADDRSTRLEN];
+	/* --transport rc */
+	enum ag_cm cm;
+	enum ag_cq cq;
+	enum ag_op op;
+	enum ag_oob_session oob_session;
+	bool srq;
+	const char *dev;	/* NULL: the device holding the local address */
+	const char *tls_ca, *tls_cert, *tls_key;	/* point into argv */
 };
 
 /*
