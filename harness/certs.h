@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * certs: a throwaway PKI for one run of the oob-tls connection manager.
+ *
+ * hc_certs_make(dir) writes, with fresh EC P-256 keys and one day of validity:
+ *   dir/ca.pem                   self-signed CA (basicConstraints CA:TRUE, keyCertSign)
+ *   dir/server.pem, server.key   CN and DNS SAN HC_SERVER_NAME, EKU serverAuth
+ *   dir/client.pem, client.key   CN HC_CLIENT_NAME, EKU clientAuth
+ * hc_certs_make_rogue(dir) writes a second, unrelated CA and a client signed by it:
+ *   dir/rogue-ca.pem, dir/rogue-client.pem, dir/rogue-client.key
+ * A server trusting dir/ca.pem must refuse the rogue client.
+ *
+ * Private keys are created mode 0600. Existing files are replaced. Returns 0, or
+ * -1 with "<call> <file>: <why>" in err.
+ */
+#ifndef RDC_HARNESS_CERTS_H
+#define RDC_HARNESS_CERTS_H
+
+#include <stddef.h>
+
+/* the name agents check in the server certificate (SSL_set1_host) */
+#define HC_SERVER_NAME "rdmacap-server"
+#define HC_CLIENT_NAME "rdmacap-client"
+
+int hc_certs_make(const char *dir, char *err, size_t len);
+int hc_certs_make_rogue(const char *dir, char *err, size_t len);
+
+#endif
