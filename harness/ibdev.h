@@ -32,7 +32,7 @@ struct ibd_info {
 
 	/* port 1 */
 	int port_state;            /* enum ibv_port_state */
-	const char *port_state_str; /* ibv_port_state_str(): "PORT_ACTIVE", ... */
+	const char *port_state_str; /* ibv_port_state_str(): "active", "down", ... */
 	int active_mtu;            /* bytes: 256 .. 4096, 0 if unknown */
 	int gid_tbl_len;
 	char netdev[IBD_IFNAME_MAX]; /* "" when the port has no netdev */

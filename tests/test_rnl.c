@@ -364,7 +364,22 @@ static bool t_str(const char *text, const char *key, const char *want)
 	size_t n = strlen(want);
 
 	if (!v || strncmp(v, want, n) || (v[n] && v[n] != ' ' && v[n] != '\n')) {
-		printf("# %s: ibd %s, ibv_devinfo %.24s\n", key, want, v ? v : "(none)");
+		printf("# %s: ibd %s, ibv_devinfo %.*s\n", key, want,
+		       v ? (int)strcspn(v, "\n") : 6, v ? v : "(none)");
+		return false;
+	}
+	return true;
+}
+
+/* ibv_devinfo prints enums as "NAME (value)": compare the value. */
+static bool t_enum(const char *text, const char *key, int want)
+{
+	const char *v = t_field(text, key);
+	const char *p = v ? strchr(v, '(') : NULL;
+
+	if (!p || p > v + strcspn(v, "\n") || atoi(p + 1) != want) {
+		printf("# %s: ibd %d, ibv_devinfo %.*s\n", key, want,
+		       v ? (int)strcspn(v, "\n") : 6, v ? v : "(none)");
 		return false;
 	}
 	return true;
@@ -429,7 +444,7 @@ static void t_ibd(struct t_ctx *t)
 	       d->active_mtu, d->netdev, d->gid_tbl_len, d->roce4_gid_index, d->roce4_addr);
 	snprintf(mtu, sizeof(mtu), "%d", d->active_mtu);
 	ok = t_str(t_out, "node_guid", d->node_guid_str) &&
-	     t_str(t_out, "state", d->port_state_str) && t_str(t_out, "active_mtu", mtu) &&
+	     t_enum(t_out, "state", d->port_state) && t_str(t_out, "active_mtu", mtu) &&
 	     t_num(t_out, "gid_tbl_len", d->gid_tbl_len) &&
 	     (!netdev || !strcmp(netdev, d->netdev));
 	t_result(t, ok, "ibd_list guid, port state, mtu, netdev equal ibv_devinfo -v");
