@@ -1,0 +1,358 @@
+#!/bin/bash
+# suites/vm/rxe-smoke.sh: does real Soft-RoCE work on this kernel? kselftest-style
+# TAP on stdout, exit 0 pass / 1 fail / 4 skip. Meant to run as root inside the rxe
+# VM:  vm/run -- suites/vm/rxe-smoke.sh
+#
+# pair: two namespaces joined by a veth, an rxe link on each end inside its
+#       namespace (Linux >= 7.1; SKIPs with the reason before that)
+# loop: one rxe device in init_net talking to itself (any kernel with rdma_rxe)
+# Each runs rdma-core's own ibv_rc_pingpong -g 1, watches the RDMA resource counters
+# (rdma -j resource show) rise during the run and return to their baseline after it,
+# and tears down rxe links first, then the veth, then the namespaces.
+#
+# The topo_* functions are the only place that builds or removes topology, so they
+# can later become "rdmacap up --topology pair --rxe" / "rdmacap down".
+set -u
+
+# Everything created here starts with rdcsmk; the pid keeps parallel runs apart.
+pfx=rdcsmk$$
+port=18515
+pp_iters=${RXE_SMOKE_ITERS:-2000}
+work=
+bg_pids=()
+
+# --- TAP -------------------------------------------------------------------------
+n=0 npass=0 nfail=0 nskip=0
+
+t_pass() { n=$((n + 1)); npass=$((npass + 1)); echo "ok $n $1"; }
+t_fail() { n=$((n + 1)); nfail=$((nfail + 1)); echo "not ok $n $1"; }
+t_skip() { n=$((n + 1)); nskip=$((nskip + 1)); echo "ok $n $1 # SKIP $2"; }
+t_diag() { echo "# $*"; }
+t_res() { if [ "$1" = 0 ]; then t_pass "$2"; else t_fail "$2"; fi; }
+
+skip_all() {
+	echo "TAP version 13"
+	echo "1..0 # SKIP $*"
+	exit 4
+}
+
+# Shows the tail of a failed step's output as diagnostics.
+t_log() {
+	[ -s "$1" ] && tail -n "${2:-15}" "$1" | sed 's/^/#   /'
+	return 0
+}
+
+finish() {
+	echo "# Totals: pass:$npass fail:$nfail xfail:0 xpass:0 skip:$nskip error:0"
+	[ "$nfail" = 0 ] || exit 1
+	[ "$npass" != 0 ] || exit 4
+	exit 0
+}
+
+# --- helpers ---------------------------------------------------------------------
+now() { echo "$EPOCHREALTIME"; }
+
+# Seconds from $1 to $2 (both $EPOCHREALTIME), to 0.001 s.
+dt() {
+	local d=$(((${2/./} - ${1/./}) / 1000))
+	printf '%d.%03d' $((d / 1000)) $((d % 1000))
+}
+
+# Polls CMD every 0.1 s until it succeeds, at most $1 tries.
+wait_for() {
+	local tries=$1 i
+	shift
+	for ((i = 0; i < tries; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+kernel_has_netns_rxe() {
+	local maj min rest
+	IFS=. read -r maj min rest <<<"$(uname -r)"
+	[ "$maj" -gt 7 ] || { [ "$maj" = 7 ] && [ "${min%%[!0-9]*}" -ge 1 ]; }
+}
+
+# shellcheck disable=SC2317 # called through wait_for
+rdma_dev_gone() { [ ! -e "/sys/class/infiniband/$1" ]; }
+ns_gone() { ! ip netns list | grep -q "^$1\b"; }
+# in_ns NS CMD...: CMD inside namespace NS, or in init_net when NS is empty.
+in_ns() {
+	local ns=$1
+	shift
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" "$@"
+	else
+		"$@"
+	fi
+}
+
+# shellcheck disable=SC2317 # called through wait_for
+udp4791_in() { in_ns "$1" ss -Huln 'sport = :4791' | grep -q .; }
+# shellcheck disable=SC2317 # called through wait_for
+tcp_listens() { in_ns "$1" ss -Htln "sport = :$2" | grep -q .; }
+
+# "dev=qp,cq,pd,mr,ctx" for each rdcsmk device, from the kernel's resource tracking.
+res_snapshot() {
+	rdma -j resource show |
+		jq -r --arg p "$pfx" '.[] | select(.ifname | startswith($p)) |
+			"\(.ifname)=\(.qp),\(.cq),\(.pd),\(.mr),\(.ctx)"' | sort
+}
+
+# Leftovers of this run: rxe links, links, namespaces with our prefix.
+leftovers() {
+	{
+		rdma -j link show | jq -r '.[].ifname' | sed 's/\/.*//'
+		ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//'
+		ip netns list | awk '{print $1}'
+	} | grep "^$pfx" || true
+}
+
+# --- topology: pair (one namespace per side) -------------------------------------
+PAIR_NS_A=${pfx}a PAIR_NS_B=${pfx}b
+PAIR_VETH_A=${pfx}va PAIR_VETH_B=${pfx}vb
+PAIR_DEV_A=${pfx}ra PAIR_DEV_B=${pfx}rb
+PAIR_ADDR_A=10.231.0.1 PAIR_ADDR_B=10.231.0.2
+
+topo_pair_up() {
+	ip netns add "$PAIR_NS_A" &&
+		ip netns add "$PAIR_NS_B" &&
+		ip link add "$PAIR_VETH_A" netns "$PAIR_NS_A" type veth \
+			peer name "$PAIR_VETH_B" netns "$PAIR_NS_B" &&
+		ip -n "$PAIR_NS_A" addr add "$PAIR_ADDR_A/24" dev "$PAIR_VETH_A" &&
+		ip -n "$PAIR_NS_B" addr add "$PAIR_ADDR_B/24" dev "$PAIR_VETH_B" &&
+		ip -n "$PAIR_NS_A" link set lo up &&
+		ip -n "$PAIR_NS_B" link set lo up &&
+		ip -n "$PAIR_NS_A" link set "$PAIR_VETH_A" up &&
+		ip -n "$PAIR_NS_B" link set "$PAIR_VETH_B" up &&
+		ip netns exec "$PAIR_NS_A" rdma link add "$PAIR_DEV_A" type rxe netdev "$PAIR_VETH_A" &&
+		ip netns exec "$PAIR_NS_B" rdma link add "$PAIR_DEV_B" type rxe netdev "$PAIR_VETH_B"
+}
+
+# Links first and wait for rxe's asynchronous unregister, then the veth, then the
+# namespaces: deleting a namespace under a live rxe link races in the kernel.
+topo_pair_down() {
+	local rc=0 ns pid
+	for ns in "$PAIR_NS_A:$PAIR_DEV_A" "$PAIR_NS_B:$PAIR_DEV_B"; do
+		[ -e "/sys/class/infiniband/${ns#*:}" ] || continue
+		ip netns exec "${ns%%:*}" rdma link delete "${ns#*:}" || rc=1
+		wait_for 50 rdma_dev_gone "${ns#*:}" || rc=1
+	done
+	if ip netns list | grep -q "^$PAIR_NS_A\b"; then
+		ip -n "$PAIR_NS_A" link del "$PAIR_VETH_A" 2>/dev/null
+	fi
+	for ns in "$PAIR_NS_A" "$PAIR_NS_B"; do
+		ns_gone "$ns" && continue
+		for pid in $(ip netns pids "$ns"); do
+			kill "$pid" 2>/dev/null
+		done
+		ip netns del "$ns" || rc=1
+		wait_for 50 ns_gone "$ns" || rc=1
+	done
+	return $rc
+}
+
+# --- topology: loop (one device in init_net) ------------------------------------
+LOOP_VETH=${pfx}la LOOP_PEER=${pfx}lb LOOP_DEV=${pfx}rl LOOP_ADDR=10.232.0.1
+
+topo_loop_up() {
+	# rxe's port is up only while its netdev has carrier: a veth needs both ends up.
+	ip link add "$LOOP_VETH" type veth peer name "$LOOP_PEER" &&
+		ip addr add "$LOOP_ADDR/24" dev "$LOOP_VETH" &&
+		ip link set "$LOOP_VETH" up &&
+		ip link set "$LOOP_PEER" up &&
+		rdma link add "$LOOP_DEV" type rxe netdev "$LOOP_VETH"
+}
+
+topo_loop_down() {
+	local rc=0
+	if [ -e "/sys/class/infiniband/$LOOP_DEV" ]; then
+		rdma link delete "$LOOP_DEV" || rc=1
+		wait_for 50 rdma_dev_gone "$LOOP_DEV" || rc=1
+	fi
+	if ip link show "$LOOP_VETH" >/dev/null 2>&1; then
+		ip link del "$LOOP_VETH" || rc=1
+	fi
+	return $rc
+}
+
+# --- the ping-pong, watched through the resource counters --------------------------
+# peaked BASE SEEN DEV...: true when, for every DEV, some snapshot in SEEN has k more
+# QPs, CQs, MRs and contexts than BASE, k being how often DEV is listed: each
+# ping-pong side holds one of each, and in the loop case both sides share a device.
+peaked() {
+	local base=$1 seen=$2 d k
+	shift 2
+	for d in $(printf '%s\n' "$@" | sort -u); do
+		k=$(printf '%s\n' "$@" | grep -cx "$d")
+		grep "^$d=" <<<"$seen" | awk -F'[=,]' -v k="$k" -v b="$(grep "^$d=" <<<"$base")" '
+			BEGIN { split(b, x, /[=,]/) }
+			$2 >= x[2] + k && $3 >= x[3] + k && $5 >= x[5] + k && $6 >= x[6] + k { ok = 1 }
+			END { exit !ok }' || return 1
+	done
+}
+
+pingpong() {
+	local name=$1 sns=$2 sdev=$3 cns=$4 cdev=$5 addr=$6
+	local base peak_ok=1 snap seen='' t0 t1 spid cpid src=0 crc=0 usec after d
+	base=$(res_snapshot)
+	t_diag "$name: counters before (dev=qp,cq,pd,mr,ctx): ${base//$'\n'/ }"
+	t0=$(now)
+	in_ns "$sns" timeout 60 ibv_rc_pingpong -d "$sdev" -g 1 -p "$port" -n "$pp_iters" \
+		>"$work/$name.srv" 2>&1 &
+	spid=$!
+	bg_pids+=("$spid")
+	# The client gives up at once if nobody listens yet.
+	wait_for 100 tcp_listens "$sns" "$port" ||
+		t_diag "$name: server not listening on TCP $port after 10 s"
+	in_ns "$cns" timeout 60 ibv_rc_pingpong -d "$cdev" -g 1 -p "$port" -n "$pp_iters" "$addr" \
+		>"$work/$name.cli" 2>&1 &
+	cpid=$!
+	bg_pids+=("$cpid")
+	# Sample until both devices show the ping-pong's resources, then leave the CPUs
+	# to it: sampling all along slowed the loop case from ~0.4 ms to ~9 ms per iter.
+	while kill -0 "$cpid" 2>/dev/null || kill -0 "$spid" 2>/dev/null; do
+		snap=$(res_snapshot)
+		[ "$snap" = "$base" ] || seen="$seen"$'\n'"$snap"
+		peaked "$base" "$seen" "$sdev" "$cdev" && break
+		sleep 0.1
+	done
+	wait "$spid" || src=$?
+	wait "$cpid" || crc=$?
+	bg_pids=()
+	t1=$(now)
+	usec=$(sed -n 's/.* = \([0-9.]*\) usec\/iter$/\1/p' "$work/$name.cli")
+	t_diag "pingpong_wall_s=$(dt "$t0" "$t1") iters=$pp_iters usec_per_iter=${usec:-none}"
+	if [ "$src" = 0 ] && [ "$crc" = 0 ] && [ -n "$usec" ]; then
+		t_pass "$name: ibv_rc_pingpong -g 1"
+	else
+		t_diag "server exit $src, client exit $crc"
+		t_log "$work/$name.srv"
+		t_log "$work/$name.cli"
+		t_fail "$name: ibv_rc_pingpong -g 1"
+	fi
+	peaked "$base" "$seen" "$sdev" "$cdev" || peak_ok=0
+	t_diag "$name: counters seen during: $(echo "$seen" | sort -u | sed '/^$/d' | tr '\n' ' ')"
+	t_res $((1 - peak_ok)) "$name: QP, CQ, MR and context counted while running"
+	after=$(res_snapshot)
+	t_diag "$name: counters after: ${after//$'\n'/ }"
+	[ "$after" = "$base" ] && [ -n "$base" ]
+	t_res $? "$name: counters back at baseline"
+}
+
+# shellcheck disable=SC2317 # runs from the EXIT trap
+cleanup() {
+	local p
+	for p in "${bg_pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	topo_pair_down >/dev/null 2>&1
+	topo_loop_down >/dev/null 2>&1
+	[ -z "$work" ] || rm -rf -- "$work"
+}
+
+# --- main --------------------------------------------------------------------------
+probe() {
+	local c
+	[ "$(id -u)" = 0 ] || skip_all "needs root"
+	for c in ip rdma ss jq timeout ibv_rc_pingpong modprobe modinfo; do
+		command -v "$c" >/dev/null || skip_all "$c not found"
+	done
+	modinfo rdma_rxe >/dev/null 2>&1 || skip_all "module rdma_rxe not found (kernel $(uname -r))"
+}
+
+run_pair() {
+	local t0 t1 rc
+	if ! kernel_has_netns_rxe; then
+		for d in "up" "UDP 4791 listens in each namespace" "ibv_rc_pingpong -g 1" \
+			"QP, CQ, MR and context counted while running" "counters back at baseline" \
+			"teardown leaves nothing"; do
+			t_skip "pair: $d" "rxe inside network namespaces needs Linux >= 7.1, have $(uname -r)"
+		done
+		return
+	fi
+	t0=$(now)
+	topo_pair_up >"$work/pair.up" 2>&1
+	rc=$?
+	t1=$(now)
+	t_diag "pair_up_s=$(dt "$t0" "$t1")"
+	[ $rc = 0 ] || t_log "$work/pair.up"
+	t_res $rc "pair: up ($PAIR_DEV_A in $PAIR_NS_A, $PAIR_DEV_B in $PAIR_NS_B)"
+	if [ $rc = 0 ]; then
+		udp4791_in "$PAIR_NS_A" && udp4791_in "$PAIR_NS_B"
+		t_res $? "pair: UDP 4791 listens in each namespace"
+		pingpong pair "$PAIR_NS_A" "$PAIR_DEV_A" "$PAIR_NS_B" "$PAIR_DEV_B" "$PAIR_ADDR_A"
+	else
+		for d in "UDP 4791 listens in each namespace" "ibv_rc_pingpong -g 1" \
+			"QP, CQ, MR and context counted while running" "counters back at baseline"; do
+			t_skip "pair: $d" "pair topology did not come up"
+		done
+	fi
+	t0=$(now)
+	topo_pair_down >"$work/pair.down" 2>&1
+	rc=$?
+	t1=$(now)
+	t_diag "pair_down_s=$(dt "$t0" "$t1")"
+	t_diag "leftovers: $(leftovers | tr '\n' ' ')"
+	[ $rc = 0 ] && [ -z "$(leftovers)" ]
+	rc=$?
+	[ $rc = 0 ] || t_log "$work/pair.down"
+	t_res $rc "pair: teardown leaves nothing"
+}
+
+run_loop() {
+	local t0 t1 rc
+	t0=$(now)
+	topo_loop_up >"$work/loop.up" 2>&1
+	rc=$?
+	t1=$(now)
+	t_diag "loop_up_s=$(dt "$t0" "$t1")"
+	[ $rc = 0 ] || t_log "$work/loop.up"
+	t_res $rc "loop: up ($LOOP_DEV on $LOOP_VETH in init_net)"
+	if [ $rc = 0 ]; then
+		pingpong loop "" "$LOOP_DEV" "" "$LOOP_DEV" 127.0.0.1
+	else
+		for d in "ibv_rc_pingpong -g 1" "QP, CQ, MR and context counted while running" \
+			"counters back at baseline"; do
+			t_skip "loop: $d" "loop topology did not come up"
+		done
+	fi
+	t0=$(now)
+	topo_loop_down >"$work/loop.down" 2>&1
+	rc=$?
+	t1=$(now)
+	t_diag "loop_down_s=$(dt "$t0" "$t1")"
+	[ $rc = 0 ] && [ -z "$(leftovers)" ]
+	rc=$?
+	[ $rc = 0 ] || t_log "$work/loop.down"
+	t_res $rc "loop: teardown leaves nothing"
+}
+
+main() {
+	local t0 t1 rc
+	probe
+	work=$(mktemp -d "${TMPDIR:-/tmp}/rdcsmk.XXXXXX") || skip_all "mktemp failed"
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+	echo "TAP version 13"
+	echo "1..12"
+	t_diag "kernel=$(uname -r)"
+	t0=$(now)
+	modprobe -a rdma_rxe ib_uverbs rdma_ucm veth >"$work/modprobe" 2>&1
+	rc=$?
+	t1=$(now)
+	t_diag "modprobe_s=$(dt "$t0" "$t1")"
+	t_log "$work/modprobe"
+	t_res $rc "modules load (rdma_rxe ib_uverbs rdma_ucm veth)"
+	if [ $rc != 0 ]; then
+		echo "Bail out! modules did not load"
+		finish
+	fi
+	run_pair
+	run_loop
+	finish
+}
+
+main "$@"
