@@ -127,7 +127,7 @@ check "unknown --frob exits 2 with usage naming it" \
 	test "$rc" = 2 -a -n "$(grep "unrecognized option '--frob'" "$T/e2")" \
 	-a -n "$(grep '^usage:' "$T/e2")"
 rc=0
-"$AGENT" --role client --transport rc 2>"$T/e3" || rc=$?
+"$AGENT" --role client --transport rc --cm rdmacm 2>"$T/e3" || rc=$?
 check "--transport rc exits 2: not built yet" test "$rc" = 2 -a -n "$(grep 'not built yet' "$T/e3")"
 rc=0
 "$AGENT" --role server --transport tcp --clients 3 2>"$T/e4" || rc=$?

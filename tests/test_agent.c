@@ -459,7 +459,7 @@ static void test_opts(void)
 	     o.size == 1048576 && o.timeout_s == 5 && o.model == AG_MODEL_THREAD &&
 	     o.server_threads == 3 && o.backlog == 128,
 	     "opts: full server line parses (%s)", err);
-	r = t_parse(&o, err, "--role client --transport rc --clients 50000 --first-id 7 "
+	r = t_parse(&o, err, "--role client --transport rc --cm rdmacm --clients 50000 --first-id 7 "
 		    "--msgs 0 --think-ms 10 --stagger-ms 2 --workers 16 --bind 127.0.0.9");
 	t_ok(!r && o.role == AG_ROLE_CLIENT && o.transport == AG_TR_RC &&
 	     o.clients == 50000 && o.first_id == 7 && !o.msgs && o.think_ms == 10 &&
