@@ -82,8 +82,9 @@ json_t *hj_point(const struct hr_point *pt, const char *verdict)
 							pt->causes[i].errname, "errno",
 							pt->causes[i].err, "count",
 							(json_int_t)pt->causes[i].count));
-	o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:o}", "clients",
-		      (json_int_t)pt->clients, "agents", (json_int_t)pt->agents, "ports",
+	o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:o}", "clients",
+		      (json_int_t)pt->clients, "agents", (json_int_t)pt->agents, "servers",
+		      (json_int_t)pt->servers, "ports",
 		      (json_int_t)pt->ports, "connected", (json_int_t)pt->connected, "failed",
 		      (json_int_t)pt->failed, "unsettled", (json_int_t)pt->unsettled, "connect_pct",
 		      pt->connect_pct, "success_pct", pt->success_pct, "t_connect_s", pt->t_connect_s,
@@ -103,8 +104,8 @@ json_t *hj_point(const struct hr_point *pt, const char *verdict)
 				      (json_int_t)pt->srv_threads, "accepted",
 				      (json_int_t)pt->srv_accepted, "drops", (json_int_t)pt->srv_drops,
 				      "tcp_inuse_peak", (json_int_t)pt->tcp_inuse_peak,
-				      "tcp_mem_pages_peak", (json_int_t)pt->tcp_mem_peak_pg,
-				      "kern_tcp_bytes_per_conn", pt->kern_bytes_per_conn));
+				      "slab_kb_delta", (json_int_t)(pt->slab_peak_kb - pt->slab_base_kb),
+				      "kern_slab_bytes_per_conn", pt->kern_bytes_per_conn));
 	json_object_set_new(o, "agents_total",
 			    json_pack("{s:I, s:I, s:I, s:I, s:I}", "rss_kb", (json_int_t)pt->cli_rss_kb,
 				      "rss_kb_max", (json_int_t)pt->cli_rss_max_kb, "threads",

@@ -42,8 +42,8 @@ struct hr_run {
 	struct hr_ctx *c;
 	struct hr_point *pt;
 	int ep, tfd;
-	struct ha_agent *ag; /* [0] server, [1..P] clients */
-	long nag;
+	struct ha_agent *ag; /* [0, nsrv) servers, [nsrv, nag) clients */
+	long nag, nsrv, srv_exited;
 	pid_t *pid_of;       /* hash: pid -> agent index + 1 */
 	size_t pid_cap;
 	uint8_t *st;         /* per client id */
@@ -55,7 +55,7 @@ struct hr_run {
 	long n_connected_agents, n_result_agents, n_hello;
 	struct hs_res res_now;
 	int phase;           /* 0 start, 1 connect, 2 traffic, 3 stop */
-	char srv_port[16];
+	long port;           /* first server port */
 };
 
 static double hr_now(void)
@@ -183,9 +183,9 @@ static void hr_result(struct hr_run *r, struct ha_agent *a, const struct rec *rc
 	a->result = true;
 	if (a->server) {
 		if (!rec_u64(rc, "accepted", &v))
-			pt->srv_accepted = (long)v;
+			pt->srv_accepted += (long)v;
 		if (!rec_u64(rc, "dropped", &v))
-			pt->srv_drops = (long)v;
+			pt->srv_drops += (long)v;
 		return;
 	}
 	r->n_result_agents++;
@@ -247,8 +247,11 @@ static int hr_line(void *ctx, struct ha_agent *a, char *line)
 	} else if (!strcmp(rc.type, "bye")) {
 		a->bye = true;
 	} else if (!strcmp(rc.type, "drop")) {
-		fprintf(stderr, "rdmacap: server dropped %s: %s\n", hr_str(&rc, "peer", "?"),
-			hr_str(&rc, "reason", "?"));
+		/* the server side of a failure: often the real cause of a client's EOF */
+		hr_fail_add(r, -1, "server", 0, hr_str(&rc, "reason", "?"));
+		if (r->c->plan->verbose)
+			fprintf(stderr, "rdmacap: server dropped %s: %s\n", hr_str(&rc, "peer", "?"),
+				hr_str(&rc, "reason", "?"));
 	} else if (!strcmp(rc.type, "error")) {
 		fprintf(stderr, "rdmacap: agent %d: %s: %s\n", a->idx, hr_str(&rc, "call", "?"),
 			hr_str(&rc, "err", "?"));
@@ -284,6 +287,7 @@ static void hr_reap(struct hr_run *r)
 			continue;
 		ha_status_str(status, st, sizeof(st));
 		if (a->server) {
+			r->srv_exited++;
 			if (r->phase < 3 && !r->pt->why[0])
 				snprintf(r->pt->why, sizeof(r->pt->why), "server agent %s", st);
 			continue;
@@ -328,9 +332,11 @@ static void hr_tick(struct hr_run *r)
 		return;
 	x.t_ms = (uint32_t)((hr_now() - r->t_start) * 1000);
 	x.connected = (uint32_t)r->nconn_ok;
-	if (!hx_proc_read(r->ag[0].pid, false, &p)) {
-		x.srv_rss_kb = (uint32_t)p.rss_kb;
-		x.srv_threads = (uint32_t)p.threads;
+	for (long i = 0; i < r->nsrv; i++) {
+		if (hx_proc_read(r->ag[i].pid, false, &p))
+			continue;
+		x.srv_rss_kb += (uint32_t)p.rss_kb;
+		x.srv_threads += (uint32_t)p.threads;
 	}
 	if (r->c->sampler && hs_has_res(r->c->sampler) && !hs_res_read(r->c->sampler, &r->res_now))
 		x.res = r->res_now;
@@ -386,12 +392,15 @@ static int hr_loop(struct hr_run *r, bool (*done)(struct hr_run *), double deadl
 
 static bool hr_srv_hello(struct hr_run *r)
 {
-	return r->ag[0].hello || r->ag[0].exited;
+	for (long i = 0; i < r->nsrv; i++)
+		if (!r->ag[i].hello && !r->ag[i].exited)
+			return false;
+	return true;
 }
 
 static bool hr_all_hello(struct hr_run *r)
 {
-	for (long i = 1; i < r->nag; i++)
+	for (long i = r->nsrv; i < r->nag; i++)
 		if (!r->ag[i].hello && !r->ag[i].exited)
 			return false;
 	return true;
@@ -399,17 +408,17 @@ static bool hr_all_hello(struct hr_run *r)
 
 static bool hr_all_connected(struct hr_run *r)
 {
-	return r->n_connected_agents >= r->nag - 1 || r->ag[0].exited;
+	return r->n_connected_agents >= r->nag - r->nsrv || r->srv_exited;
 }
 
 static bool hr_all_results(struct hr_run *r)
 {
-	return r->n_result_agents >= r->nag - 1 || r->ag[0].exited;
+	return r->n_result_agents >= r->nag - r->nsrv || r->srv_exited;
 }
 
 static bool hr_clients_gone(struct hr_run *r)
 {
-	for (long i = 1; i < r->nag; i++)
+	for (long i = r->nsrv; i < r->nag; i++)
 		if (!r->ag[i].exited)
 			return false;
 	return true;
@@ -417,7 +426,7 @@ static bool hr_clients_gone(struct hr_run *r)
 
 static bool hr_server_gone(struct hr_run *r)
 {
-	return r->ag[0].exited;
+	return r->srv_exited >= r->nsrv;
 }
 
 /* --- argv --- */
@@ -455,116 +464,142 @@ static void hr_common_args(struct hr_run *r, struct hr_argv *a, const char *role
 	hr_arg(a, "--role=%s", role);
 	hr_arg(a, "--transport=%s", p->transport);
 	hr_arg(a, "--addr=%s", r->c->topo->srv.addr);
-	hr_arg(a, "--port=%s", r->srv_port);
-	hr_arg(a, "--ports=%ld", r->pt->ports);
 	hr_arg(a, "--size=%ld", p->size);
 	hr_arg(a, "--timeout=%ld", p->timeout_s);
 }
 
+static void hr_rc_args(struct hr_run *r, struct hr_argv *av, const struct nn_host *h)
+{
+	const struct hp_plan *p = r->c->plan;
+
+	if (strcmp(p->transport, "rc"))
+		return;
+	hr_arg(av, "--cm=%s", p->cm);
+	hr_arg(av, "--dev=%s", h->rxe);
+	hr_arg(av, "--cq=%s", p->cq);
+	hr_arg(av, "--op=%s", p->op);
+	if (p->srq)
+		hr_arg(av, "--srq");
+	hr_arg(av, "--oob-session=%s", p->oob_session);
+	if (p->tls_ca) {
+		hr_arg(av, "--tls-ca=%s", p->tls_ca);
+		hr_arg(av, "--tls-cert=%s", p->tls_cert);
+		hr_arg(av, "--tls-key=%s", p->tls_key);
+	}
+}
+
+static int hr_spawn(struct hr_run *r, long i, const char *ns, struct hr_argv *av, long nofile)
+{
+	struct ha_agent *a = &r->ag[i];
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+	char err[160];
+
+	if (ha_spawn(a, ns, av->v, nofile, err, sizeof(err))) {
+		snprintf(r->pt->why, sizeof(r->pt->why), "starting agent %ld: %s", i, err);
+		return -1;
+	}
+	hr_pid_put(r, a->pid, i);
+	if (epoll_ctl(r->ep, EPOLL_CTL_ADD, a->out_fd, &ev)) {
+		snprintf(r->pt->why, sizeof(r->pt->why), "epoll_ctl: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Server agents first (each owns ports/S consecutive ports), and only once all
+ * of them listen, the client agents (round-robin over the client hosts; client
+ * id uses port base + id % ports, so the servers share the load evenly).
+ */
 static int hr_start_agents(struct hr_run *r)
 {
 	const struct hp_plan *p = r->c->plan;
 	struct nn_topo *t = r->c->topo;
 	struct hr_point *pt = r->pt;
-	char err[160];
-	long P = pt->agents, per = pt->clients / P, extra = pt->clients % P, first = 0;
+	long S = r->nsrv, P = pt->agents, per = pt->clients / P, extra = pt->clients % P;
+	long m = pt->ports / S, first = 0;
 
-	for (long i = 0; i < r->nag; i++) {
-		struct ha_agent *a = &r->ag[i];
+	for (long i = 0; i < S; i++) {
 		struct hr_argv av = { 0 };
-		const char *ns;
-		long nofile;
 
-		a->idx = (int)i;
-		a->server = i == 0;
-		if (a->server) {
-			hr_common_args(r, &av, "server");
-			hr_arg(&av, "--server-model=%s", p->server_model);
-			hr_arg(&av, "--server-threads=%ld", p->server_threads);
-			ns = t->srv.ns;
-			nofile = pt->clients + 1024;
-		} else {
-			/* agents round-robin over the client hosts */
-			const struct nn_host *h = &t->cli[(i - 1) % t->nclients];
-
-			a->first = first;
-			a->n = per + (i - 1 < extra);
-			first += a->n;
-			hr_common_args(r, &av, "client");
-			hr_arg(&av, "--clients=%ld", a->n);
-			hr_arg(&av, "--first-id=%ld", a->first);
-			hr_arg(&av, "--msgs=%ld", p->msgs);
-			hr_arg(&av, "--think-ms=%ld", p->think_ms);
-			hr_arg(&av, "--stagger-ms=%ld", p->stagger_ms);
-			hr_arg(&av, "--workers=%ld", p->workers);
-			if (t->kind != NN_LOOP)
-				hr_arg(&av, "--bind=%s", h->addr);
-			ns = h->ns;
-			nofile = a->n + 1024;
-			pt->per_agent_nofile = nofile > pt->per_agent_nofile ? nofile : pt->per_agent_nofile;
-		}
-		if (!strcmp(p->transport, "rc")) {
-			const struct nn_host *h = a->server ? &t->srv : &t->cli[(i - 1) % t->nclients];
-
-			hr_arg(&av, "--cm=%s", p->cm);
-			hr_arg(&av, "--dev=%s", h->rxe);
-			hr_arg(&av, "--cq=%s", p->cq);
-			hr_arg(&av, "--op=%s", p->op);
-			if (p->srq)
-				hr_arg(&av, "--srq");
-			hr_arg(&av, "--oob-session=%s", p->oob_session);
-			if (p->tls_ca) {
-				hr_arg(&av, "--tls-ca=%s", p->tls_ca);
-				hr_arg(&av, "--tls-cert=%s", p->tls_cert);
-				hr_arg(&av, "--tls-key=%s", p->tls_key);
-			}
-		}
-		if (ha_spawn(a, ns, av.v, nofile, err, sizeof(err))) {
-			snprintf(pt->why, sizeof(pt->why), "starting agent %ld: %s", i, err);
-			r->nag = i; /* only these exist */
+		r->ag[i].idx = (int)i;
+		r->ag[i].server = true;
+		hr_common_args(r, &av, "server");
+		hr_arg(&av, "--port=%ld", r->port + i * m);
+		hr_arg(&av, "--ports=%ld", m);
+		hr_arg(&av, "--server-model=%s", p->server_model);
+		hr_arg(&av, "--server-threads=%ld", p->server_threads);
+		hr_rc_args(r, &av, &t->srv);
+		if (hr_spawn(r, i, t->srv.ns, &av, pt->clients / S + 1024)) {
+			r->nag = i + (r->ag[i].pid > 0);
 			return -1;
 		}
-		hr_pid_put(r, a->pid, i);
-		{
-			struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+	}
+	if (hr_loop(r, hr_srv_hello, hr_now() + 15) || r->srv_exited) {
+		if (!pt->why[0])
+			snprintf(pt->why, sizeof(pt->why), "server agents did not start within 15 s");
+		r->nag = S;
+		return -1;
+	}
+	for (long i = S; i < r->nag; i++) {
+		const struct nn_host *h = &t->cli[(i - S) % t->nclients];
+		struct ha_agent *a = &r->ag[i];
+		struct hr_argv av = { 0 };
 
-			if (epoll_ctl(r->ep, EPOLL_CTL_ADD, a->out_fd, &ev)) {
-				snprintf(pt->why, sizeof(pt->why), "epoll_ctl: %s", strerror(errno));
-				r->nag = i + 1;
-				return -1;
-			}
-		}
-		/* the server must be listening before any client starts */
-		if (a->server) {
-			if (hr_loop(r, hr_srv_hello, hr_now() + 15) || !a->hello) {
-				if (!pt->why[0])
-					snprintf(pt->why, sizeof(pt->why),
-						 "server agent did not start within 15 s");
-				r->nag = 1;
-				return -1;
-			}
+		a->idx = (int)i;
+		a->first = first;
+		a->n = per + (i - S < extra);
+		first += a->n;
+		hr_common_args(r, &av, "client");
+		hr_arg(&av, "--port=%ld", r->port);
+		hr_arg(&av, "--ports=%ld", pt->ports);
+		hr_arg(&av, "--clients=%ld", a->n);
+		hr_arg(&av, "--first-id=%ld", a->first);
+		hr_arg(&av, "--msgs=%ld", p->msgs);
+		hr_arg(&av, "--think-ms=%ld", p->think_ms);
+		hr_arg(&av, "--stagger-ms=%ld", p->stagger_ms);
+		hr_arg(&av, "--workers=%ld", p->workers);
+		if (t->kind != NN_LOOP)
+			hr_arg(&av, "--bind=%s", h->addr);
+		hr_rc_args(r, &av, h);
+		if (a->n + 1024 > pt->per_agent_nofile)
+			pt->per_agent_nofile = a->n + 1024;
+		if (hr_spawn(r, i, h->ns, &av, a->n + 1024)) {
+			r->nag = i + (a->pid > 0);
+			return -1;
 		}
 	}
 	return 0;
 }
 
-/* The hard NOFILE limit an agent can get: what we may set as root, or our own. */
-static long hr_nofile_cap(void)
+/* CAP_SYS_RESOURCE (bit 24 of CapEff): may we raise a hard limit? */
+static bool hr_cap_sys_resource(void)
+{
+	char line[256];
+	bool yes = false;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long caps;
+
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			yes = caps & (1ull << 24);
+	}
+	fclose(f);
+	return yes;
+}
+
+/* The NOFILE hard limit an agent can get: fs.nr_open if we may raise it, else ours. */
+static long hr_nofile_cap(bool *raisable)
 {
 	struct rlimit rl;
-	FILE *f;
-	long nr_open = 0;
+	char v[32];
 
-	if (geteuid() == 0) {
-		f = fopen("/proc/sys/fs/nr_open", "re");
-		if (f) {
-			if (fscanf(f, "%ld", &nr_open) != 1)
-				nr_open = 0;
-			fclose(f);
-		}
-		if (nr_open > 0)
-			return nr_open;
-	}
+	*raisable = hr_cap_sys_resource();
+	if (*raisable && !nn_sysctl_get("", "fs.nr_open", v, sizeof(v)))
+		return atol(v);
 	if (getrlimit(RLIMIT_NOFILE, &rl))
 		return 1024;
 	return rl.rlim_max == RLIM_INFINITY ? 1L << 20 : (long)rl.rlim_max;
@@ -574,25 +609,36 @@ static void hr_layout(struct hr_run *r, long clients)
 {
 	const struct hp_plan *p = r->c->plan;
 	struct hr_point *pt = r->pt;
-	long hosts = r->c->topo->nclients, per_host, ports_auto, cap;
+	long hosts = r->c->topo->nclients, per_host, ports_auto, cap, per_proc;
+	bool raisable;
 
 	pt->clients = clients;
+	cap = hr_nofile_cap(&raisable);
+	pt->nofile_got = cap;
+	/* 1024 fds of slack for the process itself (pipes, epoll, listeners, TLS files) */
+	per_proc = cap > 2048 ? cap - 1024 : 1024;
+	per_proc = per_proc < HR_CONNS_PER_AGENT ? per_proc : HR_CONNS_PER_AGENT;
 	if (p->agents)
 		pt->agents = p->agents > clients ? clients : p->agents;
 	else {
-		pt->agents = (clients + HR_CONNS_PER_AGENT - 1) / HR_CONNS_PER_AGENT;
+		pt->agents = (clients + per_proc - 1) / per_proc;
 		if (pt->agents < hosts)
 			pt->agents = hosts > clients ? clients : hosts;
 	}
+	/* one server process can hold only what its fd limit allows */
+	r->nsrv = clients + 1024 > cap ? (clients + per_proc - 1) / per_proc : 1;
+	pt->servers = r->nsrv;
 	per_host = (clients + hosts - 1) / hosts;
 	ports_auto = (per_host + HR_CONNS_PER_PORT - 1) / HR_CONNS_PER_PORT;
-	pt->ports = p->ports ? p->ports : (ports_auto > 64 ? 64 : ports_auto);
-	cap = hr_nofile_cap();
-	pt->nofile_got = cap;
-	if (clients + 1024 > cap)
+	pt->ports = p->ports ? p->ports : ports_auto;
+	/* every server process owns the same number of ports */
+	pt->ports = (pt->ports + r->nsrv - 1) / r->nsrv * r->nsrv;
+	if (pt->ports > 64 * r->nsrv)
+		pt->ports = 64 * r->nsrv;
+	if (r->nsrv > 1)
 		snprintf(pt->capped, sizeof(pt->capped),
-			 "RLIMIT_NOFILE: the server needs %ld fds, at most %ld allowed", clients + 1024,
-			 cap);
+			 "RLIMIT_NOFILE hard limit %ld%s: server split over %ld processes", cap,
+			 raisable ? "" : " (no CAP_SYS_RESOURCE to raise it)", r->nsrv);
 }
 
 static void hr_peak(struct hr_run *r)
@@ -600,13 +646,17 @@ static void hr_peak(struct hr_run *r)
 	struct hr_point *pt = r->pt;
 	struct hx_proc p;
 
-	if (!hx_proc_read(r->ag[0].pid, true, &p)) {
-		pt->srv_rss_peak_kb = p.rss_kb;
-		pt->srv_fds = p.fds;
-		pt->srv_threads = p.threads;
+	pt->srv_rss_peak_kb = pt->srv_fds = pt->srv_threads = 0;
+	for (long i = 0; i < r->nsrv; i++) {
+		if (hx_proc_read(r->ag[i].pid, true, &p))
+			continue;
+		pt->srv_rss_peak_kb += p.rss_kb;
+		pt->srv_fds += p.fds;
+		pt->srv_threads += p.threads;
 	}
-	hx_sockstat(r->ag[0].pid, &pt->tcp_inuse_peak, &pt->tcp_mem_peak_pg);
-	for (long i = 1; i < r->nag; i++) {
+	hx_sockstat(r->ag[0].pid, &pt->tcp_inuse_peak, &(long){ 0 });
+	hx_slab_kb(&pt->slab_peak_kb);
+	for (long i = r->nsrv; i < r->nag; i++) {
 		if (hx_proc_read(r->ag[i].pid, true, &p))
 			continue;
 		pt->cli_rss_kb += p.rss_kb;
@@ -621,25 +671,23 @@ static void hr_peak(struct hr_run *r)
 
 static void hr_stop_all(struct hr_run *r)
 {
-	double soft;
-
 	r->phase = 3;
-	for (long i = 1; i < r->nag; i++) {
+	for (long i = r->nsrv; i < r->nag; i++) {
 		ha_send(&r->ag[i], "stop");
 		ha_close_in(&r->ag[i]);
 	}
-	soft = hr_now() + 10;
-	if (hr_loop(r, hr_clients_gone, soft))
-		for (long i = 1; i < r->nag; i++)
+	if (hr_loop(r, hr_clients_gone, hr_now() + 10))
+		for (long i = r->nsrv; i < r->nag; i++)
 			ha_kill(&r->ag[i], SIGKILL);
 	hr_loop(r, hr_clients_gone, hr_now() + 5);
-	if (r->nag) {
-		ha_send(&r->ag[0], "stop");
-		ha_close_in(&r->ag[0]);
-		if (hr_loop(r, hr_server_gone, hr_now() + 10))
-			ha_kill(&r->ag[0], SIGKILL);
-		hr_loop(r, hr_server_gone, hr_now() + 5);
+	for (long i = 0; i < r->nsrv && i < r->nag; i++) {
+		ha_send(&r->ag[i], "stop");
+		ha_close_in(&r->ag[i]);
 	}
+	if (hr_loop(r, hr_server_gone, hr_now() + 10))
+		for (long i = 0; i < r->nsrv && i < r->nag; i++)
+			ha_kill(&r->ag[i], SIGKILL);
+	hr_loop(r, hr_server_gone, hr_now() + 5);
 	/* drain what the agents wrote last (results, bye) */
 	for (long i = 0; i < r->nag; i++)
 		if (r->ag[i].out_fd >= 0)
@@ -710,16 +758,22 @@ static void hr_verdict(struct hr_run *r)
 	if (pt->connected) {
 		pt->srv_bytes_per_conn =
 			1024.0 * (double)(pt->srv_rss_peak_kb - pt->srv_rss_base_kb) / (double)pt->connected;
-		pt->kern_bytes_per_conn = 4096.0 * (double)(pt->tcp_mem_peak_pg - pt->tcp_mem_base_pg) /
+		pt->kern_bytes_per_conn = 1024.0 * (double)(pt->slab_peak_kb - pt->slab_base_kb) /
 					  (double)pt->connected;
 	}
 	if (pt->ncauses) {
 		int best = 0;
 
-		/* the first failure's cause names the limit; the counts say how common it is */
+		/*
+		 * The first failure's cause names the limit, unless the server reported
+		 * why it dropped peers: a client only sees the EOF of that.
+		 */
 		for (int i = 0; i < pt->ncauses; i++)
 			if (!strcmp(pt->causes[i].call, pt->fails[0].call) &&
 			    !strcmp(pt->causes[i].errname, pt->fails[0].errname))
+				best = i;
+		for (int i = pt->ncauses - 1; i >= 0; i--)
+			if (!strcmp(pt->causes[i].call, "server"))
 				best = i;
 		hr_explain(r->c, pt->causes[best].call, pt->causes[best].err, pt->causes[best].errname,
 			   pt->causes[best].count, pt->cause, sizeof(pt->cause));
@@ -764,7 +818,7 @@ static int hr_setup(struct hr_run *r, long clients)
 	ev = (struct epoll_event){ .events = EPOLLIN, .data.u32 = HR_EV_SIG };
 	if (epoll_ctl(r->ep, EPOLL_CTL_ADD, r->c->sigfd, &ev))
 		return -1;
-	r->nag = r->pt->agents + 1;
+	r->nag = r->pt->agents + r->nsrv;
 	r->ag = calloc((size_t)r->nag, sizeof(*r->ag));
 	for (r->pid_cap = 16; r->pid_cap < (size_t)r->nag * 2; r->pid_cap *= 2)
 		;
@@ -802,11 +856,9 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 	r.t_start = hr_now();
 	hr_layout(&r, clients);
 	pt->expect_msgs = (uint64_t)clients * (uint64_t)c->plan->msgs;
-	if (c->topo->kind == NN_LOOP) /* shared namespace: keep clear of other runs' ports */
-		snprintf(r.srv_port, sizeof(r.srv_port), "%ld",
-			 20000 + (strtol(c->topo->run, NULL, 16) % 600) * 64);
-	else
-		snprintf(r.srv_port, sizeof(r.srv_port), "%d", HR_PORT_BASE);
+	/* shared namespace: keep clear of other runs' ports */
+	r.port = c->topo->kind == NN_LOOP ? 20000 + (strtol(c->topo->run, NULL, 16) % 600) * 64
+					  : HR_PORT_BASE;
 	if (hr_setup(&r, clients)) {
 		snprintf(pt->why, sizeof(pt->why), "setup: %s", strerror(errno));
 		r.nag = r.ag ? r.nag : 0;
@@ -819,11 +871,13 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 
 	if (hr_start_agents(&r))
 		goto stop;
-	if (!hx_proc_read(r.ag[0].pid, false, &p))
-		pt->srv_rss_base_kb = p.rss_kb;
-	hx_sockstat(r.ag[0].pid, &pt->tcp_inuse_base, &pt->tcp_mem_base_pg);
+	for (long i = 0; i < r.nsrv; i++)
+		if (!hx_proc_read(r.ag[i].pid, false, &p))
+			pt->srv_rss_base_kb += p.rss_kb;
+	hx_sockstat(r.ag[0].pid, &pt->tcp_inuse_base, &(long){ 0 });
+	hx_slab_kb(&pt->slab_base_kb);
 	rc = hr_loop(&r, hr_all_hello, hr_now() + 30 + 0.05 * (double)r.nag);
-	if (rc || !hr_all_hello(&r) || r.ag[0].exited) {
+	if (rc || !hr_all_hello(&r) || r.srv_exited) {
 		if (!pt->why[0])
 			snprintf(pt->why, sizeof(pt->why), "client agents did not start: %s",
 				 rc == 2 ? "interrupted" : "deadline");
@@ -833,7 +887,7 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 
 	r.phase = 1;
 	r.t_go = hr_now();
-	for (long i = 1; i < r.nag; i++)
+	for (long i = r.nsrv; i < r.nag; i++)
 		ha_send(&r.ag[i], "go");
 	rc = hr_loop(&r, hr_all_connected,
 		     r.t_go + (double)c->plan->timeout_s +
@@ -844,7 +898,7 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 		goto stop;
 	if (rc == 1) {
 		pt->timeout_connect = true;
-		for (long i = 1; i < r.nag; i++)
+		for (long i = r.nsrv; i < r.nag; i++)
 			if (!r.ag[i].connected)
 				hr_fail_pending(&r, &r.ag[i], "connect-phase", "timeout");
 	}
@@ -855,7 +909,7 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 		double t0 = hr_now();
 		long waiting = 0;
 
-		for (long i = 1; i < r.nag; i++) {
+		for (long i = r.nsrv; i < r.nag; i++) {
 			if (r.ag[i].connected && !r.ag[i].exited && r.ag[i].ok && !r.ag[i].result &&
 			    !ha_send(&r.ag[i], "run")) {
 				waiting++;

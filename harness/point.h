@@ -37,7 +37,7 @@ struct hr_cause {
 };
 
 struct hr_point {
-	long clients, agents, ports;
+	long clients, agents, ports, servers;
 	long per_agent_nofile, nofile_got; /* what agents needed / what the limit allowed */
 	char capped[160];                  /* which limit capped the run, "" if none */
 
@@ -53,8 +53,8 @@ struct hr_point {
 	long srv_rss_base_kb, srv_rss_peak_kb, srv_fds, srv_threads;
 	double srv_bytes_per_conn;         /* user-space RSS growth per connection */
 	long tcp_inuse_base, tcp_inuse_peak;
-	long tcp_mem_base_pg, tcp_mem_peak_pg;
-	double kern_bytes_per_conn;        /* kernel TCP memory per connection */
+	long slab_base_kb, slab_peak_kb;   /* /proc/meminfo Slab: system-wide */
+	double kern_bytes_per_conn;        /* kernel slab growth per connection, both ends */
 	long cli_rss_kb, cli_rss_max_kb, cli_threads, cli_fds;
 	long srv_accepted, srv_drops;
 	long proto_errors;                 /* malformed agent records */

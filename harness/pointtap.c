@@ -32,9 +32,9 @@ enum tap_res hr_point_tap(struct hr_ctx *c, const struct hr_point *pt, const cha
 
 	tap_sub_begin(t);
 	tap_plan(t, 4);
-	tap_diag(t, "clients=%ld agents=%ld ports=%ld transport=%s%s%s topology=%s server_model=%s "
-		 "msgs=%ld size=%ld workers=%ld",
-		 pt->clients, pt->agents, pt->ports, p->transport,
+	tap_diag(t, "clients=%ld agents=%ld servers=%ld ports=%ld transport=%s%s%s topology=%s "
+		 "server_model=%s msgs=%ld size=%ld workers=%ld",
+		 pt->clients, pt->agents, pt->servers, pt->ports, p->transport,
 		 strcmp(p->transport, "rc") ? "" : " cm=", strcmp(p->transport, "rc") ? "" : p->cm,
 		 p->topo_spec, p->server_model, p->msgs, p->size, p->workers);
 	if (pt->capped[0])
@@ -84,7 +84,7 @@ enum tap_res hr_point_tap(struct hr_ctx *c, const struct hr_point *pt, const cha
 		 pt->srv_rss_base_kb, pt->srv_rss_peak_kb, pt->srv_bytes_per_conn, pt->srv_fds,
 		 pt->srv_threads, pt->srv_accepted, pt->srv_drops);
 	if (!strcmp(p->transport, "tcp"))
-		tap_diag(t, "tcp_inuse_peak=%ld kern_tcp_bytes_per_conn=%.0f", pt->tcp_inuse_peak,
+		tap_diag(t, "tcp_inuse_peak=%ld kern_slab_bytes_per_conn=%.0f", pt->tcp_inuse_peak,
 			 pt->kern_bytes_per_conn);
 	tap_diag(t, "agents_rss_kb=%ld agents_rss_kb_max=%ld agents_threads=%ld agents_fds=%ld "
 		 "total_threads=%ld total_fds=%ld",

@@ -65,3 +65,18 @@ int hx_sockstat(pid_t pid, long *inuse, long *mem_pages)
 	fclose(f);
 	return found;
 }
+
+int hx_slab_kb(long *kb)
+{
+	char line[256];
+	int found = -1;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Slab: %ld", kb) == 1)
+			found = 0;
+	fclose(f);
+	return found;
+}

@@ -19,4 +19,7 @@ int hx_proc_read(pid_t pid, bool fds, struct hx_proc *p);
 /* TCP sockets in use and TCP memory (pages) of the namespace 'pid' lives in. */
 int hx_sockstat(pid_t pid, long *inuse, long *mem_pages);
 
+/* Kernel slab memory in use, system-wide (/proc/meminfo "Slab"). */
+int hx_slab_kb(long *kb);
+
 #endif
