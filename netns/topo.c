@@ -89,7 +89,8 @@ static int nn_up_loop(struct nn_topo *t, FILE *log)
 	nn_name_veth(peer, sizeof(peer), t->run, 'c', 0);
 	if (nn_script_open(&s) < 0)
 		return -1;
-	fprintf(s.f, "link add %s type veth peer name %s\n", t->srv.ifname, peer);
+	fprintf(s.f, "link add %s group %lu type veth peer name %s group %lu\n",
+		t->srv.ifname, nn_group(t->run), peer, nn_group(t->run));
 	fprintf(s.f, "addr add %s/32 dev %s\n", t->srv.addr, t->srv.ifname);
 	fprintf(s.f, "addr add 10.222.0.2/32 dev %s\n", peer);
 	fprintf(s.f, "link set %s up\n", t->srv.ifname);
@@ -125,14 +126,17 @@ static int nn_up_ns(struct nn_topo *t, FILE *log)
 		fprintf(s[nc + 1].f, "netns add %s\n", t->cli[k - 1].ns);
 	for (k = 1; k <= nc; k++) {
 		nn_name_veth(veth, sizeof(veth), t->run, 's', k);
-		fprintf(s[nc + 1].f, "link add %s netns %s type veth peer name %s netns %s\n",
-			veth, t->srv.ns, t->cli[k - 1].ifname, t->cli[k - 1].ns);
+		fprintf(s[nc + 1].f,
+			"link add %s netns %s group %lu type veth peer name %s netns %s group %lu\n",
+			veth, t->srv.ns, nn_group(t->run), t->cli[k - 1].ifname,
+			t->cli[k - 1].ns, nn_group(t->run));
 	}
 
 	fprintf(s[0].f, "link set lo up\n");
 	if (t->kind == NN_STAR) {
 		/* STP stays off: ports forward at once instead of after 2 x 15 s. */
-		fprintf(s[0].f, "link add %s type bridge stp_state 0\n", t->srv.ifname);
+		fprintf(s[0].f, "link add %s group %lu type bridge stp_state 0\n",
+			t->srv.ifname, nn_group(t->run));
 		for (k = 1; k <= nc; k++) {
 			nn_name_veth(veth, sizeof(veth), t->run, 's', k);
 			fprintf(s[0].f, "link set %s master %s up\n", veth, t->srv.ifname);

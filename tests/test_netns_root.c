@@ -346,6 +346,16 @@ static void topo_test(const char *spec)
 		check_sysctl(&t);
 	}
 
+	if (t.kind != NN_LOOP) {
+		char script[128];
+
+		/* Not in the run's link group, both ends in one namespace: by name. */
+		snprintf(script, sizeof(script), "link add %sx type veth peer name %sy\n",
+			 prefix, prefix);
+		fprintf(stderr, "# next: an expected ip error (veth end gone with its peer)\n");
+		ok(nn_batch(t.srv.ns, "ip", script, false, NULL) == 0,
+		   "%s: extra links outside the run's group in %s", spec, t.srv.ns);
+	}
 	orphan = t.kind == NN_LOOP ? -1 : sleeper(t.cli[t.nclients - 1].ns);
 	t0 = nn_now_ms();
 	ok(nn_down(&t, NULL) == 0 && !t.up, "%s: nn_down", spec);
