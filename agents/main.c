@@ -11,6 +11,7 @@
 
 #include "agents/ag.h"
 #include "agents/opts.h"
+#include "agents/rc.h"
 #include "agents/report.h"
 #include "agents/tcp.h"
 
@@ -49,10 +50,6 @@ int main(int argc, char **argv)
 		ag_usage(stderr);
 		return AG_EXIT_USAGE;
 	}
-	if (o.transport == AG_TR_RC) {
-		fprintf(stderr, AG_PROG ": --transport rc is not built yet\n");
-		return AG_EXIT_USAGE;
-	}
 	/* peers vanish; a send to them must be an error, not a death */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
 		rep_fatal("signal", "SIGPIPE", errno);
@@ -60,6 +57,8 @@ int main(int argc, char **argv)
 	}
 	if (ag_raise_nofile())
 		return 1;
+	if (o.transport == AG_TR_RC)
+		return o.role == AG_ROLE_SERVER ? rc_server_run(&o) : rc_client_run(&o);
 	if (o.role == AG_ROLE_SERVER)
 		return tcp_server_run(&o);
 	return tcp_client_run(&o);

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rc: the --transport rc roles, and the verbs resource model they share.
+ *
+ * One device context and one PD per agent process. Per connection (struct
+ * rc_ep), by default the seed's footprint: 1 RC QP, a send CQ and a recv CQ, a
+ * send MR and a recv MR (two halves of one buffer). --cq shared puts the QPs
+ * on a pool of CQs, each sized from the device's max_cqe and serving
+ * max_cqe / RC_QP_CQE QPs; a full pool gets another CQ. --srq gives the agent
+ * one SRQ whose receive buffers come from chunks of RC_SRQ_CHUNK slots, one MR
+ * each; the QPs then have no recv MR of their own (with --op write the peer
+ * writes into the connection's recv MR, so that one stays and the SRQ's
+ * receives carry no buffer).
+ *
+ * All CQs report to one completion channel per process; rc_dev_poll() reads
+ * its events, re-arms and polls each CQ dry, and acknowledges events in
+ * batches. A failed verbs call is returned as (call name, errno) so the role
+ * can print "conn fail ... call=ibv_create_qp errno=12 err=ENOMEM".
+ *
+ * Work request ids: RC_WR(kind, gen, slot). Connection WRs carry the role's
+ * slot of the endpoint and its generation, so a completion that outlives its
+ * QP (a shared CQ keeps them) is never applied to the slot's next tenant;
+ * SRQ receives carry the buffer slot and are resolved by wc.qp_num.
+ */
+#ifndef RDC_AGENTS_RC_H
+#define RDC_AGENTS_RC_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "agents/opts.h"
+
+int rc_server_run(const struct ag_opts *o);
+int rc_server_thread_run(const struct ag_opts *o);
+int rc_client_run(const struct ag_opts *o);
+
+/* send and receive queue depths: a ping-pong has one of each in flight */
+#define RC_SQ 2
+#define RC_RQ 2
+#define RC_QP_CQE (RC_SQ + RC_RQ)
+#define RC_SRQ_CHUNK 256
+#define RC_SRQ_INIT 1024
+#define RC_ACK_BATCH 256
+
+enum rc_wr_kind { RC_WR_SEND = 1, RC_WR_RECV = 2, RC_WR_SRQ = 3 };
+#define RC_WR(k, gen, slot) \
+	(((uint64_t)(k) << 56) | ((uint64_t)(uint16_t)(gen) << 32) | (uint32_t)(slot))
+#define RC_WR_KIND(w) ((unsigned)((w) >> 56))
+#define RC_WR_GEN(w) ((uint16_t)((w) >> 32))
+#define RC_WR_SLOT(w) ((uint32_t)(w))
+
+struct rc_cq {
+	struct ibv_cq *cq;
+	uint32_t unacked;	/* events taken, not yet acknowledged */
+	uint32_t users;		/* QPs on it (shared pool) */
+	uint32_t cap;		/* QPs it can serve (shared pool) */
+};
+
+struct rc_srqbuf {
+	struct ibv_mr *mr;
+	uint8_t *buf;
+};
+
+/* qp_num -> slot, open addressing; only SRQ completions need it */
+struct rc_map {
+	uint32_t *key, *val;
+	uint32_t cap, used, live;
+};
+
+struct rc_dev {
+	struct ibv_context *ctx;
+	bool own_ctx;		/* opened here, not borrowed from a cm_id */
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *ch;
+	struct ibv_device_attr attr;
+	uint8_t port;
+	uint8_t gidx;
+	union ibv_gid gid;
+	enum ibv_mtu mtu;
+	uint32_t size;
+	bool shared_cq, use_srq, write;
+	/* --cq shared */
+	struct rc_cq **pool;
+	uint32_t npool, pool_cap;
+	/* --srq */
+	struct ibv_srq *srq;
+	uint32_t srq_max, srq_posted, srq_slots;
+	struct rc_srqbuf *chunks;
+	uint32_t nchunks;
+	uint32_t *srq_free;	/* slots not posted */
+	uint32_t nfree;
+	struct rc_map map;
+	uint32_t nlive;		/* endpoints: what the SRQ must cover */
+	/* counters for the result record */
+	uint64_t cq_events;
+};
+
+struct rc_ep {
+	struct ibv_qp *qp;
+	struct ibv_comp_channel *ch;	/* per-conn CQs report here; NULL: the device's */
+	struct rdma_cm_id *cm;	/* --cm rdmacm: the QP belongs to this id */
+	struct rc_cq *scq, *rcq;
+	struct ibv_mr *smr, *rmr;
+	uint8_t *buf;		/* send half, then recv half */
+	uint32_t slot;
+	uint16_t gen;
+	uint8_t sq_out;		/* sends posted, not completed */
+	uint8_t rq_out;		/* receives posted, not completed */
+	bool pend;		/* a send waits for room in the SQ */
+	bool write;		/* --op write on this connection */
+	bool dead;
+	uint32_t psn;
+	uint32_t pend_len, pend_imm;
+	/* the peer's buffer for RDMA WRITE */
+	uint32_t rkey, rlen;
+	uint64_t raddr;
+};
+
+static inline uint8_t *rc_sbuf(const struct rc_ep *e)
+{
+	return e->buf;
+}
+
+static inline uint8_t *rc_rbuf(const struct rc_dev *d, const struct rc_ep *e)
+{
+	return e->buf + d->size;
+}
+
+/* a failed call: name and errno, for "conn fail" records and REJ */
+struct rc_fail {
+	const char *call;
+	int err;
+};
+
+/*
+ * Opens dev_name (NULL: the device with a RoCEv2 GID for local), or adopts ctx
+ * when non-NULL (rdmacm). Finds the IPv4-mapped RoCEv2 GID of local, allocates
+ * the PD, the completion channel (nonblocking) and the SRQ. Fatal errors are
+ * reported with rep_fatal(); returns 0 or -1.
+ */
+int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
+		struct ibv_context *ctx);
+void rc_dev_close(struct rc_dev *d);
+
+/*
+ * Creates e's CQs (or pool slots), MRs and, unless cm, its QP; with cm the QP is
+ * made by rdma_create_qp() on that id. On failure everything made is undone and
+ * f names the call.
+ */
+int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, bool write,
+		 struct rdma_cm_id *cm, struct rc_fail *f);
+void rc_ep_destroy(struct rc_dev *d, struct rc_ep *e);
+/* RESET -> INIT (oob only; rdma_cm does it for cm endpoints) */
+int rc_ep_init(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f);
+/* INIT -> RTR -> RTS against the peer (oob only) */
+int rc_ep_connect(struct rc_dev *d, struct rc_ep *e, uint32_t qpn, uint32_t psn,
+		  const uint8_t gid[16], enum ibv_mtu mtu, struct rc_fail *f);
+/* A PSN from the CSPRNG. */
+int rc_psn(uint32_t *psn);
+
+/* One receive for e: on its RQ, or a top-up of the SRQ. */
+int rc_post_recv(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f);
+/* Sends len bytes of e's send half (SEND, or WRITE with imm to the peer's buffer).
+ * With the SQ full the send waits in e->pend for rc_ep_sent(). */
+int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
+		 struct rc_fail *f);
+/* A send completion of e came in: account it and post a waiting send. */
+int rc_ep_sent(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f);
+/* SRQ buffer slot of a receive completion; give it back with rc_srq_repost. */
+uint8_t *rc_srq_buf(struct rc_dev *d, uint32_t slot);
+int rc_srq_repost(struct rc_dev *d, uint32_t slot, struct rc_fail *f);
+/* slot of the endpoint that owns qp_num, or UINT32_MAX */
+int rc_map_put(struct rc_map *m, uint32_t qpn, uint32_t slot);
+uint32_t rc_map_get(const struct rc_map *m, uint32_t qpn);
+void rc_map_del(struct rc_map *m, uint32_t qpn);
+
+/*
+ * Drains the completion channel: for each CQ event, re-arm and poll the CQ dry,
+ * calling cb for every completion. Returns 0, or -1 after a fatal error record.
+ */
+typedef void (*rc_wc_cb)(void *arg, const struct ibv_wc *wc);
+int rc_dev_poll(struct rc_dev *d, rc_wc_cb cb, void *arg);
+/* The same for any nonblocking channel; *nev counts its events. */
+int rc_chan_poll(struct ibv_comp_channel *ch, uint64_t *nev, rc_wc_cb cb, void *arg);
+
+/* "retry_exceeded" for IBV_WC_RETRY_EXC_ERR: record-safe words */
+const char *rc_wc_word(enum ibv_wc_status st);
+
+/* Local IPv4 address the kernel would use to reach dst (no packet is sent). */
+int rc_route_src(struct in_addr dst, struct in_addr *src);
+
+#endif

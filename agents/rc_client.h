@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rc_client: the rc client agent, shared by its files.
+ *
+ * rc_client.c runs the phases of proto.h in one epoll loop (stdin, timers, the
+ * completion channel, and the setup machinery of the --cm), and drives the
+ * ping-pongs through load.h: a round trip posts its receive first, then the
+ * SEND (or WRITE with immediate); the echo's completion hands the bytes to
+ * load_rx(). rc_client_oob.c (TLS sessions) and rc_client_cm.c (rdma_cm)
+ * bring connections up and settle them with rcc_up() or rcc_fail().
+ */
+#ifndef RDC_AGENTS_RC_CLIENT_H
+#define RDC_AGENTS_RC_CLIENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agents/ctl.h"
+#include "agents/load.h"
+#include "agents/oob.h"
+#include "agents/rc.h"
+#include "agents/tls.h"
+
+enum { RCC_T_CTL = 1, RCC_T_STAGGER, RCC_T_DEADLINE, RCC_T_LOAD, RCC_T_CHAN, RCC_T_SESS,
+       RCC_T_CM };
+#define RCC_TAG(t, v) (((uint64_t)(t) << 32) | (uint32_t)(v))
+
+/* NEW -> SETUP (cm steps, or waiting for the REP) -> UP | FAILED */
+enum rcc_state { RCC_NEW, RCC_SETUP, RCC_UP, RCC_FAILED };
+/* rdma_cm steps, for naming the call a timeout hit */
+enum rcc_cm_step { RCC_CM_ADDR, RCC_CM_ROUTE, RCC_CM_CONNECT };
+
+struct rcc_conn {
+	struct rc_ep e;
+	struct rdma_cm_id *id;	/* rdmacm */
+	uint64_t t0;		/* ns at the connection's first call */
+	uint32_t sess;		/* oob: its session */
+	uint8_t state;
+	uint8_t step;		/* rdmacm */
+	bool recv_posted;	/* initial receive (SRQ: top-up) done */
+};
+
+struct rcc_sess {
+	struct tls_io io;
+	bool connecting;	/* TCP connect in flight */
+	bool failed;
+	uint32_t events;
+	uint32_t waiting;	/* connections whose REQ has no answer yet */
+	uint32_t ilen;
+	uint8_t in[OOB_REC_LEN * 16];
+	const char *fail_call;
+	char fail_why[TLS_WHY_MAX];
+	int fail_err;
+};
+
+enum rcc_phase { RCP_WAIT_GO, RCP_CONNECT, RCP_WAIT_RUN, RCP_RUN, RCP_HOLD, RCP_STOP };
+
+struct rcc {
+	const struct ag_opts *o;
+	struct ctl ctl;
+	struct load load;
+	bool loaded;
+	struct rc_dev dev;
+	bool dev_up;
+	struct in_addr local;
+	struct rcc_conn *c;
+	uint32_t n, next, dl_head, settled, nok, nfail;
+	int ep, stag, dl;
+	uint64_t t_go, stag_armed, dl_armed;
+	enum rcc_phase phase;
+	bool run_pending;
+	/* oob-tls */
+	SSL_CTX *ssl;
+	struct rcc_sess *sess;
+	uint32_t nsess;
+	/* rdmacm */
+	struct rdma_event_channel *cmch;
+};
+
+/* rc_client.c */
+void rcc_up(struct rcc *x, uint32_t i);
+void rcc_fail(struct rcc *x, uint32_t i, const char *call, int err, const char *ename,
+	      bool at_server);
+int rcc_watch(struct rcc *x, int fd, uint32_t events, uint64_t tag, const char *what);
+int rcc_dev_open(struct rcc *x, struct ibv_context *ctx);
+
+/* rc_client_oob.c */
+int rcc_oob_init(struct rcc *x);
+/* Start connection i (its endpoint and REQ; its session if it has none yet). */
+void rcc_oob_start(struct rcc *x, uint32_t i);
+void rcc_oob_event(struct rcc *x, uint32_t s, uint32_t events);
+/* the call a connection that timed out was waiting in */
+const char *rcc_oob_pending_call(const struct rcc *x, uint32_t i);
+void rcc_oob_fini(struct rcc *x);
+
+/* rc_client_cm.c */
+int rcc_cm_init(struct rcc *x);
+void rcc_cm_start(struct rcc *x, uint32_t i);
+void rcc_cm_event(struct rcc *x);
+const char *rcc_cm_pending_call(const struct rcc *x, uint32_t i);
+/* tear down connection i's id and endpoint (ids need their events acked first) */
+void rcc_cm_drop(struct rcc *x, uint32_t i);
+void rcc_cm_fini(struct rcc *x);
+
+#endif

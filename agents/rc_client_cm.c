@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rc client, --cm rdmacm: one cm_id per connection on one event channel in
+ * the client's epoll loop: resolve address, resolve route, connect. The
+ * endpoint is made on the id's device when its address resolves (the first
+ * resolution opens the agent's PD and channel there). A failing step is
+ * reported with its call and the event's name: "conn fail id=.. call=rdma_connect
+ * errno=0 err=REJECTED status=28", or, when the server said why in its reject,
+ * the server's call with at=server.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "agents/ag.h"
+#include "agents/rc_client.h"
+#include "agents/report.h"
+
+/* per step; the connection as a whole has --timeout */
+#define RCC_CM_STEP_MS 2000
+
+int rcc_cm_init(struct rcc *x)
+{
+	int fl;
+
+	x->cmch = rdma_create_event_channel();
+	if (!x->cmch) {
+		rep_fatal("rdma_create_event_channel", "client", errno);
+		return -1;
+	}
+	fl = fcntl(x->cmch->fd, F_GETFL);
+	if (fl < 0 || fcntl(x->cmch->fd, F_SETFL, fl | O_NONBLOCK)) {
+		rep_fatal("fcntl", "rdma_cm event channel", errno);
+		return -1;
+	}
+	return rcc_watch(x, x->cmch->fd, EPOLLIN, RCC_TAG(RCC_T_CM, 0), "rdma_cm channel");
+}
+
+void rcc_cm_drop(struct rcc *x, uint32_t i)
+{
+	struct rcc_conn *c = &x->c[i];
+
+	rc_ep_destroy(&x->dev, &c->e);
+	if (c->id && rdma_destroy_id(c->id))
+		ag_warn("rdma_destroy_id: %s", strerror(errno));
+	c->id = NULL;
+}
+
+void rcc_cm_start(struct rcc *x, uint32_t i)
+{
+	const struct ag_opts *o = x->o;
+	struct rcc_conn *c = &x->c[i];
+	uint32_t id = o->first_id + i;
+	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr = x->local };
+	struct sockaddr_in dst = {
+		.sin_family = AF_INET,
+		.sin_port = htons((uint16_t)(o->port + id % o->ports)),
+		.sin_addr = o->addr,
+	};
+
+	c->step = RCC_CM_ADDR;
+	if (rdma_create_id(x->cmch, &c->id, c, RDMA_PS_TCP)) {
+		c->id = NULL;
+		rcc_fail(x, i, "rdma_create_id", errno, NULL, false);
+		return;
+	}
+	if (rdma_resolve_addr(c->id, (struct sockaddr *)&src, (struct sockaddr *)&dst,
+			      RCC_CM_STEP_MS)) {
+		rcc_fail(x, i, "rdma_resolve_addr", errno, NULL, false);
+		rcc_cm_drop(x, i);
+	}
+}
+
+/* Address resolved: the endpoint on the id's device, then the route. 0 or -1 (fatal). */
+static int rcc_cm_addr(struct rcc *x, uint32_t i, bool *kill)
+{
+	struct rcc_conn *c = &x->c[i];
+	struct rc_fail f;
+
+	if (!x->dev_up && rcc_dev_open(x, c->id->verbs))
+		return -1;
+	if (c->id->verbs != x->dev.ctx) {
+		rcc_fail(x, i, "rdma_resolve_addr", EXDEV, NULL, false);
+		*kill = true;
+		return 0;
+	}
+	if (rc_ep_create(&x->dev, &c->e, i, x->o->op == AG_OP_WRITE, c->id, &f) ||
+	    rc_post_recv(&x->dev, &c->e, &f)) {
+		rcc_fail(x, i, f.call, f.err, NULL, false);
+		*kill = true;
+		return 0;
+	}
+	c->step = RCC_CM_ROUTE;
+	if (rdma_resolve_route(c->id, RCC_CM_STEP_MS)) {
+		rcc_fail(x, i, "rdma_resolve_route", errno, NULL, false);
+		*kill = true;
+	}
+	return 0;
+}
+
+static void rcc_cm_connect(struct rcc *x, uint32_t i, bool *kill)
+{
+	struct rcc_conn *c = &x->c[i];
+	struct oob_cm req = { .type = OOB_REQ, .id = x->o->first_id + i };
+	struct rdma_conn_param cp = {
+		.responder_resources = 1,
+		.initiator_depth = 1,
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+	uint8_t buf[OOB_CM_LEN];
+
+	if (c->e.write) {
+		req.op = OOB_OP_WRITE;
+		req.rkey = c->e.rmr->rkey;
+		req.addr = (uintptr_t)rc_rbuf(&x->dev, &c->e);
+		req.rlen = x->o->size;
+	}
+	if (oob_cm_encode(&req, buf)) {
+		rcc_fail(x, i, "request", EPROTO, NULL, false);
+		*kill = true;
+		return;
+	}
+	cp.private_data = buf;
+	cp.private_data_len = sizeof(buf);
+	c->step = RCC_CM_CONNECT;
+	if (rdma_connect(c->id, &cp)) {
+		rcc_fail(x, i, "rdma_connect", errno, NULL, false);
+		*kill = true;
+	}
+}
+
+static void rcc_cm_established(struct rcc *x, uint32_t i, const struct rdma_cm_event *ev,
+			       bool *kill)
+{
+	struct rcc_conn *c = &x->c[i];
+	struct oob_cm rep;
+	enum oob_err e;
+
+	e = oob_cm_parse(ev->param.conn.private_data, ev->param.conn.private_data_len,
+			 OOB_T(OOB_REP), &rep);
+	if (!e && rep.op != (c->e.write ? OOB_OP_WRITE : OOB_OP_SEND))
+		e = OOB_EOP;
+	if (!e && c->e.write && rep.rlen < x->o->size)
+		e = OOB_EBUF;
+	if (e) {
+		rcc_fail(x, i, "rdma_connect", EPROTO, oob_strerror(e), false);
+		*kill = true;
+		return;
+	}
+	if (c->e.write) {
+		c->e.rkey = rep.rkey;
+		c->e.raddr = rep.addr;
+		c->e.rlen = rep.rlen;
+	}
+	rcc_up(x, i);
+}
+
+static void rcc_cm_rejected(struct rcc *x, uint32_t i, const struct rdma_cm_event *ev)
+{
+	struct oob_cm rej;
+	char name[40];
+
+	if (!oob_cm_parse(ev->param.conn.private_data, ev->param.conn.private_data_len,
+			  OOB_T(OOB_REJ), &rej)) {
+		rcc_fail(x, i, oob_call_name(rej.call), (int)rej.status, NULL, true);
+		return;
+	}
+	/* no word of ours: the CM's own reject (no listener, backlog full, ...) */
+	snprintf(name, sizeof(name), "REJECTED status=%d", ev->status);
+	rcc_fail(x, i, "rdma_connect", 0, name, false);
+}
+
+static const char *rcc_cm_word(enum rdma_cm_event_type t)
+{
+	return rdma_event_str(t) + strlen("RDMA_CM_EVENT_");
+}
+
+void rcc_cm_event(struct rcc *x)
+{
+	struct rdma_cm_event *ev;
+	enum rdma_cm_event_type type;
+	struct rcc_conn *c;
+	int status;
+	uint32_t i;
+	bool kill;
+
+	for (;;) {
+		if (rdma_get_cm_event(x->cmch, &ev)) {
+			if (errno != EAGAIN && errno != EINTR) {
+				rep_fatal("rdma_get_cm_event", "client", errno);
+				x->phase = RCP_STOP;
+			}
+			return;
+		}
+		type = ev->event;
+		status = ev->status < 0 ? -ev->status : 0;
+		c = ev->id->context;
+		i = (uint32_t)(c - x->c);
+		kill = false;
+		if (c->state == RCC_SETUP) {
+			switch (type) {
+			case RDMA_CM_EVENT_ADDR_RESOLVED:
+				if (rcc_cm_addr(x, i, &kill))
+					x->phase = RCP_STOP;
+				break;
+			case RDMA_CM_EVENT_ROUTE_RESOLVED:
+				rcc_cm_connect(x, i, &kill);
+				break;
+			case RDMA_CM_EVENT_ESTABLISHED:
+				rcc_cm_established(x, i, ev, &kill);
+				break;
+			case RDMA_CM_EVENT_REJECTED:
+				rcc_cm_rejected(x, i, ev);
+				kill = true;
+				break;
+			case RDMA_CM_EVENT_ADDR_ERROR:
+				rcc_fail(x, i, "rdma_resolve_addr", status, rcc_cm_word(type), false);
+				kill = true;
+				break;
+			case RDMA_CM_EVENT_ROUTE_ERROR:
+				rcc_fail(x, i, "rdma_resolve_route", status, rcc_cm_word(type), false);
+				kill = true;
+				break;
+			case RDMA_CM_EVENT_UNREACHABLE:
+			case RDMA_CM_EVENT_CONNECT_ERROR:
+			case RDMA_CM_EVENT_DISCONNECTED:
+				rcc_fail(x, i, "rdma_connect", status, rcc_cm_word(type), false);
+				kill = true;
+				break;
+			default:
+				break;
+			}
+		} else if (c->state == RCC_UP && type == RDMA_CM_EVENT_DISCONNECTED) {
+			/* the server went away: the rest of this connection's traffic fails */
+			load_fail(&x->load, i, "rdma_cm", 0, "DISCONNECTED");
+		}
+		if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+			rep_fatal("rdma_get_cm_event", "DEVICE_REMOVAL", ENODEV);
+			x->phase = RCP_STOP;
+		}
+		/* ids are destroyed only once their event is acknowledged */
+		if (rdma_ack_cm_event(ev))
+			ag_warn("rdma_ack_cm_event: %s", strerror(errno));
+		if (kill)
+			rcc_cm_drop(x, i);
+		if (x->phase == RCP_STOP)
+			return;
+	}
+}
+
+const char *rcc_cm_pending_call(const struct rcc *x, uint32_t i)
+{
+	switch (x->c[i].step) {
+	case RCC_CM_ADDR: return "rdma_resolve_addr";
+	case RCC_CM_ROUTE: return "rdma_resolve_route";
+	default: return "rdma_connect";
+	}
+}
+
+void rcc_cm_fini(struct rcc *x)
+{
+	uint32_t i;
+
+	for (i = 0; x->c && i < x->n; i++)
+		if (x->c[i].id) {
+			if (rdma_destroy_id(x->c[i].id))
+				ag_warn("rdma_destroy_id: %s", strerror(errno));
+			x->c[i].id = NULL;
+		}
+	if (x->cmch)
+		rdma_destroy_event_channel(x->cmch);
+	x->cmch = NULL;
+}

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rc client, --cm oob-tls: QP exchange over TLS sessions. --oob-session
+ * per-agent (default) opens one session at the first connection and pipelines
+ * every REQ through it; per-conn gives each connection its own handshake (the
+ * seed's model). A session that fails fails every connection still waiting on
+ * it, and any that would start on it later, with the session's call and reason.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <unistd.h>
+
+#include "agents/ag.h"
+#include "agents/rc_client.h"
+#include "agents/report.h"
+
+int rcc_oob_init(struct rcc *x)
+{
+	const struct ag_opts *o = x->o;
+	char err[320];
+	uint32_t i;
+
+	x->ssl = tls_ctx_new(false, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
+	if (!x->ssl) {
+		rep_fatal("SSL_CTX_new", err, EINVAL);
+		return -1;
+	}
+	x->nsess = o->oob_session == AG_OOB_PER_CONN ? x->n : 1;
+	x->sess = calloc(x->nsess, sizeof(*x->sess));
+	if (!x->sess) {
+		rep_fatal("calloc", "sessions", ENOMEM);
+		return -1;
+	}
+	for (i = 0; i < x->nsess; i++)
+		x->sess[i].io.fd = -1;
+	return 0;
+}
+
+/* Fails session si and every connection waiting on it; later starts fail too. */
+static void rcc_sess_fail(struct rcc *x, uint32_t si, const char *call, int err,
+			  const char *why)
+{
+	struct rcc_sess *ss = &x->sess[si];
+	uint32_t i, lo = 0, hi = x->n;
+
+	ss->failed = true;
+	ss->fail_call = call;
+	ss->fail_err = err;
+	snprintf(ss->fail_why, sizeof(ss->fail_why), "%s", why ? why : rep_errname(err));
+	if (x->nsess > 1) {
+		lo = si;
+		hi = si + 1;
+	}
+	for (i = lo; i < hi; i++) {
+		if (x->c[i].state != RCC_SETUP || x->c[i].sess != si)
+			continue;
+		rcc_fail(x, i, call, err, ss->fail_why, false);
+		rc_ep_destroy(&x->dev, &x->c[i].e);
+	}
+	ss->waiting = 0;
+	/* closing the fd takes it out of the epoll set */
+	tls_io_free(&ss->io);
+}
+
+static void rcc_sess_update(struct rcc *x, uint32_t si)
+{
+	struct rcc_sess *ss = &x->sess[si];
+	struct epoll_event ev = { .data.u64 = RCC_TAG(RCC_T_SESS, si) };
+
+	ev.events = ss->connecting ? EPOLLOUT : tls_io_events(&ss->io);
+	if (ev.events == ss->events)
+		return;
+	if (epoll_ctl(x->ep, EPOLL_CTL_MOD, ss->io.fd, &ev)) {
+		rcc_sess_fail(x, si, "epoll_ctl", errno, NULL);
+		return;
+	}
+	ss->events = ev.events;
+}
+
+static int rcc_sess_open(struct rcc *x, uint32_t si, uint32_t id)
+{
+	const struct ag_opts *o = x->o;
+	struct rcc_sess *ss = &x->sess[si];
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons((uint16_t)(o->port + id % o->ports)),
+		.sin_addr = o->addr,
+	};
+	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr = o->bind };
+	struct epoll_event ev = { .events = EPOLLOUT, .data.u64 = RCC_TAG(RCC_T_SESS, si) };
+	const char *call;
+	int fd, one = 1;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		rcc_sess_fail(x, si, "socket", errno, NULL);
+		return -1;
+	}
+	if (tls_io_init(&ss->io, x->ssl, fd, false)) {
+		ss->io.fd = fd;
+		rcc_sess_fail(x, si, "SSL_new", 0, ss->io.why);
+		return -1;
+	}
+	call = "setsockopt";
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
+		goto fail;
+	/* the port is picked at connect() per 4-tuple, as in the tcp transport */
+	if (o->has_bind &&
+	    setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one)))
+		goto fail;
+	call = "bind";
+	if (o->has_bind && bind(fd, (struct sockaddr *)&src, sizeof(src)))
+		goto fail;
+	call = "epoll_ctl";
+	if (epoll_ctl(x->ep, EPOLL_CTL_ADD, fd, &ev))
+		goto fail;
+	ss->events = EPOLLOUT;
+	ss->connecting = true;
+	call = "connect";
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) && errno != EINPROGRESS)
+		goto fail;
+	return 0;
+fail:
+	rcc_sess_fail(x, si, call, errno, NULL);
+	return -1;
+}
+
+/* One answer from the server; -1 when it is a protocol violation. */
+static int rcc_answer(struct rcc *x, uint32_t si, const struct oob_rec *r, const char **why)
+{
+	struct rcc_sess *ss = &x->sess[si];
+	uint32_t i = r->id - x->o->first_id;
+	struct rcc_conn *c;
+	struct rc_fail f;
+
+	if (i >= x->n || x->c[i].sess != si) {
+		*why = "bad_id";
+		return -1;
+	}
+	c = &x->c[i];
+	/* an answer after our own timeout is late, not hostile */
+	if (c->state == RCC_FAILED)
+		return 0;
+	if (c->state != RCC_SETUP) {
+		*why = "bad_id";
+		return -1;
+	}
+	ss->waiting--;
+	if (r->type == OOB_REJ) {
+		rcc_fail(x, i, oob_call_name(r->call), (int)r->status, NULL, true);
+		rc_ep_destroy(&x->dev, &c->e);
+		return 0;
+	}
+	if (r->op != (c->e.write ? OOB_OP_WRITE : OOB_OP_SEND)) {
+		*why = "bad_op";
+		return -1;
+	}
+	if (c->e.write) {
+		if (r->rlen < x->o->size) {
+			rcc_fail(x, i, "request", EMSGSIZE, NULL, false);
+			rc_ep_destroy(&x->dev, &c->e);
+			return 0;
+		}
+		c->e.rkey = r->rkey;
+		c->e.raddr = r->addr;
+		c->e.rlen = r->rlen;
+	}
+	if (rc_ep_connect(&x->dev, &c->e, r->qpn, r->psn, r->gid, (enum ibv_mtu)r->mtu, &f)) {
+		rcc_fail(x, i, f.call, f.err, NULL, false);
+		rc_ep_destroy(&x->dev, &c->e);
+		return 0;
+	}
+	rcc_up(x, i);
+	return 0;
+}
+
+/* Records in the input; -1 when the session failed. */
+static int rcc_records(struct rcc *x, uint32_t si)
+{
+	struct rcc_sess *ss = &x->sess[si];
+	unsigned types = OOB_T(OOB_REP) | OOB_T(OOB_REJ);
+	const char *why = NULL;
+	struct oob_rec r;
+	enum oob_err e;
+	uint32_t off = 0;
+
+	for (;;) {
+		e = oob_head(ss->in + off, ss->ilen - off, types);
+		if (e == OOB_ESHORT || (!e && ss->ilen - off < OOB_REC_LEN))
+			break;
+		if (!e)
+			e = oob_parse(ss->in + off, OOB_REC_LEN, types, &r);
+		if (e)
+			why = oob_strerror(e);
+		else if (rcc_answer(x, si, &r, &why))
+			e = OOB_EQPN;	/* any: why says it */
+		if (e) {
+			rcc_sess_fail(x, si, "SSL_read", EPROTO, why);
+			return -1;
+		}
+		off += OOB_REC_LEN;
+	}
+	memmove(ss->in, ss->in + off, ss->ilen - off);
+	ss->ilen -= off;
+	return 0;
+}
+
+static void rcc_sess_run(struct rcc *x, uint32_t si)
+{
+	struct rcc_sess *ss = &x->sess[si];
+	socklen_t sl = sizeof(int);
+	ssize_t n;
+	int r, err = 0;
+
+	if (ss->connecting) {
+		if (getsockopt(ss->io.fd, SOL_SOCKET, SO_ERROR, &err, &sl))
+			err = errno;
+		if (err) {
+			rcc_sess_fail(x, si, "connect", err, NULL);
+			return;
+		}
+		ss->connecting = false;
+	}
+	if (!ss->io.up) {
+		r = tls_io_handshake(&ss->io);
+		if (r == TLS_ERR) {
+			rcc_sess_fail(x, si, "SSL_connect", 0, ss->io.why);
+			return;
+		}
+		if (r == TLS_AGAIN) {
+			rcc_sess_update(x, si);
+			return;
+		}
+	}
+	if (tls_io_flush(&ss->io) == TLS_ERR) {
+		rcc_sess_fail(x, si, "SSL_write", 0, ss->io.why);
+		return;
+	}
+	for (;;) {
+		n = tls_io_read(&ss->io, ss->in + ss->ilen, sizeof(ss->in) - ss->ilen);
+		if (n > 0) {
+			ss->ilen += (uint32_t)n;
+			if (rcc_records(x, si))
+				return;
+			continue;
+		}
+		if (n == TLS_AGAIN)
+			break;
+		/*
+		 * The server ends a session only when it drops it; with nothing owed
+		 * the connections are up and their QPs will tell.
+		 */
+		rcc_sess_fail(x, si, "SSL_read", 0, n ? ss->io.why : "eof");
+		return;
+	}
+	rcc_sess_update(x, si);
+}
+
+void rcc_oob_event(struct rcc *x, uint32_t si, uint32_t events)
+{
+	(void)events;
+	if (si >= x->nsess || !x->sess[si].io.ssl)
+		return;
+	rcc_sess_run(x, si);
+}
+
+void rcc_oob_start(struct rcc *x, uint32_t i)
+{
+	const struct ag_opts *o = x->o;
+	uint32_t si = x->nsess > 1 ? i : 0;
+	struct rcc_sess *ss = &x->sess[si];
+	struct rcc_conn *c = &x->c[i];
+	struct oob_rec req = { .type = OOB_REQ, .id = o->first_id + i };
+	uint8_t buf[OOB_REC_LEN];
+	struct rc_fail f;
+
+	c->sess = si;
+	if (!ss->io.ssl && !ss->failed && rcc_sess_open(x, si, o->first_id + i))
+		return;	/* the session's failure failed this connection */
+	if (ss->failed) {
+		rcc_fail(x, i, ss->fail_call, ss->fail_err, ss->fail_why, false);
+		return;
+	}
+	if (rc_ep_create(&x->dev, &c->e, i, o->op == AG_OP_WRITE, NULL, &f))
+		goto fail;
+	if (rc_psn(&c->e.psn)) {
+		f.call = "RAND_bytes";
+		f.err = EIO;
+		goto fail_ep;
+	}
+	if (rc_ep_init(&x->dev, &c->e, &f) || rc_post_recv(&x->dev, &c->e, &f))
+		goto fail_ep;
+	req.qpn = c->e.qp->qp_num;
+	req.psn = c->e.psn;
+	memcpy(req.gid, x->dev.gid.raw, 16);
+	req.mtu = (uint8_t)x->dev.mtu;
+	req.gidx = x->dev.gidx;
+	req.op = c->e.write ? OOB_OP_WRITE : OOB_OP_SEND;
+	if (c->e.write) {
+		req.rkey = c->e.rmr->rkey;
+		req.addr = (uintptr_t)rc_rbuf(&x->dev, &c->e);
+		req.rlen = o->size;
+	}
+	if (oob_encode(&req, buf)) {
+		f.call = "request";
+		f.err = EPROTO;
+		goto fail_ep;
+	}
+	if (tls_io_queue(&ss->io, buf, sizeof(buf))) {
+		f.call = "malloc";
+		f.err = ENOMEM;
+		goto fail_ep;
+	}
+	ss->waiting++;
+	if (ss->io.up && tls_io_flush(&ss->io) == TLS_ERR) {
+		rcc_sess_fail(x, si, "SSL_write", 0, ss->io.why);
+		return;
+	}
+	if (ss->io.up)
+		rcc_sess_update(x, si);
+	return;
+fail_ep:
+	rc_ep_destroy(&x->dev, &c->e);
+fail:
+	rcc_fail(x, i, f.call, f.err, NULL, false);
+}
+
+const char *rcc_oob_pending_call(const struct rcc *x, uint32_t i)
+{
+	const struct rcc_sess *ss = &x->sess[x->c[i].sess];
+
+	if (ss->connecting)
+		return "connect";
+	return ss->io.up ? "SSL_read" : "SSL_connect";
+}
+
+void rcc_oob_fini(struct rcc *x)
+{
+	uint32_t i;
+
+	for (i = 0; x->sess && i < x->nsess; i++)
+		if (x->sess[i].io.ssl || x->sess[i].io.fd >= 0)
+			tls_io_free(&x->sess[i].io);
+	free(x->sess);
+	SSL_CTX_free(x->ssl);
+	x->sess = NULL;
+	x->ssl = NULL;
+}

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The agent's RDMA device: context, RoCEv2 GID of the local address, PD,
+ * completion channel, SRQ; draining completions; the qp_num map.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <openssl/rand.h>
+
+#include "agents/ag.h"
+#include "agents/rc.h"
+#include "agents/report.h"
+
+#define RC_POLL_BATCH 32
+
+int rc_route_src(struct in_addr dst, struct in_addr *src)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(4791),
+				  .sin_addr = dst };
+	socklen_t sl = sizeof(sa);
+	int fd, ret = -1;
+
+	/* a UDP connect only routes: the kernel picks the source, nothing is sent */
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
+	    !getsockname(fd, (struct sockaddr *)&sa, &sl)) {
+		*src = sa.sin_addr;
+		ret = 0;
+	}
+	close(fd);
+	return ret;
+}
+
+int rc_psn(uint32_t *psn)
+{
+	uint8_t b[3];
+
+	if (RAND_bytes(b, sizeof(b)) != 1)
+		return -1;
+	*psn = (uint32_t)b[0] << 16 | (uint32_t)b[1] << 8 | b[2];
+	return 0;
+}
+
+/* The RoCEv2 GID ::ffff:local of ctx: its port and index, or -1. */
+static int rc_find_gid(struct rc_dev *d, struct in_addr local)
+{
+	struct ibv_gid_entry *ent;
+	struct ibv_port_attr pa;
+	uint8_t want[16] = { [10] = 0xff, [11] = 0xff };
+	size_t max = 0;
+	ssize_t n, i;
+	uint8_t p;
+
+	memcpy(want + 12, &local, 4);
+	for (p = 1; p <= d->attr.phys_port_cnt; p++) {
+		if (ibv_query_port(d->ctx, p, &pa))
+			return -1;
+		max += (size_t)pa.gid_tbl_len;
+	}
+	ent = calloc(max ? max : 1, sizeof(*ent));
+	if (!ent)
+		return -1;
+	n = ibv_query_gid_table(d->ctx, ent, max, 0);
+	if (n < 0) {
+		errno = (int)-n;
+		free(ent);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (ent[i].gid_type != IBV_GID_TYPE_ROCE_V2 ||
+		    memcmp(ent[i].gid.raw, want, sizeof(want)))
+			continue;
+		/* ah_attr.grh.sgid_index is 8 bits wide */
+		if (ent[i].gid_index > UINT8_MAX || ent[i].port_num > UINT8_MAX)
+			continue;
+		d->port = (uint8_t)ent[i].port_num;
+		d->gidx = (uint8_t)ent[i].gid_index;
+		d->gid = ent[i].gid;
+		free(ent);
+		return 0;
+	}
+	free(ent);
+	errno = EADDRNOTAVAIL;
+	return -1;
+}
+
+/* Opens name, or every device until one holds local's GID. */
+static int rc_open_ctx(struct rc_dev *d, const char *name, struct in_addr local)
+{
+	struct ibv_device **list;
+	const char *what = "ibv_get_device_list";
+	char obj[96];
+	int i, n, err = ENODEV;
+
+	snprintf(obj, sizeof(obj), "%s", name ? name : "devices");
+	list = ibv_get_device_list(&n);
+	if (!list) {
+		rep_fatal(what, obj, errno ? errno : ENODEV);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (name && strcmp(ibv_get_device_name(list[i]), name))
+			continue;
+		d->ctx = ibv_open_device(list[i]);
+		if (!d->ctx) {
+			what = "ibv_open_device";
+			err = errno ? errno : ENODEV;
+			snprintf(obj, sizeof(obj), "%s", ibv_get_device_name(list[i]));
+			if (name)
+				break;
+			continue;
+		}
+		if (ibv_query_device(d->ctx, &d->attr)) {
+			what = "ibv_query_device";
+			err = errno;
+		} else if (rc_find_gid(d, local)) {
+			what = "ibv_query_gid_table";
+			err = errno;
+		} else {
+			break;
+		}
+		snprintf(obj, sizeof(obj), "%s (RoCEv2 GID of %s)",
+			 ibv_get_device_name(list[i]), inet_ntoa(local));
+		ibv_close_device(d->ctx);
+		d->ctx = NULL;
+		if (name)
+			break;
+	}
+	ibv_free_device_list(list);
+	if (!d->ctx) {
+		rep_fatal(what, obj, err);
+		return -1;
+	}
+	d->own_ctx = true;
+	return 0;
+}
+
+static int rc_srq_open(struct rc_dev *d)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_sge = 1 } };
+
+	if (!d->attr.max_srq) {
+		rep_fatal("ibv_create_srq", "device without SRQ", EOPNOTSUPP);
+		return -1;
+	}
+	sa.attr.max_wr = RC_SRQ_INIT < (uint32_t)d->attr.max_srq_wr ?
+		RC_SRQ_INIT : (uint32_t)d->attr.max_srq_wr;
+	d->srq = ibv_create_srq(d->pd, &sa);
+	if (!d->srq) {
+		rep_fatal("ibv_create_srq", "agent SRQ", errno);
+		return -1;
+	}
+	d->srq_max = sa.attr.max_wr;
+	return 0;
+}
+
+int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
+		struct ibv_context *ctx)
+{
+	struct ibv_port_attr pa;
+	int fl;
+
+	memset(d, 0, sizeof(*d));
+	d->size = o->size;
+	d->shared_cq = o->cq == AG_CQ_SHARED;
+	d->use_srq = o->srq;
+	d->write = o->op == AG_OP_WRITE;
+	if (ctx) {
+		/* rdma_cm owns the context and does the addressing */
+		d->ctx = ctx;
+		d->port = 1;
+		if (ibv_query_device(ctx, &d->attr)) {
+			rep_fatal("ibv_query_device", "cm_id device", errno);
+			return -1;
+		}
+	} else if (rc_open_ctx(d, o->dev, local)) {
+		return -1;
+	}
+	if (ibv_query_port(d->ctx, d->port, &pa)) {
+		rep_fatal("ibv_query_port", ibv_get_device_name(d->ctx->device), errno);
+		goto err_ctx;
+	}
+	d->mtu = pa.active_mtu;
+	d->pd = ibv_alloc_pd(d->ctx);
+	if (!d->pd) {
+		rep_fatal("ibv_alloc_pd", ibv_get_device_name(d->ctx->device), errno);
+		goto err_ctx;
+	}
+	d->ch = ibv_create_comp_channel(d->ctx);
+	if (!d->ch) {
+		rep_fatal("ibv_create_comp_channel", ibv_get_device_name(d->ctx->device), errno);
+		goto err_pd;
+	}
+	fl = fcntl(d->ch->fd, F_GETFL);
+	if (fl < 0 || fcntl(d->ch->fd, F_SETFL, fl | O_NONBLOCK)) {
+		rep_fatal("fcntl", "completion channel", errno);
+		goto err_ch;
+	}
+	if (d->use_srq && rc_srq_open(d))
+		goto err_ch;
+	return 0;
+
+err_ch:
+	ibv_destroy_comp_channel(d->ch);
+err_pd:
+	ibv_dealloc_pd(d->pd);
+err_ctx:
+	if (d->own_ctx)
+		ibv_close_device(d->ctx);
+	d->ctx = NULL;
+	return -1;
+}
+
+void rc_dev_close(struct rc_dev *d)
+{
+	uint32_t i;
+	int err;
+
+	if (!d->ctx)
+		return;
+	if (d->srq) {
+		err = ibv_destroy_srq(d->srq);
+		if (err)
+			ag_warn("ibv_destroy_srq: %s", strerror(err));
+	}
+	for (i = 0; i < d->nchunks; i++) {
+		if (d->chunks[i].mr && (err = ibv_dereg_mr(d->chunks[i].mr)))
+			ag_warn("ibv_dereg_mr SRQ chunk: %s", strerror(err));
+		free(d->chunks[i].buf);
+	}
+	free(d->chunks);
+	free(d->srq_free);
+	free(d->map.key);
+	free(d->map.val);
+	/* endpoints are gone; a pool CQ left here would be a leak in the counters */
+	for (i = 0; i < d->npool; i++)
+		ag_warn("shared CQ %u still has %u QPs at close", i, d->pool[i]->users);
+	free(d->pool);
+	if ((err = ibv_destroy_comp_channel(d->ch)))
+		ag_warn("ibv_destroy_comp_channel: %s", strerror(err));
+	if ((err = ibv_dealloc_pd(d->pd)))
+		ag_warn("ibv_dealloc_pd: %s", strerror(err));
+	if (d->own_ctx && ibv_close_device(d->ctx))
+		ag_warn("ibv_close_device: %s", strerror(errno));
+	d->ctx = NULL;
+}
+
+/* --- SRQ --- */
+
+uint8_t *rc_srq_buf(struct rc_dev *d, uint32_t slot)
+{
+	return d->chunks[slot / RC_SRQ_CHUNK].buf + (size_t)(slot % RC_SRQ_CHUNK) * d->size;
+}
+
+/* A new chunk of slots: buffers and their MR, unless the peer writes (no buffers). */
+static int rc_srq_chunk(struct rc_dev *d, struct rc_fail *f)
+{
+	struct rc_srqbuf *c;
+	uint32_t *fr, i;
+
+	c = realloc(d->chunks, (d->nchunks + 1) * sizeof(*c));
+	if (!c)
+		goto nomem;
+	d->chunks = c;
+	fr = realloc(d->srq_free, (d->srq_slots + RC_SRQ_CHUNK) * sizeof(*fr));
+	if (!fr)
+		goto nomem;
+	d->srq_free = fr;
+	c = &d->chunks[d->nchunks];
+	memset(c, 0, sizeof(*c));
+	if (!d->write) {
+		c->buf = aligned_alloc(64, ((size_t)RC_SRQ_CHUNK * d->size + 63) & ~(size_t)63);
+		if (!c->buf)
+			goto nomem;
+		c->mr = ibv_reg_mr(d->pd, c->buf, (size_t)RC_SRQ_CHUNK * d->size,
+				   IBV_ACCESS_LOCAL_WRITE);
+		if (!c->mr) {
+			f->call = "ibv_reg_mr";
+			f->err = errno;
+			free(c->buf);
+			return -1;
+		}
+	}
+	for (i = 0; i < RC_SRQ_CHUNK; i++)
+		d->srq_free[d->nfree++] = d->srq_slots + RC_SRQ_CHUNK - 1 - i;
+	d->srq_slots += RC_SRQ_CHUNK;
+	d->nchunks++;
+	return 0;
+nomem:
+	f->call = "malloc";
+	f->err = ENOMEM;
+	return -1;
+}
+
+static int rc_srq_post(struct rc_dev *d, uint32_t slot, struct rc_fail *f)
+{
+	struct rc_srqbuf *c = &d->chunks[slot / RC_SRQ_CHUNK];
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(c->buf ? rc_srq_buf(d, slot) : NULL),
+		.length = d->size,
+		.lkey = c->mr ? c->mr->lkey : 0,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = RC_WR(RC_WR_SRQ, 0, slot),
+		.sg_list = &sge,
+		.num_sge = c->buf ? 1 : 0,
+	}, *bad;
+	int err;
+
+	err = ibv_post_srq_recv(d->srq, &wr, &bad);
+	if (err) {
+		f->call = "ibv_post_srq_recv";
+		f->err = err;
+		d->srq_free[d->nfree++] = slot;
+		return -1;
+	}
+	d->srq_posted++;
+	return 0;
+}
+
+/* Keeps one receive posted per endpoint, plus a few for bursts. */
+static int rc_srq_fill(struct rc_dev *d, struct rc_fail *f)
+{
+	struct ibv_srq_attr sa;
+	uint32_t want = d->nlive + 16;
+
+	while (d->srq_posted < want) {
+		if (d->srq_posted >= d->srq_max) {
+			if (d->srq_max >= (uint32_t)d->attr.max_srq_wr) {
+				f->call = "ibv_modify_srq";
+				f->err = ENOSPC;
+				return -1;
+			}
+			sa.max_wr = d->srq_max * 2 < (uint32_t)d->attr.max_srq_wr ?
+				d->srq_max * 2 : (uint32_t)d->attr.max_srq_wr;
+			sa.srq_limit = 0;
+			if ((f->err = ibv_modify_srq(d->srq, &sa, IBV_SRQ_MAX_WR))) {
+				f->call = "ibv_modify_srq";
+				return -1;
+			}
+			d->srq_max = sa.max_wr;
+		}
+		if (!d->nfree && rc_srq_chunk(d, f))
+			return -1;
+		if (rc_srq_post(d, d->srq_free[--d->nfree], f))
+			return -1;
+	}
+	return 0;
+}
+
+int rc_srq_repost(struct rc_dev *d, uint32_t slot, struct rc_fail *f)
+{
+	if (slot >= d->srq_slots) {
+		f->call = "ibv_poll_cq";
+		f->err = EPROTO;
+		return -1;
+	}
+	d->srq_posted--;
+	if (d->srq_posted >= d->nlive + 16) {
+		/* endpoints left: keep the slot unposted rather than over-fill */
+		d->srq_free[d->nfree++] = slot;
+		return 0;
+	}
+	return rc_srq_post(d, slot, f);
+}
+
+int rc_post_recv(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)rc_rbuf(d, e),
+		.length = d->size,
+		.lkey = e->rmr ? e->rmr->lkey : 0,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = RC_WR(RC_WR_RECV, e->gen, e->slot),
+		.sg_list = &sge,
+		/* a WRITE with immediate lands in rbuf by rkey; the receive carries none */
+		.num_sge = e->write ? 0 : 1,
+	}, *bad;
+	int err;
+
+	if (d->use_srq)
+		return rc_srq_fill(d, f);
+	err = ibv_post_recv(e->qp, &wr, &bad);
+	if (err) {
+		f->call = "ibv_post_recv";
+		f->err = err;
+		return -1;
+	}
+	e->rq_out++;
+	return 0;
+}
+
+/* --- qp_num map --- */
+
+static uint32_t rc_hash(uint32_t k)
+{
+	return k * 0x9e3779b1u;
+}
+
+/* Copies the live cells into a table of cap cells, dropping tombstones. */
+static int rc_map_rehash(struct rc_map *m, uint32_t cap)
+{
+	uint32_t *key = calloc(cap, sizeof(*key)), *val = malloc(cap * sizeof(*val));
+	uint32_t i, j;
+
+	if (!key || !val) {
+		free(key);
+		free(val);
+		return -1;
+	}
+	/* qp_num 0 is never an RC QP: it marks an empty cell */
+	for (i = 0; i < m->cap; i++) {
+		if (!m->key[i] || m->val[i] == UINT32_MAX)
+			continue;
+		for (j = rc_hash(m->key[i]) & (cap - 1); key[j]; j = (j + 1) & (cap - 1))
+			;
+		key[j] = m->key[i];
+		val[j] = m->val[i];
+	}
+	free(m->key);
+	free(m->val);
+	m->key = key;
+	m->val = val;
+	m->cap = cap;
+	m->used = m->live;
+	return 0;
+}
+
+/* A deleted cell keeps its key with val UINT32_MAX (a tombstone) until a rehash. */
+int rc_map_put(struct rc_map *m, uint32_t qpn, uint32_t slot)
+{
+	uint32_t cap, j;
+
+	if ((m->used + 1) * 2 > m->cap) {
+		cap = m->cap ? m->cap : 1024;
+		while ((m->live + 1) * 4 > cap)
+			cap *= 2;
+		if (rc_map_rehash(m, cap))
+			return -1;
+	}
+	for (j = rc_hash(qpn) & (m->cap - 1); m->key[j] && m->key[j] != qpn;
+	     j = (j + 1) & (m->cap - 1))
+		;
+	if (!m->key[j])
+		m->used++;
+	if (!m->key[j] || m->val[j] == UINT32_MAX)
+		m->live++;
+	m->key[j] = qpn;
+	m->val[j] = slot;
+	return 0;
+}
+
+uint32_t rc_map_get(const struct rc_map *m, uint32_t qpn)
+{
+	uint32_t j;
+
+	if (!m->cap)
+		return UINT32_MAX;
+	for (j = rc_hash(qpn) & (m->cap - 1); m->key[j]; j = (j + 1) & (m->cap - 1))
+		if (m->key[j] == qpn)
+			return m->val[j];
+	return UINT32_MAX;
+}
+
+void rc_map_del(struct rc_map *m, uint32_t qpn)
+{
+	uint32_t j;
+
+	if (!m->cap)
+		return;
+	for (j = rc_hash(qpn) & (m->cap - 1); m->key[j]; j = (j + 1) & (m->cap - 1))
+		if (m->key[j] == qpn) {
+			if (m->val[j] != UINT32_MAX)
+				m->live--;
+			m->val[j] = UINT32_MAX;
+			return;
+		}
+}
+
+/* --- completions --- */
+
+int rc_dev_poll(struct rc_dev *d, rc_wc_cb cb, void *arg)
+{
+	return rc_chan_poll(d->ch, &d->cq_events, cb, arg);
+}
+
+int rc_chan_poll(struct ibv_comp_channel *ch, uint64_t *nev, rc_wc_cb cb, void *arg)
+{
+	struct ibv_wc wc[RC_POLL_BATCH];
+	struct ibv_cq *cq;
+	struct rc_cq *c;
+	void *ctx;
+	int n, i;
+
+	for (;;) {
+		if (ibv_get_cq_event(ch, &cq, &ctx)) {
+			if (errno == EAGAIN || errno == EINTR)
+				return 0;
+			rep_fatal("ibv_get_cq_event", "completion channel", errno);
+			return -1;
+		}
+		c = ctx;
+		(*nev)++;
+		/* acks take a lock in the provider: pay for it once per batch */
+		if (++c->unacked >= RC_ACK_BATCH) {
+			ibv_ack_cq_events(c->cq, c->unacked);
+			c->unacked = 0;
+		}
+		/* arm before polling, so a completion racing the poll raises an event */
+		if ((n = ibv_req_notify_cq(cq, 0))) {
+			rep_fatal("ibv_req_notify_cq", "CQ", n);
+			return -1;
+		}
+		while ((n = ibv_poll_cq(cq, RC_POLL_BATCH, wc)) > 0)
+			for (i = 0; i < n; i++)
+				cb(arg, &wc[i]);
+		if (n < 0) {
+			rep_fatal("ibv_poll_cq", "CQ", EIO);
+			return -1;
+		}
+	}
+}
+
+const char *rc_wc_word(enum ibv_wc_status st)
+{
+	switch (st) {
+	case IBV_WC_SUCCESS: return "IBV_WC_SUCCESS";
+	case IBV_WC_LOC_LEN_ERR: return "IBV_WC_LOC_LEN_ERR";
+	case IBV_WC_LOC_QP_OP_ERR: return "IBV_WC_LOC_QP_OP_ERR";
+	case IBV_WC_LOC_PROT_ERR: return "IBV_WC_LOC_PROT_ERR";
+	case IBV_WC_WR_FLUSH_ERR: return "IBV_WC_WR_FLUSH_ERR";
+	case IBV_WC_BAD_RESP_ERR: return "IBV_WC_BAD_RESP_ERR";
+	case IBV_WC_LOC_ACCESS_ERR: return "IBV_WC_LOC_ACCESS_ERR";
+	case IBV_WC_REM_INV_REQ_ERR: return "IBV_WC_REM_INV_REQ_ERR";
+	case IBV_WC_REM_ACCESS_ERR: return "IBV_WC_REM_ACCESS_ERR";
+	case IBV_WC_REM_OP_ERR: return "IBV_WC_REM_OP_ERR";
+	case IBV_WC_RETRY_EXC_ERR: return "IBV_WC_RETRY_EXC_ERR";
+	case IBV_WC_RNR_RETRY_EXC_ERR: return "IBV_WC_RNR_RETRY_EXC_ERR";
+	case IBV_WC_REM_ABORT_ERR: return "IBV_WC_REM_ABORT_ERR";
+	case IBV_WC_FATAL_ERR: return "IBV_WC_FATAL_ERR";
+	case IBV_WC_RESP_TIMEOUT_ERR: return "IBV_WC_RESP_TIMEOUT_ERR";
+	case IBV_WC_GENERAL_ERR: return "IBV_WC_GENERAL_ERR";
+	default: return "IBV_WC_OTHER";
+	}
+}

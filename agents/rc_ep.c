@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One RC connection's verbs resources (the resource models of rc.h), its QP
+ * state changes and its posts.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/ag.h"
+#include "agents/rc.h"
+
+/* ibv_rc_pingpong's values: 4.096 us * 2^14 = 67 ms ACK timeout, 7 retries */
+#define RC_TIMEOUT 14
+#define RC_RETRY 7
+#define RC_RNR_RETRY 7
+#define RC_MIN_RNR 12
+#define RC_HOP_LIMIT 64
+
+static int rc_fail(struct rc_fail *f, const char *call, int err)
+{
+	f->call = call;
+	f->err = err ? err : EIO;
+	return -1;
+}
+
+static struct rc_cq *rc_cq_new(struct rc_dev *d, struct ibv_comp_channel *ch, int cqe,
+			       struct rc_fail *f)
+{
+	struct rc_cq *c = calloc(1, sizeof(*c));
+	int err;
+
+	if (!c) {
+		rc_fail(f, "malloc", ENOMEM);
+		return NULL;
+	}
+	c->cq = ibv_create_cq(d->ctx, cqe, c, ch, 0);
+	if (!c->cq) {
+		rc_fail(f, "ibv_create_cq", errno);
+		free(c);
+		return NULL;
+	}
+	err = ibv_req_notify_cq(c->cq, 0);
+	if (err) {
+		rc_fail(f, "ibv_req_notify_cq", err);
+		ibv_destroy_cq(c->cq);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void rc_cq_free(struct rc_cq *c)
+{
+	int err;
+
+	/* ibv_destroy_cq waits until every event it handed out is acknowledged */
+	if (c->unacked)
+		ibv_ack_cq_events(c->cq, c->unacked);
+	err = ibv_destroy_cq(c->cq);
+	if (err)
+		ag_warn("ibv_destroy_cq: %s", strerror(err));
+	free(c);
+}
+
+/* A pool CQ with room for one more QP; a new one, max_cqe deep, when all are full. */
+static struct rc_cq *rc_pool_get(struct rc_dev *d, struct rc_fail *f)
+{
+	uint32_t i, cap = (uint32_t)d->attr.max_cqe / RC_QP_CQE;
+	struct rc_cq **p, *c;
+
+	for (i = 0; i < d->npool; i++)
+		if (d->pool[i]->users < d->pool[i]->cap) {
+			d->pool[i]->users++;
+			return d->pool[i];
+		}
+	if (!cap) {
+		ag_warn("shared CQ: max_cqe %d cannot hold one QP's %d completions",
+			d->attr.max_cqe, RC_QP_CQE);
+		rc_fail(f, "ibv_create_cq", EINVAL);
+		return NULL;
+	}
+	if (d->npool == d->pool_cap) {
+		p = realloc(d->pool, (d->pool_cap ? d->pool_cap * 2 : 8) * sizeof(*p));
+		if (!p) {
+			rc_fail(f, "malloc", ENOMEM);
+			return NULL;
+		}
+		d->pool = p;
+		d->pool_cap = d->pool_cap ? d->pool_cap * 2 : 8;
+	}
+	/* one CQ holds at most max_cqe entries (32767 on rxe): that fixes QPs per CQ */
+	c = rc_cq_new(d, d->ch, (int)(cap * RC_QP_CQE), f);
+	if (!c) {
+		ag_warn("shared CQ %u of %u entries (max_cqe %d, %u QPs each): %s",
+			d->npool, cap * RC_QP_CQE, d->attr.max_cqe, cap, strerror(f->err));
+		return NULL;
+	}
+	c->cap = cap;
+	c->users = 1;
+	d->pool[d->npool++] = c;
+	return c;
+}
+
+static void rc_pool_put(struct rc_dev *d, struct rc_cq *c)
+{
+	uint32_t i;
+
+	if (--c->users)
+		return;
+	/* an empty CQ goes, so the counters return to the baseline */
+	for (i = 0; i < d->npool && d->pool[i] != c; i++)
+		;
+	if (i < d->npool)
+		d->pool[i] = d->pool[--d->npool];
+	rc_cq_free(c);
+}
+
+static int rc_ep_cqs(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
+{
+	if (d->shared_cq) {
+		e->scq = e->rcq = rc_pool_get(d, f);
+		return e->scq ? 0 : -1;
+	}
+	e->scq = rc_cq_new(d, e->ch ? e->ch : d->ch, RC_SQ, f);
+	if (!e->scq)
+		return -1;
+	e->rcq = rc_cq_new(d, e->ch ? e->ch : d->ch, RC_RQ, f);
+	if (!e->rcq) {
+		rc_cq_free(e->scq);
+		e->scq = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void rc_ep_cqs_free(struct rc_dev *d, struct rc_ep *e)
+{
+	if (d->shared_cq) {
+		if (e->scq)
+			rc_pool_put(d, e->scq);
+	} else {
+		if (e->rcq)
+			rc_cq_free(e->rcq);
+		if (e->scq)
+			rc_cq_free(e->scq);
+	}
+	e->scq = e->rcq = NULL;
+}
+
+int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, bool write,
+		 struct rdma_cm_id *cm, struct rc_fail *f)
+{
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC };
+	size_t len = ((size_t)d->size * 2 + 63) & ~(size_t)63;
+	int access = IBV_ACCESS_LOCAL_WRITE;
+
+	e->slot = slot;
+	e->write = write;
+	e->sq_out = e->rq_out = 0;
+	e->pend = e->dead = false;
+	e->cm = cm;
+	if (rc_ep_cqs(d, e, f))
+		return -1;
+	e->buf = aligned_alloc(64, len);
+	if (!e->buf) {
+		rc_fail(f, "malloc", ENOMEM);
+		goto err_cq;
+	}
+	memset(e->buf, 0, len);
+	e->smr = ibv_reg_mr(d->pd, e->buf, d->size, 0);
+	if (!e->smr) {
+		rc_fail(f, "ibv_reg_mr", errno);
+		goto err_buf;
+	}
+	/* with an SRQ, received bytes land in its buffers unless the peer writes */
+	if (!d->use_srq || write) {
+		if (write)
+			access |= IBV_ACCESS_REMOTE_WRITE;
+		e->rmr = ibv_reg_mr(d->pd, e->buf + d->size, d->size, access);
+		if (!e->rmr) {
+			rc_fail(f, "ibv_reg_mr", errno);
+			goto err_smr;
+		}
+	}
+	ia.send_cq = e->scq->cq;
+	ia.recv_cq = e->rcq->cq;
+	ia.srq = d->srq;
+	ia.cap.max_send_wr = RC_SQ;
+	ia.cap.max_recv_wr = d->srq ? 0 : RC_RQ;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = d->srq ? 0 : 1;
+	if (cm) {
+		if (rdma_create_qp(cm, d->pd, &ia)) {
+			rc_fail(f, "rdma_create_qp", errno);
+			goto err_rmr;
+		}
+		e->qp = cm->qp;
+	} else {
+		e->qp = ibv_create_qp(d->pd, &ia);
+		if (!e->qp) {
+			rc_fail(f, "ibv_create_qp", errno);
+			goto err_rmr;
+		}
+	}
+	if (d->srq && rc_map_put(&d->map, e->qp->qp_num, slot)) {
+		rc_fail(f, "malloc", ENOMEM);
+		goto err_qp;
+	}
+	/* the thread server creates endpoints from many threads */
+	__atomic_fetch_add(&d->nlive, 1, __ATOMIC_RELAXED);
+	return 0;
+
+err_qp:
+	if (cm)
+		rdma_destroy_qp(cm);
+	else
+		ibv_destroy_qp(e->qp);
+	e->qp = NULL;
+err_rmr:
+	if (e->rmr)
+		ibv_dereg_mr(e->rmr);
+	e->rmr = NULL;
+err_smr:
+	ibv_dereg_mr(e->smr);
+	e->smr = NULL;
+err_buf:
+	free(e->buf);
+	e->buf = NULL;
+err_cq:
+	rc_ep_cqs_free(d, e);
+	return -1;
+}
+
+void rc_ep_destroy(struct rc_dev *d, struct rc_ep *e)
+{
+	int err;
+
+	if (!e->qp && !e->scq)
+		return;
+	if (e->qp) {
+		if (d->srq)
+			rc_map_del(&d->map, e->qp->qp_num);
+		if (e->cm)
+			rdma_destroy_qp(e->cm);
+		else if ((err = ibv_destroy_qp(e->qp)))
+			ag_warn("ibv_destroy_qp %u: %s", e->qp->qp_num, strerror(err));
+		e->qp = NULL;
+		__atomic_fetch_sub(&d->nlive, 1, __ATOMIC_RELAXED);
+	}
+	if (e->rmr && (err = ibv_dereg_mr(e->rmr)))
+		ag_warn("ibv_dereg_mr: %s", strerror(err));
+	if (e->smr && (err = ibv_dereg_mr(e->smr)))
+		ag_warn("ibv_dereg_mr: %s", strerror(err));
+	e->rmr = e->smr = NULL;
+	free(e->buf);
+	e->buf = NULL;
+	rc_ep_cqs_free(d, e);
+	e->cm = NULL;
+}
+
+int rc_ep_init(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = d->port,
+		.qp_access_flags = e->write ? IBV_ACCESS_REMOTE_WRITE : 0,
+	};
+	int err;
+
+	err = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			    IBV_QP_ACCESS_FLAGS);
+	return err ? rc_fail(f, "ibv_modify_qp", err) : 0;
+}
+
+int rc_ep_connect(struct rc_dev *d, struct rc_ep *e, uint32_t qpn, uint32_t psn,
+		  const uint8_t gid[16], enum ibv_mtu mtu, struct rc_fail *f)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = mtu < d->mtu ? mtu : d->mtu,
+		.dest_qp_num = qpn,
+		.rq_psn = psn,
+		.max_dest_rd_atomic = 1,
+		.min_rnr_timer = RC_MIN_RNR,
+		.ah_attr = {
+			.is_global = 1,
+			.port_num = d->port,
+			.grh = { .hop_limit = RC_HOP_LIMIT, .sgid_index = d->gidx },
+		},
+	};
+	int err;
+
+	memcpy(a.ah_attr.grh.dgid.raw, gid, 16);
+	err = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			    IBV_QP_MIN_RNR_TIMER);
+	if (err)
+		return rc_fail(f, "ibv_modify_qp", err);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = RC_TIMEOUT;
+	a.retry_cnt = RC_RETRY;
+	a.rnr_retry = RC_RNR_RETRY;
+	a.sq_psn = e->psn;
+	a.max_rd_atomic = 1;
+	err = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			    IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	return err ? rc_fail(f, "ibv_modify_qp", err) : 0;
+}
+
+int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
+		 struct rc_fail *f)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)rc_sbuf(e),
+		.length = len,
+		.lkey = e->smr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = RC_WR(RC_WR_SEND, e->gen, e->slot),
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = e->write ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htonl(imm),
+	}, *bad;
+	int err;
+
+	(void)d;
+	if (e->sq_out >= RC_SQ) {
+		/* the previous send is not reaped yet: go when its completion comes */
+		e->pend = true;
+		e->pend_len = len;
+		e->pend_imm = imm;
+		return 0;
+	}
+	if (e->write) {
+		if (len > e->rlen)
+			return rc_fail(f, "ibv_post_send", EMSGSIZE);
+		wr.wr.rdma.remote_addr = e->raddr;
+		wr.wr.rdma.rkey = e->rkey;
+	}
+	err = ibv_post_send(e->qp, &wr, &bad);
+	if (err)
+		return rc_fail(f, "ibv_post_send", err);
+	e->sq_out++;
+	return 0;
+}
+
+int rc_ep_sent(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
+{
+	if (e->sq_out)
+		e->sq_out--;
+	if (!e->pend)
+		return 0;
+	e->pend = false;
+	return rc_post_send(d, e, e->pend_len, e->pend_imm, f);
+}

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rc server agent, event model: the loop, the endpoint table and the echo.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "agents/ag.h"
+#include "agents/rc_server.h"
+#include "agents/report.h"
+
+#define RS_EVENTS 256
+
+int rs_watch(struct rs_srv *s, int fd, uint32_t events, uint64_t tag, const char *what)
+{
+	struct epoll_event ev = { .events = events, .data.u64 = tag };
+
+	if (!epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev))
+		return 0;
+	rep_fatal("epoll_ctl", what, errno);
+	return -1;
+}
+
+void rs_drop(struct rs_srv *s, const char *peer, const char *reason)
+{
+	s->dropped++;
+	rep_line("drop peer=%s reason=%s", peer, reason);
+}
+
+int rs_dev_open(struct rs_srv *s, struct ibv_context *ctx)
+{
+	if (rc_dev_open(&s->dev, s->o, s->o->addr, ctx))
+		return -1;
+	s->dev_up = true;
+	return rs_watch(s, s->dev.ch->fd, EPOLLIN, RS_TAG(RS_T_CHAN, 0, 0),
+			"completion channel");
+}
+
+/* --- endpoints --- */
+
+static int rs_grow(struct rs_srv *s)
+{
+	uint32_t cap = s->eps_cap ? s->eps_cap * 2 : 1024;
+	struct rs_ep **eps;
+	uint32_t *fr;
+	uint16_t *g;
+
+	eps = realloc(s->eps, cap * sizeof(*eps));
+	if (!eps)
+		return -1;
+	s->eps = eps;
+	fr = realloc(s->free, cap * sizeof(*fr));
+	if (!fr)
+		return -1;
+	s->free = fr;
+	g = realloc(s->gens, cap * sizeof(*g));
+	if (!g)
+		return -1;
+	s->gens = g;
+	memset(g + s->eps_cap, 0, (cap - s->eps_cap) * sizeof(*g));
+	s->eps_cap = cap;
+	return 0;
+}
+
+struct rs_ep *rs_ep_new(struct rs_srv *s, bool write, struct rdma_cm_id *cm,
+			struct rc_fail *f)
+{
+	struct rs_ep *x;
+	uint32_t slot;
+
+	if (!s->nfree && s->neps == s->eps_cap && rs_grow(s))
+		goto nomem;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		goto nomem;
+	slot = s->nfree ? s->free[--s->nfree] : s->neps++;
+	x->e.gen = ++s->gens[slot];
+	if (rc_ep_create(&s->dev, &x->e, slot, write, cm, f)) {
+		s->free[s->nfree++] = slot;
+		free(x);
+		return NULL;
+	}
+	s->eps[slot] = x;
+	return x;
+nomem:
+	f->call = "malloc";
+	f->err = ENOMEM;
+	return NULL;
+}
+
+void rs_ep_up(struct rs_srv *s, struct rs_ep *x)
+{
+	x->up = true;
+	s->accepted++;
+	if (++s->live > s->peak)
+		s->peak = s->live;
+}
+
+void rs_ep_free(struct rs_srv *s, struct rs_ep *x)
+{
+	struct rdma_cm_id *cm = x->e.cm;
+	uint32_t slot = x->e.slot;
+
+	if (x->up)
+		s->live--;
+	if (x->sess)
+		rs_oob_unlink(x);
+	rc_ep_destroy(&s->dev, &x->e);
+	/* the id goes after its QP; its events were acknowledged by the caller */
+	if (cm && rdma_destroy_id(cm))
+		ag_warn("rdma_destroy_id: %s", strerror(errno));
+	s->eps[slot] = NULL;
+	s->free[s->nfree++] = slot;
+	free(x);
+}
+
+void rs_ep_kill(struct rs_srv *s, struct rs_ep *x, const char *reason)
+{
+	struct rs_ep **r;
+	char peer[RS_PEER_MAX];
+
+	if (x->reaping)
+		return;
+	if (s->nreap == s->reap_cap) {
+		r = realloc(s->reap, (s->reap_cap ? s->reap_cap * 2 : 64) * sizeof(*r));
+		if (!r) {
+			/* cannot defer: leave it to its session's end or to stop */
+			ag_warn("malloc reap list: %s", strerror(ENOMEM));
+			return;
+		}
+		s->reap = r;
+		s->reap_cap = s->reap_cap ? s->reap_cap * 2 : 64;
+	}
+	x->reaping = true;
+	s->reap[s->nreap++] = x;
+	if (reason) {
+		if (x->sess)
+			snprintf(peer, sizeof(peer), "%s", x->sess->peer);
+		else if (x->e.cm)
+			snprintf(peer, sizeof(peer), "qpn:%u", x->e.qp ? x->e.qp->qp_num : 0);
+		else
+			snprintf(peer, sizeof(peer), "-");
+		rs_drop(s, peer, reason);
+	}
+}
+
+static void rs_reap(struct rs_srv *s)
+{
+	struct rs_ep *x;
+
+	while (s->nreap) {
+		x = s->reap[--s->nreap];
+		/* an rdmacm endpoint stays, dead, until its DISCONNECTED event */
+		if (x->e.cm) {
+			if (rdma_disconnect(x->e.cm) && errno != EINVAL)
+				ag_warn("rdma_disconnect: %s", strerror(errno));
+			continue;
+		}
+		rs_ep_free(s, x);
+	}
+}
+
+/* --- echo --- */
+
+static void rs_echo(struct rs_srv *s, struct rs_ep *x, const struct ibv_wc *wc,
+		    uint32_t srq_slot)
+{
+	struct rc_dev *d = &s->dev;
+	struct rc_fail f;
+	const uint8_t *src;
+	uint32_t len = wc->byte_len;
+
+	if (RC_WR_KIND(wc->wr_id) == RC_WR_RECV)
+		x->e.rq_out--;
+	if (len > d->size) {
+		rs_ep_kill(s, x, "oversized");
+		return;
+	}
+	if (x->e.write)
+		src = rc_rbuf(d, &x->e);
+	else
+		src = d->use_srq ? rc_srq_buf(d, srq_slot) : rc_rbuf(d, &x->e);
+	memcpy(rc_sbuf(&x->e), src, len);
+	/* repost before echoing: the client's next message must find a receive */
+	if (d->use_srq ? rc_srq_repost(d, srq_slot, &f) : rc_post_recv(d, &x->e, &f)) {
+		rs_ep_kill(s, x, f.call);
+		return;
+	}
+	if (rc_post_send(d, &x->e, len, wc->wc_flags & IBV_WC_WITH_IMM ?
+			 ntohl(wc->imm_data) : 0, &f))
+		rs_ep_kill(s, x, f.call);
+}
+
+static void rs_wc(void *arg, const struct ibv_wc *wc)
+{
+	struct rs_srv *s = arg;
+	unsigned kind = RC_WR_KIND(wc->wr_id);
+	uint32_t slot, srq_slot = 0;
+	struct rs_ep *x = NULL;
+	struct rc_fail f;
+
+	if (kind == RC_WR_SRQ) {
+		srq_slot = RC_WR_SLOT(wc->wr_id);
+		slot = rc_map_get(&s->dev.map, wc->qp_num);
+		if (slot < s->eps_cap)
+			x = s->eps[slot];
+	} else {
+		slot = RC_WR_SLOT(wc->wr_id);
+		if (slot < s->eps_cap && s->eps[slot] && s->eps[slot]->e.gen == RC_WR_GEN(wc->wr_id))
+			x = s->eps[slot];
+	}
+	if (x && (x->reaping || !x->e.qp || x->e.qp->qp_num != wc->qp_num))
+		x = NULL;
+	if (!x || wc->status != IBV_WC_SUCCESS) {
+		/* a receive buffer of the SRQ goes back whatever happened to its QP */
+		if (kind == RC_WR_SRQ && rc_srq_repost(&s->dev, srq_slot, &f))
+			ag_warn("%s SRQ slot %u: %s", f.call, srq_slot, strerror(f.err));
+		if (x && wc->status != IBV_WC_WR_FLUSH_ERR)
+			rs_ep_kill(s, x, rc_wc_word(wc->status));
+		else if (x)
+			rs_ep_kill(s, x, NULL);
+		return;
+	}
+	switch (wc->opcode) {
+	case IBV_WC_SEND:
+	case IBV_WC_RDMA_WRITE:
+		s->echoed++;
+		s->bytes += s->dev.size;
+		if (rc_ep_sent(&s->dev, &x->e, &f))
+			rs_ep_kill(s, x, f.call);
+		break;
+	case IBV_WC_RECV:
+	case IBV_WC_RECV_RDMA_WITH_IMM:
+		rs_echo(s, x, wc, srq_slot);
+		break;
+	default:
+		rs_ep_kill(s, x, "bad_opcode");
+	}
+}
+
+/* --- loop --- */
+
+static int rs_ctl(struct rs_srv *s)
+{
+	enum ctl_cmd cmd;
+
+	while ((cmd = ctl_next(&s->ctl)) != CTL_NONE) {
+		if (cmd == CTL_STOP || cmd == CTL_EOF) {
+			s->stop = true;
+			return 0;
+		}
+		ag_warn("stdin: '%s' is not a server command, ignored", ctl_name(cmd));
+	}
+	return 0;
+}
+
+static int rs_loop(struct rs_srv *s)
+{
+	struct epoll_event ev[RS_EVENTS];
+	uint64_t exp;
+	uint32_t t;
+	int i, n;
+
+	while (!s->stop && !rep_dead()) {
+		if (!s->ctl.pollable)
+			rs_ctl(s);
+		if (s->stop)
+			break;
+		n = epoll_wait(s->ep, ev, RS_EVENTS, s->ctl.pollable ? -1 : 100);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rep_fatal("epoll_wait", "server loop", errno);
+			return -1;
+		}
+		for (i = 0; i < n && !s->stop; i++) {
+			t = (uint32_t)(ev[i].data.u64 >> 56);
+			switch (t) {
+			case RS_T_CTL:
+				rs_ctl(s);
+				break;
+			case RS_T_CHAN:
+				if (rc_dev_poll(&s->dev, rs_wc, s))
+					return -1;
+				break;
+			case RS_T_TICK:
+				if (read(s->tick, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
+					ag_warn("read tick timer: %s", strerror(errno));
+				rs_oob_tick(s);
+				break;
+			case RS_T_LISTEN:
+				rs_oob_listen_event(s, (uint32_t)ev[i].data.u64);
+				break;
+			case RS_T_SESS:
+				rs_oob_sess_event(s, (uint32_t)ev[i].data.u64,
+						  (uint16_t)(ev[i].data.u64 >> 32), ev[i].events);
+				break;
+			case RS_T_CM:
+				rs_cm_event(s);
+				break;
+			}
+			rs_reap(s);
+		}
+	}
+	return 0;
+}
+
+static int rs_init(struct rs_srv *s)
+{
+	struct itimerspec its = { .it_interval = { .tv_sec = 1 }, .it_value = { .tv_sec = 1 } };
+
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (s->ep < 0) {
+		rep_fatal("epoll_create1", "server loop", errno);
+		return -1;
+	}
+	/* deadlines of TLS sessions are checked once a second */
+	s->tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (s->tick < 0) {
+		rep_fatal("timerfd_create", "tick", errno);
+		return -1;
+	}
+	if (timerfd_settime(s->tick, 0, &its, NULL)) {
+		rep_fatal("timerfd_settime", "tick", errno);
+		return -1;
+	}
+	if (rs_watch(s, s->tick, EPOLLIN, RS_TAG(RS_T_TICK, 0, 0), "tick timer"))
+		return -1;
+	if (ctl_init(&s->ctl, STDIN_FILENO) ||
+	    ctl_watch(&s->ctl, s->ep, RS_TAG(RS_T_CTL, 0, 0)))
+		return -1;
+	if (s->o->server_threads > 1)
+		ag_warn("--transport rc runs one event loop; --server-threads %u ignored",
+			s->o->server_threads);
+	if (s->o->cm == AG_CM_RDMACM)
+		return rs_cm_open(s);
+	if (rs_dev_open(s, NULL))
+		return -1;
+	return rs_oob_open(s);
+}
+
+static void rs_fini(struct rs_srv *s)
+{
+	uint32_t i;
+
+	rs_reap(s);
+	if (s->o->cm == AG_CM_RDMACM)
+		rs_cm_close(s);
+	else
+		rs_oob_close(s);
+	/* what no session or id owned any more (cannot happen, but never leak) */
+	for (i = 0; i < s->neps; i++)
+		if (s->eps[i])
+			rs_ep_free(s, s->eps[i]);
+	if (s->dev_up)
+		rc_dev_close(&s->dev);
+	if (s->o->cm == AG_CM_RDMACM && s->cmch)
+		rdma_destroy_event_channel(s->cmch);
+	free(s->eps);
+	free(s->free);
+	free(s->gens);
+	free(s->reap);
+	if (s->tick >= 0)
+		close(s->tick);
+	if (s->ep >= 0)
+		close(s->ep);
+}
+
+int rc_server_run(const struct ag_opts *o)
+{
+	struct rs_srv s = { .o = o, .ep = -1, .tick = -1 };
+	int ret = 1;
+
+	if (o->model == AG_MODEL_THREAD)
+		return rc_server_thread_run(o);
+	if (rs_init(&s))
+		goto out;
+	if (o->cm == AG_CM_RDMACM)
+		rep_line("hello role=server pid=%d ports=%u port=%u max_backlog=%ld",
+			 (int)getpid(), o->ports, o->port, s.max_backlog);
+	else
+		rep_line("hello role=server pid=%d ports=%u port=%u", (int)getpid(),
+			 o->ports, o->port);
+	if (rs_loop(&s))
+		goto out;
+	ret = 0;
+out:
+	rs_fini(&s);
+	if (!ret) {
+		rep_line("result role=server accepted=%llu peak=%u echoed=%llu bytes=%llu "
+			 "dropped=%llu rejected=%llu cq_events=%llu",
+			 (unsigned long long)s.accepted, s.peak,
+			 (unsigned long long)s.echoed, (unsigned long long)s.bytes,
+			 (unsigned long long)s.dropped, (unsigned long long)s.rejected,
+			 (unsigned long long)s.dev.cq_events);
+		rep_line("bye");
+	}
+	return ret;
+}

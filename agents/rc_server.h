@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rc_server: the event-driven rc server agent, shared by its files.
+ *
+ * One epoll loop over: stdin, the completion channel, and either the TLS
+ * listeners with their sessions (rc_server_oob.c) or the rdma_cm event channel
+ * (rc_server_cm.c). Endpoints live in a slot table; a completion names its
+ * endpoint by slot and generation (rc.h). The completion callback never frees
+ * an endpoint: it marks it dead and the loop reaps it after the poll, so a CQ
+ * being polled is never destroyed under the poll.
+ *
+ * Echo: a received message is copied from the receive buffer (the connection's,
+ * or the SRQ slot's) into the connection's send buffer, the receive is
+ * reposted, then the copy is sent back (SEND, or WRITE with immediate into the
+ * client's buffer for --op write).
+ */
+#ifndef RDC_AGENTS_RC_SERVER_H
+#define RDC_AGENTS_RC_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agents/ctl.h"
+#include "agents/oob.h"
+#include "agents/rc.h"
+#include "agents/tls.h"
+
+enum { RS_T_CTL = 1, RS_T_CHAN, RS_T_TICK, RS_T_LISTEN, RS_T_SESS, RS_T_CM };
+#define RS_TAG(t, gen, v) (((uint64_t)(t) << 56) | ((uint64_t)(uint16_t)(gen) << 32) | \
+			   (uint32_t)(v))
+
+#define RS_PEER_MAX 24
+/* a client that does not read its replies stops being read (bytes queued) */
+#define RS_OUT_HIGH (64 * 1024)
+
+struct rs_sess;
+
+struct rs_ep {
+	struct rc_ep e;
+	struct rs_sess *sess;		/* oob: the session that asked for it */
+	struct rs_ep *prev, *next;	/* the session's endpoints */
+	bool up;			/* counted in live */
+	bool reaping;
+};
+
+struct rs_sess {
+	struct tls_io io;
+	uint32_t slot;
+	uint16_t gen;
+	bool paused;		/* input stopped until the output drains */
+	uint32_t events;	/* epoll interest now */
+	uint64_t deadline;	/* ns; 0 while the session is idle between records */
+	uint32_t ilen;
+	uint8_t in[OOB_REC_LEN * 16];
+	struct rs_ep *eps;
+	char peer[RS_PEER_MAX];
+};
+
+struct rs_srv {
+	const struct ag_opts *o;
+	struct rc_dev dev;
+	bool dev_up;
+	int ep, tick;
+	struct ctl ctl;
+	bool stop;
+	/* endpoints */
+	struct rs_ep **eps;
+	uint32_t neps, eps_cap;
+	uint32_t *free;
+	uint32_t nfree;
+	uint16_t *gens;
+	struct rs_ep **reap;
+	uint32_t nreap, reap_cap;
+	/* oob-tls */
+	SSL_CTX *ssl;
+	int *lfd;
+	bool lpaused;
+	struct rs_sess **sess;
+	uint32_t nsess, sess_cap;
+	uint32_t *sfree;
+	uint32_t nsfree;
+	uint16_t *sgens;
+	uint32_t live_sess;
+	/* rdmacm */
+	struct rdma_event_channel *cmch;
+	struct rdma_cm_id **listen;
+	long max_backlog;
+	/* counters */
+	uint64_t accepted, echoed, bytes, dropped, rejected;
+	uint32_t live, peak;
+};
+
+/* rc_server.c */
+/* A slot and its endpoint's verbs resources; NULL with f set on failure. */
+struct rs_ep *rs_ep_new(struct rs_srv *s, bool write, struct rdma_cm_id *cm,
+			struct rc_fail *f);
+void rs_ep_free(struct rs_srv *s, struct rs_ep *x);
+void rs_ep_up(struct rs_srv *s, struct rs_ep *x);
+/* Marks x dead with a drop record when reason is set; the loop frees it. */
+void rs_ep_kill(struct rs_srv *s, struct rs_ep *x, const char *reason);
+void rs_drop(struct rs_srv *s, const char *peer, const char *reason);
+int rs_watch(struct rs_srv *s, int fd, uint32_t events, uint64_t tag, const char *what);
+/* Opens the device (not for rdmacm without a bound device). */
+int rs_dev_open(struct rs_srv *s, struct ibv_context *ctx);
+
+/* rc_server_oob.c */
+int rs_oob_open(struct rs_srv *s);
+void rs_oob_listen_event(struct rs_srv *s, uint32_t port);
+void rs_oob_sess_event(struct rs_srv *s, uint32_t slot, uint16_t gen, uint32_t events);
+void rs_oob_tick(struct rs_srv *s);
+void rs_oob_close(struct rs_srv *s);
+/* the session of x lost x (it died): unlink */
+void rs_oob_unlink(struct rs_ep *x);
+
+/* rc_server_cm.c */
+int rs_cm_open(struct rs_srv *s);
+void rs_cm_event(struct rs_srv *s);
+void rs_cm_close(struct rs_srv *s);
+
+#endif

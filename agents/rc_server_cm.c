@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rc server, --cm rdmacm: listening cm_ids on --addr, one per --port, with the
+ * event channel in the server's epoll loop. A connect request gets an endpoint
+ * on the cm_id's device (same resource models as oob-tls) and rdma_accept; a
+ * request the server cannot serve is rejected with private data naming the
+ * failed call. The listen backlog is capped by net.rdma_ucm.max_backlog, read
+ * here and reported in the hello record.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "agents/ag.h"
+#include "agents/rc_server.h"
+#include "agents/report.h"
+
+#define RS_MAX_BACKLOG "/proc/sys/net/rdma_ucm/max_backlog"
+
+static long rs_max_backlog(void)
+{
+	FILE *f = fopen(RS_MAX_BACKLOG, "re");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+int rs_cm_open(struct rs_srv *s)
+{
+	const struct ag_opts *o = s->o;
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = o->addr };
+	char obj[64];
+	uint32_t i;
+	int fl;
+
+	s->max_backlog = rs_max_backlog();
+	if (s->max_backlog >= 0 && s->max_backlog < (long)o->backlog)
+		ag_warn("rdma_listen backlog %u is capped at net.rdma_ucm.max_backlog=%ld",
+			o->backlog, s->max_backlog);
+	s->cmch = rdma_create_event_channel();
+	if (!s->cmch) {
+		rep_fatal("rdma_create_event_channel", "server", errno);
+		return -1;
+	}
+	fl = fcntl(s->cmch->fd, F_GETFL);
+	if (fl < 0 || fcntl(s->cmch->fd, F_SETFL, fl | O_NONBLOCK)) {
+		rep_fatal("fcntl", "rdma_cm event channel", errno);
+		return -1;
+	}
+	s->listen = calloc(o->ports, sizeof(*s->listen));
+	if (!s->listen) {
+		rep_fatal("malloc", "listen ids", ENOMEM);
+		return -1;
+	}
+	for (i = 0; i < o->ports; i++) {
+		snprintf(obj, sizeof(obj), "%s:%u", o->addr_str, o->port + i);
+		if (rdma_create_id(s->cmch, &s->listen[i], NULL, RDMA_PS_TCP)) {
+			rep_fatal("rdma_create_id", obj, errno);
+			return -1;
+		}
+		sa.sin_port = htons((uint16_t)(o->port + i));
+		if (rdma_bind_addr(s->listen[i], (struct sockaddr *)&sa)) {
+			rep_fatal("rdma_bind_addr", obj, errno);
+			return -1;
+		}
+		if (rdma_listen(s->listen[i], (int)o->backlog)) {
+			rep_fatal("rdma_listen", obj, errno);
+			return -1;
+		}
+	}
+	/* bound to a device's address: its context is known before any request */
+	if (s->listen[0]->verbs && rs_dev_open(s, s->listen[0]->verbs))
+		return -1;
+	return rs_watch(s, s->cmch->fd, EPOLLIN, RS_TAG(RS_T_CM, 0, 0), "rdma_cm channel");
+}
+
+static void rs_cm_peer(struct rdma_cm_id *id, char *buf)
+{
+	struct sockaddr_in *sa = (struct sockaddr_in *)rdma_get_peer_addr(id);
+	char ip[INET_ADDRSTRLEN];
+
+	if (sa->sin_family != AF_INET || !inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip)))
+		strcpy(ip, "?");
+	snprintf(buf, RS_PEER_MAX, "%s:%u", ip, ntohs(rdma_get_dst_port(id)));
+}
+
+static void rs_cm_reject(struct rs_srv *s, struct rdma_cm_id *id, uint32_t cid,
+			 const struct rc_fail *f)
+{
+	struct oob_cm rej = { .type = OOB_REJ, .id = cid, .status = (uint32_t)f->err };
+	uint8_t buf[OOB_CM_LEN];
+
+	rej.call = (uint8_t)oob_call_code(f->call);
+	if (!rej.call)
+		rej.call = OOB_CALL_REQUEST;
+	if (s->rejected++ < 8)
+		ag_warn("rdma_cm id %u: %s: %s", cid, f->call, strerror(f->err));
+	if (oob_cm_encode(&rej, buf) || rdma_reject(id, buf, sizeof(buf)))
+		ag_warn("rdma_reject: %s", strerror(errno));
+}
+
+/*
+ * A connect request. What was refused is destroyed by the caller once the event
+ * is acknowledged: *kill_ep (with its id), or a bare *kill_id.
+ */
+static void rs_cm_request(struct rs_srv *s, struct rdma_cm_event *ev,
+			  struct rs_ep **kill_ep, struct rdma_cm_id **kill_id)
+{
+	struct rdma_cm_id *id = ev->id;
+	struct rdma_conn_param cp = {
+		.responder_resources = 1,
+		.initiator_depth = 1,
+		.rnr_retry_count = 7,
+	};
+	struct rc_fail f = { "request", EPROTO };
+	char peer[RS_PEER_MAX];
+	uint8_t buf[OOB_CM_LEN];
+	struct oob_cm req, rep = { .type = OOB_REP };
+	enum oob_err e;
+	struct rs_ep *x;
+
+	e = oob_cm_parse(ev->param.conn.private_data, ev->param.conn.private_data_len,
+			 OOB_T(OOB_REQ), &req);
+	if (e) {
+		rs_cm_peer(id, peer);
+		rs_drop(s, peer, oob_strerror(e));
+		if (rdma_reject(id, NULL, 0))
+			ag_warn("rdma_reject: %s", strerror(errno));
+		*kill_id = id;
+		return;
+	}
+	if (!s->dev_up && rs_dev_open(s, id->verbs)) {
+		s->stop = true;
+		*kill_id = id;
+		return;
+	}
+	if (id->verbs != s->dev.ctx) {
+		/* one device context per agent; a second device is a setup error */
+		f.call = "request";
+		f.err = EXDEV;
+		rs_cm_reject(s, id, req.id, &f);
+		*kill_id = id;
+		return;
+	}
+	x = rs_ep_new(s, req.op == OOB_OP_WRITE, id, &f);
+	if (!x) {
+		rs_cm_reject(s, id, req.id, &f);
+		*kill_id = id;
+		return;
+	}
+	if (x->e.write) {
+		if (req.rlen < s->dev.size) {
+			f.call = "request";
+			f.err = EMSGSIZE;
+			goto rej;
+		}
+		x->e.rkey = req.rkey;
+		x->e.raddr = req.addr;
+		x->e.rlen = req.rlen;
+		rep.op = OOB_OP_WRITE;
+		rep.rkey = x->e.rmr->rkey;
+		rep.addr = (uintptr_t)rc_rbuf(&s->dev, &x->e);
+		rep.rlen = s->dev.size;
+	}
+	rep.id = req.id;
+	if (rc_post_recv(&s->dev, &x->e, &f))
+		goto rej;
+	if (oob_cm_encode(&rep, buf)) {
+		f.err = EPROTO;
+		goto rej;
+	}
+	cp.private_data = buf;
+	cp.private_data_len = sizeof(buf);
+	id->context = x;
+	if (rdma_accept(id, &cp)) {
+		rs_cm_peer(id, peer);
+		rs_drop(s, peer, rep_errname(errno));
+		*kill_ep = x;
+	}
+	return;
+rej:
+	rs_cm_reject(s, id, req.id, &f);
+	*kill_ep = x;
+}
+
+void rs_cm_event(struct rs_srv *s)
+{
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *kill;
+	enum rdma_cm_event_type type;
+	struct rs_ep *x, *kill_ep;
+	char peer[RS_PEER_MAX];
+
+	while (!s->stop) {
+		if (rdma_get_cm_event(s->cmch, &ev)) {
+			if (errno != EAGAIN && errno != EINTR) {
+				rep_fatal("rdma_get_cm_event", "server", errno);
+				s->stop = true;
+			}
+			return;
+		}
+		type = ev->event;
+		x = ev->id->context;
+		kill = NULL;
+		kill_ep = NULL;
+		switch (type) {
+		case RDMA_CM_EVENT_CONNECT_REQUEST:
+			x = NULL;
+			rs_cm_request(s, ev, &kill_ep, &kill);
+			break;
+		case RDMA_CM_EVENT_ESTABLISHED:
+			if (x && !x->up)
+				rs_ep_up(s, x);
+			break;
+		case RDMA_CM_EVENT_DISCONNECTED:
+			/* the client's goodbye, or its death: both end the connection */
+			break;
+		case RDMA_CM_EVENT_CONNECT_ERROR:
+		case RDMA_CM_EVENT_UNREACHABLE:
+		case RDMA_CM_EVENT_REJECTED:
+			if (x) {
+				rs_cm_peer(ev->id, peer);
+				rs_drop(s, peer, rdma_event_str(type) + strlen("RDMA_CM_EVENT_"));
+			}
+			break;
+		case RDMA_CM_EVENT_DEVICE_REMOVAL:
+			rep_fatal("rdma_get_cm_event", "DEVICE_REMOVAL", ENODEV);
+			s->stop = true;
+			break;
+		default:
+			break;
+		}
+		/* an id is destroyed only after its event is acknowledged */
+		if (rdma_ack_cm_event(ev))
+			ag_warn("rdma_ack_cm_event: %s", strerror(errno));
+		if (kill && rdma_destroy_id(kill))
+			ag_warn("rdma_destroy_id: %s", strerror(errno));
+		if (kill_ep)
+			rs_ep_free(s, kill_ep);
+		/* the reap list is empty here: the loop reaps after every event */
+		if (x && (type == RDMA_CM_EVENT_DISCONNECTED ||
+			  type == RDMA_CM_EVENT_CONNECT_ERROR ||
+			  type == RDMA_CM_EVENT_UNREACHABLE || type == RDMA_CM_EVENT_REJECTED))
+			rs_ep_free(s, x);
+	}
+}
+
+void rs_cm_close(struct rs_srv *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->neps; i++)
+		if (s->eps && s->eps[i])
+			rs_ep_free(s, s->eps[i]);
+	if (s->listen) {
+		for (i = 0; i < s->o->ports; i++)
+			if (s->listen[i] && rdma_destroy_id(s->listen[i]))
+				ag_warn("rdma_destroy_id listen: %s", strerror(errno));
+		free(s->listen);
+		s->listen = NULL;
+	}
+}

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rc server, --cm oob-tls: TLS listeners and nonblocking sessions that carry
+ * the QP exchange records (oob.h). Each REQ gets an endpoint in RTS and a REP,
+ * or a REJ naming the call that failed. A session that breaks the protocol,
+ * fails TLS, stalls past --timeout inside a handshake or a record, or ends in
+ * the middle of a record is dropped ("drop peer=.. reason=..") with its
+ * endpoints; the others go on. A session that ends cleanly at a record boundary
+ * takes its endpoints with it: that is how a client agent says goodbye.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <netinet/tcp.h>
+#include <unistd.h>
+
+#include "agents/ag.h"
+#include "agents/rc_server.h"
+#include "agents/report.h"
+
+#define RS_ACCEPT_BURST 64
+/* rejects are logged up to this many; the count is in the result record */
+#define RS_REJ_LOG 8
+
+static void rs_peer(char *buf, const struct sockaddr_in *sa)
+{
+	char ip[INET_ADDRSTRLEN];
+
+	if (!inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip)))
+		strcpy(ip, "0.0.0.0");
+	snprintf(buf, RS_PEER_MAX, "%s:%u", ip, ntohs(sa->sin_port));
+}
+
+static int rs_listen(struct rs_srv *s, uint32_t port)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons((uint16_t)port),
+		.sin_addr = s->o->addr,
+	};
+	char obj[RS_PEER_MAX];
+	const char *call;
+	int fd, one = 1;
+
+	rs_peer(obj, &sa);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		rep_fatal("socket", obj, errno);
+		return -1;
+	}
+	call = "setsockopt";
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
+		goto err;
+	call = "bind";
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto err;
+	call = "listen";
+	if (listen(fd, (int)s->o->backlog))
+		goto err;
+	return fd;
+err:
+	rep_fatal(call, obj, errno);
+	close(fd);
+	return -1;
+}
+
+int rs_oob_open(struct rs_srv *s)
+{
+	const struct ag_opts *o = s->o;
+	char err[320];
+	uint32_t i;
+
+	s->ssl = tls_ctx_new(true, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
+	if (!s->ssl) {
+		rep_fatal("SSL_CTX_new", err, EINVAL);
+		return -1;
+	}
+	s->lfd = malloc(o->ports * sizeof(*s->lfd));
+	if (!s->lfd) {
+		rep_fatal("malloc", "listeners", ENOMEM);
+		return -1;
+	}
+	for (i = 0; i < o->ports; i++)
+		s->lfd[i] = -1;
+	for (i = 0; i < o->ports; i++) {
+		s->lfd[i] = rs_listen(s, o->port + i);
+		if (s->lfd[i] < 0 ||
+		    rs_watch(s, s->lfd[i], EPOLLIN, RS_TAG(RS_T_LISTEN, 0, i), "listener"))
+			return -1;
+	}
+	return 0;
+}
+
+static void rs_listen_mod(struct rs_srv *s, uint32_t events)
+{
+	struct epoll_event ev = { .events = events };
+	uint32_t i;
+
+	for (i = 0; i < s->o->ports; i++) {
+		ev.data.u64 = RS_TAG(RS_T_LISTEN, 0, i);
+		if (epoll_ctl(s->ep, EPOLL_CTL_MOD, s->lfd[i], &ev))
+			ag_warn("epoll_ctl listener: %s", strerror(errno));
+	}
+	s->lpaused = !events;
+}
+
+/* --- sessions --- */
+
+static int rs_sess_grow(struct rs_srv *s)
+{
+	uint32_t cap = s->sess_cap ? s->sess_cap * 2 : 256;
+	struct rs_sess **v;
+	uint32_t *fr;
+	uint16_t *g;
+
+	v = realloc(s->sess, cap * sizeof(*v));
+	if (!v)
+		return -1;
+	s->sess = v;
+	fr = realloc(s->sfree, cap * sizeof(*fr));
+	if (!fr)
+		return -1;
+	s->sfree = fr;
+	g = realloc(s->sgens, cap * sizeof(*g));
+	if (!g)
+		return -1;
+	s->sgens = g;
+	memset(g + s->sess_cap, 0, (cap - s->sess_cap) * sizeof(*g));
+	s->sess_cap = cap;
+	return 0;
+}
+
+void rs_oob_unlink(struct rs_ep *x)
+{
+	if (x->prev)
+		x->prev->next = x->next;
+	else
+		x->sess->eps = x->next;
+	if (x->next)
+		x->next->prev = x->prev;
+	x->prev = x->next = NULL;
+	x->sess = NULL;
+}
+
+static void rs_sess_link(struct rs_sess *ss, struct rs_ep *x)
+{
+	x->sess = ss;
+	x->prev = NULL;
+	x->next = ss->eps;
+	if (ss->eps)
+		ss->eps->prev = x;
+	ss->eps = x;
+}
+
+static void rs_sess_close(struct rs_srv *s, struct rs_sess *ss, const char *reason)
+{
+	struct rs_ep *x;
+
+	if (reason)
+		rs_drop(s, ss->peer, reason);
+	while ((x = ss->eps)) {
+		/* one already on the reap list is freed there; just let go of it */
+		if (x->reaping)
+			rs_oob_unlink(x);
+		else
+			rs_ep_free(s, x);
+	}
+	s->sess[ss->slot] = NULL;
+	s->sgens[ss->slot]++;
+	s->sfree[s->nsfree++] = ss->slot;
+	s->live_sess--;
+	/* closing the fd also takes it out of the epoll set */
+	tls_io_free(&ss->io);
+	free(ss);
+}
+
+static void rs_accept_one(struct rs_srv *s, int fd, const struct sockaddr_in *sa)
+{
+	struct rs_sess *ss;
+	char peer[RS_PEER_MAX];
+	uint32_t slot;
+	int one = 1;
+
+	rs_peer(peer, sa);
+	if ((!s->nsfree && s->nsess == s->sess_cap && rs_sess_grow(s)) ||
+	    !(ss = calloc(1, sizeof(*ss)))) {
+		close(fd);
+		rs_drop(s, peer, "ENOMEM");
+		return;
+	}
+	/* replies are small and pipelined: do not let Nagle hold them */
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
+		ag_warn("setsockopt TCP_NODELAY %s: %s", peer, strerror(errno));
+	if (tls_io_init(&ss->io, s->ssl, fd, true)) {
+		rs_drop(s, peer, ss->io.why);
+		close(fd);
+		free(ss);
+		return;
+	}
+	slot = s->nsfree ? s->sfree[--s->nsfree] : s->nsess++;
+	ss->slot = slot;
+	ss->gen = s->sgens[slot];
+	memcpy(ss->peer, peer, sizeof(peer));
+	ss->deadline = ag_now_ns() + (uint64_t)s->o->timeout_s * 1000000000ull;
+	ss->events = EPOLLIN | EPOLLRDHUP;
+	s->sess[slot] = ss;
+	s->live_sess++;
+	if (rs_watch(s, fd, ss->events, RS_TAG(RS_T_SESS, ss->gen, slot), "session"))
+		rs_sess_close(s, ss, "epoll_ctl");
+}
+
+void rs_oob_listen_event(struct rs_srv *s, uint32_t port)
+{
+	struct sockaddr_in sa;
+	socklen_t sl;
+	int i, fd;
+
+	for (i = 0; i < RS_ACCEPT_BURST; i++) {
+		sl = sizeof(sa);
+		fd = accept4(s->lfd[port], (struct sockaddr *)&sa, &sl,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd >= 0) {
+			rs_accept_one(s, fd, &sa);
+			continue;
+		}
+		if (errno == EAGAIN)
+			return;
+		if (errno == EINTR || errno == ECONNABORTED)
+			continue;
+		/* EMFILE and friends: stop polling the full queue until the next tick */
+		ag_warn("accept on port %u: %s; not accepting for a second",
+			s->o->port + port, strerror(errno));
+		rs_listen_mod(s, 0);
+		return;
+	}
+}
+
+/* The answer to one REQ: an endpoint in RTS and a REP, or a REJ. */
+static int rs_req(struct rs_srv *s, struct rs_sess *ss, const struct oob_rec *req)
+{
+	struct oob_rec rep = { .type = OOB_REP, .id = req->id, .op = req->op };
+	struct rc_dev *d = &s->dev;
+	struct rs_ep *x;
+	struct rc_fail f = { "request", EMSGSIZE };
+	uint8_t buf[OOB_REC_LEN];
+
+	x = rs_ep_new(s, req->op == OOB_OP_WRITE, NULL, &f);
+	if (!x)
+		goto rej;
+	rs_sess_link(ss, x);
+	if (x->e.write) {
+		/* the echo is written into the client's buffer: it must hold a message */
+		if (req->rlen < d->size) {
+			f.call = "request";
+			f.err = EMSGSIZE;
+			goto rej_ep;
+		}
+		x->e.rkey = req->rkey;
+		x->e.raddr = req->addr;
+		x->e.rlen = req->rlen;
+	}
+	if (rc_psn(&x->e.psn)) {
+		f.call = "RAND_bytes";
+		f.err = EIO;
+		goto rej_ep;
+	}
+	if (rc_ep_init(d, &x->e, &f) || rc_post_recv(d, &x->e, &f) ||
+	    rc_ep_connect(d, &x->e, req->qpn, req->psn, req->gid, (enum ibv_mtu)req->mtu, &f))
+		goto rej_ep;
+	rep.qpn = x->e.qp->qp_num;
+	rep.psn = x->e.psn;
+	memcpy(rep.gid, d->gid.raw, 16);
+	rep.mtu = (uint8_t)d->mtu;
+	rep.gidx = d->gidx;
+	if (x->e.write) {
+		rep.rkey = x->e.rmr->rkey;
+		rep.addr = (uintptr_t)rc_rbuf(d, &x->e);
+		rep.rlen = d->size;
+	}
+	if (oob_encode(&rep, buf)) {
+		f.call = "request";
+		f.err = EPROTO;
+		goto rej_ep;
+	}
+	rs_ep_up(s, x);
+	return tls_io_queue(&ss->io, buf, sizeof(buf));
+
+rej_ep:
+	rs_ep_free(s, x);
+rej:
+	if (s->rejected++ < RS_REJ_LOG)
+		ag_warn("id %u from %s: %s: %s", req->id, ss->peer, f.call, strerror(f.err));
+	memset(&rep, 0, sizeof(rep));
+	rep.type = OOB_REJ;
+	rep.id = req->id;
+	rep.status = (uint32_t)f.err;
+	rep.call = (uint8_t)oob_call_code(f.call);
+	if (!rep.call)
+		rep.call = OOB_CALL_REQUEST;
+	if (oob_encode(&rep, buf))
+		return -1;
+	return tls_io_queue(&ss->io, buf, sizeof(buf));
+}
+
+/* Complete records in the input; -1 when the session was dropped. */
+static int rs_records(struct rs_srv *s, struct rs_sess *ss, bool *progress)
+{
+	struct oob_rec req;
+	enum oob_err e;
+	uint32_t off = 0;
+
+	while (!ss->paused) {
+		e = oob_head(ss->in + off, ss->ilen - off, OOB_T(OOB_REQ));
+		if (e == OOB_ESHORT)
+			break;
+		if (!e && ss->ilen - off >= OOB_REC_LEN)
+			e = oob_parse(ss->in + off, OOB_REC_LEN, OOB_T(OOB_REQ), &req);
+		else if (!e)
+			break;
+		if (e) {
+			rs_sess_close(s, ss, oob_strerror(e));
+			return -1;
+		}
+		if (rs_req(s, ss, &req)) {
+			rs_sess_close(s, ss, "ENOMEM");
+			return -1;
+		}
+		off += OOB_REC_LEN;
+		*progress = true;
+		if (tls_io_pending(&ss->io) > RS_OUT_HIGH)
+			ss->paused = true;
+	}
+	memmove(ss->in, ss->in + off, ss->ilen - off);
+	ss->ilen -= off;
+	return 0;
+}
+
+static void rs_sess_update(struct rs_srv *s, struct rs_sess *ss, bool progress)
+{
+	struct epoll_event ev = { .data.u64 = RS_TAG(RS_T_SESS, ss->gen, ss->slot) };
+	bool busy = !ss->io.up || ss->ilen || tls_io_pending(&ss->io);
+
+	/* the deadline runs while the peer owes us bytes or we wait on it to read */
+	if (!busy)
+		ss->deadline = 0;
+	else if (progress || !ss->deadline)
+		ss->deadline = ag_now_ns() + (uint64_t)s->o->timeout_s * 1000000000ull;
+	ev.events = ss->paused ? (ss->io.want_write ? EPOLLOUT : 0) : tls_io_events(&ss->io);
+	if (ev.events == ss->events)
+		return;
+	if (epoll_ctl(s->ep, EPOLL_CTL_MOD, ss->io.fd, &ev)) {
+		rs_sess_close(s, ss, "epoll_ctl");
+		return;
+	}
+	ss->events = ev.events;
+}
+
+static void rs_sess_run(struct rs_srv *s, struct rs_sess *ss)
+{
+	bool progress = false;
+	ssize_t n;
+	int r;
+
+	if (!ss->io.up) {
+		r = tls_io_handshake(&ss->io);
+		if (r == TLS_ERR) {
+			rs_sess_close(s, ss, ss->io.why);
+			return;
+		}
+		if (r == TLS_AGAIN) {
+			rs_sess_update(s, ss, false);
+			return;
+		}
+		progress = true;
+	}
+	for (;;) {
+		r = tls_io_flush(&ss->io);
+		if (r == TLS_ERR) {
+			rs_sess_close(s, ss, ss->io.why);
+			return;
+		}
+		if (r == 1)
+			progress = true;
+		if (ss->paused && tls_io_pending(&ss->io) <= RS_OUT_HIGH / 2)
+			ss->paused = false;
+		if (ss->paused)
+			break;
+		/* records left over from a pause first: SSL may hold no more for epoll */
+		if (rs_records(s, ss, &progress))
+			return;
+		if (ss->paused)
+			continue;
+		n = tls_io_read(&ss->io, ss->in + ss->ilen, sizeof(ss->in) - ss->ilen);
+		if (n > 0) {
+			ss->ilen += (uint32_t)n;
+			continue;
+		}
+		if (n == 0) {
+			/* a clean end between records is the client leaving */
+			rs_sess_close(s, ss, ss->ilen ? "eof" : NULL);
+			return;
+		}
+		if (n == TLS_ERR) {
+			rs_sess_close(s, ss, ss->io.why);
+			return;
+		}
+		/* TLS_AGAIN: flush what the records queued, then wait */
+		r = tls_io_flush(&ss->io);
+		if (r == TLS_ERR) {
+			rs_sess_close(s, ss, ss->io.why);
+			return;
+		}
+		break;
+	}
+	rs_sess_update(s, ss, progress);
+}
+
+void rs_oob_sess_event(struct rs_srv *s, uint32_t slot, uint16_t gen, uint32_t events)
+{
+	struct rs_sess *ss;
+
+	(void)events;
+	if (slot >= s->nsess || !(ss = s->sess[slot]) || ss->gen != gen)
+		return;
+	rs_sess_run(s, ss);
+}
+
+void rs_oob_tick(struct rs_srv *s)
+{
+	uint64_t now = ag_now_ns();
+	struct rs_sess *ss;
+	uint32_t i;
+
+	if (s->lpaused)
+		rs_listen_mod(s, EPOLLIN);
+	for (i = 0; i < s->nsess; i++) {
+		ss = s->sess[i];
+		if (ss && ss->deadline && ss->deadline <= now)
+			rs_sess_close(s, ss, ss->io.up ? "timeout" : "handshake_timeout");
+	}
+}
+
+void rs_oob_close(struct rs_srv *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nsess; i++)
+		if (s->sess[i])
+			rs_sess_close(s, s->sess[i], NULL);
+	if (s->lfd) {
+		for (i = 0; i < s->o->ports; i++)
+			if (s->lfd[i] >= 0)
+				close(s->lfd[i]);
+		free(s->lfd);
+	}
+	free(s->sess);
+	free(s->sfree);
+	free(s->sgens);
+	SSL_CTX_free(s->ssl);
+	s->lfd = NULL;
+	s->sess = NULL;
+	s->ssl = NULL;
+}

@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rc server, thread model (--server-model thread): the seed's design, kept to
+ * measure against the event model. The main thread accepts TLS connections and
+ * reads stdin; each session gets a thread with a blocking TLS socket (send and
+ * receive timeouts of --timeout bound a stalled peer) and a completion channel
+ * of its own, and waits in poll() on both. The device context and the PD are
+ * shared; everything else belongs to the thread. Per-connection CQs only: the
+ * shared CQ pool and the SRQ are the event model's (checked at start).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+
+#include "agents/ag.h"
+#include "agents/ctl.h"
+#include "agents/oob.h"
+#include "agents/rc.h"
+#include "agents/report.h"
+#include "agents/tls.h"
+
+#define RT_STACK (256 * 1024)
+#define RT_STOP_WAIT_S 10
+#define RT_T_CTL UINT32_MAX
+#define RT_PEER_MAX 24
+
+struct rt_srv {
+	const struct ag_opts *o;
+	struct rc_dev dev;
+	SSL_CTX *ssl;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_attr_t attr;
+	int *live_fd;		/* by fd: a session thread owns it (under mu) */
+	uint32_t nfd;
+	bool stopping;		/* under mu */
+	unsigned threads;	/* under mu */
+	int ep, *lfd;
+	struct ctl ctl;
+	atomic_uint_fast64_t accepted, echoed, bytes, dropped, rejected, cq_events;
+	atomic_uint live, peak;
+};
+
+struct rt_ep {
+	struct rc_ep e;
+	bool up;
+};
+
+/* one session thread */
+struct rt_sess {
+	struct rt_srv *s;
+	int fd;
+	SSL *ssl;
+	struct ibv_comp_channel *ch;
+	struct rt_ep **eps;
+	uint32_t neps, cap;
+	bool dead;		/* an endpoint died in the poll: sweep after it */
+	uint32_t ilen;
+	uint8_t in[OOB_REC_LEN * 16];
+	char peer[RT_PEER_MAX];
+};
+
+static void rt_drop(struct rt_srv *s, const char *peer, const char *reason)
+{
+	atomic_fetch_add(&s->dropped, 1);
+	rep_line("drop peer=%s reason=%s", peer, reason);
+}
+
+static void rt_ep_free(struct rt_sess *t, uint32_t slot)
+{
+	struct rt_ep *x = t->eps[slot];
+	struct rt_srv *s = t->s;
+
+	if (x->up)
+		atomic_fetch_sub(&s->live, 1);
+	rc_ep_destroy(&s->dev, &x->e);
+	free(x);
+	t->eps[slot] = NULL;
+}
+
+static void rt_wc(void *arg, const struct ibv_wc *wc)
+{
+	struct rt_sess *t = arg;
+	struct rc_dev *d = &t->s->dev;
+	uint32_t slot = RC_WR_SLOT(wc->wr_id);
+	struct rt_ep *x;
+	struct rc_fail f;
+
+	if (slot >= t->neps || !(x = t->eps[slot]) || x->e.dead ||
+	    x->e.qp->qp_num != wc->qp_num)
+		return;
+	if (wc->status != IBV_WC_SUCCESS) {
+		if (wc->status != IBV_WC_WR_FLUSH_ERR)
+			rt_drop(t->s, t->peer, rc_wc_word(wc->status));
+		goto dead;
+	}
+	if (wc->opcode == IBV_WC_SEND || wc->opcode == IBV_WC_RDMA_WRITE) {
+		atomic_fetch_add(&t->s->echoed, 1);
+		atomic_fetch_add(&t->s->bytes, d->size);
+		if (rc_ep_sent(d, &x->e, &f))
+			goto dead;
+		return;
+	}
+	if (wc->byte_len > d->size)
+		goto dead;
+	x->e.rq_out--;
+	memcpy(rc_sbuf(&x->e), rc_rbuf(d, &x->e), wc->byte_len);
+	if (rc_post_recv(d, &x->e, &f) ||
+	    rc_post_send(d, &x->e, wc->byte_len,
+			 wc->wc_flags & IBV_WC_WITH_IMM ? ntohl(wc->imm_data) : 0, &f))
+		goto dead;
+	return;
+dead:
+	/* freed after the poll: its CQ may be the one being polled */
+	x->e.dead = true;
+	t->dead = true;
+}
+
+static int rt_req(struct rt_sess *t, const struct oob_rec *req, uint8_t out[OOB_REC_LEN])
+{
+	struct rt_srv *s = t->s;
+	struct rc_dev *d = &s->dev;
+	struct oob_rec rep = { .type = OOB_REP, .id = req->id, .op = req->op };
+	struct rc_fail f = { "malloc", ENOMEM };
+	struct rt_ep *x, **v;
+
+	if (t->neps == t->cap) {
+		v = realloc(t->eps, (t->cap ? t->cap * 2 : 16) * sizeof(*v));
+		if (!v)
+			goto rej;
+		t->eps = v;
+		t->cap = t->cap ? t->cap * 2 : 16;
+	}
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		goto rej;
+	x->e.gen = 1;
+	x->e.ch = t->ch;
+	if (rc_ep_create(d, &x->e, t->neps, req->op == OOB_OP_WRITE, NULL, &f)) {
+		free(x);
+		goto rej;
+	}
+	t->eps[t->neps++] = x;
+	if (x->e.write) {
+		if (req->rlen < d->size) {
+			f.call = "request";
+			f.err = EMSGSIZE;
+			goto rej_ep;
+		}
+		x->e.rkey = req->rkey;
+		x->e.raddr = req->addr;
+		x->e.rlen = req->rlen;
+	}
+	if (rc_psn(&x->e.psn)) {
+		f.call = "RAND_bytes";
+		f.err = EIO;
+		goto rej_ep;
+	}
+	if (rc_ep_init(d, &x->e, &f) || rc_post_recv(d, &x->e, &f) ||
+	    rc_ep_connect(d, &x->e, req->qpn, req->psn, req->gid, (enum ibv_mtu)req->mtu, &f))
+		goto rej_ep;
+	rep.qpn = x->e.qp->qp_num;
+	rep.psn = x->e.psn;
+	memcpy(rep.gid, d->gid.raw, 16);
+	rep.mtu = (uint8_t)d->mtu;
+	rep.gidx = d->gidx;
+	if (x->e.write) {
+		rep.rkey = x->e.rmr->rkey;
+		rep.addr = (uintptr_t)rc_rbuf(d, &x->e);
+		rep.rlen = d->size;
+	}
+	if (oob_encode(&rep, out))
+		goto rej_ep;
+	x->up = true;
+	atomic_fetch_add(&s->accepted, 1);
+	{
+		unsigned live = atomic_fetch_add(&s->live, 1) + 1, peak = atomic_load(&s->peak);
+
+		while (live > peak && !atomic_compare_exchange_weak(&s->peak, &peak, live))
+			;
+	}
+	return 0;
+rej_ep:
+	rt_ep_free(t, --t->neps);
+rej:
+	if (atomic_fetch_add(&s->rejected, 1) < 8)
+		ag_warn("id %u from %s: %s: %s", req->id, t->peer, f.call, strerror(f.err));
+	memset(&rep, 0, sizeof(rep));
+	rep.type = OOB_REJ;
+	rep.id = req->id;
+	rep.status = (uint32_t)f.err;
+	rep.call = (uint8_t)oob_call_code(f.call);
+	if (!rep.call)
+		rep.call = OOB_CALL_REQUEST;
+	return oob_encode(&rep, out) ? -1 : 0;
+}
+
+/* Records in the input, each answered at once; NULL, or a drop reason. */
+static const char *rt_records(struct rt_sess *t, char *why, size_t wlen)
+{
+	uint8_t out[OOB_REC_LEN];
+	struct oob_rec req;
+	enum oob_err e;
+	size_t put;
+
+	while (t->ilen) {
+		e = oob_head(t->in, t->ilen, OOB_T(OOB_REQ));
+		if (e == OOB_ESHORT || (!e && t->ilen < OOB_REC_LEN))
+			break;
+		if (!e)
+			e = oob_parse(t->in, OOB_REC_LEN, OOB_T(OOB_REQ), &req);
+		if (e)
+			return oob_strerror(e);
+		if (rt_req(t, &req, out))
+			return "ENOMEM";
+		ERR_clear_error();
+		errno = 0;
+		if (SSL_write_ex(t->ssl, out, sizeof(out), &put) != 1) {
+			if (errno == EAGAIN)
+				return "timeout";
+			tls_why(t->ssl, 0, why, wlen);
+			return why;
+		}
+		memmove(t->in, t->in + OOB_REC_LEN, t->ilen - OOB_REC_LEN);
+		t->ilen -= OOB_REC_LEN;
+	}
+	return NULL;
+}
+
+/* NULL when the session ended cleanly; else the drop reason. */
+static const char *rt_serve(struct rt_sess *t, char *why, size_t wlen)
+{
+	struct rt_srv *s = t->s;
+	struct pollfd pf[2] = {
+		{ .fd = t->fd, .events = POLLIN },
+		{ .fd = t->ch->fd, .events = POLLIN },
+	};
+	uint64_t nev = 0, since = 0, left;
+	const char *reason;
+	size_t got, before;
+	uint32_t i;
+	int r;
+
+	for (;;) {
+		/* SSL may hold decrypted bytes the socket no longer shows */
+		if (!SSL_pending(t->ssl)) {
+			/* inside a record the peer owes us the rest within --timeout */
+			left = (uint64_t)s->o->timeout_s * 1000;
+			if (t->ilen) {
+				if ((ag_now_ns() - since) / 1000000 >= left)
+					return "timeout";
+				left -= (ag_now_ns() - since) / 1000000;
+			}
+			r = poll(pf, 2, t->ilen ? (int)left : -1);
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				snprintf(why, wlen, "%s", rep_errname(errno));
+				return why;
+			}
+			if (!r)
+				continue;
+			if (pf[1].revents & POLLIN) {
+				if (rc_chan_poll(t->ch, &nev, rt_wc, t))
+					return "ibv_get_cq_event";
+				atomic_fetch_add(&s->cq_events, nev);
+				nev = 0;
+				for (i = 0; t->dead && i < t->neps; i++)
+					if (t->eps[i] && t->eps[i]->e.dead)
+						rt_ep_free(t, i);
+				t->dead = false;
+			}
+			if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+		}
+		ERR_clear_error();
+		errno = 0;
+		r = SSL_read_ex(t->ssl, t->in + t->ilen, sizeof(t->in) - t->ilen, &got);
+		if (r != 1) {
+			if (SSL_get_error(t->ssl, r) == SSL_ERROR_ZERO_RETURN)
+				return t->ilen ? "eof" : NULL;
+			/* SO_RCVTIMEO ran out inside a TLS record */
+			if (errno == EAGAIN)
+				return "timeout";
+			tls_why(t->ssl, r, why, wlen);
+			return why;
+		}
+		before = t->ilen;
+		t->ilen += (uint32_t)got;
+		reason = rt_records(t, why, wlen);
+		if (reason)
+			return reason;
+		/* the clock runs from the start of the oldest unfinished record */
+		if (!before || t->ilen < before + got)
+			since = ag_now_ns();
+	}
+}
+
+static void *rt_thread(void *arg)
+{
+	struct rt_sess *t = arg;
+	struct rt_srv *s = t->s;
+	char why[TLS_WHY_MAX];
+	const char *reason = NULL;
+	bool quiet;
+	uint32_t i;
+	int r, fl;
+
+	ERR_clear_error();
+	r = SSL_accept(t->ssl);
+	if (r != 1) {
+		tls_why(t->ssl, r, why, sizeof(why));
+		reason = errno == EAGAIN ? "handshake_timeout" : why;
+		goto out;
+	}
+	t->ch = ibv_create_comp_channel(s->dev.ctx);
+	if (!t->ch) {
+		reason = rep_errname(errno);
+		goto out;
+	}
+	fl = fcntl(t->ch->fd, F_GETFL);
+	if (fl < 0 || fcntl(t->ch->fd, F_SETFL, fl | O_NONBLOCK)) {
+		reason = rep_errname(errno);
+		goto out_ch;
+	}
+	reason = rt_serve(t, why, sizeof(why));
+out_ch:
+	for (i = 0; i < t->neps; i++)
+		if (t->eps[i])
+			rt_ep_free(t, i);
+	if (ibv_destroy_comp_channel(t->ch))
+		ag_warn("ibv_destroy_comp_channel: %s", strerror(errno));
+out:
+	free(t->eps);
+	pthread_mutex_lock(&s->mu);
+	/* after our own shutdown() at stop, whatever the socket says is not news */
+	quiet = s->stopping;
+	s->live_fd[t->fd] = 0;
+	pthread_mutex_unlock(&s->mu);
+	if (reason && !quiet)
+		rt_drop(s, t->peer, reason);
+	SSL_free(t->ssl);
+	close(t->fd);
+	pthread_mutex_lock(&s->mu);
+	if (--s->threads == 0)
+		pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	free(t);
+	return NULL;
+}
+
+static void rt_spawn(struct rt_srv *s, int fd, const struct sockaddr_in *sa)
+{
+	struct timeval tv = { .tv_sec = s->o->timeout_s };
+	char ip[INET_ADDRSTRLEN] = "?";
+	struct rt_sess *t;
+	pthread_t th;
+	int one = 1, err;
+
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		err = ENOMEM;
+		goto fail;
+	}
+	t->s = s;
+	t->fd = fd;
+	inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip));
+	snprintf(t->peer, sizeof(t->peer), "%s:%u", ip, ntohs(sa->sin_port));
+	if ((uint32_t)fd >= s->nfd) {
+		err = EMFILE;
+		goto fail;
+	}
+	/* a peer silent inside a handshake or a record for --timeout is dropped */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one))) {
+		err = errno;
+		goto fail;
+	}
+	t->ssl = SSL_new(s->ssl);
+	if (!t->ssl || SSL_set_fd(t->ssl, fd) != 1) {
+		ERR_clear_error();
+		err = ENOMEM;
+		goto fail;
+	}
+	pthread_mutex_lock(&s->mu);
+	s->live_fd[fd] = 1;
+	s->threads++;
+	err = pthread_create(&th, &s->attr, rt_thread, t);
+	if (err) {
+		s->live_fd[fd] = 0;
+		s->threads--;
+	}
+	pthread_mutex_unlock(&s->mu);
+	if (!err)
+		return;
+fail:
+	if (t)
+		SSL_free(t->ssl);
+	free(t);
+	close(fd);
+	{
+		char peer[RT_PEER_MAX];
+
+		inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip));
+		snprintf(peer, sizeof(peer), "%s:%u", ip, ntohs(sa->sin_port));
+		rt_drop(s, peer, rep_errname(err));
+	}
+}
+
+static void rt_accept(struct rt_srv *s, int lfd)
+{
+	struct sockaddr_in sa;
+	socklen_t sl;
+	int i, fd;
+
+	for (i = 0; i < 64; i++) {
+		sl = sizeof(sa);
+		fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC);
+		if (fd >= 0) {
+			rt_spawn(s, fd, &sa);
+			continue;
+		}
+		if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
+			return;
+		ag_warn("accept: %s", strerror(errno));
+		return;
+	}
+}
+
+static int rt_listen(struct rt_srv *s)
+{
+	const struct ag_opts *o = s->o;
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = o->addr };
+	uint32_t i;
+	int one = 1;
+
+	s->lfd = malloc(o->ports * sizeof(*s->lfd));
+	if (!s->lfd) {
+		rep_fatal("malloc", "listeners", ENOMEM);
+		return -1;
+	}
+	for (i = 0; i < o->ports; i++)
+		s->lfd[i] = -1;
+	for (i = 0; i < o->ports; i++) {
+		sa.sin_port = htons((uint16_t)(o->port + i));
+		s->lfd[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (s->lfd[i] < 0 ||
+		    setsockopt(s->lfd[i], SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+		    bind(s->lfd[i], (struct sockaddr *)&sa, sizeof(sa)) ||
+		    listen(s->lfd[i], (int)o->backlog)) {
+			rep_fatal("listen", o->addr_str, errno);
+			return -1;
+		}
+		ev.data.u32 = i;
+		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, s->lfd[i], &ev)) {
+			rep_fatal("epoll_ctl", "listener", errno);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int rt_loop(struct rt_srv *s)
+{
+	struct epoll_event ev[16];
+	enum ctl_cmd cmd;
+	int i, n;
+
+	for (;;) {
+		n = epoll_wait(s->ep, ev, 16, s->ctl.pollable ? -1 : 100);
+		if (n < 0 && errno != EINTR) {
+			rep_fatal("epoll_wait", "accept loop", errno);
+			return -1;
+		}
+		for (i = 0; i < n; i++)
+			if (ev[i].data.u32 != RT_T_CTL)
+				rt_accept(s, s->lfd[ev[i].data.u32]);
+		while ((cmd = ctl_next(&s->ctl)) != CTL_NONE)
+			if (cmd == CTL_STOP || cmd == CTL_EOF)
+				return 0;
+		if (rep_dead())
+			return 0;
+	}
+}
+
+/* Wakes every session thread and waits for them; false when some hang. */
+static bool rt_stop(struct rt_srv *s)
+{
+	struct timespec until;
+	uint32_t fd;
+	int err = 0;
+
+	pthread_mutex_lock(&s->mu);
+	s->stopping = true;
+	for (fd = 0; fd < s->nfd; fd++)
+		if (s->live_fd[fd])
+			shutdown((int)fd, SHUT_RDWR);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += RT_STOP_WAIT_S;
+	while (s->threads && err != ETIMEDOUT)
+		err = pthread_cond_timedwait(&s->cv, &s->mu, &until);
+	pthread_mutex_unlock(&s->mu);
+	return !s->threads;
+}
+
+int rc_server_thread_run(const struct ag_opts *o)
+{
+	struct rt_srv s = { .o = o, .ep = -1 };
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = RT_T_CTL };
+	struct rlimit rl;
+	char err[320];
+	int ret = 1;
+	bool clean = true;
+	uint32_t i;
+
+	if (o->cq != AG_CQ_PER_CONN || o->srq || o->cm != AG_CM_OOB_TLS) {
+		rep_fatal("rc_server_thread", "--server-model thread takes --cq per-conn, "
+			  "no --srq, --cm oob-tls", EINVAL);
+		return 1;
+	}
+	pthread_mutex_init(&s.mu, NULL);
+	pthread_cond_init(&s.cv, NULL);
+	if (pthread_attr_init(&s.attr) || pthread_attr_setstacksize(&s.attr, RT_STACK) ||
+	    pthread_attr_setdetachstate(&s.attr, PTHREAD_CREATE_DETACHED)) {
+		rep_fatal("pthread_attr_init", "session threads", EINVAL);
+		return 1;
+	}
+	if (rc_dev_open(&s.dev, o, o->addr, NULL))
+		goto out_attr;
+	s.ssl = tls_ctx_new(true, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
+	if (!s.ssl) {
+		rep_fatal("SSL_CTX_new", err, EINVAL);
+		goto out_dev;
+	}
+	/* main() raised the soft fd limit to the hard one: fds stay below it */
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur > (1u << 24))
+		rl.rlim_cur = 1u << 24;
+	s.nfd = (uint32_t)rl.rlim_cur;
+	s.live_fd = calloc(s.nfd, sizeof(*s.live_fd));
+	s.ep = epoll_create1(EPOLL_CLOEXEC);
+	if (!s.live_fd || s.ep < 0) {
+		rep_fatal("epoll_create1", "accept loop", s.live_fd ? errno : ENOMEM);
+		goto out_ssl;
+	}
+	if (rt_listen(&s) || ctl_init(&s.ctl, STDIN_FILENO))
+		goto out_ep;
+	if (epoll_ctl(s.ep, EPOLL_CTL_ADD, STDIN_FILENO, &ev)) {
+		if (errno != EPERM) {
+			rep_fatal("epoll_ctl", "stdin", errno);
+			goto out_ep;
+		}
+		s.ctl.pollable = false;
+	}
+	rep_line("hello role=server pid=%d ports=%u port=%u", (int)getpid(), o->ports, o->port);
+	if (rt_loop(&s))
+		goto out_ep;
+	ret = 0;
+out_ep:
+	clean = rt_stop(&s);
+	if (s.lfd)
+		for (i = 0; i < o->ports; i++)
+			if (s.lfd[i] >= 0)
+				close(s.lfd[i]);
+	free(s.lfd);
+	if (s.ep >= 0)
+		close(s.ep);
+out_ssl:
+	if (clean) {
+		SSL_CTX_free(s.ssl);
+		free(s.live_fd);
+	}
+out_dev:
+	/* threads that did not leave still use the PD: leave it to exit() */
+	if (clean)
+		rc_dev_close(&s.dev);
+	else
+		ag_warn("%u session threads did not stop within %d s", s.threads,
+			RT_STOP_WAIT_S);
+out_attr:
+	pthread_attr_destroy(&s.attr);
+	if (!ret) {
+		rep_line("result role=server accepted=%llu peak=%u echoed=%llu bytes=%llu "
+			 "dropped=%llu rejected=%llu cq_events=%llu",
+			 (unsigned long long)atomic_load(&s.accepted), atomic_load(&s.peak),
+			 (unsigned long long)atomic_load(&s.echoed),
+			 (unsigned long long)atomic_load(&s.bytes),
+			 (unsigned long long)atomic_load(&s.dropped),
+			 (unsigned long long)atomic_load(&s.rejected),
+			 (unsigned long long)atomic_load(&s.cq_events));
+		rep_line("bye");
+	}
+	return ret;
+}
