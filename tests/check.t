@@ -150,6 +150,8 @@ fixtures() {
 	cp -p "$FX/suites/nested.sh" "$FX/suites/vm/a.sh" "$FX/suites-ok/"
 	cp -p "$FX/suites/skip.sh" "$FX/suites/skip.bats" "$FX/suites-skip/"
 	cp -rp "$FX/suites/vm" "$FX/suites-vm/"
+	mkdir -p "$FX/suites-warn"
+	cp -p "$FX/suites/warn.sh" "$FX/suites/nested.sh" "$FX/suites-warn/"
 }
 
 # check NAME [VAR=VALUE...]: runs tests/check on the fixtures; output in
@@ -332,6 +334,16 @@ ok 3 vm # SKIP no suites in suites-skip/vm" <(cat "$T/skip.rc" "$T/skip.res")
 		"# kernel log check skipped: false not readable"
 }
 
+# Without a writable /dev/kmsg (not root) new lines are found by count.
+t_dmesg_count() {
+	check count CHECK_UNIT_DIRS= CHECK_TESTS_DIR="$FX/none" CHECK_SUITES_DIR="$FX/suites-warn" \
+		CHECK_VM=no CHECK_KMSG="$FX/none/kmsg"
+	same "kernel log without a marker: warning still found" "1
+ok 1 suites-warn/nested.sh
+not ok 2 suites-warn/warn.sh
+ok 3 vm # SKIP CHECK_VM=no" <(cat "$T/count.rc" "$T/count.res")
+}
+
 t_vm() {
 	check hostrxe CHECK_UNIT_DIRS= CHECK_TESTS_DIR="$FX/none" CHECK_SUITES_DIR="$FX/suites-vm" \
 		CHECK_HOST_RXE=yes
@@ -360,9 +372,10 @@ not ok 1 vm" <(cat "$T/vmfail.rc"; grep -E '^(# exit|(not )?ok )' "$T/vmfail.out
 
 fixtures
 tap_init
-tap_plan 23
+tap_plan 24
 t_mixed
 t_pass
 t_skip
+t_dmesg_count
 t_vm
 tap_finished
