@@ -292,10 +292,20 @@ static void tc_rx(struct tc_ctx *x, uint32_t i)
 		/* nothing due: one byte tells EOF from stray data */
 		r = read(c->fd, x->rxb, want ? (want < TC_BUF ? want : TC_BUF) : 1);
 		if (r > 0) {
-			if (!want || load_rx(&x->load, i, x->rxb, (size_t)r) < 0) {
-				if (!want)
-					load_fail(&x->load, i, "recv", EPROTO, NULL);
+			if (!want) {
+				load_fail(&x->load, i, "recv", EPROTO, NULL);
 				tc_close(x, i);
+				return;
+			}
+			switch (load_rx(&x->load, i, x->rxb, (size_t)r)) {
+			case -1:
+				tc_close(x, i);
+				return;
+			case 1:
+				/*
+				 * One message in flight per connection: the next echo is
+				 * not here yet, a read now would only say EAGAIN.
+				 */
 				return;
 			}
 			continue;
