@@ -115,7 +115,7 @@ if [ ! -x "$AGENT" ]; then
 	exit 0
 fi
 echo "TAP version 13"
-echo "1..22"
+echo "1..23"
 
 # --- bad command lines ---------------------------------------------------------
 rc=0
@@ -212,6 +212,19 @@ rc=$?
 check "client: EOF before go ends it (exit $rc)" test "$rc" = 0 -a "$(tail -1 "$T/c4.out")" = bye
 ag_send c3 stop
 ag_reap c3
+# traffic that would last 100 s: EOF must end it at once, without a result
+ag_start c7 --role client --transport tcp --port "$P" --ports 2 --clients 10 \
+	--msgs 100 --think-ms 1000
+ag_wait c7 '^hello ' >/dev/null
+ag_send c7 go
+ag_send c7 run
+ag_wait c7 '^connected ' >/dev/null
+t0=$SECONDS
+ag_eof c7
+ag_reap c7
+rc=$?
+check "client: EOF during traffic ends it within 2 s (exit $rc, $((SECONDS - t0)) s)" \
+	test "$rc" = 0 -a $((SECONDS - t0)) -le 2 -a "$(tail -1 "$T/c7.out")" = bye
 
 ag_eof srv
 ag_reap srv
@@ -220,7 +233,7 @@ line=$(grep '^result ' "$T/srv.out")
 check "server: EOF gives result and bye, exit $rc (${line})" \
 	test "$rc" = 0 -a "$(tail -1 "$T/srv.out")" = bye -a -n "$line"
 acc=$(field "$line" accepted)
-check "server counted every connection: accepted=$acc >= 174" test "${acc:-0}" -ge 174
+check "server counted every connection: accepted=$acc >= 184" test "${acc:-0}" -ge 184
 
 # --- failures are records ----------------------------------------------------------
 ag_start srv2 --role server --transport tcp --port "$P" --server-model thread
@@ -256,5 +269,5 @@ ag_wait srv2 '^bye$' >/dev/null
 ag_reap srv2
 check "thread model server: stop gives bye and exit 0" test $? = 0
 
-[ "$N" = 22 ] || not_ok "plan: ran $N tests, planned 22"
+[ "$N" = 23 ] || not_ok "plan: ran $N tests, planned 23"
 exit $((FAILED > 0))
