@@ -78,7 +78,27 @@ fixtures() {
 		run rdc_kv missing
 		assert_failure
 	}
+	@test "rdc_run: TAP on stdout, logs apart, kv and totals parsed" {
+		RDMACAP="$FX/fake-rdmacap"
+		rdc_run run --clients 3
+		assert_success
+		assert_equal "\$stderr" "fake: log line"
+		assert_equal "\$(rdc_kv clients)" 3
+		assert_equal "\${RDC_TOTALS[pass]}" 1
+	}
+	@test "rdc_run: RDC_TIMEOUT deadline" {
+		RDMACAP="$FX/fake-rdmacap" RDC_TIMEOUT=1
+		rdc_run sleep
+		assert_equal "\$status" 124
+	}
 	@test "skips one" { skip "just this one"; }
+	EOF
+	mk "$FX/fake-rdmacap" 755 <<-'EOF'
+	#!/bin/sh
+	[ "$1" = sleep ] && exec sleep 30
+	echo "fake: log line" >&2
+	printf 'TAP version 13\n1..1\n# clients=%s\nok 1 x\n' "$3"
+	echo "# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0"
 	EOF
 	mk "$FX/suites/skip.bats" 644 <<-EOF
 	load "$ROOT/suites/lib/common"
