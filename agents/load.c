@@ -97,29 +97,23 @@ int load_init(struct load *l, const struct load_cfg *cfg,
 	l->arg = arg;
 	l->tfd = -1;
 	l->c = calloc(cfg->nconn ? cfg->nconn : 1, sizeof(*l->c));
-	if (!l->c)
+	if (!l->c || fifo_init(&l->ready, cfg->nconn) || fifo_init(&l->think, cfg->nconn)) {
+		ag_warn("calloc load state for %u connections: %s", cfg->nconn,
+			strerror(ENOMEM));
 		goto err;
-	if (fifo_init(&l->ready, cfg->nconn))
-		goto err_c;
-	if (fifo_init(&l->think, cfg->nconn))
-		goto err_ready;
+	}
 	l->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (l->tfd < 0) {
 		ag_warn("timerfd_create think timer: %s", strerror(errno));
-		goto err_think;
+		goto err;
 	}
 	return 0;
 
-err_think:
-	free(l->think.v);
-err_ready:
-	free(l->ready.v);
-err_c:
-	free(l->c);
 err:
-	if (!l->c || !l->ready.v || !l->think.v)
-		ag_warn("calloc load state for %u connections: %s", cfg->nconn,
-			strerror(ENOMEM));
+	/* l was zeroed: whatever was not allocated is NULL */
+	free(l->think.v);
+	free(l->ready.v);
+	free(l->c);
 	return -1;
 }
 

@@ -21,7 +21,7 @@ bool rep_dead(void);
 const char *rep_errname(int err);
 /* "error call=C errno=E err=NAME" plus a human line on stderr naming obj */
 void rep_fatal(const char *call, const char *obj, int err);
-/* tell the harness to write records to this fd instead of stdout (tests) */
+/* records to fd instead of stdout (unit tests) */
 void rep_set_fd(int fd);
 
 struct rep_hist {

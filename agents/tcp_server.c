@@ -528,7 +528,8 @@ static void ts_close_all(struct ts_srv *s)
 		free(s->conn[fd].pend);
 		s->conn[fd].live = 0;
 		atomic_fetch_sub(&s->st.live, 1);
-		close(fd);
+		if (close(fd))
+			ag_warn("close connection fd %d: %s", fd, strerror(errno));
 	}
 }
 

@@ -90,7 +90,8 @@ static void *tt_client(void *arg)
 	/* after our own shutdown() at stop, whatever the socket says is not news */
 	quiet = s->stopping;
 	s->live[tc->fd] = 0;
-	close(tc->fd);
+	if (close(tc->fd))
+		ag_warn("close connection fd %d: %s", tc->fd, strerror(errno));
 	pthread_mutex_unlock(&s->mu);
 	if (reason && !quiet) {
 		tcp_peer(peer, &tc->sa);
@@ -206,8 +207,7 @@ static int tt_loop(struct tt_srv *s)
 	for (;;) {
 		if (rep_dead())
 			return 0;
-		n = s->ctl.pollable ? 0 : 1;
-		while (n && (cmd = ctl_next(&s->ctl)) != CTL_NONE)
+		while (!s->ctl.pollable && (cmd = ctl_next(&s->ctl)) != CTL_NONE)
 			if (cmd == CTL_STOP || cmd == CTL_EOF)
 				return 0;
 		n = epoll_wait(s->ep, ev, 64, -1);
