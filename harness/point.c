@@ -43,7 +43,7 @@ struct hr_run {
 	struct hr_point *pt;
 	int ep, tfd;
 	struct ha_agent *ag; /* [0, nsrv) servers, [nsrv, nag) clients */
-	long nag, nsrv, srv_exited;
+	long nag, nsrv, srv_exited, srv_fds_base;
 	pid_t *pid_of;       /* hash: pid -> agent index + 1 */
 	size_t pid_cap;
 	uint8_t *st;         /* per client id */
@@ -641,7 +641,7 @@ static void hr_layout(struct hr_run *r, long clients)
 			 raisable ? "" : " (no CAP_SYS_RESOURCE to raise it)", r->nsrv);
 }
 
-static void hr_peak(struct hr_run *r)
+static void hr_srv_read(struct hr_run *r)
 {
 	struct hr_point *pt = r->pt;
 	struct hx_proc p;
@@ -653,6 +653,24 @@ static void hr_peak(struct hr_run *r)
 		pt->srv_rss_peak_kb += p.rss_kb;
 		pt->srv_fds += p.fds;
 		pt->srv_threads += p.threads;
+	}
+}
+
+static void hr_peak(struct hr_run *r)
+{
+	struct hr_point *pt = r->pt;
+	double end = hr_now() + 5;
+	struct hx_proc p;
+
+	/*
+	 * A client is connected once the kernel finished the handshake; the server
+	 * may still be accepting. Measure it once it holds every connection (one fd
+	 * each beyond its baseline), or after 5 s with what it has.
+	 */
+	hr_srv_read(r);
+	while (pt->srv_fds < r->srv_fds_base + pt->connected && hr_now() < end && !r->srv_exited) {
+		usleep(20000);
+		hr_srv_read(r);
 	}
 	hx_sockstat(r->ag[0].pid, &pt->tcp_inuse_peak, &(long){ 0 });
 	hx_slab_kb(&pt->slab_peak_kb);
@@ -737,9 +755,11 @@ static void hr_verdict(struct hr_run *r)
 		long lost = (long)(pt->lost + pt->bad);
 		long good = pt->connected - (lost > pt->connected ? pt->connected : lost);
 
-		if (pt->msgs < pt->expect_msgs && !lost)
-			good = pt->connected - (long)((pt->expect_msgs - pt->msgs + r->c->plan->msgs - 1) /
-						     (r->c->plan->msgs ? r->c->plan->msgs : 1));
+		uint64_t m = (uint64_t)r->c->plan->msgs, due = (uint64_t)pt->connected * m;
+
+		/* round trips that never happened count whole clients as failed */
+		if (pt->msgs < due && !lost && m)
+			good = pt->connected - (long)((due - pt->msgs + m - 1) / m);
 		if (good < 0)
 			good = 0;
 		pt->success_pct = 100.0 * (double)good / (double)pt->clients;
@@ -856,8 +876,12 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 	r.t_start = hr_now();
 	hr_layout(&r, clients);
 	pt->expect_msgs = (uint64_t)clients * (uint64_t)c->plan->msgs;
-	/* shared namespace: keep clear of other runs' ports */
-	r.port = c->topo->kind == NN_LOOP ? 20000 + (strtol(c->topo->run, NULL, 16) % 600) * 64
+	/*
+	 * Shared namespace: keep clear of other runs' ports, and below the default
+	 * ephemeral range (32768-60999), where our own clients' TIME_WAIT sockets
+	 * would make the next point's bind fail with EADDRINUSE.
+	 */
+	r.port = c->topo->kind == NN_LOOP ? 20000 + (strtol(c->topo->run, NULL, 16) % 180) * 64
 					  : HR_PORT_BASE;
 	if (hr_setup(&r, clients)) {
 		snprintf(pt->why, sizeof(pt->why), "setup: %s", strerror(errno));
@@ -872,8 +896,10 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 	if (hr_start_agents(&r))
 		goto stop;
 	for (long i = 0; i < r.nsrv; i++)
-		if (!hx_proc_read(r.ag[i].pid, false, &p))
+		if (!hx_proc_read(r.ag[i].pid, true, &p)) {
 			pt->srv_rss_base_kb += p.rss_kb;
+			r.srv_fds_base += p.fds;
+		}
 	hx_sockstat(r.ag[0].pid, &pt->tcp_inuse_base, &(long){ 0 });
 	hx_slab_kb(&pt->slab_base_kb);
 	rc = hr_loop(&r, hr_all_hello, hr_now() + 30 + 0.05 * (double)r.nag);
@@ -894,6 +920,7 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 			     (double)c->plan->stagger_ms * (double)(clients / pt->agents + 1) / 1000.0 + 5);
 	pt->t_connect_s = hr_now() - r.t_go;
 	hr_progress(&r, true);
+	pt->connected = r.nconn_ok;
 	if (rc == 2)
 		goto stop;
 	if (rc == 1) {

@@ -1,0 +1,142 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+#
+# The TCP path end to end: the orchestrator, real agents, real sockets, every
+# echo checked. Runs on any Linux host; the namespace topologies need root.
+
+load lib/common
+
+setup() {
+	rdc_require_rdmacap
+	RDC_JSON=$(mktemp /tmp/rdc-tcp.XXXXXX.json)
+}
+
+teardown() {
+	rdc_bg_kill
+	rm -f "$RDC_JSON"
+}
+
+# the value of "# key=..." in the TAP, whatever the line holds besides it
+kv() {
+	grep -oE "(^|[ #])$1=[^ ]+" <<<"$output" | tail -n 1 | sed -E "s/^.?$1=//"
+}
+
+no_rdc_left() {
+	! ip netns list | grep -q '^rdc' && ! ip -o link show | grep -qE '^[0-9]+: rdc'
+}
+
+@test "bad command lines exit 2, name the bad part, create nothing" {
+	local before after
+	before=$(ip netns list 2>/dev/null | grep -c '^rdc' || true)
+
+	run --separate-stderr "$RDMACAP" run --frob 3
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--frob"* ]]
+	[[ "$stderr" == *"usage: rdmacap run"* ]]
+	[ -z "$output" ]
+
+	run --separate-stderr "$RDMACAP" ramp --clients 10,,x
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--clients"* ]]
+
+	run --separate-stderr "$RDMACAP" run --topology star:0
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"star:0"* ]]
+
+	run --separate-stderr "$RDMACAP" frobnicate
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"frobnicate"* ]]
+
+	run --separate-stderr "$RDMACAP" run --msgs
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--msgs"* ]]
+
+	after=$(ip netns list 2>/dev/null | grep -c '^rdc' || true)
+	[ "$before" -eq "$after" ]
+}
+
+@test "loop: 100 clients, 100% connected, every payload verified (no root needed)" {
+	rdc_run run --transport tcp --topology loop --clients 100 --msgs 10 --json "$RDC_JSON"
+	assert_success
+	[ "$(kv connected)" -eq 100 ]
+	[ "$(kv verified)" -eq 1000 ]
+	[ "$(kv bad)" -eq 0 ]
+	# the JSON side file is valid JSON and agrees with the TAP
+	run perl -MJSON::PP -e 'local $/; my $d = decode_json(<>); my $p = $d->{points}[0];
+		print "$p->{connected} $p->{traffic}{verified} $p->{ok}\n"' "$RDC_JSON"
+	assert_success
+	[ "$output" = "100 1000 1" ]
+}
+
+@test "pair: 100 clients reach 100% with payloads verified" {
+	rdc_require_root
+	rdc_run run --transport tcp --topology pair --clients 100 --msgs 10 --size 512
+	assert_success
+	[ "$(kv connected)" -eq 100 ]
+	[ "$(kv verified)" -eq 1000 ]
+	[ "$(kv connect_pct)" = "100.00" ]
+	# latency percentiles and server memory are reported
+	[ -n "$(kv lat_us_p99)" ]
+	[ -n "$(kv srv_bytes_per_conn)" ]
+	no_rdc_left
+}
+
+@test "star:4: 100 clients over 4 client namespaces reach 100%, workers multiplexed" {
+	rdc_require_root
+	rdc_run run --transport tcp --topology star:4 --clients 100 --msgs 10 --workers 8
+	assert_success
+	[ "$(kv connected)" -eq 100 ]
+	[ "$(kv verified)" -eq 1000 ]
+	[ "$(kv agents)" -eq 4 ]
+	no_rdc_left
+}
+
+@test "ramp output is valid TAP for prove, one subtest per load point" {
+	rdc_run ramp --transport tcp --topology loop --clients 10,50 --msgs 2
+	assert_success
+	[ "$(grep -c '^ok [0-9]* ramp clients=' <<<"$output")" -eq 2 ]
+	run prove -e cat /dev/stdin <<<"$output"
+	assert_success
+}
+
+@test "thread server model passes like the event model" {
+	rdc_run run --transport tcp --topology loop --clients 50 --msgs 5 --server-model thread
+	assert_success
+	[ "$(kv connected)" -eq 50 ]
+	[ "$(kv srv_threads)" -gt 50 ]
+}
+
+@test "a load point beyond the fd limit is not ok with the cause, and cleans up" {
+	rdc_require_root
+	# 1500 clients in one agent under a hard limit of 1100 fds that nobody may
+	# raise (CAP_SYS_RESOURCE dropped): EMFILE is the cause
+	run --separate-stderr setpriv --bounding-set -sys_resource \
+		prlimit --nofile=1100:1100 -- "$RDMACAP" run --transport tcp \
+		--topology pair --clients 1500 --agents 1 --msgs 1 --timeout 20
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cause="*"EMFILE"* ]]
+	[[ "$output" == *"RLIMIT_NOFILE"* ]]
+	no_rdc_left
+}
+
+@test "SIGKILLed orchestrator: rdmacap down removes every rdc namespace and veth" {
+	rdc_require_root
+	RDC_BG_LOG=/dev/null rdc_bg "$RDMACAP" run --transport tcp --topology star:2 \
+		--clients 200 --msgs 100000 --think-ms 50 --timeout 60
+	local pid=$RDC_BG_PID n
+	# wait until its namespaces exist, then kill it without a chance to clean up
+	for ((n = 0; n < 100; n++)); do
+		ip netns list | grep -q '^rdc' && break
+		sleep 0.1
+	done
+	ip netns list | grep -q '^rdc'
+	sleep 1
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null || true
+	ip netns list | grep -q '^rdc'
+
+	rdc_run down
+	assert_success
+	[ "$(kv removed)" -gt 0 ]
+	no_rdc_left
+}
