@@ -1,0 +1,704 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the oob-tls exchange, on any host (no RDMA needed):
+ *  - the 64-byte QP exchange record and the rdma_cm private data, fed hostile
+ *    bytes: every truncation, wrong magic/version/type/length, oversized and
+ *    trailing bytes, every field out of range, every single-bit flip, random
+ *    buffers; a record is accepted only when it re-encodes to the same bytes;
+ *  - the TLS layer over 127.0.0.1 with a throwaway PKI (harness/certs): a good
+ *    client completes the handshake and exchanges a record both ways; a client
+ *    from another CA, one without a certificate, one that does not trust the
+ *    server, one offering only TLS 1.2, and a server presenting a client
+ *    certificate are all refused.
+ * TAP 13 on stdout.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/ssl.h>
+
+#include "agents/oob.h"
+#include "agents/tls.h"
+#include "harness/certs.h"
+#include "tap/tap.h"
+
+static struct tap T;
+
+/* --- records --- */
+
+static struct oob_rec t_req(void)
+{
+	struct oob_rec r = {
+		.type = OOB_REQ, .id = 4242, .qpn = 0x000123, .psn = 0xabcdef, .mtu = 3,
+		.op = OOB_OP_SEND, .gidx = 1,
+		.gid = { [10] = 0xff, [11] = 0xff, 10, 222, 0, 2 },
+	};
+	return r;
+}
+
+static struct oob_rec t_rep_write(void)
+{
+	struct oob_rec r = t_req();
+
+	r.type = OOB_REP;
+	r.op = OOB_OP_WRITE;
+	r.rkey = 0x1234;
+	r.addr = 0x7f0000001000ull;
+	r.rlen = 4096;
+	return r;
+}
+
+static struct oob_rec t_rej(void)
+{
+	struct oob_rec r = { .type = OOB_REJ, .id = 7, .status = ENOMEM,
+			     .call = OOB_CALL_CREATE_QP };
+	return r;
+}
+
+static const unsigned T_ALL = OOB_T(OOB_REQ) | OOB_T(OOB_REP) | OOB_T(OOB_REJ);
+
+static void t_roundtrip(const char *what, struct oob_rec r)
+{
+	uint8_t b[OOB_REC_LEN], b2[OOB_REC_LEN];
+	struct oob_rec p;
+	int ok;
+
+	ok = !oob_encode(&r, b) && !oob_parse(b, sizeof(b), T_ALL, &p) &&
+		!oob_encode(&p, b2) && !memcmp(b, b2, sizeof(b)) &&
+		p.id == r.id && p.qpn == r.qpn && p.psn == r.psn && p.type == r.type &&
+		p.addr == r.addr && p.rkey == r.rkey && p.rlen == r.rlen &&
+		p.status == r.status && p.call == r.call && !memcmp(p.gid, r.gid, 16);
+	tap_ok(&T, ok, "record: %s encodes and parses back to the same fields", what);
+}
+
+static void t_layout(void)
+{
+	struct oob_rec r = t_req();
+	uint8_t b[OOB_REC_LEN];
+
+	oob_encode(&r, b);
+	/* the wire format is the contract with other builds: pin it */
+	tap_ok(&T, b[0] == 'R' && b[1] == 'D' && b[2] == 'C' && b[3] == 'Q' &&
+	       b[4] == OOB_VERSION && b[5] == OOB_REQ && b[6] == 0 && b[7] == OOB_REC_LEN &&
+	       b[8] == 0 && b[9] == 0 && b[10] == 0x10 && b[11] == 0x92 &&
+	       b[14] == 0x01 && b[15] == 0x23 && b[17] == 0xab && b[19] == 0xef &&
+	       b[30] == 0xff && b[32] == 10 && b[35] == 2 && b[36] == 3 && b[39] == 1,
+	       "record: big-endian layout of magic, version, type, len, id, qpn, psn, gid, mtu, gidx");
+}
+
+/* Expects err from parsing buf[0..len). */
+static int t_expect(const uint8_t *buf, size_t len, unsigned types, enum oob_err want)
+{
+	struct oob_rec r;
+	enum oob_err e = oob_parse(buf, len, types, &r);
+
+	if (e != want)
+		tap_diag(&T, "len %zu: got %s, want %s", len, oob_strerror(e), oob_strerror(want));
+	return e == want;
+}
+
+static void t_truncations(void)
+{
+	struct oob_rec r = t_req();
+	uint8_t b[OOB_REC_LEN];
+	int ok = 1;
+	size_t n;
+
+	oob_encode(&r, b);
+	for (n = 0; n < OOB_REC_LEN; n++)
+		ok &= t_expect(b, n, OOB_T(OOB_REQ), OOB_ESHORT);
+	tap_ok(&T, ok, "record: every truncation (0..63 bytes) is 'truncated'");
+	ok = 1;
+	for (n = 0; n < OOB_HEAD_LEN; n++)
+		ok &= oob_head(b, n, OOB_T(OOB_REQ)) == OOB_ESHORT;
+	ok &= oob_head(b, OOB_HEAD_LEN, OOB_T(OOB_REQ)) == OOB_OK;
+	tap_ok(&T, ok, "record: a good header prefix waits for more, a full one passes");
+}
+
+static void t_header(void)
+{
+	struct oob_rec r = t_req();
+	uint8_t b[OOB_REC_LEN], x[OOB_REC_LEN];
+	static const uint8_t vers[] = { 0, 2, 0x7f, 0xff };
+	static const uint8_t types[] = { 0, 4, 0x80, 0xff };
+	static const uint16_t lens[] = { 0, 8, 63, 65, 128, 4096, 0xffff };
+	int ok = 1;
+	unsigned i;
+
+	oob_encode(&r, b);
+	for (i = 0; i < 4; i++) {
+		memcpy(x, b, sizeof(x));
+		x[i] ^= 0x20;
+		ok &= t_expect(x, sizeof(x), OOB_T(OOB_REQ), OOB_EMAGIC);
+		/* caught as soon as the magic is in, before the rest arrives */
+		ok &= oob_head(x, 4, OOB_T(OOB_REQ)) == OOB_EMAGIC;
+	}
+	tap_ok(&T, ok, "record: a wrong magic byte is 'bad_magic', even with 4 bytes in");
+	ok = 1;
+	for (i = 0; i < sizeof(vers); i++) {
+		memcpy(x, b, sizeof(x));
+		x[4] = vers[i];
+		ok &= t_expect(x, sizeof(x), OOB_T(OOB_REQ), OOB_EVERSION);
+		ok &= oob_head(x, 5, OOB_T(OOB_REQ)) == OOB_EVERSION;
+	}
+	tap_ok(&T, ok, "record: versions 0, 2, 127, 255 are 'bad_version'");
+	ok = 1;
+	for (i = 0; i < sizeof(types); i++) {
+		memcpy(x, b, sizeof(x));
+		x[5] = types[i];
+		ok &= t_expect(x, sizeof(x), T_ALL, OOB_ETYPE);
+	}
+	/* a REQ sent to a client, a REP sent to a server */
+	ok &= t_expect(b, sizeof(b), OOB_T(OOB_REP) | OOB_T(OOB_REJ), OOB_ETYPE);
+	r = t_rep_write();
+	oob_encode(&r, x);
+	ok &= t_expect(x, sizeof(x), OOB_T(OOB_REQ), OOB_ETYPE);
+	tap_ok(&T, ok, "record: unknown types and types the reader does not expect are 'bad_type'");
+	ok = 1;
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		memcpy(x, b, sizeof(x));
+		x[6] = (uint8_t)(lens[i] >> 8);
+		x[7] = (uint8_t)lens[i];
+		ok &= t_expect(x, sizeof(x), OOB_T(OOB_REQ), OOB_ELEN);
+		/* an oversized claim is refused from the header alone */
+		ok &= oob_head(x, OOB_HEAD_LEN, OOB_T(OOB_REQ)) == OOB_ELEN;
+	}
+	tap_ok(&T, ok, "record: a length field other than 64 (0, 8, 63, 65, 128, 4096, 65535) is 'bad_length'");
+}
+
+static void t_trailing(void)
+{
+	struct oob_rec r = t_req();
+	uint8_t b[4096];
+	size_t sizes[] = { 65, 66, 128, 4096 };
+	int ok = 1;
+	unsigned i;
+
+	memset(b, 0, sizeof(b));
+	oob_encode(&r, b);
+	for (i = 0; i < 4; i++)
+		ok &= t_expect(b, sizes[i], OOB_T(OOB_REQ), OOB_ETRAIL);
+	b[64] = 'x';
+	ok &= t_expect(b, 65, OOB_T(OOB_REQ), OOB_ETRAIL);
+	/* a second whole record behind the first is still trailing bytes here */
+	oob_encode(&r, b + 64);
+	ok &= t_expect(b, 128, OOB_T(OOB_REQ), OOB_ETRAIL);
+	tap_ok(&T, ok, "record: oversized buffers and trailing garbage are 'trailing_bytes'");
+}
+
+/* The encoder refuses a valid record with one field set to a bad value. */
+#define T_FIELD(base, field, val, err) do {			\
+		struct oob_rec r_ = (base);			\
+		uint8_t b_[OOB_REC_LEN];			\
+		r_.field = (val);				\
+		ok &= oob_encode(&r_, b_) == (err);		\
+	} while (0)
+
+/* Forges a record with one byte range overwritten, bypassing the encoder. */
+static void t_forge(uint8_t *b, const struct oob_rec *base, size_t off, const void *v,
+		    size_t n)
+{
+	oob_encode(base, b);
+	memcpy(b + off, v, n);
+}
+
+static void t_fields(void)
+{
+	struct oob_rec req = t_req(), wr = t_rep_write(), rej = t_rej();
+	uint8_t b[OOB_REC_LEN];
+	int ok;
+
+	/* each case twice: the encoder refuses to send it, the parser to take it */
+	ok = 1;
+	T_FIELD(req, qpn, 0, OOB_EQPN);
+	T_FIELD(req, qpn, 1, OOB_EQPN);
+	T_FIELD(req, qpn, 0x1000000, OOB_EQPN);
+	T_FIELD(req, qpn, 0xffffffff, OOB_EQPN);
+	t_forge(b, &req, 12, "\x01\x00\x00\x00", 4);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EQPN);
+	t_forge(b, &req, 12, "\x00\x00\x00\x01", 4);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EQPN);
+	tap_ok(&T, ok, "record: QPN 0, 1 and above 24 bits is 'bad_qpn'");
+
+	ok = 1;
+	T_FIELD(req, psn, 0x1000000, OOB_EPSN);
+	t_forge(b, &req, 16, "\xff\xff\xff\xff", 4);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EPSN);
+	tap_ok(&T, ok, "record: PSN above 24 bits is 'bad_psn'");
+
+	ok = 1;
+	{
+		struct oob_rec r = req;
+
+		memset(r.gid, 0, 16);
+		ok &= oob_encode(&r, b) == OOB_EGID;
+		r.gid[0] = 0xff;
+		r.gid[15] = 1;
+		ok &= oob_encode(&r, b) == OOB_EGID;
+	}
+	t_forge(b, &req, 20, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EGID);
+	t_forge(b, &req, 20, "\xff\x02", 2);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EGID);
+	tap_ok(&T, ok, "record: a zero or multicast GID is 'bad_gid'");
+
+	ok = 1;
+	T_FIELD(req, mtu, 0, OOB_EMTU);
+	T_FIELD(req, mtu, 6, OOB_EMTU);
+	T_FIELD(req, mtu, 255, OOB_EMTU);
+	t_forge(b, &req, 36, "\x06", 1);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EMTU);
+	t_forge(b, &req, 36, "\x00", 1);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EMTU);
+	tap_ok(&T, ok, "record: MTU outside IBV_MTU_256..IBV_MTU_4096 is 'bad_mtu'");
+
+	ok = 1;
+	T_FIELD(req, gidx, 256, OOB_EGIDX);
+	T_FIELD(req, gidx, 0xffff, OOB_EGIDX);
+	t_forge(b, &req, 38, "\x01\x00", 2);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EGIDX);
+	tap_ok(&T, ok, "record: a GID index that does not fit sgid_index (>255) is 'bad_gid_index'");
+
+	ok = 1;
+	T_FIELD(req, op, 2, OOB_EOP);
+	t_forge(b, &req, 37, "\x02", 1);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EOP);
+	tap_ok(&T, ok, "record: an unknown op is 'bad_op'");
+
+	ok = 1;
+	T_FIELD(req, rkey, 1, OOB_EBUF);
+	T_FIELD(req, addr, 1, OOB_EBUF);
+	T_FIELD(req, rlen, 1, OOB_EBUF);
+	T_FIELD(wr, rlen, 0, OOB_EBUF);
+	T_FIELD(wr, rlen, OOB_MAX_RLEN + 1, OOB_EBUF);
+	T_FIELD(wr, addr, UINT64_MAX - 10, OOB_EBUF);
+	t_forge(b, &wr, 56, "\0\0\0\0", 4);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EBUF);
+	t_forge(b, &wr, 48, "\xff\xff\xff\xff\xff\xff\xff\xff", 8);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EBUF);
+	tap_ok(&T, ok, "record: a buffer with op send, an empty, huge or wrapping one with op write is 'bad_buffer'");
+
+	ok = 1;
+	T_FIELD(req, status, 12, OOB_ESTATUS);
+	T_FIELD(req, call, 1, OOB_ESTATUS);
+	T_FIELD(rej, status, 0, OOB_ESTATUS);
+	T_FIELD(rej, call, 0, OOB_ESTATUS);
+	T_FIELD(rej, call, OOB_CALL_MAX, OOB_ESTATUS);
+	t_forge(b, &rej, 60, "\xff", 1);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_ESTATUS);
+	t_forge(b, &req, 40, "\0\0\0\x0c", 4);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_ESTATUS);
+	tap_ok(&T, ok, "record: status or call that do not fit the type are 'bad_status'");
+
+	ok = 1;
+	T_FIELD(rej, qpn, 5, OOB_EPAD);
+	T_FIELD(rej, mtu, 3, OOB_EPAD);
+	for (int i = 61; i < 64; i++) {
+		t_forge(b, &req, (size_t)i, "\x01", 1);
+		ok &= t_expect(b, sizeof(b), T_ALL, OOB_EPAD);
+	}
+	t_forge(b, &rej, 20, "\x01", 1);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EPAD);
+	tap_ok(&T, ok, "record: non-zero padding, or QP fields in a REJ, are 'bad_padding'");
+}
+
+/* Accepted bytes must be exactly what the encoder makes of the parsed fields. */
+static int t_canonical(const uint8_t *b, unsigned *accepted)
+{
+	uint8_t b2[OOB_REC_LEN];
+	struct oob_rec r;
+
+	if (oob_parse(b, OOB_REC_LEN, T_ALL, &r))
+		return 1;
+	(*accepted)++;
+	return !oob_encode(&r, b2) && !memcmp(b, b2, OOB_REC_LEN);
+}
+
+static void t_flips(void)
+{
+	struct oob_rec base[3] = { t_req(), t_rep_write(), t_rej() };
+	uint8_t b[OOB_REC_LEN], x[OOB_REC_LEN];
+	unsigned acc = 0, bit, k;
+	int ok = 1;
+
+	for (k = 0; k < 3; k++) {
+		oob_encode(&base[k], b);
+		for (bit = 0; bit < OOB_REC_LEN * 8; bit++) {
+			memcpy(x, b, sizeof(x));
+			x[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+			ok &= t_canonical(x, &acc);
+		}
+	}
+	tap_kv(&T, "flips_accepted", "%u of %u", acc, 3 * OOB_REC_LEN * 8);
+	tap_ok(&T, ok, "record: every single-bit flip is refused or parses to a canonical record");
+}
+
+static void t_fuzz(void)
+{
+	uint8_t b[OOB_REC_LEN];
+	unsigned acc = 0, i, j, seed = 12345;
+	int ok = 1;
+
+	/* a valid header on random bodies, so the field checks are what is exercised */
+	for (i = 0; i < 200000; i++) {
+		for (j = 0; j < sizeof(b); j++) {
+			seed = seed * 1103515245u + 12345u;
+			b[j] = (uint8_t)(seed >> 16);
+		}
+		memcpy(b, "RDCQ\x01", 5);
+		b[5] = (uint8_t)(1 + i % 3);
+		b[6] = 0;
+		b[7] = OOB_REC_LEN;
+		if (i % 2) {
+			/* and mostly-zero bodies, where valid records live */
+			memset(b + 8, 0, 56);
+			b[8 + (i / 2) % 56] = (uint8_t)(seed >> 8);
+			b[13] = 1;
+			b[36] = 1 + i % 5;
+			b[20] = 0xfe;
+		}
+		ok &= t_canonical(b, &acc);
+	}
+	tap_kv(&T, "fuzz_accepted", "%u of 200000", acc);
+	tap_ok(&T, ok && acc > 0, "record: 200000 random bodies: none crashes, every accepted one is canonical");
+}
+
+static void t_calls(void)
+{
+	int ok = 1;
+	unsigned i;
+
+	for (i = 1; i < OOB_CALL_MAX; i++)
+		ok &= oob_call_code(oob_call_name(i)) == i;
+	ok &= oob_call_code("ibv_create_qp") == OOB_CALL_CREATE_QP;
+	ok &= oob_call_code("no_such_call") == OOB_CALL_NONE;
+	ok &= !strcmp(oob_call_name(OOB_CALL_MAX), "?");
+	tap_ok(&T, ok, "record: call names and codes map both ways");
+}
+
+static void t_cm(void)
+{
+	struct oob_cm req = { .type = OOB_REQ, .id = 9, .op = OOB_OP_WRITE, .rkey = 5,
+			      .rlen = 64, .addr = 0x1000 }, p;
+	struct oob_cm rej = { .type = OOB_REJ, .id = 9, .status = EINVAL,
+			      .call = OOB_CALL_CREATE_CQ };
+	uint8_t b[56], b2[OOB_CM_LEN];
+	int ok = 1;
+	size_t n;
+
+	memset(b, 0, sizeof(b));
+	ok &= !oob_cm_encode(&req, b);
+	/* the CM hands us its whole private data area, zero padded */
+	ok &= !oob_cm_parse(b, sizeof(b), OOB_T(OOB_REQ), &p) && p.rkey == 5 && p.addr == 0x1000;
+	ok &= !oob_cm_encode(&p, b2) && !memcmp(b, b2, sizeof(b2));
+	tap_ok(&T, ok, "cm data: a REQ with a buffer parses back from 56 padded bytes");
+	ok = 1;
+	for (n = 0; n < OOB_CM_LEN; n++)
+		ok &= oob_cm_parse(b, n, OOB_T(OOB_REQ), &p) == OOB_ESHORT;
+	tap_ok(&T, ok, "cm data: every truncation is 'truncated'");
+	ok = 1;
+	b[40] = 1;
+	ok &= oob_cm_parse(b, sizeof(b), OOB_T(OOB_REQ), &p) == OOB_ETRAIL;
+	b[40] = 0;
+	b[0] ^= 1;
+	ok &= oob_cm_parse(b, sizeof(b), OOB_T(OOB_REQ), &p) == OOB_EMAGIC;
+	b[0] ^= 1;
+	b[4] = 9;
+	ok &= oob_cm_parse(b, sizeof(b), OOB_T(OOB_REQ), &p) == OOB_EVERSION;
+	b[4] = OOB_VERSION;
+	ok &= oob_cm_parse(b, sizeof(b), OOB_T(OOB_REP), &p) == OOB_ETYPE;
+	b[6] = 7;
+	ok &= oob_cm_parse(b, sizeof(b), OOB_T(OOB_REQ), &p) == OOB_EOP;
+	b[6] = OOB_OP_SEND;
+	ok &= oob_cm_parse(b, sizeof(b), OOB_T(OOB_REQ), &p) == OOB_EBUF;
+	tap_ok(&T, ok, "cm data: garbage padding, magic, version, type, op and buffer are refused");
+	ok = !oob_cm_encode(&rej, b2) && !oob_cm_parse(b2, sizeof(b2), OOB_T(OOB_REJ), &p) &&
+		p.status == EINVAL && p.call == OOB_CALL_CREATE_CQ;
+	rej.status = 0;
+	ok &= oob_cm_encode(&rej, b2) == OOB_ESTATUS;
+	tap_ok(&T, ok, "cm data: a REJ carries the server's call and errno; one without is refused");
+}
+
+/* --- TLS --- */
+
+struct t_end {
+	struct tls_io io;
+	int res;	/* 1 up, TLS_ERR, TLS_AGAIN */
+};
+
+static int t_listen(uint16_t *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 4) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl)) {
+		perror("test_oob: listen 127.0.0.1");
+		exit(1);
+	}
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+/* A connected pair of nonblocking sockets over 127.0.0.1. */
+static void t_pair(int lfd, uint16_t port, int *cfd, int *sfd)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+	*cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (*cfd < 0 || connect(*cfd, (struct sockaddr *)&sa, sizeof(sa))) {
+		perror("test_oob: connect 127.0.0.1");
+		exit(1);
+	}
+	*sfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (*sfd < 0 || fcntl(*cfd, F_SETFL, O_NONBLOCK)) {
+		perror("test_oob: accept");
+		exit(1);
+	}
+}
+
+/* Drives both handshakes until each is done or failed (at most 5 s). */
+static void t_handshake(struct t_end *c, struct t_end *s)
+{
+	struct pollfd pf[2];
+	int i;
+
+	c->res = s->res = TLS_AGAIN;
+	for (i = 0; i < 500 && (c->res == TLS_AGAIN || s->res == TLS_AGAIN); i++) {
+		if (c->res == TLS_AGAIN)
+			c->res = tls_io_handshake(&c->io);
+		if (s->res == TLS_AGAIN)
+			s->res = tls_io_handshake(&s->io);
+		pf[0] = (struct pollfd){ .fd = c->io.fd, .events = POLLIN };
+		pf[1] = (struct pollfd){ .fd = s->io.fd, .events = POLLIN };
+		if (c->res == TLS_AGAIN || s->res == TLS_AGAIN)
+			poll(pf, 2, 10);
+	}
+}
+
+/* Reads up to len bytes within 2 s: count, 0 at EOF, or TLS_ERR. */
+static ssize_t t_read(struct t_end *e, uint8_t *buf, size_t len)
+{
+	struct pollfd pf = { .fd = e->io.fd, .events = POLLIN };
+	size_t got = 0;
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 200 && got < len; i++) {
+		n = tls_io_read(&e->io, buf + got, len - got);
+		if (n > 0) {
+			got += (size_t)n;
+			continue;
+		}
+		if (n == 0 || n == TLS_ERR)
+			return got ? (ssize_t)got : n;
+		poll(&pf, 1, 10);
+	}
+	return (ssize_t)got;
+}
+
+struct t_case {
+	const char *name;
+	const char *srv_ca, *srv_cert, *srv_key;
+	const char *cli_ca, *cli_cert, *cli_key;	/* cli_cert NULL: no certificate */
+	bool tls12;
+	bool ok;
+	const char *srv_why, *cli_why;	/* substrings of the expected reasons */
+};
+
+static char t_dir[64];
+
+static const char *t_path(const char *f)
+{
+	static char buf[8][128];
+	static int k;
+
+	k = (k + 1) % 8;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", t_dir, f);
+	return buf[k];
+}
+
+static SSL_CTX *t_ctx(bool server, const char *ca, const char *cert, const char *key,
+		      bool tls12)
+{
+	char err[320];
+	SSL_CTX *ctx;
+
+	if (cert) {
+		ctx = tls_ctx_new(server, t_path(ca), t_path(cert), t_path(key), err, sizeof(err));
+		if (!ctx)
+			tap_diag(&T, "tls_ctx_new: %s", err);
+		if (ctx && tls12) {
+			/* a peer that cannot speak TLS 1.3 */
+			SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+			SSL_CTX_set_max_proto_version(ctx, TLS1_2_VERSION);
+		}
+		return ctx;
+	}
+	/* a client with no certificate at all, but that trusts the server */
+	ctx = SSL_CTX_new(TLS_client_method());
+	if (ctx && SSL_CTX_load_verify_locations(ctx, t_path(ca), NULL) != 1) {
+		SSL_CTX_free(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+static void t_tls_case(int lfd, uint16_t port, const struct t_case *k)
+{
+	SSL_CTX *sc = t_ctx(true, k->srv_ca, k->srv_cert, k->srv_key, false);
+	SSL_CTX *cc = t_ctx(false, k->cli_ca, k->cli_cert, k->cli_key, k->tls12);
+	struct oob_rec req = t_req(), rep = t_rep_write(), got;
+	struct t_end c, s;
+	uint8_t b[OOB_REC_LEN], in[OOB_REC_LEN];
+	const char *cwhy = "", *swhy = "";
+	int cfd, sfd, ok;
+	ssize_t n;
+
+	if (!sc || !cc) {
+		tap_ok(&T, 0, "tls: %s (contexts)", k->name);
+		SSL_CTX_free(sc);
+		SSL_CTX_free(cc);
+		return;
+	}
+	t_pair(lfd, port, &cfd, &sfd);
+	if (tls_io_init(&c.io, cc, cfd, false) || tls_io_init(&s.io, sc, sfd, true)) {
+		tap_ok(&T, 0, "tls: %s (tls_io_init)", k->name);
+		return;
+	}
+	t_handshake(&c, &s);
+	/* TLS 1.3: a client learns that its certificate was refused on its first read */
+	oob_encode(&req, b);
+	if (c.res == 1 && (tls_io_queue(&c.io, b, sizeof(b)) || tls_io_flush(&c.io) != 1))
+		c.res = TLS_ERR;
+	n = s.res == 1 ? t_read(&s, in, sizeof(in)) : TLS_ERR;
+	ok = n == OOB_REC_LEN && !oob_parse(in, OOB_REC_LEN, OOB_T(OOB_REQ), &got) &&
+		got.id == req.id;
+	if (ok) {
+		oob_encode(&rep, b);
+		ok = !tls_io_queue(&s.io, b, sizeof(b)) && tls_io_flush(&s.io) == 1;
+	}
+	n = c.res == 1 ? t_read(&c, in, sizeof(in)) : TLS_ERR;
+	ok = ok && n == OOB_REC_LEN && !oob_parse(in, OOB_REC_LEN, OOB_T(OOB_REP), &got) &&
+		got.rkey == rep.rkey;
+	if (c.io.why[0])
+		cwhy = c.io.why;
+	if (s.io.why[0])
+		swhy = s.io.why;
+	tap_kv(&T, "server_why", "%s", *swhy ? swhy : "-");
+	tap_kv(&T, "client_why", "%s", *cwhy ? cwhy : "-");
+	if (k->ok)
+		tap_ok(&T, ok && !*swhy && !*cwhy, "tls: %s", k->name);
+	else
+		tap_ok(&T, !ok && (!k->srv_why || strstr(swhy, k->srv_why)) &&
+		       (!k->cli_why || strstr(cwhy, k->cli_why)), "tls: %s", k->name);
+	tls_io_free(&c.io);
+	tls_io_free(&s.io);
+	SSL_CTX_free(sc);
+	SSL_CTX_free(cc);
+}
+
+static int t_rm(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static void t_tls(void)
+{
+	static const struct t_case cases[] = {
+		{ "a client of the same CA completes the handshake and exchanges records both ways",
+		  "ca.pem", "server.pem", "server.key", "ca.pem", "client.pem", "client.key",
+		  false, true, NULL, NULL },
+		{ "a client certificate from another CA is refused by the server",
+		  "ca.pem", "server.pem", "server.key", "ca.pem", "rogue-client.pem",
+		  "rogue-client.key", false, false, "certificate_verify_failed", "unknown_ca" },
+		{ "a client without a certificate is refused",
+		  "ca.pem", "server.pem", "server.key", "ca.pem", NULL, NULL,
+		  false, false, "certificate", NULL },
+		{ "a client that trusts another CA refuses the server",
+		  "ca.pem", "server.pem", "server.key", "rogue-ca.pem", "client.pem", "client.key",
+		  false, false, NULL, "certificate_verify_failed" },
+		{ "a server presenting a client certificate is refused (purpose)",
+		  "ca.pem", "client.pem", "client.key", "ca.pem", "client.pem", "client.key",
+		  false, false, NULL, "certificate_verify_failed" },
+		{ "a client limited to TLS 1.2 is refused (TLS 1.3 minimum)",
+		  "ca.pem", "server.pem", "server.key", "ca.pem", "client.pem", "client.key",
+		  true, false, "protocol", NULL },
+	};
+	char err[256];
+	uint16_t port;
+	unsigned i;
+	int lfd;
+
+	snprintf(t_dir, sizeof(t_dir), "/tmp/rdc-test-oob-XXXXXX");
+	if (!mkdtemp(t_dir)) {
+		tap_ok(&T, 0, "tls: mkdtemp: %s", strerror(errno));
+		return;
+	}
+	if (hc_certs_make(t_dir, err, sizeof(err)) || hc_certs_make_rogue(t_dir, err, sizeof(err))) {
+		tap_diag(&T, "%s", err);
+		tap_ok(&T, 0, "tls: throwaway CA, server, client and rogue certificates");
+		goto out;
+	}
+	{
+		struct stat st;
+
+		tap_ok(&T, !stat(t_path("server.key"), &st) && (st.st_mode & 0777) == 0600 &&
+		       !stat(t_path("rogue-client.key"), &st) && (st.st_mode & 0777) == 0600,
+		       "tls: throwaway CA, server, client and rogue certificates (keys 0600)");
+	}
+	{
+		SSL_CTX *x = tls_ctx_new(true, t_path("ca.pem"), t_path("nosuch.pem"),
+					 t_path("server.key"), err, sizeof(err));
+
+		tap_ok(&T, !x && strstr(err, "nosuch.pem"), "tls: a missing file is named in the error");
+		SSL_CTX_free(x);
+		x = tls_ctx_new(true, t_path("ca.pem"), t_path("server.pem"),
+				t_path("client.key"), err, sizeof(err));
+		tap_ok(&T, !x && strstr(err, "client.key"),
+		       "tls: a key that does not match its certificate is refused");
+		SSL_CTX_free(x);
+	}
+	lfd = t_listen(&port);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		t_tls_case(lfd, port, &cases[i]);
+	close(lfd);
+out:
+	nftw(t_dir, t_rm, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+int main(void)
+{
+	tap_init(&T, stdout);
+	tap_plan(&T, 36);
+	t_roundtrip("REQ", t_req());
+	t_roundtrip("REP with a write buffer", t_rep_write());
+	t_roundtrip("REJ", t_rej());
+	t_layout();
+	t_truncations();
+	t_header();
+	t_trailing();
+	t_fields();
+	t_flips();
+	t_fuzz();
+	t_calls();
+	t_cm();
+	t_tls();
+	tap_totals(&T);
+	return tap_exit_code(&T);
+}
