@@ -71,9 +71,11 @@ fixtures() {
 		echo "\$RDC_BG_PID" >"$FX/bg.pid"
 	}
 	@test "kv parser" {
-		rdc_kv_parse "\$(printf '# qp=10\n  # limit.n=21802\n# not a kv\n# Totals: pass:3 fail:1 xfail:0 xpass:0 skip:2 error:0\n')"
+		rdc_kv_parse "\$(printf '# qp=10\n  # limit.n=21802\n# not a kv\n# baseline: pd=1 cause=ENOMEM from ibv_create_qp\n# Totals: pass:3 fail:1 xfail:0 xpass:0 skip:2 error:0\n')"
 		assert_equal "\$(rdc_kv qp)" 10
 		assert_equal "\$(rdc_kv limit.n)" 21802
+		assert_equal "\$(rdc_kv pd)" 1
+		assert_equal "\$(rdc_kv cause)" "ENOMEM from ibv_create_qp"
 		assert_equal "\${RDC_TOTALS[skip]}" 2
 		run rdc_kv missing
 		assert_failure

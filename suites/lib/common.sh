@@ -96,29 +96,38 @@ rdc_bg_kill() {
 }
 
 # rdc_kv_parse [TEXT]: TEXT or stdin. Any nesting level; the last value of a
-# key wins, so read a subtest's values from its own lines if keys repeat.
+# key wins, so read a subtest's values from its own lines if keys repeat. A
+# line may carry several pairs ("# qp=10 cq=20"); a word without '=' continues
+# the value before it ("# cause=ENOMEM from ibv_create_qp").
 rdc_kv_parse() {
-	local line k v f
+	local line w k
+	local -a words
 
 	RDC_KV=() RDC_TOTALS=()
 	while IFS= read -r line; do
 		line=${line#"${line%%[![:space:]]*}"}
 		case $line in
 		"# Totals: "*)
-			for f in ${line#"# Totals: "}; do
-				RDC_TOTALS[${f%%:*}]=${f#*:}
+			read -ra words <<<"${line#"# Totals: "}"
+			for w in "${words[@]}"; do
+				RDC_TOTALS[${w%%:*}]=${w#*:}
 			done
+			continue
 			;;
-		"# "*=*)
-			k=${line#"# "}
-			v=${k#*=}
-			k=${k%%=*}
-			case $k in
-			*[[:space:]]* | "") ;;
-			*) RDC_KV[$k]=$v ;;
-			esac
-			;;
+		"# "*=*) ;;
+		*) continue ;;
 		esac
+		k=
+		# read -a, not an unquoted expansion: a '*' in a value must not glob.
+		read -ra words <<<"${line#"# "}"
+		for w in "${words[@]}"; do
+			if [[ $w =~ ^[A-Za-z0-9_.-]+= ]]; then
+				k=${w%%=*}
+				RDC_KV[$k]=${w#*=}
+			elif [ -n "$k" ]; then
+				RDC_KV[$k]+=" $w"
+			fi
+		done
 	done < <(if [ $# -gt 0 ]; then printf '%s\n' "$1"; else cat; fi)
 }
 

@@ -358,6 +358,18 @@ rn_exec() {
 	RN_ELAPSED=$((SECONDS - t0))
 }
 
+# bats writes its report from a process substitution that can outlive bats
+# itself: wait up to 5 s for the closing tag before trusting the file.
+rn_bats_report() {
+	local n
+
+	for ((n = 0; n < 50; n++)); do
+		grep -qs '</testsuites>' "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 rn_run_one() {
 	local kind=$1 name=$2 args=$3 i=$4 total=$5 tmo log xml
 
@@ -406,8 +418,8 @@ rn_run_one() {
 
 	[ -n "$xml" ] || return 0
 	# bats' own report is richer, unless the runner overruled bats' verdict.
-	if [ "$kind" = bats ] && [ -s "$log.junit/report.xml" ] &&
-		[ "$RN_RES" != timeout ] && [ ! -s "$log.dmesg" ]; then
+	if [ "$kind" = bats ] && [ "$RN_RES" != timeout ] && [ ! -s "$log.dmesg" ] &&
+		rn_bats_report "$log.junit/report.xml"; then
 		mv "$log.junit/report.xml" "$xml"
 	else
 		rn_junit "$name" "$log.tap" "$RN_RES" "$RN_WHY" "$RN_ELAPSED" "$xml" ||
