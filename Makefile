@@ -67,14 +67,18 @@ san:
 
 # Unit tests run from both builds; suites run the plain build (ASan's shadow memory
 # would distort the memory-per-connection figures they report).
-unit: all san
-	tests/run-unit $(O)/tests build/san/tests
+unit:
+	@$(MAKE) --no-print-directory all san 1>&2
+	@tests/run-unit $(O)/tests build/san/tests
 
-check: all san
-	tests/check
+# stdout of `make check` is the TAP stream alone: the build talks on stderr.
+check:
+	@$(MAKE) --no-print-directory all san 1>&2
+	@tests/check
 
-demo: all
-	suites/demo
+demo:
+	@$(MAKE) --no-print-directory all 1>&2
+	@suites/demo
 
 deps:
 	tests/deps
