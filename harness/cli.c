@@ -204,7 +204,7 @@ static int hp_apply(struct hp_plan *p, int id, const char *v)
 	case O_CLIENTS: return hp_parse_list(v, p->clients, HP_MAX_POINTS, &p->npoints);
 	case O_AGENTS: return hp_long(v, 1, 100000, &p->agents);
 	case O_SRV_THREADS: return hp_long(v, 1, 256, &p->server_threads);
-	case O_MSGS: return hp_long(v, 0, 100000000, &p->msgs);
+	case O_MSGS: p->msgs_set = true; return hp_long(v, 0, 100000000, &p->msgs);
 	case O_SIZE: return hp_long(v, 1, 1 << 20, &p->size);
 	case O_THINK: return hp_long(v, 0, 600000, &p->think_ms);
 	case O_STAGGER: return hp_long(v, 0, 600000, &p->stagger_ms);
@@ -269,6 +269,14 @@ static int hp_check(struct hp_plan *p, FILE *err)
 			p->clients[0] = 100;
 			p->npoints = 1;
 		}
+	}
+	if (p->cmd == HP_STORM) {
+		/* a storm is measured by the first message after everyone connected */
+		if (!p->msgs_set)
+			p->msgs = 1;
+		if (p->stagger_ms)
+			return hp_fail(err, p->cmd, "--stagger-ms: a storm connects at the same instant%s%s",
+				       "", "");
 	}
 	if (p->npoints > 1 && p->cmd != HP_RAMP)
 		return hp_fail(err, p->cmd, "--clients: a list is only for ramp%s%s", "", "");

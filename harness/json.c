@@ -118,6 +118,7 @@ json_t *hj_point(const struct hr_point *pt, const char *verdict)
 				      pt->leak_what));
 	json_object_set_new(o, "failures", fails);
 	json_object_set_new(o, "causes", causes);
+	json_object_set_new(o, "lat_over_10x_p50", json_integer((json_int_t)pt->lat_slow));
 	json_object_set_new(o, "cause", json_string(pt->cause));
 	json_object_set_new(o, "capped", json_string(pt->capped));
 	json_object_set_new(o, "ok", json_boolean(pt->ok));

@@ -773,6 +773,9 @@ static void hr_verdict(struct hr_run *r)
 		free(ok_us);
 	}
 	hs_hist(r->hist, PROTO_HIST_BUCKETS, &pt->lat_ns);
+	for (unsigned b = 0; b < PROTO_HIST_BUCKETS; b++)
+		if (pt->lat_ns.p50 && proto_hist_value(b) > 10 * pt->lat_ns.p50)
+			pt->lat_slow += r->hist[b];
 	if (pt->t_traffic_s > 0)
 		pt->msgs_per_s = (double)pt->msgs / pt->t_traffic_s;
 	if (pt->connected) {

@@ -48,6 +48,7 @@ struct hr_point {
 
 	uint64_t msgs, verified, bad, lost, expect_msgs;
 	struct hs_summary lat_ns;          /* from the agents' histograms */
+	uint64_t lat_slow;                 /* round trips slower than 10x the median */
 	double t_traffic_s, msgs_per_s;
 
 	long srv_rss_base_kb, srv_rss_peak_kb, srv_fds, srv_threads;

@@ -17,6 +17,25 @@ static void hp_res_diag(struct tap *t, const char *what, const struct hs_res *r)
 }
 
 /*
+ * Storm figures: how fast N simultaneous clients got connected, and whether the
+ * first message afterwards was fair - connections starved behind a long
+ * handshake queue show up as a long tail against the median.
+ */
+static void hp_storm_diag(struct tap *t, const struct hr_point *pt)
+{
+	double p50 = (double)pt->lat_ns.p50;
+
+	tap_diag(t, "storm setup_rate_cps=%.0f t_all_connected_s=%.3f",
+		 pt->t_connect_s > 0 ? (double)pt->connected / pt->t_connect_s : 0.0,
+		 pt->t_connect_s);
+	tap_diag(t, "storm first_msg_us_p50=%.1f first_msg_us_p99=%.1f first_msg_us_max=%.1f "
+		 "first_msg_p99_over_p50=%.2f first_msg_over_10x_p50=%llu",
+		 p50 / 1e3, (double)pt->lat_ns.p99 / 1e3, (double)pt->lat_ns.max / 1e3,
+		 p50 > 0 ? (double)pt->lat_ns.p99 / p50 : 0.0,
+		 (unsigned long long)pt->lat_slow);
+}
+
+/*
  * 'probe': the point is a step of a limit search, where failing to connect is
  * the finding, not a defect: those checks become XFAIL. Leaks, crashes and
  * malformed records still fail.
@@ -71,6 +90,8 @@ enum tap_res hr_point_tap(struct hr_ctx *c, const struct hr_point *pt, const cha
 	tap_diag(t, "lat_us_avg=%.1f lat_us_p50=%.1f lat_us_p99=%.1f lat_us_max=%.1f",
 		 pt->lat_ns.avg / 1e3, (double)pt->lat_ns.p50 / 1e3, (double)pt->lat_ns.p99 / 1e3,
 		 (double)pt->lat_ns.max / 1e3);
+	if (p->cmd == HP_STORM)
+		hp_storm_diag(t, pt);
 	if (!pt->started)
 		tap_result(t, TAP_SKIP, "agents did not start", "traffic");
 	else
