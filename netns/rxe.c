@@ -283,9 +283,10 @@ int nn_rxe_del(const struct nn_list *names, const struct nn_list *owners, FILE *
 			goto nomem;
 		c[j].ns = nss.v[j];
 		c[j].input = script[j];
+		/* rdma parses options with getopt: "-force" would be -f -o -r... */
 		c[j].argv[0] = "rdma";
-		c[j].argv[1] = "-force";
-		c[j].argv[2] = "-batch";
+		c[j].argv[1] = "-f";
+		c[j].argv[2] = "-b";
 		c[j].argv[3] = "-";
 	}
 	if (nn_cmd_run(c, nss.n, log) < 0)
