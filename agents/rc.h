@@ -74,7 +74,7 @@ struct rc_map {
 struct rc_dev {
 	struct ibv_context *ctx;
 	bool own_ctx;		/* opened here, not borrowed from a cm_id */
-	struct ibv_pd *pd;
+	struct ibv_pd *pd;	/* with rdma_cm, librdmacm's PD of the device (id->pd) */
 	struct ibv_comp_channel *ch;
 	struct ibv_device_attr attr;
 	uint8_t port;
@@ -137,13 +137,16 @@ struct rc_fail {
 };
 
 /*
- * Opens dev_name (NULL: the device with a RoCEv2 GID for local), or adopts ctx
- * when non-NULL (rdmacm). Finds the IPv4-mapped RoCEv2 GID of local, allocates
- * the PD, the completion channel (nonblocking) and the SRQ. Fatal errors are
- * reported with rep_fatal(); returns 0 or -1.
+ * Opens dev_name (NULL: the device with a RoCEv2 GID for local), finds the
+ * IPv4-mapped RoCEv2 GID of local and allocates the PD; or, for rdma_cm, adopts
+ * the cm_id's context and PD (librdmacm keeps one PD per device, id->pd: a
+ * second one would be a second PD per process). Then the completion channel
+ * (nonblocking) and the SRQ. Fatal errors are reported with rep_fatal();
+ * returns 0 or -1. rc_dev_close leaves a borrowed context and PD alone: close
+ * it before the last cm_id goes, which deallocates librdmacm's PD.
  */
 int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
-		struct ibv_context *ctx);
+		struct rdma_cm_id *cm);
 void rc_dev_close(struct rc_dev *d);
 
 /*

@@ -28,9 +28,9 @@ int rcc_watch(struct rcc *x, int fd, uint32_t events, uint64_t tag, const char *
 	return -1;
 }
 
-int rcc_dev_open(struct rcc *x, struct ibv_context *ctx)
+int rcc_dev_open(struct rcc *x, struct rdma_cm_id *cm)
 {
-	if (rc_dev_open(&x->dev, x->o, x->local, ctx))
+	if (rc_dev_open(&x->dev, x->o, x->local, cm))
 		return -1;
 	x->dev_up = true;
 	return rcc_watch(x, x->dev.ch->fd, EPOLLIN, RCC_TAG(RCC_T_CHAN, 0),

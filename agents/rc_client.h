@@ -82,7 +82,7 @@ void rcc_up(struct rcc *x, uint32_t i);
 void rcc_fail(struct rcc *x, uint32_t i, const char *call, int err, const char *ename,
 	      bool at_server);
 int rcc_watch(struct rcc *x, int fd, uint32_t events, uint64_t tag, const char *what);
-int rcc_dev_open(struct rcc *x, struct ibv_context *ctx);
+int rcc_dev_open(struct rcc *x, struct rdma_cm_id *cm);
 
 /* rc_client_oob.c */
 int rcc_oob_init(struct rcc *x);

@@ -79,7 +79,7 @@ static int rcc_cm_addr(struct rcc *x, uint32_t i, bool *kill)
 	struct rcc_conn *c = &x->c[i];
 	struct rc_fail f;
 
-	if (!x->dev_up && rcc_dev_open(x, c->id->verbs))
+	if (!x->dev_up && rcc_dev_open(x, c->id))
 		return -1;
 	if (c->id->verbs != x->dev.ctx) {
 		rcc_fail(x, i, "rdma_resolve_addr", EXDEV, NULL, false);

@@ -163,7 +163,7 @@ static int rc_srq_open(struct rc_dev *d)
 }
 
 int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
-		struct ibv_context *ctx)
+		struct rdma_cm_id *cm)
 {
 	struct ibv_port_attr pa;
 	int fl;
@@ -173,11 +173,16 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 	d->shared_cq = o->cq == AG_CQ_SHARED;
 	d->use_srq = o->srq;
 	d->write = o->op == AG_OP_WRITE;
-	if (ctx) {
-		/* rdma_cm owns the context and does the addressing */
-		d->ctx = ctx;
-		d->port = 1;
-		if (ibv_query_device(ctx, &d->attr)) {
+	if (cm) {
+		/* rdma_cm owns the context and the PD, and does the addressing */
+		d->ctx = cm->verbs;
+		d->pd = cm->pd;
+		d->port = cm->port_num ? cm->port_num : 1;
+		if (!d->pd) {
+			rep_fatal("rdma_cm", "cm_id without a PD", ENODEV);
+			return -1;
+		}
+		if (ibv_query_device(d->ctx, &d->attr)) {
 			rep_fatal("ibv_query_device", "cm_id device", errno);
 			return -1;
 		}
@@ -189,10 +194,12 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 		goto err_ctx;
 	}
 	d->mtu = pa.active_mtu;
-	d->pd = ibv_alloc_pd(d->ctx);
 	if (!d->pd) {
-		rep_fatal("ibv_alloc_pd", ibv_get_device_name(d->ctx->device), errno);
-		goto err_ctx;
+		d->pd = ibv_alloc_pd(d->ctx);
+		if (!d->pd) {
+			rep_fatal("ibv_alloc_pd", ibv_get_device_name(d->ctx->device), errno);
+			goto err_ctx;
+		}
 	}
 	d->ch = ibv_create_comp_channel(d->ctx);
 	if (!d->ch) {
@@ -211,7 +218,8 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 err_ch:
 	ibv_destroy_comp_channel(d->ch);
 err_pd:
-	ibv_dealloc_pd(d->pd);
+	if (d->own_ctx)
+		ibv_dealloc_pd(d->pd);
 err_ctx:
 	if (d->own_ctx)
 		ibv_close_device(d->ctx);
@@ -246,7 +254,7 @@ void rc_dev_close(struct rc_dev *d)
 	free(d->pool);
 	if ((err = ibv_destroy_comp_channel(d->ch)))
 		ag_warn("ibv_destroy_comp_channel: %s", strerror(err));
-	if ((err = ibv_dealloc_pd(d->pd)))
+	if (d->own_ctx && (err = ibv_dealloc_pd(d->pd)))
 		ag_warn("ibv_dealloc_pd: %s", strerror(err));
 	if (d->own_ctx && ibv_close_device(d->ctx))
 		ag_warn("ibv_close_device: %s", strerror(errno));

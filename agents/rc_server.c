@@ -31,9 +31,9 @@ void rs_drop(struct rs_srv *s, const char *peer, const char *reason)
 	rep_line("drop peer=%s reason=%s", peer, reason);
 }
 
-int rs_dev_open(struct rs_srv *s, struct ibv_context *ctx)
+int rs_dev_open(struct rs_srv *s, struct rdma_cm_id *cm)
 {
-	if (rc_dev_open(&s->dev, s->o, s->o->addr, ctx))
+	if (rc_dev_open(&s->dev, s->o, s->o->addr, cm))
 		return -1;
 	s->dev_up = true;
 	return rs_watch(s, s->dev.ch->fd, EPOLLIN, RS_TAG(RS_T_CHAN, 0, 0),
@@ -348,18 +348,17 @@ static void rs_fini(struct rs_srv *s)
 	uint32_t i;
 
 	rs_reap(s);
-	if (s->o->cm == AG_CM_RDMACM)
-		rs_cm_close(s);
-	else
+	if (s->o->cm != AG_CM_RDMACM)
 		rs_oob_close(s);
-	/* what no session or id owned any more (cannot happen, but never leak) */
+	/* endpoints (with rdmacm, their ids), the device, then the listeners: the
+	 * last id takes librdmacm's PD, which must be empty by then */
 	for (i = 0; i < s->neps; i++)
 		if (s->eps[i])
 			rs_ep_free(s, s->eps[i]);
 	if (s->dev_up)
 		rc_dev_close(&s->dev);
-	if (s->o->cm == AG_CM_RDMACM && s->cmch)
-		rdma_destroy_event_channel(s->cmch);
+	if (s->o->cm == AG_CM_RDMACM)
+		rs_cm_close(s);
 	free(s->eps);
 	free(s->free);
 	free(s->gens);
@@ -379,7 +378,7 @@ int rc_server_run(const struct ag_opts *o)
 		return rc_server_thread_run(o);
 	if (rs_init(&s))
 		goto out;
-	if (o->cm == AG_CM_RDMACM)
+	if (o->cm == AG_CM_RDMACM && s.max_backlog >= 0)
 		rep_line("hello role=server pid=%d ports=%u port=%u max_backlog=%ld",
 			 (int)getpid(), o->ports, o->port, s.max_backlog);
 	else

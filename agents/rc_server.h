@@ -100,8 +100,8 @@ void rs_ep_up(struct rs_srv *s, struct rs_ep *x);
 void rs_ep_kill(struct rs_srv *s, struct rs_ep *x, const char *reason);
 void rs_drop(struct rs_srv *s, const char *peer, const char *reason);
 int rs_watch(struct rs_srv *s, int fd, uint32_t events, uint64_t tag, const char *what);
-/* Opens the device (not for rdmacm without a bound device). */
-int rs_dev_open(struct rs_srv *s, struct ibv_context *ctx);
+/* Opens the device; for rdmacm, that of cm (rc_dev_open). */
+int rs_dev_open(struct rs_srv *s, struct rdma_cm_id *cm);
 
 /* rc_server_oob.c */
 int rs_oob_open(struct rs_srv *s);

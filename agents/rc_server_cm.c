@@ -42,8 +42,12 @@ int rs_cm_open(struct rs_srv *s)
 	uint32_t i;
 	int fl;
 
+	/* the sysctl lives in init_net only: a server in a namespace cannot see it */
 	s->max_backlog = rs_max_backlog();
-	if (s->max_backlog >= 0 && s->max_backlog < (long)o->backlog)
+	if (s->max_backlog < 0)
+		ag_warn("rdma_listen backlog %u: the kernel caps it at net.rdma_ucm.max_backlog "
+			"(not visible in this network namespace)", o->backlog);
+	else if (s->max_backlog < (long)o->backlog)
 		ag_warn("rdma_listen backlog %u is capped at net.rdma_ucm.max_backlog=%ld",
 			o->backlog, s->max_backlog);
 	s->cmch = rdma_create_event_channel();
@@ -78,7 +82,7 @@ int rs_cm_open(struct rs_srv *s)
 		}
 	}
 	/* bound to a device's address: its context is known before any request */
-	if (s->listen[0]->verbs && rs_dev_open(s, s->listen[0]->verbs))
+	if (s->listen[0]->verbs && rs_dev_open(s, s->listen[0]))
 		return -1;
 	return rs_watch(s, s->cmch->fd, EPOLLIN, RS_TAG(RS_T_CM, 0, 0), "rdma_cm channel");
 }
@@ -138,7 +142,7 @@ static void rs_cm_request(struct rs_srv *s, struct rdma_cm_event *ev,
 		*kill_id = id;
 		return;
 	}
-	if (!s->dev_up && rs_dev_open(s, id->verbs)) {
+	if (!s->dev_up && rs_dev_open(s, id)) {
 		s->stop = true;
 		*kill_id = id;
 		return;
@@ -258,9 +262,6 @@ void rs_cm_close(struct rs_srv *s)
 {
 	uint32_t i;
 
-	for (i = 0; i < s->neps; i++)
-		if (s->eps && s->eps[i])
-			rs_ep_free(s, s->eps[i]);
 	if (s->listen) {
 		for (i = 0; i < s->o->ports; i++)
 			if (s->listen[i] && rdma_destroy_id(s->listen[i]))
@@ -268,4 +269,7 @@ void rs_cm_close(struct rs_srv *s)
 		free(s->listen);
 		s->listen = NULL;
 	}
+	if (s->cmch)
+		rdma_destroy_event_channel(s->cmch);
+	s->cmch = NULL;
 }
