@@ -399,10 +399,13 @@ int nn_batch(const char *ns, const char *tool, const char *script, bool force,
 	struct nn_cmd c = { .ns = ns, .input = script };
 	int a = 0;
 
+	/* ip matches "-force"/"-batch" ("-f" is -family); rdma has getopt: -f, -b. */
+	bool ip = !strcmp(tool, "ip");
+
 	c.argv[a++] = tool;
 	if (force)
-		c.argv[a++] = "-force";
-	c.argv[a++] = "-batch";
+		c.argv[a++] = ip ? "-force" : "-f";
+	c.argv[a++] = ip ? "-batch" : "-b";
 	c.argv[a++] = "-";
 	c.argv[a] = NULL;
 	return nn_cmd_run(&c, 1, log);
