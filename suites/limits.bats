@@ -84,15 +84,14 @@ kv() {
 	[ "$status" -eq 2 ]
 }
 
-@test "client pooling: msgs/s rises from 1 to 16 workers over 64 connections" {
-	local w rate=()
-	for w in 1 16; do
+@test "client pooling: W workers over 64 connections, every round trip verified, msgs/s per W" {
+	local w
+	# the seed's pooling table, measured: a figure per W, not a claim about its shape
+	for w in 1 4 16 64; do
 		rdc_run run --transport tcp --topology loop --clients 64 --agents 1 --msgs 200 \
 			--workers "$w"
 		assert_success
 		[ "$(kv verified)" -eq 12800 ]
-		rate+=("$(kv msgs_per_s)")
+		echo "# pooling connections=64 workers=$w msgs_per_s=$(kv msgs_per_s) lat_us_p50=$(kv lat_us_p50) lat_us_p99=$(kv lat_us_p99)" >&3
 	done
-	echo "# workers=1 msgs_per_s=${rate[0]} workers=16 msgs_per_s=${rate[1]}" >&3
-	[ "${rate[1]%.*}" -gt "${rate[0]%.*}" ]
 }
