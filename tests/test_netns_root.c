@@ -451,8 +451,11 @@ static void rxe_test(const struct nn_caps *c, const char *spec)
 {
 	char run[8], st[64] = "", path[128], what[64];
 	struct nn_topo t = { 0 };
-	long long t0, up_ms;
+	long long t0, up_ms, down_ms;
+	char *text = NULL, *p_rxe, *p_link, *p_ns;
 	int k, active = 1;
+	size_t len = 0;
+	FILE *log;
 
 	if (!c->rxe_module) {
 		char err[32];
@@ -489,9 +492,21 @@ static void rxe_test(const struct nn_caps *c, const char *spec)
 			fclose(f);
 	}
 	ok(t.up && active, "rxe: %s: every rxe port ACTIVE", spec);
+	log = open_memstream(&text, &len);
 	t0 = nn_now_ms();
-	ok(nn_down(&t, NULL) == 0, "rxe: nn_down %s+rxe", spec);
-	diag("time %s+rxe: nn_up %lld ms, nn_down %lld ms", spec, up_ms, ms_since(t0));
+	ok(log && nn_down(&t, log) == 0, "rxe: nn_down %s+rxe", spec);
+	down_ms = ms_since(t0);
+	if (log)
+		fclose(log);
+	/* The order is the contract: rxe gone first, then links, then namespaces. */
+	snprintf(path, sizeof(path), "link delete %s\n", t.srv.rxe);
+	p_rxe = text ? strstr(text, path) : NULL;
+	p_link = text ? strstr(text, "link del group") : NULL;
+	p_ns = text ? strstr(text, "netns del") : NULL;
+	ok(p_rxe && p_link && p_rxe < p_link && (t.kind == NN_LOOP || (p_ns && p_link < p_ns)),
+	   "rxe: %s: nn_down deletes rxe links, then links, then namespaces", spec);
+	free(text);
+	diag("time %s+rxe: nn_up %lld ms, nn_down %lld ms", spec, up_ms, down_ms);
 	snprintf(path, sizeof(path), "rdc%s", run);
 	ok(count_prefix(path, what, sizeof(what)) == 0, "rxe: %s: nothing left %s", spec, what);
 }
