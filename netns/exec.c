@@ -129,6 +129,14 @@ err:
 	return -1;
 }
 
+/* dup2(), except that an fd already in place must lose close-on-exec instead. */
+static int nn_dup_to(int fd, int to)
+{
+	if (fd == to)
+		return fcntl(fd, F_SETFD, 0);
+	return dup2(fd, to);
+}
+
 /* Only async-signal-safe calls between fork and exec. */
 static void __attribute__((noreturn))
 nn_child(const char *path, const char *const *argv, int nsfd, int infd, int outfd,
@@ -145,7 +153,7 @@ nn_child(const char *path, const char *const *argv, int nsfd, int infd, int outf
 		f.stage = 1;
 		goto fail;
 	}
-	if (dup2(infd, 0) < 0 || dup2(outfd, 1) < 0)
+	if (nn_dup_to(infd, 0) < 0 || nn_dup_to(outfd, 1) < 0)
 		goto fail;
 	execv(path, (char *const *)argv);
 	f.stage = 2;

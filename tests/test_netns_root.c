@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <net/if.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
@@ -447,6 +448,51 @@ static void probe_test(struct nn_caps *c)
 	     c->rxe_module, c->why_rxe, c->rxe_netns, c->why_rxe_netns);
 }
 
+/* A process in 'ns' running argv with a deadline. */
+static pid_t spawn_in(const char *ns, char *const argv[])
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		/* stdout is the TAP stream */
+		if (nn_enter(ns) < 0 || dup2(2, 1) < 0)
+			_exit(99);
+		alarm(30);
+		execvp(argv[0], argv);
+		_exit(98);
+	}
+	return pid;
+}
+
+/* RDMA traffic (rdma_cm, RC, RDMA read/write) from the last client to the server. */
+static void rping_test(const struct nn_topo *t, const char *spec)
+{
+	const struct nn_host *h = &t->cli[t->nclients - 1];
+	char *srv[] = { "rping", "-s", "-a", (char *)t->srv.addr, "-C", "10", NULL };
+	char *cli[] = { "rping", "-c", "-a", (char *)t->srv.addr, "-C", "10", NULL };
+	char path[PATH_MAX];
+	int sst = -1, cst = -1, i;
+	pid_t s, c;
+
+	if (nn_which("rping", path, sizeof(path)) < 0) {
+		skip("rxe: rping across the topology", "rping (rdmacm-utils) not installed");
+		return;
+	}
+	s = spawn_in(t->srv.ns, srv);
+	/* rping has no "listening" signal: retry the client while the server starts. */
+	for (i = 0; i < 20; i++) {
+		c = spawn_in(h->ns, cli);
+		waitpid(c, &cst, 0);
+		if (WIFEXITED(cst) && !WEXITSTATUS(cst))
+			break;
+		nn_sleep_ms(250);
+	}
+	waitpid(s, &sst, 0);
+	ok(WIFEXITED(cst) && !WEXITSTATUS(cst) && WIFEXITED(sst) && !WEXITSTATUS(sst),
+	   "rxe: %s: rping %s -> %s over %s, 10 iterations", spec, h->addr, t->srv.addr,
+	   t->srv.rxe);
+}
+
 static void rxe_test(const struct nn_caps *c, const char *spec)
 {
 	char run[8], st[64] = "", path[128], what[64];
@@ -492,6 +538,19 @@ static void rxe_test(const struct nn_caps *c, const char *spec)
 			fclose(f);
 	}
 	ok(t.up && active, "rxe: %s: every rxe port ACTIVE", spec);
+	if (t.up && active)
+		rping_test(&t, spec);
+	if (t.up && t.kind == NN_LOOP) {
+		struct nn_topo t2 = { 0 };
+		char run2[8];
+
+		nn_parse("loop", &t2, NULL, 0);
+		nn_new_run(run2);
+		fprintf(stderr, "# next: expected netns error (second loop+rxe)\n");
+		ok(nn_up(&t2, run2, true, NULL) == -1 && !t2.up && nn_rxe_wait_active(
+			(const char (*)[NN_IFNAMSIZ])t.srv.rxe, 1, 1000) == 0,
+		   "rxe: a second loop+rxe is refused, the first stays ACTIVE");
+	}
 	log = open_memstream(&text, &len);
 	t0 = nn_now_ms();
 	ok(log && nn_down(&t, log) == 0, "rxe: nn_down %s+rxe", spec);
