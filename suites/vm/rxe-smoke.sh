@@ -20,6 +20,7 @@ port=18515
 pp_iters=${RXE_SMOKE_ITERS:-2000}
 work=
 bg_pids=()
+spawned=
 
 # --- TAP -------------------------------------------------------------------------
 n=0 npass=0 nfail=0 nskip=0
@@ -179,48 +180,82 @@ topo_loop_down() {
 }
 
 # --- the ping-pong, watched through the resource counters --------------------------
-# peaked BASE SEEN DEV...: true when, for every DEV, some snapshot in SEEN has k more
-# QPs, CQs, MRs and contexts than BASE, k being how often DEV is listed: each
-# ping-pong side holds one of each, and in the loop case both sides share a device.
+# peaked BASE SNAP DEV...: true when, for every DEV, SNAP has k more QPs, CQs, MRs and
+# contexts than BASE, k being how often DEV is listed: each ping-pong side holds one
+# of each, and in the loop case both sides share a device.
 peaked() {
-	local base=$1 seen=$2 d k
+	local base=$1 snap=$2 d k
 	shift 2
 	for d in $(printf '%s\n' "$@" | sort -u); do
 		k=$(printf '%s\n' "$@" | grep -cx "$d")
-		grep "^$d=" <<<"$seen" | awk -F'[=,]' -v k="$k" -v b="$(grep "^$d=" <<<"$base")" '
+		grep "^$d=" <<<"$snap" | awk -F'[=,]' -v k="$k" -v b="$(grep "^$d=" <<<"$base")" '
 			BEGIN { split(b, x, /[=,]/) }
 			$2 >= x[2] + k && $3 >= x[3] + k && $5 >= x[5] + k && $6 >= x[6] + k { ok = 1 }
 			END { exit !ok }' || return 1
 	done
 }
 
+# spawn NS OUT CMD...: CMD in the background in NS ("" = init_net), output to OUT;
+# sets spawned to its pid. ip netns exec execs CMD, so the pid is CMD's own.
+spawn() {
+	local ns=$1 out=$2
+	shift 2
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" "$@" >"$out" 2>&1 &
+	else
+		"$@" >"$out" 2>&1 &
+	fi
+	spawned=$!
+	bg_pids+=("$spawned")
+}
+
+# wait_pid PID SECONDS: its exit status, or 124 after killing it at the deadline.
+wait_pid() {
+	local pid=$1 i
+	for ((i = 0; i < $2 * 10; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -CONT "$pid" 2>/dev/null
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		return 124
+	fi
+	wait "$pid"
+}
+
+# pingpong NAME SRV_NS SRV_DEV CLI_NS CLI_DEV SERVER_ADDR: ibv_rc_pingpong, server in
+# SRV_NS, client in CLI_NS ("" = init_net). Three results: the ping-pong itself, both
+# sides' resources seen in the kernel's counters, the counters back at baseline.
+# To see both sides without racing a short run, the server is stopped once it
+# listens (its resources exist by then): the client then sets up its own and blocks
+# reading the server's QP address, the counters are read, and the server continues.
 pingpong() {
 	local name=$1 sns=$2 sdev=$3 cns=$4 cdev=$5 addr=$6
-	local base peak_ok=1 snap seen='' t0 t1 spid cpid src=0 crc=0 usec after d
+	local base snap='' t0 t1 spid cpid src=0 crc=0 usec after deadline
 	base=$(res_snapshot)
 	t_diag "$name: counters before (dev=qp,cq,pd,mr,ctx): ${base//$'\n'/ }"
 	t0=$(now)
-	in_ns "$sns" timeout 60 ibv_rc_pingpong -d "$sdev" -g 1 -p "$port" -n "$pp_iters" \
-		>"$work/$name.srv" 2>&1 &
-	spid=$!
-	bg_pids+=("$spid")
-	# The client gives up at once if nobody listens yet.
+	spawn "$sns" "$work/$name.srv" ibv_rc_pingpong -d "$sdev" -g 1 -p "$port" -n "$pp_iters"
+	spid=$spawned
 	wait_for 100 tcp_listens "$sns" "$port" ||
 		t_diag "$name: server not listening on TCP $port after 10 s"
-	in_ns "$cns" timeout 60 ibv_rc_pingpong -d "$cdev" -g 1 -p "$port" -n "$pp_iters" "$addr" \
-		>"$work/$name.cli" 2>&1 &
-	cpid=$!
-	bg_pids+=("$cpid")
-	# Sample until both devices show the ping-pong's resources, then leave the CPUs
-	# to it: sampling all along slowed the loop case from ~0.4 ms to ~9 ms per iter.
-	while kill -0 "$cpid" 2>/dev/null || kill -0 "$spid" 2>/dev/null; do
+	kill -STOP "$spid" 2>/dev/null
+	spawn "$cns" "$work/$name.cli" ibv_rc_pingpong -d "$cdev" -g 1 -p "$port" -n "$pp_iters" "$addr"
+	cpid=$spawned
+	# Bounded in time, not tries: one snapshot takes 0.1-1 s under TCG.
+	deadline=$((${EPOCHREALTIME/./} + 15000000))
+	while :; do
 		snap=$(res_snapshot)
-		[ "$snap" = "$base" ] || seen="$seen"$'\n'"$snap"
-		peaked "$base" "$seen" "$sdev" "$cdev" && break
+		peaked "$base" "$snap" "$sdev" "$cdev" && break
+		kill -0 "$cpid" 2>/dev/null || break
+		[ "${EPOCHREALTIME/./}" -lt "$deadline" ] || break
 		sleep 0.1
 	done
-	wait "$spid" || src=$?
-	wait "$cpid" || crc=$?
+	kill -CONT "$spid" 2>/dev/null
+	wait_pid "$cpid" 60 || crc=$?
+	wait_pid "$spid" 10 || src=$?
 	bg_pids=()
 	t1=$(now)
 	usec=$(sed -n 's/.* = \([0-9.]*\) usec\/iter$/\1/p' "$work/$name.cli")
@@ -233,9 +268,9 @@ pingpong() {
 		t_log "$work/$name.cli"
 		t_fail "$name: ibv_rc_pingpong -g 1"
 	fi
-	peaked "$base" "$seen" "$sdev" "$cdev" || peak_ok=0
-	t_diag "$name: counters seen during: $(echo "$seen" | sort -u | sed '/^$/d' | tr '\n' ' ')"
-	t_res $((1 - peak_ok)) "$name: QP, CQ, MR and context counted while running"
+	t_diag "$name: counters with both sides set up: ${snap//$'\n'/ }"
+	peaked "$base" "$snap" "$sdev" "$cdev"
+	t_res $? "$name: QP, CQ, MR and context counted while running"
 	after=$(res_snapshot)
 	t_diag "$name: counters after: ${after//$'\n'/ }"
 	[ "$after" = "$base" ] && [ -n "$base" ]
@@ -246,6 +281,7 @@ pingpong() {
 cleanup() {
 	local p
 	for p in "${bg_pids[@]}"; do
+		kill -CONT "$p" 2>/dev/null
 		kill "$p" 2>/dev/null
 	done
 	topo_pair_down >/dev/null 2>&1
@@ -257,7 +293,7 @@ cleanup() {
 probe() {
 	local c
 	[ "$(id -u)" = 0 ] || skip_all "needs root"
-	for c in ip rdma ss jq timeout ibv_rc_pingpong modprobe modinfo; do
+	for c in ip rdma ss jq ibv_rc_pingpong modprobe modinfo; do
 		command -v "$c" >/dev/null || skip_all "$c not found"
 	done
 	modinfo rdma_rxe >/dev/null 2>&1 || skip_all "module rdma_rxe not found (kernel $(uname -r))"
