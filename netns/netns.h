@@ -7,7 +7,9 @@
  *   veth ends   rdc<run>s<k> (server side), rdc<run>c<k> (client side)
  *   bridge      rdc<run>br (star, in the server namespace)
  *   rxe links   rdc<run>rs (server), rdc<run>r<k> (client k)
- * so nn_clean() can find the leftovers of any run, also a SIGKILLed one.
+ * so nn_clean() can find the leftovers of any run, also a SIGKILLed one. A run's
+ * links are also in link group 0x7264<run> (`ip link del group` removes them in one
+ * go).
  *
  * Topologies:
  *   loop    everything in the caller's namespace; TCP over 127.0.0.1, rxe (if asked)
@@ -74,9 +76,9 @@ int nn_plan(struct nn_topo *t, const char *run, bool rxe);
 /*
  * Creates the topology for run id 'run' (rxe links on every host when 'rxe', each
  * port ACTIVE before it returns), fills the host names and addresses (nn_plan).
- * Only topology: capacity sysctls are the caller's (nn_sysctl_set). On failure it removes what it made and returns -1
- * after logging "netns: <step>: <reason>" to stderr. Commands run are logged to
- * 'log' when non-NULL.
+ * Only topology: capacity sysctls are the caller's (nn_sysctl_set). On failure it
+ * removes what it made and returns -1 after logging "netns: <step>: <reason>" to
+ * stderr. Commands run (and their -batch scripts) are logged to 'log' when non-NULL.
  */
 int nn_up(struct nn_topo *t, const char *run, bool rxe, FILE *log);
 
@@ -92,7 +94,8 @@ int nn_down(struct nn_topo *t, FILE *log);
  * Removes every rdc* object on the host: kills the processes left in rdc*
  * namespaces, deletes rdc* rxe links, links and namespaces (in that order).
  * 'removed' (may be NULL) counts the objects deleted: namespaces, rxe links and
- * links, a veth pair counting once. Safe to call when there is nothing.
+ * links (a veth end that went with its peer from another namespace is not counted
+ * again). Safe to call when there is nothing; 0, or -1 when something stayed.
  */
 int nn_clean(FILE *log, int *removed);
 
