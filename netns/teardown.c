@@ -136,7 +136,8 @@ int nn_teardown(const char *prefix, FILE *log, int *removed)
 		fprintf(stderr, "netns: read " NN_NS_DIR ": %s\n", strerror(errno));
 		goto out;
 	}
-	qsort(nss.v, nss.n, sizeof(*nss.v), nn_srv_first);
+	if (nss.n)
+		qsort(nss.v, nss.n, sizeof(*nss.v), nn_srv_first);
 	for (i = 0; i < nss.n; i++)
 		if (nn_ns_real(nss.v[i]) && nn_list_add(&live, nss.v[i]) < 0) {
 			fprintf(stderr, "netns: namespace list: %s\n", strerror(ENOMEM));

@@ -266,7 +266,7 @@ static void test_addr_scheme(void)
 	int good = 1, k;
 
 	for (k = 1; k <= 1000; k++) {
-		char want[16];
+		char want[32];
 
 		nn_client_addr(a, sizeof(a), k);
 		snprintf(want, sizeof(want), "10.222.%d.%d", (k + 1) / 256, (k + 1) % 256);
