@@ -63,8 +63,8 @@ int nn_enter(const char *ns)
 
 	if (!ns || !*ns)
 		return 0;
-	if (strchr(ns, '/') || (size_t)snprintf(path, sizeof(path), NN_NS_DIR "/%s",
-						 ns) >= sizeof(path)) {
+	if (strchr(ns, '/') ||
+	    (size_t)snprintf(path, sizeof(path), NN_NS_DIR "/%s", ns) >= sizeof(path)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -214,7 +214,7 @@ static int nn_sysctl_read(void *arg, int wfd)
 
 int nn_sysctl_set(const char *ns, const char *key, const char *val)
 {
-	struct nn_sysctl s = { .val = val };
+	struct nn_sysctl s = {.val = val};
 	char path[PATH_MAX];
 	int err;
 
@@ -233,15 +233,15 @@ int nn_sysctl_set(const char *ns, const char *key, const char *val)
 		return 0;
 fail:
 	err = errno;
-	fprintf(stderr, "netns: sysctl %s=%s (in %s): %s\n", key, val,
-		nn_ns_label(ns), strerror(err));
+	fprintf(stderr, "netns: sysctl %s=%s (in %s): %s\n", key, val, nn_ns_label(ns),
+		strerror(err));
 	errno = err;
 	return -1;
 }
 
 int nn_sysctl_get(const char *ns, const char *key, char *buf, size_t len)
 {
-	struct nn_sysctl s = { 0 };
+	struct nn_sysctl s = {0};
 	char path[PATH_MAX], *out = NULL;
 	size_t n;
 	int err;
@@ -265,8 +265,7 @@ int nn_sysctl_get(const char *ns, const char *key, char *buf, size_t len)
 	return 0;
 fail:
 	err = errno;
-	fprintf(stderr, "netns: sysctl %s (in %s): %s\n", key, nn_ns_label(ns),
-		strerror(err));
+	fprintf(stderr, "netns: sysctl %s (in %s): %s\n", key, nn_ns_label(ns), strerror(err));
 	errno = err;
 	return -1;
 }
@@ -292,8 +291,7 @@ int nn_ns_list(const char *prefix, struct nn_list *out)
 	if (!dir)
 		return errno == ENOENT ? 0 : -1;
 	while ((de = readdir(dir)))
-		if (!strncmp(de->d_name, prefix, plen) &&
-		    nn_list_add(out, de->d_name) < 0)
+		if (!strncmp(de->d_name, prefix, plen) && nn_list_add(out, de->d_name) < 0)
 			ret = -1;
 	closedir(dir);
 	return ret;
@@ -326,7 +324,7 @@ static int nn_links_write(void *arg, int wfd)
 /* Links named prefix* inside 'ns' ("" = the caller's namespace). */
 int nn_ns_links(const char *ns, const char *prefix, struct nn_list *out)
 {
-	struct nn_links l = { prefix };
+	struct nn_links l = {prefix};
 	char *text, *s, *save = NULL;
 	int ret = 0;
 
@@ -378,8 +376,8 @@ static int nn_ns_pids(const struct stat *ids, int nids, pid_t *pids, int max)
  */
 int nn_ns_kill(const struct nn_list *nss, FILE *log, int *killed)
 {
-	static const int sigs[] = { SIGTERM, SIGKILL };
-	static const int grace_ms[] = { 1000, 3000 };
+	static const int sigs[] = {SIGTERM, SIGKILL};
+	static const int grace_ms[] = {1000, 3000};
 	struct stat *ids = NULL;
 	char path[PATH_MAX];
 	int i, s, n = 0, nids = 0, ret = -1;
@@ -410,14 +408,12 @@ int nn_ns_kill(const struct nn_list *nss, FILE *log, int *killed)
 				fprintf(log, "netns: kill -%s %d (left in an rdc namespace)\n",
 					s ? "KILL" : "TERM", pids[i]);
 			if (kill(pids[i], sigs[s]) < 0 && errno != ESRCH)
-				fprintf(stderr, "netns: kill %d: %s\n", pids[i],
-					strerror(errno));
+				fprintf(stderr, "netns: kill %d: %s\n", pids[i], strerror(errno));
 		}
 		if (s == 0)
 			*killed = n;
 		end = nn_now_ms() + grace_ms[s];
-		while ((n = nn_ns_pids(ids, nids, pids, NN_MAX_PIDS)) > 0 &&
-		       nn_now_ms() < end)
+		while ((n = nn_ns_pids(ids, nids, pids, NN_MAX_PIDS)) > 0 && nn_now_ms() < end)
 			nn_sleep_ms(20);
 		if (n < 0)
 			goto out;
@@ -425,7 +421,9 @@ int nn_ns_kill(const struct nn_list *nss, FILE *log, int *killed)
 			break;
 	}
 	if (n > 0) {
-		fprintf(stderr, "netns: %d processes still in rdc namespaces after SIGKILL (pid %d first)\n",
+		fprintf(stderr,
+			"netns: %d processes still in rdc namespaces after SIGKILL (pid %d "
+			"first)\n",
 			n, pids[0]);
 		goto out;
 	}
@@ -445,7 +443,7 @@ struct nn_udp {
 /* Is a UDP socket bound to port (v4 or v6) in this namespace's /proc/net/udp*? */
 static int nn_udp_write(void *arg, int wfd)
 {
-	static const char *files[] = { "/proc/net/udp", "/proc/net/udp6" };
+	static const char *files[] = {"/proc/net/udp", "/proc/net/udp6"};
 	struct nn_udp *u = arg;
 	bool found = false;
 	char line[512];
@@ -474,7 +472,7 @@ static int nn_udp_write(void *arg, int wfd)
 
 int nn_ns_udp_bound(const char *ns, unsigned int port)
 {
-	struct nn_udp u = { port };
+	struct nn_udp u = {port};
 	char *out;
 	int ret;
 

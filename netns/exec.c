@@ -41,7 +41,7 @@ long long nn_now_ms(void)
 
 void nn_sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
@@ -57,7 +57,7 @@ int nn_which(const char *tool, char *path, size_t len)
 {
 	static const char *extra = "/usr/sbin:/sbin:/usr/bin:/bin";
 	const char *env = getenv("PATH");
-	const char *lists[2] = { env ? env : "", extra };
+	const char *lists[2] = {env ? env : "", extra};
 	int i;
 
 	for (i = 0; i < 2; i++) {
@@ -66,8 +66,7 @@ int nn_which(const char *tool, char *path, size_t len)
 		while (*p) {
 			size_t n = strcspn(p, ":");
 
-			if (n && (size_t)snprintf(path, len, "%.*s/%s", (int)n, p,
-						  tool) < len &&
+			if (n && (size_t)snprintf(path, len, "%.*s/%s", (int)n, p, tool) < len &&
 			    access(path, X_OK) == 0)
 				return 0;
 			p += n;
@@ -139,10 +138,9 @@ static int nn_dup_to(int fd, int to)
 
 /* Only async-signal-safe calls between fork and exec. */
 static void __attribute__((noreturn))
-nn_child(const char *path, const char *const *argv, int nsfd, int infd, int outfd,
-	 int failfd)
+nn_child(const char *path, const char *const *argv, int nsfd, int infd, int outfd, int failfd)
 {
-	struct nn_fail f = { 0, 0 };
+	struct nn_fail f = {0, 0};
 	sigset_t all;
 
 	/* The harness blocks signals for its signalfd; tools must not inherit that. */
@@ -167,7 +165,7 @@ fail:
 static int nn_spawn(struct nn_cmd *c, int *failfd, FILE *log)
 {
 	char path[PATH_MAX], nspath[PATH_MAX];
-	int nsfd = -1, infd = -1, fp[2] = { -1, -1 }, op[2] = { -1, -1 };
+	int nsfd = -1, infd = -1, fp[2] = {-1, -1}, op[2] = {-1, -1};
 	int ret = -1;
 
 	c->pid = -1;
@@ -175,8 +173,7 @@ static int nn_spawn(struct nn_cmd *c, int *failfd, FILE *log)
 	c->outfd = -1;
 	*failfd = -1;
 	if (nn_which(c->argv[0], path, sizeof(path)) < 0) {
-		fprintf(stderr, "netns: %s: not found on PATH or in /usr/sbin\n",
-			c->argv[0]);
+		fprintf(stderr, "netns: %s: not found on PATH or in /usr/sbin\n", c->argv[0]);
 		return -1;
 	}
 	if (c->ns && *c->ns) {
@@ -281,18 +278,16 @@ static void nn_report(const struct nn_cmd *c, int failfd)
 	int i, off = 0;
 
 	for (i = 0; c->argv[i] && off < (int)sizeof(what) - 1; i++)
-		off += snprintf(what + off, sizeof(what) - off, "%s%s", i ? " " : "",
-				c->argv[i]);
+		off += snprintf(what + off, sizeof(what) - off, "%s%s", i ? " " : "", c->argv[i]);
 	if (read(failfd, &f, sizeof(f)) == sizeof(f))
-		fprintf(stderr, "netns: %s (in %s): %s: %s\n", what,
-			nn_ns_label(c->ns), f.stage == 1 ? "setns" : "exec",
-			strerror(f.err));
+		fprintf(stderr, "netns: %s (in %s): %s: %s\n", what, nn_ns_label(c->ns),
+			f.stage == 1 ? "setns" : "exec", strerror(f.err));
 	else if (WIFSIGNALED(c->status))
 		fprintf(stderr, "netns: %s (in %s): killed by signal %d\n", what,
 			nn_ns_label(c->ns), WTERMSIG(c->status));
 	else if (WEXITSTATUS(c->status))
-		fprintf(stderr, "netns: %s (in %s): exit status %d\n", what,
-			nn_ns_label(c->ns), WEXITSTATUS(c->status));
+		fprintf(stderr, "netns: %s (in %s): exit status %d\n", what, nn_ns_label(c->ns),
+			WEXITSTATUS(c->status));
 }
 
 int nn_cmd_run(struct nn_cmd *cmds, int n, FILE *log)
@@ -333,11 +328,11 @@ int nn_cmd_run(struct nn_cmd *cmds, int n, FILE *log)
 			break;
 		for (i = 0; i < n; i++) {
 			if (cmds[i].outfd >= 0)
-				pfd[np++] = (struct pollfd){ cmds[i].outfd, POLLIN, 0 };
+				pfd[np++] = (struct pollfd){cmds[i].outfd, POLLIN, 0};
 			if (cmds[i].done)
 				continue;
 			if (cmds[i].pidfd >= 0)
-				pfd[np++] = (struct pollfd){ cmds[i].pidfd, POLLIN, 0 };
+				pfd[np++] = (struct pollfd){cmds[i].pidfd, POLLIN, 0};
 			else
 				blind = true;
 		}
@@ -348,8 +343,8 @@ int nn_cmd_run(struct nn_cmd *cmds, int n, FILE *log)
 		}
 		for (i = 0; i < n; i++) {
 			if (nn_drain(&cmds[i], &olen[i]) < 0) {
-				fprintf(stderr, "netns: output of %s: %s\n",
-					cmds[i].argv[0], strerror(errno));
+				fprintf(stderr, "netns: output of %s: %s\n", cmds[i].argv[0],
+					strerror(errno));
 				ret = -1;
 			}
 			if (!cmds[i].done && nn_reap(&cmds[i], WNOHANG) == cmds[i].pid)
@@ -360,8 +355,7 @@ int nn_cmd_run(struct nn_cmd *cmds, int n, FILE *log)
 	for (i = 0; i < n; i++) {
 		if (!cmds[i].done) {
 			fprintf(stderr, "netns: %s (in %s): no exit after %d s, killing it\n",
-				cmds[i].argv[0], nn_ns_label(cmds[i].ns),
-				NN_CMD_TIMEOUT_MS / 1000);
+				cmds[i].argv[0], nn_ns_label(cmds[i].ns), NN_CMD_TIMEOUT_MS / 1000);
 			kill(cmds[i].pid, SIGKILL);
 			nn_reap(&cmds[i], 0);
 			ret = -1;
@@ -401,10 +395,9 @@ void nn_cmd_free(struct nn_cmd *cmds, int n)
 	}
 }
 
-int nn_batch(const char *ns, const char *tool, const char *script, bool force,
-	     FILE *log)
+int nn_batch(const char *ns, const char *tool, const char *script, bool force, FILE *log)
 {
-	struct nn_cmd c = { .ns = ns, .input = script };
+	struct nn_cmd c = {.ns = ns, .input = script};
 	int a = 0;
 
 	/* ip matches "-force"/"-batch" ("-f" is -family); rdma has getopt: -f, -b. */

@@ -44,29 +44,28 @@ int nn_parse(const char *spec, struct nn_topo *t, char *err, size_t errlen)
 		return 0;
 	}
 	if (strncmp(spec, "star", 4) || (spec[4] && spec[4] != ':')) {
-		nn_errf(err, errlen,
-			"topology \"%s\": expected loop, pair or star:K", spec);
+		nn_errf(err, errlen, "topology \"%s\": expected loop, pair or star:K", spec);
 		return -1;
 	}
 	if (!spec[4] || !spec[5]) {
-		nn_errf(err, errlen, "topology \"%s\": star needs a client count, star:K with K 1..%d",
-			spec, NN_MAX_CLIENTS);
+		nn_errf(err, errlen,
+			"topology \"%s\": star needs a client count, star:K with K 1..%d", spec,
+			NN_MAX_CLIENTS);
 		return -1;
 	}
 	/* Digits only: strtol would also take " 4", "+4" and "0x4". */
 	ks = spec + 5;
 	for (const char *p = ks; *p; p++) {
 		if (!isdigit((unsigned char)*p)) {
-			nn_errf(err, errlen, "topology \"%s\": K is not a number 1..%d",
-				spec, NN_MAX_CLIENTS);
+			nn_errf(err, errlen, "topology \"%s\": K is not a number 1..%d", spec,
+				NN_MAX_CLIENTS);
 			return -1;
 		}
 	}
 	errno = 0;
 	k = strtol(ks, &end, 10);
 	if (errno || k < 1 || k > NN_MAX_CLIENTS) {
-		nn_errf(err, errlen, "topology \"%s\": K must be 1..%d", spec,
-			NN_MAX_CLIENTS);
+		nn_errf(err, errlen, "topology \"%s\": K must be 1..%d", spec, NN_MAX_CLIENTS);
 		return -1;
 	}
 	t->kind = NN_STAR;
@@ -132,8 +131,8 @@ void nn_client_addr(char *buf, size_t len, int k)
 	snprintf(buf, len, "10.222.%u.%u", (h >> 8) & 0xff, h & 0xff);
 }
 
-static void nn_host_set(struct nn_host *h, const char *ns, const char *ifname,
-			const char *addr, const char *rxe)
+static void nn_host_set(struct nn_host *h, const char *ns, const char *ifname, const char *addr,
+			const char *rxe)
 {
 	snprintf(h->ns, sizeof(h->ns), "%s", ns);
 	snprintf(h->ifname, sizeof(h->ifname), "%s", ifname);
@@ -146,8 +145,7 @@ int nn_plan(struct nn_topo *t, const char *run, bool rxe)
 	char ns[NN_NAME_MAX], ifn[NN_IFNAMSIZ], addr[16], rx[NN_IFNAMSIZ];
 	int k;
 
-	if (!run || !nn_run_ok(run) || t->nclients < 1 ||
-	    t->nclients > NN_MAX_CLIENTS ||
+	if (!run || !nn_run_ok(run) || t->nclients < 1 || t->nclients > NN_MAX_CLIENTS ||
 	    (t->kind != NN_STAR && t->nclients != 1)) {
 		errno = EINVAL;
 		return -1;
@@ -195,7 +193,7 @@ int nn_plan(struct nn_topo *t, const char *run, bool rxe)
 /* Is anything named prefix* a namespace, a link here, or an rdma device? */
 static bool nn_prefix_used(const char *prefix)
 {
-	static const char *dirs[] = { NN_NS_DIR, NN_IB_DIR };
+	static const char *dirs[] = {NN_NS_DIR, NN_IB_DIR};
 	size_t plen = strlen(prefix);
 	struct if_nameindex *ifs, *i;
 	bool used = false;

@@ -41,18 +41,18 @@
 enum nn_kind { NN_LOOP, NN_PAIR, NN_STAR };
 
 struct nn_host {
-	char ns[NN_NAME_MAX];  /* "" = the caller's namespace (loop) */
-	char ifname[16];       /* the interface that carries the address */
-	char addr[16];         /* dotted IPv4 */
-	char rxe[16];          /* rxe link name, "" when none */
+	char ns[NN_NAME_MAX]; /* "" = the caller's namespace (loop) */
+	char ifname[16];      /* the interface that carries the address */
+	char addr[16];	      /* dotted IPv4 */
+	char rxe[16];	      /* rxe link name, "" when none */
 };
 
 struct nn_topo {
 	enum nn_kind kind;
-	int nclients;          /* client hosts: 1 for loop and pair, K for star */
-	char run[8];           /* run id: 4 lowercase hex digits */
-	bool rxe;              /* rxe links were asked for */
-	bool up;               /* nn_up() succeeded and nn_down() has not run */
+	int nclients; /* client hosts: 1 for loop and pair, K for star */
+	char run[8];  /* run id: 4 lowercase hex digits */
+	bool rxe;     /* rxe links were asked for */
+	bool up;      /* nn_up() succeeded and nn_down() has not run */
 	struct nn_host srv;
 	struct nn_host cli[NN_MAX_CLIENTS];
 };
@@ -114,14 +114,14 @@ int nn_sysctl_get(const char *ns, const char *key, char *buf, size_t len);
 
 /* Capability probes for `rdmacap env`. Each fills 'why' with the reason when false. */
 struct nn_caps {
-	char kernel[64];       /* uname -r */
+	char kernel[64]; /* uname -r */
 	int kmajor, kminor;
-	bool root;             /* CAP_NET_ADMIN and CAP_SYS_ADMIN in effect */
-	bool ip_tool;          /* `ip` found */
-	bool rdma_tool;        /* `rdma` found */
-	bool netns;            /* namespaces can be created */
-	bool rxe_module;       /* rdma_rxe loaded or loadable */
-	bool rxe_netns;        /* rxe works inside a namespace (UDP 4791 listens there) */
+	bool root;	 /* CAP_NET_ADMIN and CAP_SYS_ADMIN in effect */
+	bool ip_tool;	 /* `ip` found */
+	bool rdma_tool;	 /* `rdma` found */
+	bool netns;	 /* namespaces can be created */
+	bool rxe_module; /* rdma_rxe loaded or loadable */
+	bool rxe_netns;	 /* rxe works inside a namespace (UDP 4791 listens there) */
 	char why_netns[128], why_rxe[128], why_rxe_netns[128];
 };
 /*

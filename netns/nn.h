@@ -31,22 +31,22 @@ void nn_list_free(struct nn_list *l);
 
 /* One external command; argv[0] is a tool name ("ip", "rdma") looked up on PATH. */
 struct nn_cmd {
-	const char *ns;         /* run inside this namespace; NULL or "" = the caller's */
-	const char *argv[12];   /* NULL-terminated */
-	const char *input;      /* stdin, e.g. a -batch script; NULL = /dev/null */
-	bool capture;           /* collect stdout into 'output' (else it goes to stderr) */
-	char *output;           /* malloc'd, NUL-terminated; nn_cmd_free() releases it */
+	const char *ns;	      /* run inside this namespace; NULL or "" = the caller's */
+	const char *argv[12]; /* NULL-terminated */
+	const char *input;    /* stdin, e.g. a -batch script; NULL = /dev/null */
+	bool capture;	      /* collect stdout into 'output' (else it goes to stderr) */
+	char *output;	      /* malloc'd, NUL-terminated; nn_cmd_free() releases it */
 	pid_t pid;
 	int pidfd, outfd;
-	int status;             /* wait status */
+	int status; /* wait status */
 	bool done;
 };
 
 /* names.c */
 bool nn_run_ok(const char *run);
-void nn_name_ns(char *buf, size_t len, const char *run, int k);   /* k = 0: server */
+void nn_name_ns(char *buf, size_t len, const char *run, int k); /* k = 0: server */
 void nn_name_veth(char *buf, size_t len, const char *run, char side, int k);
-void nn_name_rxe(char *buf, size_t len, const char *run, int k);  /* k = 0: server */
+void nn_name_rxe(char *buf, size_t len, const char *run, int k); /* k = 0: server */
 void nn_name_bridge(char *buf, size_t len, const char *run);
 void nn_client_addr(char *buf, size_t len, int k);
 #define NN_GROUP_BASE 0x72640000UL
@@ -56,8 +56,7 @@ unsigned long nn_group(const char *run); /* link group of a run's links */
 int nn_which(const char *tool, char *path, size_t len);
 int nn_cmd_run(struct nn_cmd *cmds, int n, FILE *log);
 void nn_cmd_free(struct nn_cmd *cmds, int n);
-int nn_batch(const char *ns, const char *tool, const char *script, bool force,
-	     FILE *log);
+int nn_batch(const char *ns, const char *tool, const char *script, bool force, FILE *log);
 const char *nn_ns_label(const char *ns);
 
 /* enter.c */

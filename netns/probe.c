@@ -23,13 +23,12 @@
 
 static bool nn_caps_ok(void)
 {
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
 	struct __user_cap_data_struct d[2];
 
 	if (syscall(SYS_capget, &hdr, d) < 0)
 		return false;
-	return (d[0].effective & (1u << CAP_NET_ADMIN)) &&
-	       (d[0].effective & (1u << CAP_SYS_ADMIN));
+	return (d[0].effective & (1u << CAP_NET_ADMIN)) && (d[0].effective & (1u << CAP_SYS_ADMIN));
 }
 
 static bool nn_file_has(const char *path, const char *needle)
@@ -50,7 +49,7 @@ static bool nn_file_has(const char *path, const char *needle)
 static void nn_probe_rxe_module(struct nn_caps *c, bool deep, FILE *log)
 {
 	char dep[320], builtin[320], dir[256];
-	struct nn_cmd m = { .argv = { "modprobe", "rdma_rxe", NULL } };
+	struct nn_cmd m = {.argv = {"modprobe", "rdma_rxe", NULL}};
 
 	if (access("/sys/module/rdma_rxe", F_OK) == 0) {
 		c->rxe_module = true;
@@ -66,8 +65,8 @@ static void nn_probe_rxe_module(struct nn_caps *c, bool deep, FILE *log)
 	}
 	/* Entries look like "kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko.xz: ..." */
 	if (!nn_file_has(dep, "/rdma_rxe.ko") && !nn_file_has(builtin, "/rdma_rxe.ko")) {
-		snprintf(c->why_rxe, sizeof(c->why_rxe),
-			 "rdma_rxe not loaded and not in %.80s", dep);
+		snprintf(c->why_rxe, sizeof(c->why_rxe), "rdma_rxe not loaded and not in %.80s",
+			 dep);
 		return;
 	}
 	if (!deep) {
@@ -103,9 +102,8 @@ static void nn_probe_rxe_netns(struct nn_caps *c, FILE *log)
 		 ns[0], veth[0], ns[0], nn_group(run), peer, ns[0]);
 	if (nn_batch("", "ip", script, false, log) < 0)
 		why = "probe namespace with a veth could not be made (see stderr)";
-	else if (nn_rxe_add((const char (*)[NN_IFNAMSIZ])rxe,
-			    (const char (*)[NN_IFNAMSIZ])veth,
-			    (const char (*)[NN_NAME_MAX])ns, 1, log) < 0)
+	else if (nn_rxe_add((const char(*)[NN_IFNAMSIZ])rxe, (const char(*)[NN_IFNAMSIZ])veth,
+			    (const char(*)[NN_NAME_MAX])ns, 1, log) < 0)
 		why = "rdma link add inside a namespace failed (see stderr)";
 	else if ((bound = nn_ns_udp_bound(ns[0], NN_ROCE_PORT)) < 0)
 		why = "could not read /proc/net/udp inside the probe namespace";
@@ -155,7 +153,8 @@ int nn_probe(struct nn_caps *c, bool deep, FILE *log)
 			snprintf(c->why_netns, sizeof(c->why_netns), "no free run id");
 		} else {
 			snprintf(script, sizeof(script),
-				 "netns add " NN_PREFIX "%s-probe\nnetns del " NN_PREFIX "%s-probe\n",
+				 "netns add " NN_PREFIX "%s-probe\nnetns del " NN_PREFIX
+				 "%s-probe\n",
 				 run, run);
 			if (nn_batch("", "ip", script, false, log) < 0) {
 				c->netns = false;

@@ -22,8 +22,7 @@
 
 bool nn_rdma_present(void)
 {
-	return access("/sys/module/ib_core", F_OK) == 0 ||
-	       access(NN_IB_DIR, F_OK) == 0;
+	return access("/sys/module/ib_core", F_OK) == 0 || access(NN_IB_DIR, F_OK) == 0;
 }
 
 static int nn_read_small(const char *path, char *buf, size_t len)
@@ -65,8 +64,8 @@ int nn_rxe_add(const char (*name)[NN_IFNAMSIZ], const char (*netdev)[NN_IFNAMSIZ
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		const char *argv[] = { "rdma", "link", "add", name[i], "type", "rxe",
-				       "netdev", netdev[i], NULL };
+		const char *argv[] = {"rdma", "link",	"add",	   name[i], "type",
+				      "rxe",  "netdev", netdev[i], NULL};
 
 		c[i].ns = ns[i];
 		memcpy(c[i].argv, argv, sizeof(argv));
@@ -100,11 +99,14 @@ int nn_rxe_wait_active(const char (*name)[NN_IFNAMSIZ], int n, int timeout_ms)
 		if (nn_now_ms() >= end) {
 			if (access(NN_IB_DIR, F_OK) == 0 &&
 			    nn_rxe_state(name[i], st, sizeof(st)) < 0)
-				fprintf(stderr, "netns: rxe %s: not in " NN_IB_DIR
+				fprintf(stderr,
+					"netns: rxe %s: not in " NN_IB_DIR
 					" (rdma netns mode exclusive? rdmacap needs shared)\n",
 					name[i]);
 			else
-				fprintf(stderr, "netns: rxe %s: port state \"%s\" after %d ms, not ACTIVE\n",
+				fprintf(stderr,
+					"netns: rxe %s: port state \"%s\" after %d ms, not "
+					"ACTIVE\n",
 					name[i], st, timeout_ms);
 			return -1;
 		}
@@ -132,8 +134,8 @@ static int nn_ib_list(const char *prefix, struct nn_list *out)
 }
 
 /* `rdma link show` lines: "link rxe0/1 state ACTIVE physical_state LINK_UP ..." */
-static int nn_rxe_parse(char *text, const char *ns, const char *prefix,
-			struct nn_list *names, struct nn_list *owners)
+static int nn_rxe_parse(char *text, const char *ns, const char *prefix, struct nn_list *names,
+			struct nn_list *owners)
 {
 	size_t plen = strlen(prefix);
 	char *line, *save = NULL, dev[NN_NAME_MAX];
@@ -175,7 +177,7 @@ int nn_rxe_find(const char *prefix, const struct nn_list *nss, struct nn_list *n
 	if (!c)
 		goto nomem;
 	for (i = 0; i < n; i++) {
-		const char *argv[] = { "rdma", "link", "show", NULL };
+		const char *argv[] = {"rdma", "link", "show", NULL};
 
 		c[i].ns = i ? nss->v[i - 1] : "";
 		c[i].capture = true;
@@ -200,7 +202,7 @@ out:
 /* How many of 'names' still exist; in exclusive mode that takes a new listing. */
 static int nn_rxe_left(const struct nn_list *names, const struct nn_list *owners)
 {
-	struct nn_list nss = { 0 }, found = { 0 }, own = { 0 };
+	struct nn_list nss = {0}, found = {0}, own = {0};
 	int i, left = 0, err = 0;
 
 	if (nn_rdma_shared()) {
@@ -234,7 +236,7 @@ static int nn_rxe_left(const struct nn_list *names, const struct nn_list *owners
  */
 int nn_rxe_del(const struct nn_list *names, const struct nn_list *owners, FILE *log)
 {
-	struct nn_list nss = { 0 };
+	struct nn_list nss = {0};
 	char *script = NULL;
 	int i, j, left, ret = -1;
 	long long end;

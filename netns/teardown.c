@@ -22,7 +22,7 @@
 
 static int nn_links_script(const struct nn_list *links, bool groups, char **script)
 {
-	struct nn_list runs = { 0 };
+	struct nn_list runs = {0};
 	char run[8];
 	size_t len = 0;
 	int i, ret = 0;
@@ -62,7 +62,7 @@ static int nn_links_script(const struct nn_list *links, bool groups, char **scri
  */
 static int nn_del_links(const char *ns, const char *prefix, FILE *log, int *removed)
 {
-	struct nn_list links = { 0 };
+	struct nn_list links = {0};
 	char *script = NULL;
 	int pass, found = 0, ret = -1;
 
@@ -75,8 +75,8 @@ static int nn_del_links(const char *ns, const char *prefix, FILE *log, int *remo
 		if (!links.n)
 			break;
 		if (pass == 2) {
-			fprintf(stderr, "netns: link %s (in %s) survived ip link del\n",
-				links.v[0], nn_ns_label(ns));
+			fprintf(stderr, "netns: link %s (in %s) survived ip link del\n", links.v[0],
+				nn_ns_label(ns));
 			goto out;
 		}
 		if (nn_links_script(&links, pass == 0, &script) < 0)
@@ -129,7 +129,7 @@ static int nn_srv_first(const void *a, const void *b)
 
 int nn_teardown(const char *prefix, FILE *log, int *removed)
 {
-	struct nn_list nss = { 0 }, live = { 0 }, rxe = { 0 }, owners = { 0 };
+	struct nn_list nss = {0}, live = {0}, rxe = {0}, owners = {0};
 	int i, killed, n = 0, ret = -1;
 
 	if (nn_ns_list(prefix, &nss) < 0) {
@@ -147,8 +147,7 @@ int nn_teardown(const char *prefix, FILE *log, int *removed)
 	if (nn_ns_kill(&live, log, &killed) < 0)
 		goto out;
 
-	if (nn_rxe_find(prefix, &live, &rxe, &owners) < 0 ||
-	    nn_rxe_del(&rxe, &owners, log) < 0)
+	if (nn_rxe_find(prefix, &live, &rxe, &owners) < 0 || nn_rxe_del(&rxe, &owners, log) < 0)
 		goto out;
 	n += rxe.n;
 

@@ -81,7 +81,9 @@ static int nn_up_loop(struct nn_topo *t, FILE *log)
 	int ret;
 
 	if (nn_addr_taken(t->srv.addr)) {
-		fprintf(stderr, "netns: loop: %s is already on an interface here (another loop run? `rdmacap down`)\n",
+		fprintf(stderr,
+			"netns: loop: %s is already on an interface here (another loop run? "
+			"`rdmacap down`)\n",
 			t->srv.addr);
 		errno = EADDRINUSE;
 		return -1;
@@ -89,8 +91,8 @@ static int nn_up_loop(struct nn_topo *t, FILE *log)
 	nn_name_veth(peer, sizeof(peer), t->run, 'c', 0);
 	if (nn_script_open(&s) < 0)
 		return -1;
-	fprintf(s.f, "link add %s group %lu type veth peer name %s group %lu\n",
-		t->srv.ifname, nn_group(t->run), peer, nn_group(t->run));
+	fprintf(s.f, "link add %s group %lu type veth peer name %s group %lu\n", t->srv.ifname,
+		nn_group(t->run), peer, nn_group(t->run));
 	fprintf(s.f, "addr add %s/32 dev %s\n", t->srv.addr, t->srv.ifname);
 	fprintf(s.f, "addr add 10.222.0.2/32 dev %s\n", peer);
 	fprintf(s.f, "link set %s up\n", t->srv.ifname);
@@ -127,16 +129,17 @@ static int nn_up_ns(struct nn_topo *t, FILE *log)
 	for (k = 1; k <= nc; k++) {
 		nn_name_veth(veth, sizeof(veth), t->run, 's', k);
 		fprintf(s[nc + 1].f,
-			"link add %s netns %s group %lu type veth peer name %s netns %s group %lu\n",
-			veth, t->srv.ns, nn_group(t->run), t->cli[k - 1].ifname,
-			t->cli[k - 1].ns, nn_group(t->run));
+			"link add %s netns %s group %lu type veth peer name %s netns %s group "
+			"%lu\n",
+			veth, t->srv.ns, nn_group(t->run), t->cli[k - 1].ifname, t->cli[k - 1].ns,
+			nn_group(t->run));
 	}
 
 	fprintf(s[0].f, "link set lo up\n");
 	if (t->kind == NN_STAR) {
 		/* STP stays off: ports forward at once instead of after 2 x 15 s. */
-		fprintf(s[0].f, "link add %s group %lu type bridge stp_state 0\n",
-			t->srv.ifname, nn_group(t->run));
+		fprintf(s[0].f, "link add %s group %lu type bridge stp_state 0\n", t->srv.ifname,
+			nn_group(t->run));
 		for (k = 1; k <= nc; k++) {
 			nn_name_veth(veth, sizeof(veth), t->run, 's', k);
 			fprintf(s[0].f, "link set %s master %s up\n", veth, t->srv.ifname);
@@ -178,7 +181,7 @@ out:
 
 static int nn_up_rxe(struct nn_topo *t, FILE *log)
 {
-	char (*name)[NN_IFNAMSIZ], (*dev)[NN_IFNAMSIZ], (*ns)[NN_NAME_MAX];
+	char(*name)[NN_IFNAMSIZ], (*dev)[NN_IFNAMSIZ], (*ns)[NN_NAME_MAX];
 	int k, n = t->kind == NN_LOOP ? 1 : t->nclients + 1, ret = -1;
 
 	name = calloc(n, sizeof(*name));
@@ -195,12 +198,10 @@ static int nn_up_rxe(struct nn_topo *t, FILE *log)
 		snprintf(dev[k], sizeof(dev[k]), "%s", h->ifname);
 		snprintf(ns[k], sizeof(ns[k]), "%s", h->ns);
 	}
-	if (nn_rxe_add((const char (*)[NN_IFNAMSIZ])name,
-		       (const char (*)[NN_IFNAMSIZ])dev,
-		       (const char (*)[NN_NAME_MAX])ns, n, log) < 0)
+	if (nn_rxe_add((const char(*)[NN_IFNAMSIZ])name, (const char(*)[NN_IFNAMSIZ])dev,
+		       (const char(*)[NN_NAME_MAX])ns, n, log) < 0)
 		goto out;
-	ret = nn_rxe_wait_active((const char (*)[NN_IFNAMSIZ])name, n,
-				 NN_RXE_TIMEOUT_MS);
+	ret = nn_rxe_wait_active((const char(*)[NN_IFNAMSIZ])name, n, NN_RXE_TIMEOUT_MS);
 out:
 	free(ns);
 	free(dev);
@@ -219,17 +220,18 @@ int nn_up(struct nn_topo *t, const char *run, bool rxe, FILE *log)
 	int ret;
 
 	if (nn_plan(t, run, rxe) < 0) {
-		fprintf(stderr, "netns: up: bad run id \"%s\" or topology\n",
-			run ? run : "(null)");
+		fprintf(stderr, "netns: up: bad run id \"%s\" or topology\n", run ? run : "(null)");
 		return -1;
 	}
 	if (rxe && !nn_rdma_present()) {
-		fprintf(stderr, "netns: up: rxe asked for, but this kernel has no RDMA core (/sys/module/ib_core)\n");
+		fprintf(stderr, "netns: up: rxe asked for, but this kernel has no RDMA core "
+				"(/sys/module/ib_core)\n");
 		errno = ENODEV;
 		return -1;
 	}
 	if (rxe && !nn_rdma_shared()) {
-		fprintf(stderr, "netns: up: rdma netns mode is exclusive; rdmacap needs shared (rdma system set netns shared)\n");
+		fprintf(stderr, "netns: up: rdma netns mode is exclusive; rdmacap needs shared "
+				"(rdma system set netns shared)\n");
 		errno = EPERM;
 		return -1;
 	}

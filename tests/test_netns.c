@@ -53,20 +53,22 @@ static void test_parse_good(void)
 		enum nn_kind kind;
 		int n;
 	} good[] = {
-		{ "loop", NN_LOOP, 1 },   { "pair", NN_PAIR, 1 },
-		{ "star:1", NN_STAR, 1 }, { "star:4", NN_STAR, 4 },
-		{ "star:64", NN_STAR, NN_MAX_CLIENTS }, { "star:007", NN_STAR, 7 },
+		{"loop", NN_LOOP, 1},
+		{"pair", NN_PAIR, 1},
+		{"star:1", NN_STAR, 1},
+		{"star:4", NN_STAR, 4},
+		{"star:64", NN_STAR, NN_MAX_CLIENTS},
+		{"star:007", NN_STAR, 7},
 	};
 	unsigned int i;
 
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		struct nn_topo t = { .kind = -1, .nclients = -1 };
+		struct nn_topo t = {.kind = -1, .nclients = -1};
 		char err[128] = "";
 		int r = nn_parse(good[i].spec, &t, err, sizeof(err));
 
 		ok(r == 0 && t.kind == good[i].kind && t.nclients == good[i].n && !err[0],
-		   "parse \"%s\" -> kind %d, %d clients", good[i].spec, good[i].kind,
-		   good[i].n);
+		   "parse \"%s\" -> kind %d, %d clients", good[i].spec, good[i].kind, good[i].n);
 	}
 }
 
@@ -76,35 +78,34 @@ static void test_parse_bad(void)
 	static const struct {
 		const char *spec, *want;
 	} bad[] = {
-		{ "", "topology \"\": expected loop, pair or star:K" },
-		{ "mesh", "topology \"mesh\": expected loop, pair or star:K" },
-		{ "loopy", "expected loop, pair or star:K" },
-		{ "Pair", "expected loop, pair or star:K" },
-		{ "pair ", "expected loop, pair or star:K" },
-		{ "stars:4", "expected loop, pair or star:K" },
-		{ "star", "topology \"star\": star needs a client count" },
-		{ "star:", "topology \"star:\": star needs a client count" },
-		{ "star:0", "topology \"star:0\": K must be 1..64" },
-		{ "star:65", "topology \"star:65\": K must be 1..64" },
-		{ "star:99999999999999999999", "K must be 1..64" },
-		{ "star:-1", "topology \"star:-1\": K is not a number 1..64" },
-		{ "star:+4", "K is not a number" },
-		{ "star: 4", "K is not a number" },
-		{ "star:4x", "K is not a number" },
-		{ "star:0x4", "K is not a number" },
+		{"", "topology \"\": expected loop, pair or star:K"},
+		{"mesh", "topology \"mesh\": expected loop, pair or star:K"},
+		{"loopy", "expected loop, pair or star:K"},
+		{"Pair", "expected loop, pair or star:K"},
+		{"pair ", "expected loop, pair or star:K"},
+		{"stars:4", "expected loop, pair or star:K"},
+		{"star", "topology \"star\": star needs a client count"},
+		{"star:", "topology \"star:\": star needs a client count"},
+		{"star:0", "topology \"star:0\": K must be 1..64"},
+		{"star:65", "topology \"star:65\": K must be 1..64"},
+		{"star:99999999999999999999", "K must be 1..64"},
+		{"star:-1", "topology \"star:-1\": K is not a number 1..64"},
+		{"star:+4", "K is not a number"},
+		{"star: 4", "K is not a number"},
+		{"star:4x", "K is not a number"},
+		{"star:0x4", "K is not a number"},
 	};
 	unsigned int i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct nn_topo t = { 0 };
+		struct nn_topo t = {0};
 		char err[128] = "";
 		int r = nn_parse(bad[i].spec, &t, err, sizeof(err));
 
-		ok(r == -1 && strstr(err, bad[i].want), "parse \"%s\" fails: %s",
-		   bad[i].spec, err);
+		ok(r == -1 && strstr(err, bad[i].want), "parse \"%s\" fails: %s", bad[i].spec, err);
 	}
 	{
-		struct nn_topo t = { 0 };
+		struct nn_topo t = {0};
 		char err[8];
 
 		ok(nn_parse(NULL, &t, NULL, 0) == -1 &&
@@ -134,8 +135,8 @@ static void test_run_id(void)
 	}
 	ok(good, "run id: 64 ids are 4 lowercase hex digits (last %s)", run);
 	ok(differ, "run id: ids are random, not all %s", first);
-	ok(nn_run_ok("0a9f") && !nn_run_ok("0A9F") && !nn_run_ok("abc") &&
-		   !nn_run_ok("abcde") && !nn_run_ok("wxyz") && !nn_run_ok(""),
+	ok(nn_run_ok("0a9f") && !nn_run_ok("0A9F") && !nn_run_ok("abc") && !nn_run_ok("abcde") &&
+		   !nn_run_ok("wxyz") && !nn_run_ok(""),
 	   "run id: validation takes 4 lowercase hex only");
 }
 
@@ -144,21 +145,20 @@ static int check_names(const struct nn_topo *t, const char *run, char *why, size
 {
 	char prefix[16], seen[3 * (NN_MAX_CLIENTS + 1) + 2][NN_NAME_MAX];
 	const struct nn_host *h;
-	struct in_addr a, prev = { 0 };
+	struct in_addr a, prev = {0};
 	int i, j, n = 0;
 
 	snprintf(prefix, sizeof(prefix), "rdc%s", run);
 	for (i = 0; i <= t->nclients; i++) {
 		h = i ? &t->cli[i - 1] : &t->srv;
-		const char *names[] = { h->ns, h->ifname, h->rxe };
+		const char *names[] = {h->ns, h->ifname, h->rxe};
 
 		for (j = 0; j < 3; j++) {
 			size_t max = j ? 15 : NN_NAME_MAX - 1;
 
 			if (!names[j][0] && (j != 2 || !t->rxe))
 				continue;
-			if (strncmp(names[j], prefix, strlen(prefix)) ||
-			    strlen(names[j]) > max) {
+			if (strncmp(names[j], prefix, strlen(prefix)) || strlen(names[j]) > max) {
 				snprintf(why, len, "bad name \"%s\"", names[j]);
 				return -1;
 			}
@@ -200,7 +200,7 @@ static int check_names(const struct nn_topo *t, const char *run, char *why, size
 
 static void test_plan(void)
 {
-	static const char *specs[] = { "pair", "star:1", "star:16", "star:64" };
+	static const char *specs[] = {"pair", "star:1", "star:16", "star:64"};
 	char why[128], run[8];
 	struct nn_topo t;
 	unsigned int i;
@@ -212,11 +212,11 @@ static void test_plan(void)
 		for (rxe = 0; rxe < 2; rxe++) {
 			memset(&t, 0, sizeof(t));
 			nn_parse(specs[i], &t, NULL, 0);
-			ok(nn_plan(&t, run, rxe) == 0 && check_names(&t, run, why, sizeof(why)) == 0 &&
+			ok(nn_plan(&t, run, rxe) == 0 &&
+				   check_names(&t, run, why, sizeof(why)) == 0 &&
 				   !strcmp(t.srv.addr, "10.222.0.1") && t.srv.ns[0] &&
 				   !!t.srv.rxe[0] == rxe && !strcmp(t.run, run) && t.rxe == rxe,
-			   "plan %s%s: names and addresses (%s)", specs[i],
-			   rxe ? "+rxe" : "", why);
+			   "plan %s%s: names and addresses (%s)", specs[i], rxe ? "+rxe" : "", why);
 		}
 	}
 
@@ -226,11 +226,10 @@ static void test_plan(void)
 	ok(!strcmp(t.srv.ns, "rdcffff-srv") && !strcmp(t.srv.ifname, "rdcffffbr") &&
 		   !strcmp(t.srv.rxe, "rdcffffrs") && !strcmp(t.cli[63].ns, "rdcffff-c64") &&
 		   !strcmp(t.cli[63].ifname, "rdcffffc64") &&
-		   !strcmp(t.cli[63].rxe, "rdcffffr64") &&
-		   !strcmp(t.cli[0].addr, "10.222.0.2") &&
+		   !strcmp(t.cli[63].rxe, "rdcffffr64") && !strcmp(t.cli[0].addr, "10.222.0.2") &&
 		   !strcmp(t.cli[63].addr, "10.222.0.65"),
-	   "plan star:64: documented names (%s %s %s %s)", t.srv.ns, t.cli[63].ns,
-	   t.cli[63].ifname, t.cli[63].addr);
+	   "plan star:64: documented names (%s %s %s %s)", t.srv.ns, t.cli[63].ns, t.cli[63].ifname,
+	   t.cli[63].addr);
 
 	memset(&t, 0, sizeof(t));
 	nn_parse("pair", &t, NULL, 0);
@@ -245,9 +244,9 @@ static void test_plan(void)
 	ok(nn_plan(&t, "0002", false) == 0 && !t.srv.ns[0] && !strcmp(t.srv.addr, "127.0.0.1") &&
 		   !strcmp(t.cli[0].addr, "127.0.0.1") && !t.srv.rxe[0],
 	   "plan loop: 127.0.0.1 in the caller's namespace");
-	ok(nn_plan(&t, "0002", true) == 0 && !t.srv.ns[0] &&
-		   !strcmp(t.srv.ifname, "rdc0002s0") && !strcmp(t.srv.rxe, "rdc0002rs") &&
-		   !strcmp(t.cli[0].rxe, t.srv.rxe) && !strcmp(t.srv.addr, "10.222.0.1"),
+	ok(nn_plan(&t, "0002", true) == 0 && !t.srv.ns[0] && !strcmp(t.srv.ifname, "rdc0002s0") &&
+		   !strcmp(t.srv.rxe, "rdc0002rs") && !strcmp(t.cli[0].rxe, t.srv.rxe) &&
+		   !strcmp(t.srv.addr, "10.222.0.1"),
 	   "plan loop+rxe: one rxe on rdc<run>s0 shared by both ends");
 
 	errno = 0;
@@ -290,8 +289,7 @@ static void test_enter_sysctl(void)
 	ok(nn_sysctl_get("", "net.core.somaxconn", v, sizeof(v)) == 0 && atoi(v) > 0 &&
 		   !strchr(v, '\n'),
 	   "sysctl get net.core.somaxconn here: \"%s\"", v);
-	ok(nn_sysctl_get("", "net/ipv4/ip_local_port_range", v, sizeof(v)) == 0 &&
-		   strchr(v, '\t'),
+	ok(nn_sysctl_get("", "net/ipv4/ip_local_port_range", v, sizeof(v)) == 0 && strchr(v, '\t'),
 	   "sysctl get by /-key keeps inner tabs: \"%s\"", v);
 	fprintf(stderr, "# next: three expected netns errors\n");
 	ok(nn_sysctl_get("", "net.core.no_such_key", v, sizeof(v)) == -1 && errno == ENOENT,
@@ -306,9 +304,9 @@ static void test_enter_sysctl(void)
 static void test_exec(void)
 {
 	struct nn_cmd c[3] = {
-		{ .argv = { "cat", NULL }, .input = "one\ntwo\n", .capture = true },
-		{ .argv = { "ip", "-V", NULL }, .capture = true },
-		{ .argv = { "cat", NULL }, .capture = true },
+		{.argv = {"cat", NULL}, .input = "one\ntwo\n", .capture = true},
+		{.argv = {"ip", "-V", NULL}, .capture = true},
+		{.argv = {"cat", NULL}, .capture = true},
 	};
 	size_t big = 1 << 20;
 	char *in = malloc(big + 1);
@@ -332,9 +330,9 @@ static void test_exec(void)
 	fprintf(stderr, "# next: three expected netns errors\n");
 	{
 		struct nn_cmd f[3] = {
-			{ .argv = { "false", NULL } },
-			{ .argv = { "rdc-no-such-tool", NULL } },
-			{ .ns = "rdc-no-such-ns", .argv = { "true", NULL } },
+			{.argv = {"false", NULL}},
+			{.argv = {"rdc-no-such-tool", NULL}},
+			{.ns = "rdc-no-such-ns", .argv = {"true", NULL}},
 		};
 
 		ok(nn_cmd_run(&f[0], 1, NULL) == -1 && WEXITSTATUS(f[0].status) == 1,
@@ -343,7 +341,7 @@ static void test_exec(void)
 		ok(nn_cmd_run(&f[2], 1, NULL) == -1, "exec: a missing namespace fails");
 	}
 	{
-		struct nn_cmd s = { .argv = { "true", NULL } };
+		struct nn_cmd s = {.argv = {"true", NULL}};
 
 		ok(nn_cmd_run(&s, 1, NULL) == 0, "exec: true succeeds");
 	}
@@ -358,12 +356,12 @@ static void test_probe(void)
 	uname(&u);
 	memset(&c, 0xff, sizeof(c));
 	r = nn_probe(&c, false, NULL);
-	ok(r == 0 && !strcmp(c.kernel, u.release) && c.kmajor >= 3,
-	   "probe: kernel %s (%d.%d)", c.kernel, c.kmajor, c.kminor);
-	ok(c.root || c.why_netns[0], "probe: root=%d netns=%d why_netns=\"%s\"", c.root,
-	   c.netns, c.why_netns);
-	ok(c.rxe_module || c.why_rxe[0], "probe: rxe_module=%d why_rxe=\"%s\"",
-	   c.rxe_module, c.why_rxe);
+	ok(r == 0 && !strcmp(c.kernel, u.release) && c.kmajor >= 3, "probe: kernel %s (%d.%d)",
+	   c.kernel, c.kmajor, c.kminor);
+	ok(c.root || c.why_netns[0], "probe: root=%d netns=%d why_netns=\"%s\"", c.root, c.netns,
+	   c.why_netns);
+	ok(c.rxe_module || c.why_rxe[0], "probe: rxe_module=%d why_rxe=\"%s\"", c.rxe_module,
+	   c.why_rxe);
 	ok(c.rxe_netns || c.why_rxe_netns[0], "probe: rxe_netns=%d why=\"%s\"", c.rxe_netns,
 	   c.why_rxe_netns);
 	ok((c.kmajor > 7 || (c.kmajor == 7 && c.kminor >= 1)) || !c.rxe_netns,
@@ -392,7 +390,6 @@ int main(void)
 	}
 	printf("TAP version 13\n1..%d\n%s", t_n, t_buf);
 	free(t_buf);
-	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n", t_n - t_fail,
-	       t_fail);
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n", t_n - t_fail, t_fail);
 	return t_fail ? 1 : 0;
 }

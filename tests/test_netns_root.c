@@ -73,11 +73,10 @@ static void __attribute__((format(printf, 1, 2))) diag(const char *fmt, ...)
 }
 
 /* stdout of one ip/rdma command run in 'ns'; NULL when it fails. */
-static char *cmd_out(const char *ns, const char *a0, const char *a1, const char *a2,
-		     const char *a3, const char *a4, const char *a5)
+static char *cmd_out(const char *ns, const char *a0, const char *a1, const char *a2, const char *a3,
+		     const char *a4, const char *a5)
 {
-	struct nn_cmd c = { .ns = ns, .capture = true,
-			    .argv = { a0, a1, a2, a3, a4, a5, NULL } };
+	struct nn_cmd c = {.ns = ns, .capture = true, .argv = {a0, a1, a2, a3, a4, a5, NULL}};
 	char *out;
 
 	if (nn_cmd_run(&c, 1, NULL) < 0) {
@@ -92,7 +91,7 @@ static char *cmd_out(const char *ns, const char *a0, const char *a1, const char 
 /* Objects named prefix*: namespaces, links in init_net, rdma devices. */
 static int count_prefix(const char *prefix, char *what, size_t len)
 {
-	struct nn_list l = { 0 };
+	struct nn_list l = {0};
 	struct dirent *de;
 	DIR *d;
 	int n;
@@ -196,8 +195,7 @@ static void check_hosts(const struct nn_topo *t)
 		free(l);
 	}
 	free(list);
-	ok(nsok, "%s: ip netns list shows all %d namespaces %s", t->srv.ns,
-	   t->nclients + 1, bad);
+	ok(nsok, "%s: ip netns list shows all %d namespaces %s", t->srv.ns, t->nclients + 1, bad);
 	ok(addrok, "%s: every host has its /16 address %s", t->srv.ns, bad);
 	ok(upok, "%s: every address carrier and lo are UP %s", t->srv.ns, bad);
 }
@@ -205,7 +203,7 @@ static void check_hosts(const struct nn_topo *t)
 /* Accepts n connections in the server namespace, echoes a byte, reports peers. */
 static pid_t tcp_server(const struct nn_topo *t, int n, int rfd, int wfd)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(PORT) };
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(PORT)};
 	int s, c, one = 1, i;
 	pid_t pid;
 	char b;
@@ -240,8 +238,8 @@ static pid_t tcp_server(const struct nn_topo *t, int n, int rfd, int wfd)
 
 static pid_t tcp_client(const struct nn_host *h, const char *srv)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(PORT) };
-	struct timeval tv = { 5, 0 };
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(PORT)};
+	struct timeval tv = {5, 0};
 	pid_t pid;
 	char b = 'x';
 	int s;
@@ -262,7 +260,7 @@ static pid_t tcp_client(const struct nn_host *h, const char *srv)
 static void check_tcp(const struct nn_topo *t)
 {
 	int p[2], k, good = 1, st, peers = 0;
-	char line[128], seen[NN_MAX_CLIENTS + 1] = { 0 };
+	char line[128], seen[NN_MAX_CLIENTS + 1] = {0};
 	pid_t srv, cli[NN_MAX_CLIENTS];
 	FILE *f;
 
@@ -311,8 +309,7 @@ static void check_sysctl(const struct nn_topo *t)
 	ok(nn_sysctl_set(t->srv.ns, "net.core.somaxconn", "65535") == 0 &&
 		   nn_sysctl_get(t->srv.ns, "net.core.somaxconn", v, sizeof(v)) == 0 &&
 		   !strcmp(v, "65535") &&
-		   nn_sysctl_get("", "net.core.somaxconn", r, sizeof(r)) == 0 &&
-		   !strcmp(r, here),
+		   nn_sysctl_get("", "net.core.somaxconn", r, sizeof(r)) == 0 && !strcmp(r, here),
 	   "%s: somaxconn 65535 inside, \"%s\" outside unchanged", t->srv.ns, r);
 	ok(nn_sysctl_set(t->cli[0].ns, "net.ipv4.ip_local_port_range", "1024 65535") == 0 &&
 		   nn_sysctl_get(t->cli[0].ns, "net.ipv4.ip_local_port_range", v, sizeof(v)) == 0 &&
@@ -324,7 +321,7 @@ static void topo_test(const char *spec)
 {
 	char run[8], prefix[16], err[128], what[64];
 	long long t0, up_ms, down_ms;
-	struct nn_topo t = { 0 };
+	struct nn_topo t = {0};
 	pid_t orphan;
 
 	if (nn_parse(spec, &t, err, sizeof(err)) < 0 || nn_new_run(run) < 0) {
@@ -351,8 +348,8 @@ static void topo_test(const char *spec)
 		char script[128];
 
 		/* Not in the run's link group, both ends in one namespace: by name. */
-		snprintf(script, sizeof(script), "link add %sx type veth peer name %sy\n",
-			 prefix, prefix);
+		snprintf(script, sizeof(script), "link add %sx type veth peer name %sy\n", prefix,
+			 prefix);
 		fprintf(stderr, "# next: an expected ip error (veth end gone with its peer)\n");
 		ok(nn_batch(t.srv.ns, "ip", script, false, NULL) == 0,
 		   "%s: extra links outside the run's group in %s", spec, t.srv.ns);
@@ -364,15 +361,14 @@ static void topo_test(const char *spec)
 	ok(count_prefix(prefix, what, sizeof(what)) == 0,
 	   "%s: no %s* namespace, link or rdma device left %s", spec, prefix, what);
 	if (t.kind != NN_LOOP)
-		ok(killed_by(orphan, SIGTERM),
-		   "%s: nn_down SIGTERMed the process left in %s", spec,
+		ok(killed_by(orphan, SIGTERM), "%s: nn_down SIGTERMed the process left in %s", spec,
 		   t.cli[t.nclients - 1].ns);
 	diag("time %s: nn_up %lld ms, nn_down %lld ms", spec, up_ms, down_ms);
 }
 
 static void undo_test(void)
 {
-	struct nn_topo t = { 0 };
+	struct nn_topo t = {0};
 	char run[8], prefix[16], ns[32], what[64], script[64];
 
 	nn_parse("star:3", &t, NULL, 0);
@@ -392,7 +388,7 @@ static void clean_test(void)
 {
 	char run[8], prefix[16], what[64], ns[32];
 	int removed = -1, st, n;
-	struct nn_topo t = { 0 };
+	struct nn_topo t = {0};
 	pid_t pid, orphan;
 
 	/* nn_clean removes every rdc* object: never someone else's live run. */
@@ -400,8 +396,8 @@ static void clean_test(void)
 	if (n) {
 		char why[128];
 
-		snprintf(why, sizeof(why), "%d rdc* objects of another run on this host (%s)",
-			 n, what);
+		snprintf(why, sizeof(why), "%d rdc* objects of another run on this host (%s)", n,
+			 what);
 		skip("clean: nn_clean after SIGKILL", why);
 		return;
 	}
@@ -428,13 +424,12 @@ static void clean_test(void)
 	ok(killed_by(orphan, SIGTERM), "clean: the process left in %s was killed", ns);
 	removed = -1;
 	st = nn_clean(NULL, &removed);
-	ok(st == 0 && removed == 0, "clean: a second nn_clean finds nothing (removed %d)",
-	   removed);
+	ok(st == 0 && removed == 0, "clean: a second nn_clean finds nothing (removed %d)", removed);
 }
 
 static void probe_test(struct nn_caps *c)
 {
-	struct nn_list l = { 0 };
+	struct nn_list l = {0};
 	int i, left = 0;
 
 	ok(nn_probe(c, true, NULL) == 0 && c->root && c->ip_tool && c->netns,
@@ -444,8 +439,8 @@ static void probe_test(struct nn_caps *c)
 		left += strstr(l.v[i], "-probe") != NULL;
 	ok(!left, "probe deep: no rdc*-probe namespace left (%d)", left);
 	nn_list_free(&l);
-	diag("probe: kernel %s rxe_module=%d (%s) rxe_netns=%d (%s)", c->kernel,
-	     c->rxe_module, c->why_rxe, c->rxe_netns, c->why_rxe_netns);
+	diag("probe: kernel %s rxe_module=%d (%s) rxe_netns=%d (%s)", c->kernel, c->rxe_module,
+	     c->why_rxe, c->rxe_netns, c->why_rxe_netns);
 }
 
 /* A process in 'ns' running argv with a deadline. */
@@ -468,8 +463,8 @@ static pid_t spawn_in(const char *ns, char *const argv[])
 static void rping_test(const struct nn_topo *t, const char *spec)
 {
 	const struct nn_host *h = &t->cli[t->nclients - 1];
-	char *srv[] = { "rping", "-s", "-a", (char *)t->srv.addr, "-C", "10", NULL };
-	char *cli[] = { "rping", "-c", "-a", (char *)t->srv.addr, "-C", "10", NULL };
+	char *srv[] = {"rping", "-s", "-a", (char *)t->srv.addr, "-C", "10", NULL};
+	char *cli[] = {"rping", "-c", "-a", (char *)t->srv.addr, "-C", "10", NULL};
 	char path[PATH_MAX];
 	int sst = -1, cst = -1, i;
 	pid_t s, c;
@@ -496,7 +491,7 @@ static void rping_test(const struct nn_topo *t, const char *spec)
 static void rxe_test(const struct nn_caps *c, const char *spec)
 {
 	char run[8], st[64] = "", path[128], what[64];
-	struct nn_topo t = { 0 };
+	struct nn_topo t = {0};
 	long long t0, up_ms, down_ms;
 	char *text = NULL, *p_rxe, *p_link, *p_ns;
 	int k, active = 1;
@@ -541,14 +536,14 @@ static void rxe_test(const struct nn_caps *c, const char *spec)
 	if (t.up && active)
 		rping_test(&t, spec);
 	if (t.up && t.kind == NN_LOOP) {
-		struct nn_topo t2 = { 0 };
+		struct nn_topo t2 = {0};
 		char run2[8];
 
 		nn_parse("loop", &t2, NULL, 0);
 		nn_new_run(run2);
 		fprintf(stderr, "# next: expected netns error (second loop+rxe)\n");
-		ok(nn_up(&t2, run2, true, NULL) == -1 && !t2.up && nn_rxe_wait_active(
-			(const char (*)[NN_IFNAMSIZ])t.srv.rxe, 1, 1000) == 0,
+		ok(nn_up(&t2, run2, true, NULL) == -1 && !t2.up &&
+			   nn_rxe_wait_active((const char(*)[NN_IFNAMSIZ])t.srv.rxe, 1, 1000) == 0,
 		   "rxe: a second loop+rxe is refused, the first stays ACTIVE");
 	}
 	log = open_memstream(&text, &len);
@@ -588,7 +583,7 @@ static int private_netns_dir(void)
 
 int main(int argc, char **argv)
 {
-	static const char *def[] = { "pair", "star:3", "loop" };
+	static const char *def[] = {"pair", "star:3", "loop"};
 	struct nn_caps c;
 	int i;
 
@@ -624,7 +619,7 @@ int main(int argc, char **argv)
 		return 1;
 	printf("TAP version 13\n1..%d\n%s", t_n, t_buf);
 	free(t_buf);
-	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
-	       t_n - t_fail - t_skip, t_fail, t_skip);
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n", t_n - t_fail - t_skip,
+	       t_fail, t_skip);
 	return t_fail ? 1 : 0;
 }
