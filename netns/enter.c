@@ -265,7 +265,10 @@ int nn_sysctl_get(const char *ns, const char *key, char *buf, size_t len)
 	return 0;
 fail:
 	err = errno;
-	fprintf(stderr, "netns: sysctl %s (in %s): %s\n", key, nn_ns_label(ns), strerror(err));
+	/* a sysctl that does not exist (module not loaded) is an answer, not an error */
+	if (err != ENOENT)
+		fprintf(stderr, "netns: sysctl %s (in %s): %s\n", key, nn_ns_label(ns),
+			strerror(err));
 	errno = err;
 	return -1;
 }
