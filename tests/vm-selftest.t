@@ -4,7 +4,8 @@
 #   exit status = the command's (0, 1, 7); 124 when the command outlives --timeout;
 #   125 with the console tail when the VM fails (garbage initrd, boot hang), long
 #   before --timeout; stdout and stderr arrive on the caller's; --share and --env
-#   work; usage errors exit 2; an interrupted run leaves no qemu and no temp dir.
+#   work; usage errors exit 2; an interrupted run leaves no qemu and no temp dir;
+#   vm/fetch-kernel answers from its cache without the network.
 set -u
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -118,8 +119,8 @@ t_garbage() {
 	head -c 65536 /dev/urandom >"$work/garbage.img"
 	vm garbage --initrd "$work/garbage.img" -- true
 	diag "fail_s=$wall (timeout 600)"
-	[ "$rc" = 125 ] && grep -q 'Kernel panic' "$work/garbage.err" &&
-		grep -q 'last 40 lines of the guest console' "$work/garbage.err" &&
+	[ "$rc" = 125 ] && grep -q 'last 40 lines of the guest console' "$work/garbage.err" &&
+		grep -q '^  | .*Kernel panic' "$work/garbage.err" &&
 		[ "${wall%.*}" -lt 60 ]
 	ok $? "unbootable initrd exits 125 with the console tail, before the timeout (rc=$rc)" ||
 		show "$work/garbage.err"
@@ -138,6 +139,28 @@ t_timeout() {
 	diag "fail_s=$wall (timeout 25)"
 	[ "$rc" = 124 ] && [ "${wall%.*}" -lt 45 ]
 	ok $? "a command that outlives --timeout exits 124 (rc=$rc)" || show "$work/timeout.err"
+}
+
+# The cached path must answer without the network, and bad selections must fail.
+t_fetch() {
+	local k=$root/build/vm/kernel out t0 r=0 dir
+	if [ ! -e "$k/sid" ]; then
+		n=$((n + 1))
+		echo "ok $n vm/fetch-kernel answers from its cache # SKIP no cached sid kernel"
+		return
+	fi
+	dir=$(cd "$k/sid" && pwd -P)
+	t0=$EPOCHREALTIME
+	out=$(env -u VM_KERNEL "$root/vm/fetch-kernel" 2>"$work/fetch.err") || r=1
+	wall=$(since "$t0")
+	diag "cached_fetch_s=$wall"
+	[ "$out" = "$dir" ] && [ "${wall%.*}" -lt 2 ] || r=1
+	[ "$(VM_KERNEL=$dir "$root/vm/fetch-kernel" 2>>"$work/fetch.err")" = "$dir" ] || r=1
+	! VM_KERNEL=nosuchsuite "$root/vm/fetch-kernel" 2>>"$work/fetch.err" >/dev/null || r=1
+	! VM_KERNEL=/nonexistent "$root/vm/fetch-kernel" 2>>"$work/fetch.err" >/dev/null || r=1
+	[ "$(readlink "$k/current")" = "$(readlink "$k/sid")" ] || r=1
+	ok $r "vm/fetch-kernel answers from its cache, takes a tree, rejects bad VM_KERNEL" ||
+		show "$work/fetch.err"
 }
 
 t_usage() {
@@ -170,7 +193,7 @@ t_interrupt() {
 		show "$work/intr.err"
 }
 
-all="usage true false exit7 streams share garbage hang timeout interrupt"
+all="fetch usage true false exit7 streams share garbage hang timeout interrupt"
 
 main() {
 	local t0 c
