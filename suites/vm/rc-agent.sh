@@ -181,6 +181,28 @@ peak_is() {
 	return $ok
 }
 
+# idle_is SECS KEY=DELTA...: within SECS the server device's counters are the
+# baseline plus these (others at the baseline): what a server holds with no client.
+idle_is() {
+	local n=$(($1 * 5)) kv k ok
+	declare -A want=()
+	shift
+
+	for k in "${!B[@]}"; do want[$k]=${B[$k]}; done
+	for kv in "$@"; do want[${kv%%=*}]=$((B[${kv%%=*}] + ${kv#*=})); done
+	while :; do
+		ok=0
+		res "$SDEV" || return 1
+		for k in "${!want[@]}"; do [ "${R[$k]-x}" = "${want[$k]}" ] || ok=1; done
+		[ $ok = 0 ] && break
+		n=$((n - 1))
+		[ $n -gt 0 ] || break
+		sleep 0.2
+	done
+	tap_kv server_idle "$(res_str)"
+	return $ok
+}
+
 # Both devices back at their baselines.
 at_baseline() {
 	local k ok=0
@@ -276,9 +298,10 @@ t_traffic() {
 }
 
 # One load point: server SRV_ARGS, one client agent of N clients with CLI_ARGS;
-# results for traffic, peak counters (PEAK key=delta list) and the baseline after.
+# results for traffic, peak counters (PEAK key=delta list), the server's own
+# counters once the client left (IDLE list) and the baseline after.
 t_point() {
-	local desc=$1 n=$2 sargs=$3 cargs=$4 peak=$5 ok=0
+	local desc=$1 n=$2 sargs=$3 cargs=$4 peak=$5 idle=$6 ok=0
 
 	# shellcheck disable=SC2086
 	if ! server srv $sargs; then
@@ -304,6 +327,13 @@ t_point() {
 		tap_fail "$desc: $n clients connected, $((n * 10)) round trips, payloads verified"
 	fi
 	ag_stop cli || ok=1
+	# shellcheck disable=SC2086
+	if [ $ok = 0 ] && idle_is 30 $idle; then
+		tap_ok "$desc: when the client leaves, the server frees its side (server holds $idle)"
+	else
+		ag_diag srv
+		tap_fail "$desc: when the client leaves, the server frees its side (server holds $idle)"
+	fi
 	ag_stop srv || ok=1
 	if [ $ok = 0 ] && at_baseline; then
 		tap_ok "$desc: agents ended cleanly, counters back at the baseline"
@@ -399,7 +429,7 @@ main() {
 		tap_skip_all "rdmacap up --topology pair --rxe failed: $(tail -n1 "$W/up.err")"
 		exit 4
 	fi
-	tap_plan 23
+	tap_plan 27
 	tap_kv topology "server=$SNS/$SADDR/$SDEV client=$CNS/$CADDR/$CDEV"
 	mkpki
 	t_res $? "throwaway PKI: CA, server, client, and a client of another CA"
@@ -407,14 +437,13 @@ main() {
 	t_res $? "baseline counters of $SDEV and $CDEV"
 	tap_kv server_base "pd=${B[pd]} cq=${B[cq]} qp=${B[qp]} cm_id=${B[cm_id]} mr=${B[mr]} ctx=${B[ctx]}"
 
-	t_point "oob-tls" "$N" "" "" "qp=$N cq=$((2 * N)) mr=$((2 * N)) pd=1 ctx=1"
+	t_point "oob-tls" "$N" "" "" "qp=$N cq=$((2 * N)) mr=$((2 * N)) pd=1 ctx=1" "pd=1 ctx=1"
 	t_point "rdmacm" "$N" "--cm=rdmacm" "--cm=rdmacm" \
-		"qp=$N cq=$((2 * N)) mr=$((2 * N)) cm_id=$((N + 1)) pd=1 ctx=1"
+		"qp=$N cq=$((2 * N)) mr=$((2 * N)) cm_id=$((N + 1)) pd=1 ctx=1" "pd=1 ctx=1 cm_id=1"
 	t_point "thread model, session per client" "$N" "--server-model=thread" \
-		"--oob-session=per-conn" "qp=$N cq=$((2 * N)) mr=$((2 * N)) pd=1 ctx=1"
+		"--oob-session=per-conn" "qp=$N cq=$((2 * N)) mr=$((2 * N)) pd=1 ctx=1" "pd=1 ctx=1"
 	t_point "shared CQs, SRQ, RDMA WRITE" 50 "--cq=shared --srq --op=write" \
-		"--cq=shared --srq --op=write" \
-		"qp=50 cq=1 srq=1 mr=100 pd=1 ctx=1"
+		"--cq=shared --srq --op=write" "qp=50 cq=1 srq=1 mr=100 pd=1 ctx=1" "pd=1 ctx=1 srq=1"
 	t_hostile
 }
 
