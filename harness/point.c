@@ -283,11 +283,12 @@ static void hr_reap(struct hr_run *r)
 		a = &r->ag[i];
 		a->exited = true;
 		a->status = status;
+		if (a->server)
+			r->srv_exited++;
 		if (r->phase >= 3 && WIFEXITED(status) && !WEXITSTATUS(status))
 			continue;
 		ha_status_str(status, st, sizeof(st));
 		if (a->server) {
-			r->srv_exited++;
 			if (r->phase < 3 && !r->pt->why[0])
 				snprintf(r->pt->why, sizeof(r->pt->why), "server agent %s", st);
 			continue;
