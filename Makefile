@@ -6,6 +6,7 @@
 #   make demo         bring rxe up (host or VM) and run the default ramps
 #   make deps         install Debian packages, fetch the VM kernel
 #   make vm-kernel    fetch the rxe-capable kernel for vm/run
+#   make vm-check     only the rxe suites, inside the VM
 #   make install PREFIX=/usr/local
 
 CC      ?= gcc
@@ -37,7 +38,7 @@ LIB_agents  := $(O)/lib/libagents.a
 HLIBS       := $(LIB_harness) $(LIB_netns) $(LIB_tap)
 TESTS       := $(patsubst tests/%.c,$(O)/tests/%,$(wildcard tests/test_*.c))
 
-.PHONY: all check unit suites san demo deps vm-kernel install clean format
+.PHONY: all check unit suites san demo deps vm-kernel vm-check install clean format
 all: $(O)/rdmacap $(O)/rdmacap-agent $(TESTS)
 
 $(O)/obj/%.o: %.c $(wildcard */*.h)
@@ -79,6 +80,11 @@ check:
 demo:
 	@$(MAKE) --no-print-directory all 1>&2
 	@suites/demo
+
+# The rxe suites alone (suites/vm/*), in one VM boot: what `make check` runs there.
+vm-check:
+	@$(MAKE) --no-print-directory all 1>&2
+	@vm/run --share $(CURDIR) -- suites/vm/run-in-vm
 
 deps:
 	tests/deps
