@@ -78,9 +78,18 @@ static int hm_down(struct hp_plan *p, struct tap *t)
 		tap_skip_all(t, "not root: removing namespaces needs CAP_SYS_ADMIN");
 		return 0;
 	}
-	/* everything rdc*: the objects of every run, also of crashed ones */
-	(void)p;
 	tap_plan(t, 1);
+	if (p->run[0]) {
+		/* one run: whatever carries its prefix, whichever topology it was */
+		struct nn_topo one = { .kind = NN_PAIR, .rxe = true };
+
+		snprintf(one.run, sizeof(one.run), "%s", p->run);
+		rc = nn_down(&one, p->verbose ? stderr : NULL);
+		tap_result(t, rc ? TAP_FAIL : TAP_PASS, NULL, "down run=%s: nothing of it left",
+			   p->run);
+		return 0;
+	}
+	/* everything rdc*: the objects of every run, also of crashed ones */
 	rc = nn_clean(p->verbose ? stderr : NULL, &removed);
 	tap_kv(t, "removed", "%d", removed);
 	tap_result(t, rc ? TAP_FAIL : TAP_PASS, NULL, "down: no rdc namespace, link or rxe device left");

@@ -10,12 +10,16 @@
 # (rdma -j resource show) rise during the run and return to their baseline after it,
 # and tears down rxe links first, then the veth, then the namespaces.
 #
-# The topo_* functions are the only place that builds or removes topology, so they
-# can later become "rdmacap up --topology pair --rxe" / "rdmacap down".
+# The topology comes from rdmacap itself (rdmacap up --topology pair|loop --rxe, rdmacap
+# down --run ID), so this suite also checks that rdmacap builds and removes it right.
 set -u
 
-# Everything created here starts with rdcsmk; the pid keeps parallel runs apart.
-pfx=rdcsmk$$
+# Everything created here is rdmacap's run rdc<run_id>; the pid keeps parallel runs apart.
+run_id=$(printf '%04x' $((($$ * 7919 + 4099) & 0xffff)))
+pfx=rdc$run_id
+RDMACAP=${RDMACAP:-$(cd "$(dirname "$0")/../.." && pwd -P)/build/rdmacap}
+PAIR_NS_A= PAIR_NS_B= PAIR_DEV_A= PAIR_DEV_B= PAIR_ADDR_A=
+LOOP_DEV= LOOP_VETH= LOOP_ADDR=
 port=18515
 pp_iters=${RXE_SMOKE_ITERS:-2000}
 work=
@@ -111,72 +115,44 @@ leftovers() {
 	} | grep "^$pfx" || true
 }
 
-# --- topology: pair (one namespace per side) -------------------------------------
-PAIR_NS_A=${pfx}a PAIR_NS_B=${pfx}b
-PAIR_VETH_A=${pfx}va PAIR_VETH_B=${pfx}vb
-PAIR_DEV_A=${pfx}ra PAIR_DEV_B=${pfx}rb
-PAIR_ADDR_A=10.231.0.1 PAIR_ADDR_B=10.231.0.2
+# --- topology: built and removed by rdmacap itself ------------------------------
+# topo_up KIND: `rdmacap up --topology KIND --rxe`, then the names and addresses it
+# reports ("# server=ns=.. if=.. addr=.. rxe=..", "# client=...") into A_* and B_*.
+topo_up() {
+	local out rc
+	out=$("$RDMACAP" up --topology "$1" --rxe --run "$run_id" 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	[ $rc = 0 ] && grep -q '^ok 1 up' <<<"$out" || return 1
+	eval "$(sed -n \
+		-e 's/^# server=ns=\([^ ]*\) if=\([^ ]*\) addr=\([^ ]*\) rxe=\([^ ]*\)$/A_NS=\1 A_IF=\2 A_ADDR=\3 A_DEV=\4/p' \
+		-e 's/^# client=ns=\([^ ]*\) if=\([^ ]*\) addr=\([^ ]*\) rxe=\([^ ]*\)$/B_NS=\1 B_IF=\2 B_ADDR=\3 B_DEV=\4/p' \
+		<<<"$out")"
+	[ -n "${A_DEV:-}" ] && [ -n "${B_DEV:-}" ]
+}
+
+# `rdmacap down --run ID`: rxe links first, then links, then namespaces.
+topo_down() {
+	"$RDMACAP" down --run "$run_id"
+}
 
 topo_pair_up() {
-	ip netns add "$PAIR_NS_A" &&
-		ip netns add "$PAIR_NS_B" &&
-		ip link add "$PAIR_VETH_A" netns "$PAIR_NS_A" type veth \
-			peer name "$PAIR_VETH_B" netns "$PAIR_NS_B" &&
-		ip -n "$PAIR_NS_A" addr add "$PAIR_ADDR_A/24" dev "$PAIR_VETH_A" &&
-		ip -n "$PAIR_NS_B" addr add "$PAIR_ADDR_B/24" dev "$PAIR_VETH_B" &&
-		ip -n "$PAIR_NS_A" link set lo up &&
-		ip -n "$PAIR_NS_B" link set lo up &&
-		ip -n "$PAIR_NS_A" link set "$PAIR_VETH_A" up &&
-		ip -n "$PAIR_NS_B" link set "$PAIR_VETH_B" up &&
-		ip netns exec "$PAIR_NS_A" rdma link add "$PAIR_DEV_A" type rxe netdev "$PAIR_VETH_A" &&
-		ip netns exec "$PAIR_NS_B" rdma link add "$PAIR_DEV_B" type rxe netdev "$PAIR_VETH_B"
+	topo_up pair || return 1
+	PAIR_NS_A=$A_NS PAIR_DEV_A=$A_DEV PAIR_ADDR_A=$A_ADDR
+	PAIR_NS_B=$B_NS PAIR_DEV_B=$B_DEV PAIR_ADDR_B=$B_ADDR
 }
 
-# Links first and wait for rxe's asynchronous unregister, then the veth, then the
-# namespaces: deleting a namespace under a live rxe link races in the kernel.
 topo_pair_down() {
-	local rc=0 ns pid
-	for ns in "$PAIR_NS_A:$PAIR_DEV_A" "$PAIR_NS_B:$PAIR_DEV_B"; do
-		[ -e "/sys/class/infiniband/${ns#*:}" ] || continue
-		ip netns exec "${ns%%:*}" rdma link delete "${ns#*:}" || rc=1
-		wait_for 50 rdma_dev_gone "${ns#*:}" || rc=1
-	done
-	if ip netns list | grep -q "^$PAIR_NS_A\b"; then
-		ip -n "$PAIR_NS_A" link del "$PAIR_VETH_A" 2>/dev/null
-	fi
-	for ns in "$PAIR_NS_A" "$PAIR_NS_B"; do
-		ns_gone "$ns" && continue
-		for pid in $(ip netns pids "$ns"); do
-			kill "$pid" 2>/dev/null
-		done
-		ip netns del "$ns" || rc=1
-		wait_for 50 ns_gone "$ns" || rc=1
-	done
-	return $rc
+	topo_down
 }
-
-# --- topology: loop (one device in init_net) ------------------------------------
-LOOP_VETH=${pfx}la LOOP_PEER=${pfx}lb LOOP_DEV=${pfx}rl LOOP_ADDR=10.232.0.1
 
 topo_loop_up() {
-	# rxe's port is up only while its netdev has carrier: a veth needs both ends up.
-	ip link add "$LOOP_VETH" type veth peer name "$LOOP_PEER" &&
-		ip addr add "$LOOP_ADDR/24" dev "$LOOP_VETH" &&
-		ip link set "$LOOP_VETH" up &&
-		ip link set "$LOOP_PEER" up &&
-		rdma link add "$LOOP_DEV" type rxe netdev "$LOOP_VETH"
+	topo_up loop || return 1
+	LOOP_DEV=$A_DEV LOOP_VETH=$A_IF LOOP_ADDR=$A_ADDR
 }
 
 topo_loop_down() {
-	local rc=0
-	if [ -e "/sys/class/infiniband/$LOOP_DEV" ]; then
-		rdma link delete "$LOOP_DEV" || rc=1
-		wait_for 50 rdma_dev_gone "$LOOP_DEV" || rc=1
-	fi
-	if ip link show "$LOOP_VETH" >/dev/null 2>&1; then
-		ip link del "$LOOP_VETH" || rc=1
-	fi
-	return $rc
+	topo_down
 }
 
 # --- the ping-pong, watched through the resource counters --------------------------
@@ -297,6 +273,22 @@ probe() {
 		command -v "$c" >/dev/null || skip_all "$c not found"
 	done
 	modinfo rdma_rxe >/dev/null 2>&1 || skip_all "module rdma_rxe not found (kernel $(uname -r))"
+	[ -x "$RDMACAP" ] || skip_all "$RDMACAP not built (make)"
+}
+
+# rdmacap env sees rxe, and says whether it works inside namespaces (a real probe).
+run_env() {
+	local out
+	out=$("$RDMACAP" env --deep 2>"$work/env.err")
+	printf '%s\n' "$out" >"$work/env.tap"
+	grep -q '^ok [0-9]* rdma_rxe module$' <<<"$out"
+	t_res $? "env: rdmacap env reports rdma_rxe"
+	if kernel_has_netns_rxe; then
+		grep -q '^ok [0-9]* rxe inside network namespaces (Linux >= 7.1)$' <<<"$out"
+	else
+		grep -q '^ok [0-9]* rxe inside network namespaces .*# SKIP .*7\.1' <<<"$out"
+	fi
+	t_res $? "env: rxe inside namespaces reported as $(kernel_has_netns_rxe && echo working || echo unsupported)"
 }
 
 run_pair() {
@@ -373,7 +365,7 @@ main() {
 	trap cleanup EXIT
 	trap 'exit 130' INT TERM
 	echo "TAP version 13"
-	echo "1..12"
+	echo "1..14"
 	t_diag "kernel=$(uname -r)"
 	t0=$(now)
 	modprobe -a rdma_rxe ib_uverbs rdma_ucm veth >"$work/modprobe" 2>&1
@@ -386,6 +378,7 @@ main() {
 		echo "Bail out! modules did not load"
 		finish
 	fi
+	run_env
 	run_pair
 	run_loop
 	finish
