@@ -5,6 +5,8 @@
  * topology, the sampler, TAP and the JSON side file.
  */
 #include <errno.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness/certs.h"
 #include "harness/env.h"
 #include "harness/json.h"
 #include "harness/plans.h"
@@ -69,6 +72,29 @@ static void hl_tune(struct hr_ctx *c)
 		 "net.ipv4.tcp_tw_reuse=1");
 }
 
+/*
+ * rxe needs rdma_rxe, ib_uverbs for user verbs and rdma_ucm for rdmacm: load them
+ * (as root, like `rdma link add` would expect) so a fresh boot just works.
+ */
+static int hl_modprobe(char *why, size_t len)
+{
+	char *const argv[] = { "modprobe", "-a", "rdma_rxe", "ib_uverbs", "rdma_ucm", NULL };
+	extern char **environ;
+	int st, err;
+	pid_t pid;
+
+	err = posix_spawnp(&pid, "modprobe", NULL, NULL, argv, environ);
+	if (err) {
+		snprintf(why, len, "modprobe: %s", strerror(err));
+		return -1;
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(why, len, "modprobe -a rdma_rxe ib_uverbs rdma_ucm failed");
+		return -1;
+	}
+	return 0;
+}
+
 /* A whole run skipped for a missing capability, before anything is created. */
 static const char *hl_skip_reason(const struct hp_plan *p, char *buf, size_t len)
 {
@@ -86,11 +112,30 @@ static const char *hl_skip_reason(const struct hp_plan *p, char *buf, size_t len
 		snprintf(buf, len, "rdma_rxe: %s", caps.why_rxe);
 		return buf;
 	}
+	if (hl_modprobe(buf, len))
+		return buf;
 	if (p->topo.kind != NN_LOOP && !caps.rxe_netns) {
 		snprintf(buf, len, "rxe inside network namespaces: %s", caps.why_rxe_netns);
 		return buf;
 	}
 	return NULL;
+}
+
+/* A throwaway CA and certificates for this run's oob-tls, removed at the end. */
+static int hl_certs(struct hr_ctx *c, char *why, size_t len)
+{
+	snprintf(c->tls_dir, sizeof(c->tls_dir), "/tmp/rdmacap-tls.XXXXXX");
+	if (!mkdtemp(c->tls_dir)) {
+		snprintf(why, len, "mkdtemp %s: %s", c->tls_dir, strerror(errno));
+		c->tls_dir[0] = '\0';
+		return -1;
+	}
+	if (hc_certs_make(c->tls_dir, why, len)) {
+		rmdir(c->tls_dir);
+		c->tls_dir[0] = '\0';
+		return -1;
+	}
+	return 0;
 }
 
 static int hl_point(struct hl_sess *s, long n, bool probe, const char *label)
@@ -243,6 +288,12 @@ int hl_load(struct hr_ctx *c, json_t *doc)
 		tap_bail(t, "topology %s could not be brought up (see stderr)", p->topo_spec);
 		return -1;
 	}
+	if (!strcmp(p->transport, "rc") && !strcmp(p->cm, "oob-tls") && !p->tls_ca &&
+	    hl_certs(c, why, sizeof(why))) {
+		tap_bail(t, "TLS certificates: %s", why);
+		rc = -1;
+		goto down;
+	}
 	c->sampler = hs_open(c->topo, why, sizeof(why));
 	if (!c->sampler) {
 		tap_bail(t, "sampler: %s", why);
@@ -285,6 +336,19 @@ int hl_load(struct hr_ctx *c, json_t *doc)
 		json_decref(caps);
 	}
 down:
+	if (c->tls_dir[0]) {
+		static const char *const f[] = { "ca.pem", "server.pem", "server.key",
+						 "client.pem", "client.key" };
+		char path[128];
+
+		for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+			snprintf(path, sizeof(path), "%s/%s", c->tls_dir, f[i]);
+			unlink(path);
+		}
+		if (rmdir(c->tls_dir))
+			fprintf(stderr, "rdmacap: rmdir %s: %s\n", c->tls_dir, strerror(errno));
+		c->tls_dir[0] = '\0';
+	}
 	hs_close(c->sampler);
 	c->sampler = NULL;
 	if (nn_down(c->topo, p->verbose ? stderr : NULL))

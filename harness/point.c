@@ -469,9 +469,11 @@ static void hr_common_args(struct hr_run *r, struct hr_argv *a, const char *role
 	hr_arg(a, "--timeout=%ld", p->timeout_s);
 }
 
-static void hr_rc_args(struct hr_run *r, struct hr_argv *av, const struct nn_host *h)
+static void hr_rc_args(struct hr_run *r, struct hr_argv *av, const struct nn_host *h,
+		       bool server)
 {
 	const struct hp_plan *p = r->c->plan;
+	const char *d = r->c->tls_dir, *role = server ? "server" : "client";
 
 	if (strcmp(p->transport, "rc"))
 		return;
@@ -482,10 +484,17 @@ static void hr_rc_args(struct hr_run *r, struct hr_argv *av, const struct nn_hos
 	if (p->srq)
 		hr_arg(av, "--srq");
 	hr_arg(av, "--oob-session=%s", p->oob_session);
+	if (strcmp(p->cm, "oob-tls"))
+		return;
 	if (p->tls_ca) {
+		/* the user's own PKI: one certificate for both roles */
 		hr_arg(av, "--tls-ca=%s", p->tls_ca);
 		hr_arg(av, "--tls-cert=%s", p->tls_cert);
 		hr_arg(av, "--tls-key=%s", p->tls_key);
+	} else if (*d) {
+		hr_arg(av, "--tls-ca=%s/ca.pem", d);
+		hr_arg(av, "--tls-cert=%s/%s.pem", d, role);
+		hr_arg(av, "--tls-key=%s/%s.key", d, role);
 	}
 }
 
@@ -530,7 +539,7 @@ static int hr_start_agents(struct hr_run *r)
 		hr_arg(&av, "--ports=%ld", m);
 		hr_arg(&av, "--server-model=%s", p->server_model);
 		hr_arg(&av, "--server-threads=%ld", p->server_threads);
-		hr_rc_args(r, &av, &t->srv);
+		hr_rc_args(r, &av, &t->srv, true);
 		if (hr_spawn(r, i, t->srv.ns, &av, pt->clients / S + 1024)) {
 			r->nag = i + (r->ag[i].pid > 0);
 			return -1;
@@ -562,7 +571,7 @@ static int hr_start_agents(struct hr_run *r)
 		hr_arg(&av, "--workers=%ld", p->workers);
 		if (t->kind != NN_LOOP)
 			hr_arg(&av, "--bind=%s", h->addr);
-		hr_rc_args(r, &av, h);
+		hr_rc_args(r, &av, h, false);
 		if (a->n + 1024 > pt->per_agent_nofile)
 			pt->per_agent_nofile = a->n + 1024;
 		if (hr_spawn(r, i, h->ns, &av, a->n + 1024)) {

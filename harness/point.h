@@ -87,6 +87,7 @@ struct hr_ctx {
 	volatile bool aborted;
 	bool tty;           /* progress line on stderr */
 	struct hs_sampler *sampler;
+	char tls_dir[64];   /* throwaway PKI of this run (oob-tls without --tls-*), or "" */
 };
 
 /* Runs one point; fills pt (caller frees with hr_point_free). 0, or -1 if aborted. */

@@ -117,6 +117,16 @@ enum tap_res hr_point_tap(struct hr_ctx *c, const struct hr_point *pt, const cha
 		hp_res_diag(t, "base", &pt->res_base);
 		hp_res_diag(t, "peak", &pt->res_peak);
 		hp_res_diag(t, "after", &pt->res_after);
+		/* what the server's device holds at peak, above its baseline: per client
+		 * this is the resource model (the seed's: 1 QP, 2 CQs, 2 MRs) */
+		tap_diag(t, "srv_dev_delta qp=%lld cq=%lld mr=%lld pd=%lld ctx=%lld srq=%lld cm_id=%lld",
+			 (long long)(pt->res_peak.srv[2] - pt->res_base.srv[2]),
+			 (long long)(pt->res_peak.srv[1] - pt->res_base.srv[1]),
+			 (long long)(pt->res_peak.srv[4] - pt->res_base.srv[4]),
+			 (long long)(pt->res_peak.srv[0] - pt->res_base.srv[0]),
+			 (long long)(pt->res_peak.srv[5] - pt->res_base.srv[5]),
+			 (long long)(pt->res_peak.srv[6] - pt->res_base.srv[6]),
+			 (long long)(pt->res_peak.srv[3] - pt->res_base.srv[3]));
 		tap_result(t, pt->leak || pt->proto_errors ? TAP_FAIL : TAP_PASS, NULL,
 			   "RDMA resources back to baseline%s%s", pt->leak ? ": " : "", pt->leak_what);
 	} else if (pt->proto_errors) {
