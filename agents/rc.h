@@ -7,8 +7,8 @@
  * send MR and a recv MR (two halves of one buffer). --cq shared puts the QPs
  * on a pool of CQs, each sized from the device's max_cqe and serving
  * max_cqe / RC_QP_CQE QPs; a full pool gets another CQ. --srq gives the agent
- * one SRQ whose receive buffers come from chunks of RC_SRQ_CHUNK slots, one MR
- * each; the QPs then have no recv MR of their own (with --op write the peer
+ * one SRQ whose receive buffers come from chunks of up to RC_SRQ_CHUNK slots
+ * (and RC_SRQ_CHUNK_BYTES), one MR each; the QPs then have no recv MR of their own (with --op write the peer
  * writes into the connection's recv MR, so that one stays and the SRQ's
  * receives carry no buffer).
  *
@@ -43,6 +43,7 @@ int rc_client_run(const struct ag_opts *o);
 #define RC_RQ 2
 #define RC_QP_CQE (RC_SQ + RC_RQ)
 #define RC_SRQ_CHUNK 256
+#define RC_SRQ_CHUNK_BYTES (1u << 20)
 #define RC_SRQ_INIT 1024
 #define RC_ACK_BATCH 256
 
@@ -89,6 +90,7 @@ struct rc_dev {
 	/* --srq */
 	struct ibv_srq *srq;
 	uint32_t srq_max, srq_posted, srq_slots;
+	uint32_t chunk;		/* slots per chunk */
 	struct rc_srqbuf *chunks;
 	uint32_t nchunks;
 	uint32_t *srq_free;	/* slots not posted */

@@ -195,19 +195,20 @@ static int rcc_records(struct rcc *x, uint32_t si)
 			break;
 		if (!e)
 			e = oob_parse(ss->in + off, OOB_REC_LEN, types, &r);
-		if (e)
-			why = oob_strerror(e);
-		else if (rcc_answer(x, si, &r, &why))
-			e = OOB_EQPN;	/* any: why says it */
 		if (e) {
-			rcc_sess_fail(x, si, "SSL_read", EPROTO, why);
-			return -1;
+			why = oob_strerror(e);
+			goto hostile;
 		}
+		if (rcc_answer(x, si, &r, &why))
+			goto hostile;
 		off += OOB_REC_LEN;
 	}
 	memmove(ss->in, ss->in + off, ss->ilen - off);
 	ss->ilen -= off;
 	return 0;
+hostile:
+	rcc_sess_fail(x, si, "SSL_read", EPROTO, why);
+	return -1;
 }
 
 static void rcc_sess_run(struct rcc *x, uint32_t si)

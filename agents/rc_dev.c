@@ -159,6 +159,12 @@ static int rc_srq_open(struct rc_dev *d)
 		return -1;
 	}
 	d->srq_max = sa.attr.max_wr;
+	/* big messages make small chunks: a chunk is pinned memory */
+	d->chunk = RC_SRQ_CHUNK_BYTES / d->size;
+	if (d->chunk > RC_SRQ_CHUNK)
+		d->chunk = RC_SRQ_CHUNK;
+	if (!d->chunk)
+		d->chunk = 1;
 	return 0;
 }
 
@@ -265,7 +271,7 @@ void rc_dev_close(struct rc_dev *d)
 
 uint8_t *rc_srq_buf(struct rc_dev *d, uint32_t slot)
 {
-	return d->chunks[slot / RC_SRQ_CHUNK].buf + (size_t)(slot % RC_SRQ_CHUNK) * d->size;
+	return d->chunks[slot / d->chunk].buf + (size_t)(slot % d->chunk) * d->size;
 }
 
 /* A new chunk of slots: buffers and their MR, unless the peer writes (no buffers). */
@@ -278,17 +284,17 @@ static int rc_srq_chunk(struct rc_dev *d, struct rc_fail *f)
 	if (!c)
 		goto nomem;
 	d->chunks = c;
-	fr = realloc(d->srq_free, (d->srq_slots + RC_SRQ_CHUNK) * sizeof(*fr));
+	fr = realloc(d->srq_free, (d->srq_slots + d->chunk) * sizeof(*fr));
 	if (!fr)
 		goto nomem;
 	d->srq_free = fr;
 	c = &d->chunks[d->nchunks];
 	memset(c, 0, sizeof(*c));
 	if (!d->write) {
-		c->buf = aligned_alloc(64, ((size_t)RC_SRQ_CHUNK * d->size + 63) & ~(size_t)63);
+		c->buf = aligned_alloc(64, ((size_t)d->chunk * d->size + 63) & ~(size_t)63);
 		if (!c->buf)
 			goto nomem;
-		c->mr = ibv_reg_mr(d->pd, c->buf, (size_t)RC_SRQ_CHUNK * d->size,
+		c->mr = ibv_reg_mr(d->pd, c->buf, (size_t)d->chunk * d->size,
 				   IBV_ACCESS_LOCAL_WRITE);
 		if (!c->mr) {
 			f->call = "ibv_reg_mr";
@@ -297,9 +303,9 @@ static int rc_srq_chunk(struct rc_dev *d, struct rc_fail *f)
 			return -1;
 		}
 	}
-	for (i = 0; i < RC_SRQ_CHUNK; i++)
-		d->srq_free[d->nfree++] = d->srq_slots + RC_SRQ_CHUNK - 1 - i;
-	d->srq_slots += RC_SRQ_CHUNK;
+	for (i = 0; i < d->chunk; i++)
+		d->srq_free[d->nfree++] = d->srq_slots + d->chunk - 1 - i;
+	d->srq_slots += d->chunk;
 	d->nchunks++;
 	return 0;
 nomem:
@@ -310,7 +316,7 @@ nomem:
 
 static int rc_srq_post(struct rc_dev *d, uint32_t slot, struct rc_fail *f)
 {
-	struct rc_srqbuf *c = &d->chunks[slot / RC_SRQ_CHUNK];
+	struct rc_srqbuf *c = &d->chunks[slot / d->chunk];
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)(c->buf ? rc_srq_buf(d, slot) : NULL),
 		.length = d->size,

@@ -270,7 +270,8 @@ static int rs_loop(struct rs_srv *s)
 			rs_ctl(s);
 		if (s->stop)
 			break;
-		n = epoll_wait(s->ep, ev, RS_EVENTS, s->ctl.pollable ? -1 : 100);
+		n = epoll_wait(s->ep, ev, RS_EVENTS,
+			       s->nready ? 0 : s->ctl.pollable ? -1 : 100);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -303,6 +304,10 @@ static int rs_loop(struct rs_srv *s)
 				rs_cm_event(s);
 				break;
 			}
+			rs_reap(s);
+		}
+		if (!s->stop && s->nready) {
+			rs_oob_ready(s);
 			rs_reap(s);
 		}
 	}

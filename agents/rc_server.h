@@ -32,6 +32,8 @@ enum { RS_T_CTL = 1, RS_T_CHAN, RS_T_TICK, RS_T_LISTEN, RS_T_SESS, RS_T_CM };
 #define RS_PEER_MAX 24
 /* a client that does not read its replies stops being read (bytes queued) */
 #define RS_OUT_HIGH (64 * 1024)
+/* records one session may have served per turn: the others, the CQs and stdin wait */
+#define RS_REC_BUDGET 32
 
 struct rs_sess;
 
@@ -48,6 +50,7 @@ struct rs_sess {
 	uint32_t slot;
 	uint16_t gen;
 	bool paused;		/* input stopped until the output drains */
+	bool queued;		/* on the ready list: budget spent, input may be left */
 	uint32_t events;	/* epoll interest now */
 	uint64_t deadline;	/* ns; 0 while the session is idle between records */
 	uint32_t ilen;
@@ -81,6 +84,8 @@ struct rs_srv {
 	uint32_t nsfree;
 	uint16_t *sgens;
 	uint32_t live_sess;
+	uint64_t *ready;	/* (gen << 32 | slot) of sessions to run again */
+	uint32_t nready, ready_cap;
 	/* rdmacm */
 	struct rdma_event_channel *cmch;
 	struct rdma_cm_id **listen;
@@ -108,6 +113,8 @@ int rs_oob_open(struct rs_srv *s);
 void rs_oob_listen_event(struct rs_srv *s, uint32_t port);
 void rs_oob_sess_event(struct rs_srv *s, uint32_t slot, uint16_t gen, uint32_t events);
 void rs_oob_tick(struct rs_srv *s);
+/* Runs the sessions that spent their budget last turn. */
+void rs_oob_ready(struct rs_srv *s);
 void rs_oob_close(struct rs_srv *s);
 /* the session of x lost x (it died): unlink */
 void rs_oob_unlink(struct rs_ep *x);

@@ -306,14 +306,15 @@ rej:
 	return tls_io_queue(&ss->io, buf, sizeof(buf));
 }
 
-/* Complete records in the input; -1 when the session was dropped. */
-static int rs_records(struct rs_srv *s, struct rs_sess *ss, bool *progress)
+/* Complete records in the input, within budget; -1 when the session was dropped. */
+static int rs_records(struct rs_srv *s, struct rs_sess *ss, bool *progress,
+		      unsigned *budget)
 {
 	struct oob_rec req;
 	enum oob_err e;
 	uint32_t off = 0;
 
-	while (!ss->paused) {
+	while (!ss->paused && *budget) {
 		e = oob_head(ss->in + off, ss->ilen - off, OOB_T(OOB_REQ));
 		if (e == OOB_ESHORT)
 			break;
@@ -331,6 +332,7 @@ static int rs_records(struct rs_srv *s, struct rs_sess *ss, bool *progress)
 		}
 		off += OOB_REC_LEN;
 		*progress = true;
+		(*budget)--;
 		if (tls_io_pending(&ss->io) > RS_OUT_HIGH)
 			ss->paused = true;
 	}
@@ -349,7 +351,8 @@ static void rs_sess_update(struct rs_srv *s, struct rs_sess *ss, bool progress)
 		ss->deadline = 0;
 	else if (progress || !ss->deadline)
 		ss->deadline = ag_now_ns() + (uint64_t)s->o->timeout_s * 1000000000ull;
-	ev.events = ss->paused ? (ss->io.want_write ? EPOLLOUT : 0) : tls_io_events(&ss->io);
+	/* paused, any wakeup that lets the output move will do */
+	ev.events = ss->paused ? EPOLLOUT : tls_io_events(&ss->io);
 	if (ev.events == ss->events)
 		return;
 	if (epoll_ctl(s->ep, EPOLL_CTL_MOD, ss->io.fd, &ev)) {
@@ -359,8 +362,29 @@ static void rs_sess_update(struct rs_srv *s, struct rs_sess *ss, bool progress)
 	ss->events = ev.events;
 }
 
+static void rs_sess_queue(struct rs_srv *s, struct rs_sess *ss)
+{
+	uint64_t *v;
+
+	if (ss->queued)
+		return;
+	if (s->nready == s->ready_cap) {
+		v = realloc(s->ready, (s->ready_cap ? s->ready_cap * 2 : 64) * sizeof(*v));
+		if (!v) {
+			/* the session's socket still wakes us when more bytes come */
+			ag_warn("malloc ready list: %s", strerror(ENOMEM));
+			return;
+		}
+		s->ready = v;
+		s->ready_cap = s->ready_cap ? s->ready_cap * 2 : 64;
+	}
+	s->ready[s->nready++] = (uint64_t)ss->gen << 32 | ss->slot;
+	ss->queued = true;
+}
+
 static void rs_sess_run(struct rs_srv *s, struct rs_sess *ss)
 {
+	unsigned budget = RS_REC_BUDGET;
 	bool progress = false;
 	ssize_t n;
 	int r;
@@ -390,10 +414,20 @@ static void rs_sess_run(struct rs_srv *s, struct rs_sess *ss)
 		if (ss->paused)
 			break;
 		/* records left over from a pause first: SSL may hold no more for epoll */
-		if (rs_records(s, ss, &progress))
+		if (rs_records(s, ss, &progress, &budget))
 			return;
 		if (ss->paused)
 			continue;
+		if (!budget) {
+			/* fair turns; what SSL already decrypted wakes no epoll: remember */
+			rs_sess_queue(s, ss);
+			r = tls_io_flush(&ss->io);
+			if (r == TLS_ERR) {
+				rs_sess_close(s, ss, ss->io.why);
+				return;
+			}
+			break;
+		}
 		n = tls_io_read(&ss->io, ss->in + ss->ilen, sizeof(ss->in) - ss->ilen);
 		if (n > 0) {
 			ss->ilen += (uint32_t)n;
@@ -429,6 +463,25 @@ void rs_oob_sess_event(struct rs_srv *s, uint32_t slot, uint16_t gen, uint32_t e
 	rs_sess_run(s, ss);
 }
 
+void rs_oob_ready(struct rs_srv *s)
+{
+	uint32_t i, n = s->nready, slot;
+	struct rs_sess *ss;
+	uint16_t gen;
+
+	/* runs may queue again: they go behind, for the next turn */
+	for (i = 0; i < n; i++) {
+		slot = (uint32_t)s->ready[i];
+		gen = (uint16_t)(s->ready[i] >> 32);
+		if (slot >= s->nsess || !(ss = s->sess[slot]) || ss->gen != gen)
+			continue;
+		ss->queued = false;
+		rs_sess_run(s, ss);
+	}
+	memmove(s->ready, s->ready + n, (s->nready - n) * sizeof(*s->ready));
+	s->nready -= n;
+}
+
 void rs_oob_tick(struct rs_srv *s)
 {
 	uint64_t now = ag_now_ns();
@@ -460,6 +513,7 @@ void rs_oob_close(struct rs_srv *s)
 	free(s->sess);
 	free(s->sfree);
 	free(s->sgens);
+	free(s->ready);
 	SSL_CTX_free(s->ssl);
 	s->lfd = NULL;
 	s->sess = NULL;
