@@ -33,6 +33,8 @@
 #define HR_CONNS_PER_PORT 20000 /* below the ~28k default ephemeral ports per destination */
 #define HR_CONNS_PER_AGENT 20000
 #define HR_TICK_MS 20           /* 50 Hz sampler */
+#define HR_MAPS_PER_CONN 4      /* rc per-conn model: QP (SQ + RQ) + 2 CQ rings */
+#define HR_MAPS_SLACK 4096      /* libraries, stacks, buffers of the process itself */
 #define HR_EV_SIG UINT32_MAX
 #define HR_EV_TICK (UINT32_MAX - 1)
 
@@ -637,6 +639,31 @@ static void hr_layout(struct hr_run *r, long clients)
 	}
 	/* one server process can hold only what its fd limit allows */
 	r->nsrv = clients + 1024 > cap ? (clients + per_proc - 1) / per_proc : 1;
+	if (!strcmp(p->transport, "rc")) {
+		char v[32];
+		long mmc = nn_sysctl_get("", "vm.max_map_count", v, sizeof(v)) ? 65530 : atol(v);
+		long per_rc = (mmc - HR_MAPS_SLACK) / HR_MAPS_PER_CONN;
+
+		/*
+		 * Every QP maps its SQ and RQ and every CQ its ring: one process runs
+		 * out of vm.max_map_count long before the device runs out of QPs.
+		 * Spread both sides over processes unless --agents says otherwise.
+		 */
+		if (per_rc < 1)
+			per_rc = 1;
+		if (clients > per_rc) {
+			long n = (clients + per_rc - 1) / per_rc;
+
+			if (n > r->nsrv)
+				r->nsrv = n;
+			if (!p->agents && n > pt->agents)
+				pt->agents = n;
+			snprintf(pt->capped, sizeof(pt->capped),
+				 "vm.max_map_count %ld (about %d maps per connection): server over %ld "
+				 "processes, clients over %ld agents", mmc, HR_MAPS_PER_CONN, r->nsrv,
+				 pt->agents);
+		}
+	}
 	pt->servers = r->nsrv;
 	per_host = (clients + hosts - 1) / hosts;
 	ports_auto = (per_host + HR_CONNS_PER_PORT - 1) / HR_CONNS_PER_PORT;
@@ -645,7 +672,7 @@ static void hr_layout(struct hr_run *r, long clients)
 	pt->ports = (pt->ports + r->nsrv - 1) / r->nsrv * r->nsrv;
 	if (pt->ports > 64 * r->nsrv)
 		pt->ports = 64 * r->nsrv;
-	if (r->nsrv > 1)
+	if (r->nsrv > 1 && !pt->capped[0])
 		snprintf(pt->capped, sizeof(pt->capped),
 			 "RLIMIT_NOFILE hard limit %ld%s: server split over %ld processes", cap,
 			 raisable ? "" : " (no CAP_SYS_RESOURCE to raise it)", r->nsrv);
