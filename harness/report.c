@@ -36,17 +36,7 @@ struct rp_set {
 	int n;
 };
 
-static long rp_int(json_t *o, const char *path)
-{
-	char buf[128], *save = NULL;
-	json_t *v = o;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *k = strtok_r(buf, ".", &save); k && v; k = strtok_r(NULL, ".", &save))
-		v = json_object_get(v, k);
-	return v && json_is_number(v) ? (long)json_number_value(v) : 0;
-}
-
+/* The number at a dotted path ("traffic.lat_us.p50"), 0 when absent. */
 static double rp_num(json_t *o, const char *path)
 {
 	char buf[128], *save = NULL;
@@ -56,6 +46,11 @@ static double rp_num(json_t *o, const char *path)
 	for (char *k = strtok_r(buf, ".", &save); k && v; k = strtok_r(NULL, ".", &save))
 		v = json_object_get(v, k);
 	return v && json_is_number(v) ? json_number_value(v) : 0;
+}
+
+static long rp_int(json_t *o, const char *path)
+{
+	return (long)rp_num(o, path);
 }
 
 static int rp_load(const char *path, struct rp_set *s)
