@@ -16,6 +16,18 @@ static void hp_res_diag(struct tap *t, const char *what, const struct hs_res *r)
 	tap_diag(t, "%s", line + 1);
 }
 
+static void hp_delta_diag(struct tap *t, const char *what, const uint64_t *peak,
+			  const uint64_t *base)
+{
+	char line[256];
+	size_t l = 0;
+
+	for (int i = 0; i < HS_NRES; i++)
+		l += (size_t)snprintf(line + l, sizeof(line) - l, " %s=%lld", hs_res_name(i),
+				      (long long)(peak[i] - base[i]));
+	tap_diag(t, "%s%s", what, line);
+}
+
 /*
  * Storm figures: how fast N simultaneous clients got connected, and whether the
  * first message afterwards was fair - connections starved behind a long
@@ -117,16 +129,11 @@ enum tap_res hr_point_tap(struct hr_ctx *c, const struct hr_point *pt, const cha
 		hp_res_diag(t, "base", &pt->res_base);
 		hp_res_diag(t, "peak", &pt->res_peak);
 		hp_res_diag(t, "after", &pt->res_after);
-		/* what the server's device holds at peak, above its baseline: per client
-		 * this is the resource model (the seed's: 1 QP, 2 CQs, 2 MRs) */
-		tap_diag(t, "srv_dev_delta qp=%lld cq=%lld mr=%lld pd=%lld ctx=%lld srq=%lld cm_id=%lld",
-			 (long long)(pt->res_peak.srv[2] - pt->res_base.srv[2]),
-			 (long long)(pt->res_peak.srv[1] - pt->res_base.srv[1]),
-			 (long long)(pt->res_peak.srv[4] - pt->res_base.srv[4]),
-			 (long long)(pt->res_peak.srv[0] - pt->res_base.srv[0]),
-			 (long long)(pt->res_peak.srv[5] - pt->res_base.srv[5]),
-			 (long long)(pt->res_peak.srv[6] - pt->res_base.srv[6]),
-			 (long long)(pt->res_peak.srv[3] - pt->res_base.srv[3]));
+		/* what each side's devices hold at peak above their baseline: per client
+		 * this is the resource model (the seed's: 1 QP, 2 CQs, 2 MRs), and ctx
+		 * counts the processes that opened the device */
+		hp_delta_diag(t, "srv_dev_delta", pt->res_peak.srv, pt->res_base.srv);
+		hp_delta_diag(t, "cli_dev_delta", pt->res_peak.cli, pt->res_base.cli);
 		tap_result(t, pt->leak || pt->proto_errors ? TAP_FAIL : TAP_PASS, NULL,
 			   "RDMA resources back to baseline%s%s", pt->leak ? ": " : "", pt->leak_what);
 	} else if (pt->proto_errors) {
