@@ -93,8 +93,6 @@ void hp_usage(FILE *f)
 static void hp_cmd_help(FILE *f, enum hp_cmd c)
 {
 	fprintf(f, "usage: %s\n", hp_usages[c]);
-	if (c == HP_REPORT || c == HP_DOWN)
-		return;
 	fprintf(f, "options:\n");
 	for (size_t i = 0; i < HP_NOPTS; i++) {
 		if (!(hp_opts[i].cmds & B(c)))
