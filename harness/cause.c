@@ -103,8 +103,8 @@ void hr_explain(const struct hr_ctx *c, const char *call, int err, const char *e
 		return;
 	}
 	if (!strcmp(errname, "timeout") || err == ETIMEDOUT) {
-		snprintf(out, len, "%s %s x%ld: not done within --timeout %lds", call, errname, n,
-			 c->plan->timeout_s);
+		snprintf(out, len, "%s %s x%ld: not done within the phase deadline (--timeout)",
+			 call, errname, n);
 		return;
 	}
 	if (!strcmp(call, "agent")) {

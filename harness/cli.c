@@ -207,7 +207,7 @@ static int hp_apply(struct hp_plan *p, int id, const char *v)
 	case O_THINK: return hp_long(v, 0, 600000, &p->think_ms);
 	case O_STAGGER: return hp_long(v, 0, 600000, &p->stagger_ms);
 	case O_WORKERS: return hp_long(v, 0, 10000000, &p->workers);
-	case O_TIMEOUT: return hp_long(v, 1, 86400, &p->timeout_s);
+	case O_TIMEOUT: p->timeout_set = true; return hp_long(v, 1, 86400, &p->timeout_s);
 	case O_PORTS: return hp_long(v, 1, 64, &p->ports);
 	case O_MAX: return hp_long(v, 1, 10000000, &p->max);
 	case O_START: return hp_long(v, 1, 10000000, &p->start);

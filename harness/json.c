@@ -121,6 +121,7 @@ json_t *hj_point(const struct hr_point *pt, const char *verdict)
 	json_object_set_new(o, "lat_over_10x_p50", json_integer((json_int_t)pt->lat_slow));
 	json_object_set_new(o, "cause", json_string(pt->cause));
 	json_object_set_new(o, "capped", json_string(pt->capped));
+	json_object_set_new(o, "timeout_s", json_integer(pt->timeout_s));
 	json_object_set_new(o, "ok", json_boolean(pt->ok));
 	json_object_set_new(o, "why", json_string(pt->why));
 	json_object_set_new(o, "verdict", json_string(verdict));

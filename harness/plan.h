@@ -35,7 +35,7 @@ struct hp_plan {
 	int npoints;
 	long agents;            /* 0 = automatic */
 	long msgs, size, think_ms, stagger_ms, workers, timeout_s;
-	bool msgs_set;
+	bool msgs_set, timeout_set;
 	long server_threads;
 	long ports;             /* 0 = automatic */
 	char topo_spec[24];

@@ -468,7 +468,7 @@ static void hr_common_args(struct hr_run *r, struct hr_argv *a, const char *role
 	hr_arg(a, "--transport=%s", p->transport);
 	hr_arg(a, "--addr=%s", r->c->topo->srv.addr);
 	hr_arg(a, "--size=%ld", p->size);
-	hr_arg(a, "--timeout=%ld", p->timeout_s);
+	hr_arg(a, "--timeout=%ld", r->pt->timeout_s);
 }
 
 static void hr_rc_args(struct hr_run *r, struct hr_argv *av, const struct nn_host *h,
@@ -625,6 +625,12 @@ static void hr_layout(struct hr_run *r, long clients)
 	bool raisable;
 
 	pt->clients = clients;
+	/*
+	 * Without --timeout, a phase may take 60 s plus 10 ms per client: setting up
+	 * 20,000 rc connections is minutes of work under emulation, and a deadline
+	 * that does not grow with N would make every big point fail by "timeout".
+	 */
+	pt->timeout_s = p->timeout_set ? p->timeout_s : p->timeout_s + clients / 100;
 	cap = hr_nofile_cap(&raisable);
 	pt->nofile_got = cap;
 	/* 1024 fds of slack for the process itself (pipes, epoll, listeners, TLS files) */
@@ -825,14 +831,18 @@ static void hr_verdict(struct hr_run *r)
 		int best = 0;
 
 		/*
-		 * The first failure's cause names the limit, unless the server reported
-		 * why it dropped peers: a client only sees the EOF of that.
+		 * The first failure's cause names the limit. When what a client saw is
+		 * only the effect of the server closing on it (EOF, reset), the server's
+		 * own reason for dropping peers is the cause.
 		 */
+		const char *e = pt->fails[0].errname;
+		bool effect = !strcmp(e, "eof") || !strcmp(e, "ECONNRESET") || !strcmp(e, "EPIPE");
+
 		for (int i = 0; i < pt->ncauses; i++)
 			if (!strcmp(pt->causes[i].call, pt->fails[0].call) &&
-			    !strcmp(pt->causes[i].errname, pt->fails[0].errname))
+			    !strcmp(pt->causes[i].errname, e))
 				best = i;
-		for (int i = pt->ncauses - 1; i >= 0; i--)
+		for (int i = pt->ncauses - 1; effect && i >= 0; i--)
 			if (!strcmp(pt->causes[i].call, "server"))
 				best = i;
 		hr_explain(r->c, pt->causes[best].call, pt->causes[best].err, pt->causes[best].errname,
@@ -956,7 +966,7 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 	for (long i = r.nsrv; i < r.nag; i++)
 		ha_send(&r.ag[i], "go");
 	rc = hr_loop(&r, hr_all_connected,
-		     r.t_go + (double)c->plan->timeout_s +
+		     r.t_go + (double)pt->timeout_s +
 			     (double)c->plan->stagger_ms * (double)(clients / pt->agents + 1) / 1000.0 + 5);
 	pt->t_connect_s = hr_now() - r.t_go;
 	hr_progress(&r, true);
@@ -989,7 +999,7 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 			}
 		}
 		rc = waiting ? hr_loop(&r, hr_all_results,
-				       t0 + (double)c->plan->timeout_s +
+				       t0 + (double)pt->timeout_s +
 					       (double)(c->plan->think_ms * c->plan->msgs) / 1000.0)
 			     : 0;
 		pt->t_traffic_s = hr_now() - t0;

@@ -38,6 +38,7 @@ struct hr_cause {
 
 struct hr_point {
 	long clients, agents, ports, servers;
+	long timeout_s;                    /* deadline per phase used for this point */
 	long per_agent_nofile, nofile_got; /* what agents needed / what the limit allowed */
 	char capped[160];                  /* which limit capped the run, "" if none */
 

@@ -68,6 +68,7 @@ enum tap_res hr_point_tap(struct hr_ctx *c, const struct hr_point *pt, const cha
 		 pt->clients, pt->agents, pt->servers, pt->ports, p->transport,
 		 strcmp(p->transport, "rc") ? "" : " cm=", strcmp(p->transport, "rc") ? "" : p->cm,
 		 p->topo_spec, p->server_model, p->msgs, p->size, p->workers);
+	tap_kv(t, "timeout_s", "%ld", pt->timeout_s);
 	if (pt->capped[0])
 		tap_kv(t, "capped", "%s", pt->capped);
 	tap_result(t, pt->started ? TAP_PASS : TAP_FAIL, NULL, "server and %ld client agents started%s%s",
