@@ -710,8 +710,13 @@ static void hr_peak(struct hr_run *r)
 	 * may still be accepting. Measure it once it holds every connection (one fd
 	 * each beyond its baseline), or after 5 s with what it has.
 	 */
+	bool threads = !strcmp(r->c->plan->server_model, "thread");
+
 	hr_srv_read(r);
-	while (pt->srv_fds < r->srv_fds_base + pt->connected && hr_now() < end && !r->srv_exited) {
+	/* the thread model starts its client's thread just after accept */
+	while ((pt->srv_fds < r->srv_fds_base + pt->connected ||
+		(threads && pt->srv_threads < pt->connected)) &&
+	       hr_now() < end && !r->srv_exited) {
 		usleep(20000);
 		hr_srv_read(r);
 	}
