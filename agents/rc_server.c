@@ -52,6 +52,8 @@ static int rs_grow(struct rs_srv *s)
 	eps = realloc(s->eps, cap * sizeof(*eps));
 	if (!eps)
 		return -1;
+	/* slots below neps are an endpoint or NULL: the free list and fini rely on it */
+	memset(eps + s->eps_cap, 0, (cap - s->eps_cap) * sizeof(*eps));
 	s->eps = eps;
 	fr = realloc(s->free, cap * sizeof(*fr));
 	if (!fr)
@@ -80,6 +82,7 @@ struct rs_ep *rs_ep_new(struct rs_srv *s, bool write, struct rdma_cm_id *cm,
 	slot = s->nfree ? s->free[--s->nfree] : s->neps++;
 	x->e.gen = ++s->gens[slot];
 	if (rc_ep_create(&s->dev, &x->e, slot, write, cm, f)) {
+		s->eps[slot] = NULL;
 		s->free[s->nfree++] = slot;
 		free(x);
 		return NULL;

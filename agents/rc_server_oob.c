@@ -120,6 +120,7 @@ static int rs_sess_grow(struct rs_srv *s)
 	v = realloc(s->sess, cap * sizeof(*v));
 	if (!v)
 		return -1;
+	memset(v + s->sess_cap, 0, (cap - s->sess_cap) * sizeof(*v));
 	s->sess = v;
 	fr = realloc(s->sfree, cap * sizeof(*fr));
 	if (!fr)

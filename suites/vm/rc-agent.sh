@@ -27,6 +27,7 @@ RUN=$(printf '%04x' $(($$ & 0xffff)))
 W=
 SNS='' CNS='' SADDR='' CADDR='' SDEV='' CDEV=''
 declare -A AG_FD=() AG_PID=() R=() B=() BC=()
+AG_WRAP=()	# a command the next agents start under (setpriv, prlimit)
 
 log() { echo "rc-agent.sh: $*" >&2; }
 
@@ -46,7 +47,7 @@ ag_start() {
 	mkfifo "$W/$name.in"
 	exec {fd}<>"$W/$name.in"
 	AG_FD[$name]=$fd
-	ip netns exec "$ns" "$RDMACAP_AGENT" "$@" <"$W/$name.in" >"$W/$name.out" \
+	ip netns exec "$ns" "${AG_WRAP[@]}" "$RDMACAP_AGENT" "$@" <"$W/$name.in" >"$W/$name.out" \
 		2>"$W/$name.err" {fd}>&- 3>&- &
 	AG_PID[$name]=$!
 }
@@ -411,6 +412,46 @@ t_hostile() {
 	rdc_bg_kill
 }
 
+# Failures the client must name: nobody listening, and a server that cannot
+# pin memory (RLIMIT_MEMLOCK without CAP_IPC_LOCK) rejecting with its own call.
+t_named() {
+	client nolisten client --clients=5 --timeout=30
+	ag_wait nolisten '^connected ok=0 fail=5' 60 &&
+		[ "$(ag_count nolisten '^conn fail id=[0-9]+ call=connect errno=111 err=ECONNREFUSED$')" = 5 ]
+	t_res $? "oob-tls without a server: every connection fails call=connect err=ECONNREFUSED"
+	ag_stop nolisten >/dev/null || ag_diag nolisten
+
+	client nolisten client --clients=5 --timeout=30 --cm=rdmacm
+	ag_wait nolisten '^connected ok=0 fail=5' 60 &&
+		[ "$(ag_count nolisten '^conn fail id=[0-9]+ call=rdma_connect errno=0 err=REJECTED status=[0-9]+$')" = 5 ]
+	t_res $? "rdmacm without a listener: every connection fails call=rdma_connect err=REJECTED"
+	ag_stop nolisten >/dev/null || ag_diag nolisten
+
+	AG_WRAP=(setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock
+		 prlimit --memlock=65536:65536 --)
+	server srv
+	AG_WRAP=()
+	client cli client --clients=20 --timeout=60
+	if ag_wait cli '^connected ' 60 &&
+	   [ "$(ag_count cli '^conn fail id=[0-9]+ call=ibv_reg_mr errno=12 err=ENOMEM at=server$')" -gt 0 ] &&
+	   [ $(($(ag_count cli '^conn ok ') + $(ag_count cli '^conn fail .* at=server$'))) = 20 ]; then
+		tap_kv connected "$(grep -m1 '^connected' "$W/cli.out" | cut -d' ' -f2-)"
+		tap_ok "a server short of locked memory rejects; the client names its call (ibv_reg_mr ENOMEM at=server)"
+	else
+		ag_diag cli
+		ag_diag srv
+		tap_fail "a server short of locked memory rejects; the client names its call (ibv_reg_mr ENOMEM at=server)"
+	fi
+	ag_stop cli >/dev/null
+	if ag_stop srv &&
+	   grep -Eq '^result role=server accepted=[0-9]+ .* rejected=[1-9]' "$W/srv.out"; then
+		tap_ok "the rejecting server counts its rejects and ends cleanly"
+	else
+		ag_diag srv
+		tap_fail "the rejecting server counts its rejects and ends cleanly"
+	fi
+}
+
 main() {
 	tap_init
 	rdc_need rdc_have_root
@@ -429,7 +470,7 @@ main() {
 		tap_skip_all "rdmacap up --topology pair --rxe failed: $(tail -n1 "$W/up.err")"
 		exit 4
 	fi
-	tap_plan 27
+	tap_plan 31
 	tap_kv topology "server=$SNS/$SADDR/$SDEV client=$CNS/$CADDR/$CDEV"
 	mkpki
 	t_res $? "throwaway PKI: CA, server, client, and a client of another CA"
@@ -445,6 +486,7 @@ main() {
 	t_point "shared CQs, SRQ, RDMA WRITE" 50 "--cq=shared --srq --op=write" \
 		"--cq=shared --srq --op=write" "qp=50 cq=1 srq=1 mr=100 pd=1 ctx=1" "pd=1 ctx=1 srq=1"
 	t_hostile
+	t_named
 }
 
 main
