@@ -122,6 +122,8 @@ json_t *hj_point(const struct hr_point *pt, const char *verdict)
 	json_object_set_new(o, "cause", json_string(pt->cause));
 	json_object_set_new(o, "capped", json_string(pt->capped));
 	json_object_set_new(o, "timeout_s", json_integer(pt->timeout_s));
+	json_object_set_new(o, "srv_maps_max", json_integer(pt->srv_maps_max));
+	json_object_set_new(o, "agents_maps_max", json_integer(pt->cli_maps_max));
 	json_object_set_new(o, "ok", json_boolean(pt->ok));
 	json_object_set_new(o, "why", json_string(pt->why));
 	json_object_set_new(o, "verdict", json_string(verdict));

@@ -33,7 +33,13 @@
 #define HR_CONNS_PER_PORT 20000 /* below the ~28k default ephemeral ports per destination */
 #define HR_CONNS_PER_AGENT 20000
 #define HR_TICK_MS 20           /* 50 Hz sampler */
-#define HR_MAPS_PER_CONN 4      /* rc per-conn model: QP (SQ + RQ) + 2 CQ rings */
+/*
+ * Memory maps per rc connection in one process. Measured, not derived: in the rxe
+ * VM a server process with vm.max_map_count 65530 failed ibv_create_cq with ENOMEM
+ * at its 8,173rd connection (QP SQ and RQ, two CQ rings, and the VMA splits of
+ * registering two buffers).
+ */
+#define HR_MAPS_PER_CONN 8
 #define HR_MAPS_SLACK 4096      /* libraries, stacks, buffers of the process itself */
 #define HR_EV_SIG UINT32_MAX
 #define HR_EV_TICK (UINT32_MAX - 1)
@@ -696,6 +702,8 @@ static void hr_srv_read(struct hr_run *r)
 		pt->srv_rss_peak_kb += p.rss_kb;
 		pt->srv_fds += p.fds;
 		pt->srv_threads += p.threads;
+		if (p.maps > pt->srv_maps_max)
+			pt->srv_maps_max = p.maps;
 	}
 }
 
@@ -730,6 +738,8 @@ static void hr_peak(struct hr_run *r)
 		pt->cli_fds += p.fds;
 		if (p.rss_kb > pt->cli_rss_max_kb)
 			pt->cli_rss_max_kb = p.rss_kb;
+		if (p.maps > pt->cli_maps_max)
+			pt->cli_maps_max = p.maps;
 	}
 	if (r->c->sampler && hs_has_res(r->c->sampler) && !hs_res_read(r->c->sampler, &pt->res_peak))
 		pt->have_res = true;

@@ -58,6 +58,7 @@ struct hr_point {
 	long slab_base_kb, slab_peak_kb;   /* /proc/meminfo Slab: system-wide */
 	double kern_bytes_per_conn;        /* kernel slab growth per connection, both ends */
 	long cli_rss_kb, cli_rss_max_kb, cli_threads, cli_fds;
+	long srv_maps_max, cli_maps_max;   /* most memory maps in one process (vm.max_map_count) */
 	long srv_accepted, srv_drops;
 	long proto_errors;                 /* malformed agent records */
 

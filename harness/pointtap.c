@@ -124,6 +124,7 @@ enum tap_res hr_point_tap(struct hr_ctx *c, const struct hr_point *pt, const cha
 		 "total_threads=%ld total_fds=%ld",
 		 pt->cli_rss_kb, pt->cli_rss_max_kb, pt->cli_threads, pt->cli_fds,
 		 pt->cli_threads + pt->srv_threads, pt->cli_fds + pt->srv_fds);
+	tap_diag(t, "srv_maps_max=%ld agents_maps_max=%ld", pt->srv_maps_max, pt->cli_maps_max);
 	if (pt->proto_errors)
 		tap_kv(t, "proto_errors", "%ld", pt->proto_errors);
 	if (pt->have_res) {

@@ -5,13 +5,31 @@
 
 #include "harness/proc.h"
 
+static long hx_count_lines(pid_t pid, const char *what)
+{
+	char path[64], buf[65536];
+	long n = 0;
+	size_t r;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while ((r = fread(buf, 1, sizeof(buf), f)) > 0)
+		for (size_t i = 0; i < r; i++)
+			n += buf[i] == '\n';
+	fclose(f);
+	return n;
+}
+
 int hx_proc_read(pid_t pid, bool fds, struct hx_proc *p)
 {
 	char path[64], line[256];
 	FILE *f;
 
 	p->rss_kb = p->hwm_kb = p->threads = 0;
-	p->fds = -1;
+	p->fds = p->maps = -1;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
@@ -38,6 +56,7 @@ int hx_proc_read(pid_t pid, bool fds, struct hx_proc *p)
 			if (de->d_name[0] != '.')
 				p->fds++;
 		closedir(d);
+		p->maps = hx_count_lines(pid, "maps");
 	}
 	return 0;
 }

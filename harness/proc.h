@@ -11,6 +11,7 @@ struct hx_proc {
 	long hwm_kb;   /* VmHWM: peak RSS */
 	long threads;
 	long fds;      /* -1 unless asked for (counting 100k fds is not free) */
+	long maps;     /* memory maps (/proc/PID/maps lines), -1 unless fds was asked for */
 };
 
 /* 0, or -1 when the process is gone. */
