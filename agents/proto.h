@@ -15,6 +15,7 @@
  *
  * Server agent (--role server):
  *   -> "hello role=server pid=P ports=K port=FIRST"   listening sockets are up
+ *                                 (rc rdmacm adds "max_backlog=N" when it can read it)
  *   -> "drop peer=ADDR reason=WORD"                   a peer was dropped (hostile or dead)
  *   <- "stop"  (or EOF on stdin)                      close everything, then:
  *   -> "result role=server accepted=A peak=C echoed=M bytes=B dropped=D"
@@ -26,7 +27,10 @@
  *   -> "conn ok id=I us=U"       connection I is established, U us from its first call
  *   -> "conn fail id=I call=C errno=E err=NAME"   C is the failing call (connect,
  *                                 SSL_connect, ibv_create_qp, ...), E the errno (or 0
- *                                 when the cause is not an errno, e.g. err=timeout)
+ *                                 when the cause is not an errno, e.g. err=timeout);
+ *                                 "at=server" when the server's call failed and it
+ *                                 told the client (rc), "status=N" with an rdma_cm
+ *                                 reject's status
  *   -> "connected ok=C fail=F us=U"  every connection of this agent is settled;
  *                                 all C connections stay open from here on
  *   <- "run"                     start the ping-pongs

@@ -44,6 +44,54 @@ static double hl_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * rdma_cm's listen backlog is one global sysctl (init_net only): a connection
+ * storm past it is refused. Raise it for the run when the plan needs more, say
+ * so, and put the old value back at the end (hl_backlog_restore).
+ */
+static char hl_backlog_old[32];
+
+static void hl_backlog(struct hr_ctx *c)
+{
+	const struct hp_plan *p = c->plan;
+	long need = 0, cur;
+	char v[32];
+
+	if (strcmp(p->transport, "rc") || strcmp(p->cm, "rdmacm"))
+		return;
+	if (nn_sysctl_get("", "net.rdma_ucm.max_backlog", v, sizeof(v))) {
+		tap_diag(c->tap, "net.rdma_ucm.max_backlog not readable: rdma_ucm not loaded?");
+		return;
+	}
+	cur = atol(v);
+	for (int i = 0; i < p->npoints; i++)
+		need = p->clients[i] > need ? p->clients[i] : need;
+	if (p->cmd == HP_LIMIT)
+		need = p->max;
+	if (need <= cur) {
+		tap_kv(c->tap, "net.rdma_ucm.max_backlog", "%ld", cur);
+		return;
+	}
+	snprintf(v, sizeof(v), "%ld", need);
+	if (nn_sysctl_set("", "net.rdma_ucm.max_backlog", v)) {
+		tap_diag(c->tap, "net.rdma_ucm.max_backlog=%ld could not be raised to %ld", cur, need);
+		return;
+	}
+	snprintf(hl_backlog_old, sizeof(hl_backlog_old), "%ld", cur);
+	tap_diag(c->tap, "tuned net.rdma_ucm.max_backlog=%ld (was %ld, restored after the run)", need,
+		 cur);
+}
+
+static void hl_backlog_restore(void)
+{
+	if (!hl_backlog_old[0])
+		return;
+	if (nn_sysctl_set("", "net.rdma_ucm.max_backlog", hl_backlog_old))
+		fprintf(stderr, "rdmacap: net.rdma_ucm.max_backlog not restored to %s\n",
+			hl_backlog_old);
+	hl_backlog_old[0] = '\0';
+}
+
 /* Namespaced sysctls that make a topology able to hold what the plan asks for. */
 static void hl_tune(struct hr_ctx *c)
 {
@@ -57,6 +105,7 @@ static void hl_tune(struct hr_ctx *c)
 		{ "net.ipv4.tcp_tw_reuse", "1" },
 	};
 
+	hl_backlog(c);
 	if (t->kind == NN_LOOP)
 		return; /* the caller's own namespace: we change nothing there */
 	for (size_t i = 0; i < 2; i++) {
@@ -336,6 +385,7 @@ int hl_load(struct hr_ctx *c, json_t *doc)
 		json_decref(caps);
 	}
 down:
+	hl_backlog_restore();
 	if (c->tls_dir[0]) {
 		static const char *const f[] = { "ca.pem", "server.pem", "server.key",
 						 "client.pem", "client.key" };
