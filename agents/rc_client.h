@@ -2,9 +2,9 @@
 /*
  * rc_client: the rc client agent, shared by its files.
  *
- * rc_client.c runs the phases of proto.h in one epoll loop (stdin, timers, the
- * completion channel, and the setup machinery of the --cm), and drives the
- * ping-pongs through load.h: a round trip posts its receive first, then the
+ * phase.h runs the phases of proto.h in one epoll loop; rc_client.c gives it
+ * the setups and the rc fds (the completion channel, and the setup machinery
+ * of the --cm), and drives the ping-pongs through load.h: a round trip posts its receive first, then the
  * SEND (or WRITE with immediate); the echo's completion hands the bytes to
  * load_rx(). rc_client_oob.c (TLS sessions) and rc_client_cm.c (rdma_cm)
  * bring connections up and settle them with rcc_up() or rcc_fail().
@@ -18,12 +18,12 @@
 #include "agents/ctl.h"
 #include "agents/load.h"
 #include "agents/oob.h"
+#include "agents/phase.h"
 #include "agents/rc.h"
 #include "agents/tls.h"
 
-enum { RCC_T_CTL = 1, RCC_T_STAGGER, RCC_T_DEADLINE, RCC_T_LOAD, RCC_T_CHAN, RCC_T_SESS,
-       RCC_T_CM };
-#define RCC_TAG(t, v) (((uint64_t)(t) << 32) | (uint32_t)(v))
+/* epoll tags (phase.h's PH_TAG) of the rc client's own fds */
+enum { RCC_T_CHAN = PH_T_USER, RCC_T_SESS, RCC_T_CM };
 
 /* NEW -> SETUP (cm steps, or waiting for the REP) -> UP | FAILED */
 enum rcc_state { RCC_NEW, RCC_SETUP, RCC_UP, RCC_FAILED };
@@ -33,7 +33,6 @@ enum rcc_cm_step { RCC_CM_ADDR, RCC_CM_ROUTE, RCC_CM_CONNECT };
 struct rcc_conn {
 	struct rc_ep e;
 	struct rdma_cm_id *id;	/* rdmacm */
-	uint64_t t0;		/* ns at the connection's first call */
 	uint32_t sess;		/* oob: its session */
 	uint8_t state;
 	uint8_t step;		/* rdmacm */
@@ -53,22 +52,14 @@ struct rcc_sess {
 	int fail_err;
 };
 
-enum rcc_phase { RCP_WAIT_GO, RCP_CONNECT, RCP_WAIT_RUN, RCP_RUN, RCP_HOLD, RCP_STOP };
-
 struct rcc {
 	const struct ag_opts *o;
-	struct ctl ctl;
-	struct load load;
-	bool loaded;
+	struct ph ph;
 	struct rc_dev dev;
 	bool dev_up;
 	struct in_addr local;
 	struct rcc_conn *c;
-	uint32_t n, next, dl_head, settled, nok, nfail;
-	int ep, stag, dl;
-	uint64_t t_go, stag_armed, dl_armed;
-	enum rcc_phase phase;
-	bool run_pending;
+	uint32_t n;
 	/* oob-tls */
 	SSL_CTX *ssl;
 	struct rcc_sess *sess;
@@ -81,7 +72,6 @@ struct rcc {
 void rcc_up(struct rcc *x, uint32_t i);
 void rcc_fail(struct rcc *x, uint32_t i, const char *call, int err, const char *ename,
 	      bool at_server);
-int rcc_watch(struct rcc *x, int fd, uint32_t events, uint64_t tag, const char *what);
 int rcc_dev_open(struct rcc *x, struct rdma_cm_id *cm);
 
 /* rc_client_oob.c */

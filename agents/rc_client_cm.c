@@ -35,7 +35,7 @@ int rcc_cm_init(struct rcc *x)
 		rep_fatal("fcntl", "rdma_cm event channel", errno);
 		return -1;
 	}
-	return rcc_watch(x, x->cmch->fd, EPOLLIN, RCC_TAG(RCC_T_CM, 0), "rdma_cm channel");
+	return ph_watch(&x->ph, x->cmch->fd, EPOLLIN, PH_TAG(RCC_T_CM, 0), "rdma_cm channel");
 }
 
 void rcc_cm_drop(struct rcc *x, uint32_t i)
@@ -191,7 +191,7 @@ void rcc_cm_event(struct rcc *x)
 		if (rdma_get_cm_event(x->cmch, &ev)) {
 			if (errno != EAGAIN && errno != EINTR) {
 				rep_fatal("rdma_get_cm_event", "client", errno);
-				x->phase = RCP_STOP;
+				x->ph.phase = PH_STOP;
 			}
 			return;
 		}
@@ -204,7 +204,7 @@ void rcc_cm_event(struct rcc *x)
 			switch (type) {
 			case RDMA_CM_EVENT_ADDR_RESOLVED:
 				if (rcc_cm_addr(x, i, &kill))
-					x->phase = RCP_STOP;
+					x->ph.phase = PH_STOP;
 				break;
 			case RDMA_CM_EVENT_ROUTE_RESOLVED:
 				rcc_cm_connect(x, i, &kill);
@@ -235,18 +235,18 @@ void rcc_cm_event(struct rcc *x)
 			}
 		} else if (c->state == RCC_UP && type == RDMA_CM_EVENT_DISCONNECTED) {
 			/* the server went away: the rest of this connection's traffic fails */
-			load_fail(&x->load, i, "rdma_cm", 0, "DISCONNECTED");
+			load_fail(&x->ph.load, i, "rdma_cm", 0, "DISCONNECTED");
 		}
 		if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
 			rep_fatal("rdma_get_cm_event", "DEVICE_REMOVAL", ENODEV);
-			x->phase = RCP_STOP;
+			x->ph.phase = PH_STOP;
 		}
 		/* ids are destroyed only once their event is acknowledged */
 		if (rdma_ack_cm_event(ev))
 			ag_warn("rdma_ack_cm_event: %s", strerror(errno));
 		if (kill)
 			rcc_cm_drop(x, i);
-		if (x->phase == RCP_STOP)
+		if (x->ph.phase == PH_STOP)
 			return;
 	}
 }

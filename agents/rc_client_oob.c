@@ -70,12 +70,12 @@ static void rcc_sess_fail(struct rcc *x, uint32_t si, const char *call, int err,
 static void rcc_sess_update(struct rcc *x, uint32_t si)
 {
 	struct rcc_sess *ss = &x->sess[si];
-	struct epoll_event ev = { .data.u64 = RCC_TAG(RCC_T_SESS, si) };
+	struct epoll_event ev = { .data.u64 = PH_TAG(RCC_T_SESS, si) };
 
 	ev.events = ss->connecting ? EPOLLOUT : tls_io_events(&ss->io);
 	if (ev.events == ss->events)
 		return;
-	if (epoll_ctl(x->ep, EPOLL_CTL_MOD, ss->io.fd, &ev)) {
+	if (epoll_ctl(x->ph.ep, EPOLL_CTL_MOD, ss->io.fd, &ev)) {
 		rcc_sess_fail(x, si, "epoll_ctl", errno, NULL);
 		return;
 	}
@@ -92,7 +92,7 @@ static int rcc_sess_open(struct rcc *x, uint32_t si, uint32_t id)
 		.sin_addr = o->addr,
 	};
 	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr = o->bind };
-	struct epoll_event ev = { .events = EPOLLOUT, .data.u64 = RCC_TAG(RCC_T_SESS, si) };
+	struct epoll_event ev = { .events = EPOLLOUT, .data.u64 = PH_TAG(RCC_T_SESS, si) };
 	const char *call;
 	int fd, one = 1;
 
@@ -117,7 +117,7 @@ static int rcc_sess_open(struct rcc *x, uint32_t si, uint32_t id)
 	if (o->has_bind && bind(fd, (struct sockaddr *)&src, sizeof(src)))
 		goto fail;
 	call = "epoll_ctl";
-	if (epoll_ctl(x->ep, EPOLL_CTL_ADD, fd, &ev))
+	if (epoll_ctl(x->ph.ep, EPOLL_CTL_ADD, fd, &ev))
 		goto fail;
 	ss->events = EPOLLOUT;
 	ss->connecting = true;
