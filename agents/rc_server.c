@@ -124,7 +124,7 @@ void rs_ep_free(struct rs_srv *s, struct rs_ep *x)
 void rs_ep_kill(struct rs_srv *s, struct rs_ep *x, const char *reason)
 {
 	struct rs_ep **r;
-	char peer[RS_PEER_MAX];
+	char peer[SK_PEER_MAX];
 
 	if (x->reaping)
 		return;

@@ -23,13 +23,13 @@
 #include "agents/ctl.h"
 #include "agents/oob.h"
 #include "agents/rc.h"
+#include "agents/sock.h"
 #include "agents/tls.h"
 
 enum { RS_T_CTL = 1, RS_T_CHAN, RS_T_TICK, RS_T_LISTEN, RS_T_SESS, RS_T_CM };
 #define RS_TAG(t, gen, v) (((uint64_t)(t) << 56) | ((uint64_t)(uint16_t)(gen) << 32) | \
 			   (uint32_t)(v))
 
-#define RS_PEER_MAX 24
 /* a client that does not read its replies stops being read (bytes queued) */
 #define RS_OUT_HIGH (64 * 1024)
 /* records one session may have served per turn: the others, the CQs and stdin wait */
@@ -56,7 +56,7 @@ struct rs_sess {
 	uint32_t ilen;
 	uint8_t in[OOB_REC_LEN * 16];
 	struct rs_ep *eps;
-	char peer[RS_PEER_MAX];
+	char peer[SK_PEER_MAX];
 };
 
 struct rs_srv {

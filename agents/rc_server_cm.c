@@ -94,7 +94,7 @@ static void rs_cm_peer(struct rdma_cm_id *id, char *buf)
 
 	if (sa->sin_family != AF_INET || !inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip)))
 		strcpy(ip, "?");
-	snprintf(buf, RS_PEER_MAX, "%s:%u", ip, ntohs(rdma_get_dst_port(id)));
+	snprintf(buf, SK_PEER_MAX, "%s:%u", ip, ntohs(rdma_get_dst_port(id)));
 }
 
 static void rs_cm_reject(struct rs_srv *s, struct rdma_cm_id *id, uint32_t cid,
@@ -126,7 +126,7 @@ static void rs_cm_request(struct rs_srv *s, struct rdma_cm_event *ev,
 		.rnr_retry_count = 7,
 	};
 	struct rc_fail f = { "request", EPROTO };
-	char peer[RS_PEER_MAX];
+	char peer[SK_PEER_MAX];
 	uint8_t buf[OOB_CM_LEN];
 	struct oob_cm req, rep = { .type = OOB_REP };
 	enum oob_err e;
@@ -202,7 +202,7 @@ void rs_cm_event(struct rs_srv *s)
 	struct rdma_cm_id *kill;
 	enum rdma_cm_event_type type;
 	struct rs_ep *x, *kill_ep;
-	char peer[RS_PEER_MAX];
+	char peer[SK_PEER_MAX];
 
 	while (!s->stop) {
 		if (rdma_get_cm_event(s->cmch, &ev)) {

@@ -19,54 +19,14 @@
 #include <unistd.h>
 
 #include "agents/ag.h"
+#include "agents/rc_rep.h"
 #include "agents/rc_server.h"
 #include "agents/report.h"
+#include "agents/sock.h"
 
 #define RS_ACCEPT_BURST 64
 /* rejects are logged up to this many; the count is in the result record */
 #define RS_REJ_LOG 8
-
-static void rs_peer(char *buf, const struct sockaddr_in *sa)
-{
-	char ip[INET_ADDRSTRLEN];
-
-	if (!inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip)))
-		strcpy(ip, "0.0.0.0");
-	snprintf(buf, RS_PEER_MAX, "%s:%u", ip, ntohs(sa->sin_port));
-}
-
-static int rs_listen(struct rs_srv *s, uint32_t port)
-{
-	struct sockaddr_in sa = {
-		.sin_family = AF_INET,
-		.sin_port = htons((uint16_t)port),
-		.sin_addr = s->o->addr,
-	};
-	char obj[RS_PEER_MAX];
-	const char *call;
-	int fd, one = 1;
-
-	rs_peer(obj, &sa);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		rep_fatal("socket", obj, errno);
-		return -1;
-	}
-	call = "setsockopt";
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
-		goto err;
-	call = "bind";
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
-		goto err;
-	call = "listen";
-	if (listen(fd, (int)s->o->backlog))
-		goto err;
-	return fd;
-err:
-	rep_fatal(call, obj, errno);
-	close(fd);
-	return -1;
-}
 
 int rs_oob_open(struct rs_srv *s)
 {
@@ -87,7 +47,7 @@ int rs_oob_open(struct rs_srv *s)
 	for (i = 0; i < o->ports; i++)
 		s->lfd[i] = -1;
 	for (i = 0; i < o->ports; i++) {
-		s->lfd[i] = rs_listen(s, o->port + i);
+		s->lfd[i] = sk_listen(o, o->port + i, 1, 0);
 		if (s->lfd[i] < 0 ||
 		    rs_watch(s, s->lfd[i], EPOLLIN, RS_TAG(RS_T_LISTEN, 0, i), "listener"))
 			return -1;
@@ -182,11 +142,11 @@ static void rs_sess_close(struct rs_srv *s, struct rs_sess *ss, const char *reas
 static void rs_accept_one(struct rs_srv *s, int fd, const struct sockaddr_in *sa)
 {
 	struct rs_sess *ss;
-	char peer[RS_PEER_MAX];
+	char peer[SK_PEER_MAX];
 	uint32_t slot;
 	int one = 1;
 
-	rs_peer(peer, sa);
+	sk_peer(peer, sa);
 	if ((!s->nsfree && s->nsess == s->sess_cap && rs_sess_grow(s)) ||
 	    !(ss = calloc(1, sizeof(*ss)))) {
 		close(fd);
@@ -253,35 +213,8 @@ static int rs_req(struct rs_srv *s, struct rs_sess *ss, const struct oob_rec *re
 	if (!x)
 		goto rej;
 	rs_sess_link(ss, x);
-	if (x->e.write) {
-		/* the echo is written into the client's buffer: it must hold a message */
-		if (req->rlen < d->size) {
-			f.call = "request";
-			f.err = EMSGSIZE;
-			goto rej_ep;
-		}
-		x->e.rkey = req->rkey;
-		x->e.raddr = req->addr;
-		x->e.rlen = req->rlen;
-	}
-	if (rc_psn(&x->e.psn)) {
-		f.call = "RAND_bytes";
-		f.err = EIO;
+	if (rc_rep_accept(d, &x->e, req, &rep, &f))
 		goto rej_ep;
-	}
-	if (rc_ep_init(d, &x->e, &f) || rc_post_recv(d, &x->e, &f) ||
-	    rc_ep_connect(d, &x->e, req->qpn, req->psn, req->gid, (enum ibv_mtu)req->mtu, &f))
-		goto rej_ep;
-	rep.qpn = x->e.qp->qp_num;
-	rep.psn = x->e.psn;
-	memcpy(rep.gid, d->gid.raw, 16);
-	rep.mtu = (uint8_t)d->mtu;
-	rep.gidx = d->gidx;
-	if (x->e.write) {
-		rep.rkey = x->e.rmr->rkey;
-		rep.addr = (uintptr_t)rc_rbuf(d, &x->e);
-		rep.rlen = d->size;
-	}
 	if (oob_encode(&rep, buf)) {
 		f.call = "request";
 		f.err = EPROTO;
@@ -295,13 +228,7 @@ rej_ep:
 rej:
 	if (s->rejected++ < RS_REJ_LOG)
 		ag_warn("id %u from %s: %s: %s", req->id, ss->peer, f.call, strerror(f.err));
-	memset(&rep, 0, sizeof(rep));
-	rep.type = OOB_REJ;
-	rep.id = req->id;
-	rep.status = (uint32_t)f.err;
-	rep.call = (uint8_t)oob_call_code(f.call);
-	if (!rep.call)
-		rep.call = OOB_CALL_REQUEST;
+	rc_rep_reject(&rep, req->id, &f);
 	if (oob_encode(&rep, buf))
 		return -1;
 	return tls_io_queue(&ss->io, buf, sizeof(buf));

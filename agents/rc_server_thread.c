@@ -28,13 +28,14 @@
 #include "agents/ctl.h"
 #include "agents/oob.h"
 #include "agents/rc.h"
+#include "agents/rc_rep.h"
 #include "agents/report.h"
+#include "agents/sock.h"
 #include "agents/tls.h"
 
 #define RT_STACK (256 * 1024)
 #define RT_STOP_WAIT_S 10
 #define RT_T_CTL UINT32_MAX
-#define RT_PEER_MAX 24
 
 struct rt_srv {
 	const struct ag_opts *o;
@@ -69,7 +70,7 @@ struct rt_sess {
 	bool dead;		/* an endpoint died in the poll: sweep after it */
 	uint32_t ilen;
 	uint8_t in[OOB_REC_LEN * 16];
-	char peer[RT_PEER_MAX];
+	char peer[SK_PEER_MAX];
 };
 
 static void rt_drop(struct rt_srv *s, const char *peer, const char *reason)
@@ -153,34 +154,8 @@ static int rt_req(struct rt_sess *t, const struct oob_rec *req, uint8_t out[OOB_
 		goto rej;
 	}
 	t->eps[t->neps++] = x;
-	if (x->e.write) {
-		if (req->rlen < d->size) {
-			f.call = "request";
-			f.err = EMSGSIZE;
-			goto rej_ep;
-		}
-		x->e.rkey = req->rkey;
-		x->e.raddr = req->addr;
-		x->e.rlen = req->rlen;
-	}
-	if (rc_psn(&x->e.psn)) {
-		f.call = "RAND_bytes";
-		f.err = EIO;
+	if (rc_rep_accept(d, &x->e, req, &rep, &f))
 		goto rej_ep;
-	}
-	if (rc_ep_init(d, &x->e, &f) || rc_post_recv(d, &x->e, &f) ||
-	    rc_ep_connect(d, &x->e, req->qpn, req->psn, req->gid, (enum ibv_mtu)req->mtu, &f))
-		goto rej_ep;
-	rep.qpn = x->e.qp->qp_num;
-	rep.psn = x->e.psn;
-	memcpy(rep.gid, d->gid.raw, 16);
-	rep.mtu = (uint8_t)d->mtu;
-	rep.gidx = d->gidx;
-	if (x->e.write) {
-		rep.rkey = x->e.rmr->rkey;
-		rep.addr = (uintptr_t)rc_rbuf(d, &x->e);
-		rep.rlen = d->size;
-	}
 	if (oob_encode(&rep, out))
 		goto rej_ep;
 	x->up = true;
@@ -197,13 +172,7 @@ rej_ep:
 rej:
 	if (atomic_fetch_add(&s->rejected, 1) < 8)
 		ag_warn("id %u from %s: %s: %s", req->id, t->peer, f.call, strerror(f.err));
-	memset(&rep, 0, sizeof(rep));
-	rep.type = OOB_REJ;
-	rep.id = req->id;
-	rep.status = (uint32_t)f.err;
-	rep.call = (uint8_t)oob_call_code(f.call);
-	if (!rep.call)
-		rep.call = OOB_CALL_REQUEST;
+	rc_rep_reject(&rep, req->id, &f);
 	return oob_encode(&rep, out) ? -1 : 0;
 }
 
@@ -364,7 +333,6 @@ out:
 static void rt_spawn(struct rt_srv *s, int fd, const struct sockaddr_in *sa)
 {
 	struct timeval tv = { .tv_sec = s->o->timeout_s };
-	char ip[INET_ADDRSTRLEN] = "?";
 	struct rt_sess *t;
 	pthread_t th;
 	int one = 1, err;
@@ -376,8 +344,7 @@ static void rt_spawn(struct rt_srv *s, int fd, const struct sockaddr_in *sa)
 	}
 	t->s = s;
 	t->fd = fd;
-	inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip));
-	snprintf(t->peer, sizeof(t->peer), "%s:%u", ip, ntohs(sa->sin_port));
+	sk_peer(t->peer, sa);
 	if ((uint32_t)fd >= s->nfd) {
 		err = EMFILE;
 		goto fail;
@@ -412,10 +379,9 @@ fail:
 	free(t);
 	close(fd);
 	{
-		char peer[RT_PEER_MAX];
+		char peer[SK_PEER_MAX];
 
-		inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip));
-		snprintf(peer, sizeof(peer), "%s:%u", ip, ntohs(sa->sin_port));
+		sk_peer(peer, sa);
 		rt_drop(s, peer, rep_errname(err));
 	}
 }
@@ -444,9 +410,7 @@ static int rt_listen(struct rt_srv *s)
 {
 	const struct ag_opts *o = s->o;
 	struct epoll_event ev = { .events = EPOLLIN };
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = o->addr };
 	uint32_t i;
-	int one = 1;
 
 	s->lfd = malloc(o->ports * sizeof(*s->lfd));
 	if (!s->lfd) {
@@ -456,15 +420,9 @@ static int rt_listen(struct rt_srv *s)
 	for (i = 0; i < o->ports; i++)
 		s->lfd[i] = -1;
 	for (i = 0; i < o->ports; i++) {
-		sa.sin_port = htons((uint16_t)(o->port + i));
-		s->lfd[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (s->lfd[i] < 0 ||
-		    setsockopt(s->lfd[i], SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-		    bind(s->lfd[i], (struct sockaddr *)&sa, sizeof(sa)) ||
-		    listen(s->lfd[i], (int)o->backlog)) {
-			rep_fatal("listen", o->addr_str, errno);
+		s->lfd[i] = sk_listen(o, o->port + i, 1, 0);
+		if (s->lfd[i] < 0)
 			return -1;
-		}
 		ev.data.u32 = i;
 		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, s->lfd[i], &ev)) {
 			rep_fatal("epoll_ctl", "listener", errno);

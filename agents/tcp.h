@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "agents/opts.h"
+#include "agents/sock.h"
 
 int tcp_server_run(const struct ag_opts *o);
 int tcp_server_thread_run(const struct ag_opts *o);
@@ -36,15 +37,10 @@ struct tcp_stats {
 	atomic_uint peak;
 };
 
-#define TCP_PEER_MAX 24	/* "255.255.255.255:65535" */
-
 void tcp_stats_up(struct tcp_stats *st);
 /* "drop peer=A reason=R" and the counter */
 void tcp_drop(struct tcp_stats *st, const char *peer, const char *reason);
 int tcp_result(const struct tcp_stats *st, uint32_t size);
-/* A listening socket on o->addr:port, or -1 after a fatal "error" record. */
-int tcp_listen(const struct ag_opts *o, uint32_t port, int nonblock, int reuseport);
-void tcp_peer(char *buf, const struct sockaddr_in *sa);
 /*
  * accept() failed with err. For EMFILE/ENFILE spend the reserve fd (an open
  * /dev/null) to take one peer off the queue and drop it, so it learns now

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * What both TCP server models share: listeners, counters, records.
+ * What both TCP server models share: counters, records, fd shedding.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -42,51 +42,6 @@ int tcp_result(const struct tcp_stats *st, uint32_t size)
 			(unsigned long long)atomic_load(&st->dropped));
 }
 
-void tcp_peer(char *buf, const struct sockaddr_in *sa)
-{
-	char ip[INET_ADDRSTRLEN];
-
-	if (!inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip)))
-		strcpy(ip, "0.0.0.0");
-	snprintf(buf, TCP_PEER_MAX, "%s:%u", ip, ntohs(sa->sin_port));
-}
-
-int tcp_listen(const struct ag_opts *o, uint32_t port, int nonblock, int reuseport)
-{
-	struct sockaddr_in sa = {
-		.sin_family = AF_INET,
-		.sin_port = htons((uint16_t)port),
-		.sin_addr = o->addr,
-	};
-	char obj[TCP_PEER_MAX];
-	const char *call;
-	int fd, one = 1;
-
-	tcp_peer(obj, &sa);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
-	if (fd < 0) {
-		rep_fatal("socket", obj, errno);
-		return -1;
-	}
-	/* TIME_WAIT from the previous run must not block the next one */
-	call = "setsockopt";
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
-		goto err;
-	if (reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)))
-		goto err;
-	call = "bind";
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
-		goto err;
-	call = "listen";
-	if (listen(fd, (int)o->backlog))
-		goto err;
-	return fd;
-err:
-	rep_fatal(call, obj, errno);
-	close(fd);
-	return -1;
-}
-
 uint32_t tcp_fd_limit(void)
 {
 	struct rlimit rl;
@@ -99,7 +54,7 @@ uint32_t tcp_fd_limit(void)
 
 int tcp_shed(int lfd, int *reserve, int err, struct tcp_stats *st)
 {
-	char peer[TCP_PEER_MAX];
+	char peer[SK_PEER_MAX];
 	struct sockaddr_in sa;
 	socklen_t sl = sizeof(sa);
 	int fd, aerr;
@@ -110,7 +65,7 @@ int tcp_shed(int lfd, int *reserve, int err, struct tcp_stats *st)
 	fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC);
 	aerr = errno;
 	if (fd >= 0) {
-		tcp_peer(peer, &sa);
+		sk_peer(peer, &sa);
 		atomic_fetch_add(&st->accepted, 1);
 		tcp_drop(st, peer, rep_errname(err));
 		close(fd);

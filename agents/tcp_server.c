@@ -87,7 +87,7 @@ static void ts_peer(const struct ts_conn *c, char *buf)
 		.sin_addr.s_addr = c->ip,
 	};
 
-	tcp_peer(buf, &sa);
+	sk_peer(buf, &sa);
 }
 
 static void ts_unlink(struct ts_loop *lp, int fd)
@@ -107,7 +107,7 @@ static void ts_close(struct ts_loop *lp, int fd, const char *reason)
 {
 	struct ts_srv *s = lp->s;
 	struct ts_conn *c = &s->conn[fd];
-	char peer[TCP_PEER_MAX];
+	char peer[SK_PEER_MAX];
 	uint16_t gen;
 
 	if (reason) {
@@ -142,13 +142,13 @@ static void ts_add(struct ts_loop *lp, int fd, const struct sockaddr_in *sa)
 {
 	struct ts_srv *s = lp->s;
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
-	char peer[TCP_PEER_MAX];
+	char peer[SK_PEER_MAX];
 	struct ts_conn *c;
 	int one = 1, max;
 
 	if ((uint32_t)fd >= s->nconn) {
 		/* the fd limit was raised behind our back; the table cannot hold it */
-		tcp_peer(peer, sa);
+		sk_peer(peer, sa);
 		atomic_fetch_add(&s->st.accepted, 1);
 		tcp_drop(&s->st, peer, "EMFILE");
 		close(fd);
@@ -489,7 +489,7 @@ static int ts_loop_init(struct ts_srv *s, struct ts_loop *lp, unsigned id)
 	    ts_watch(lp, lp->tick, TS_TAG(TS_T_TICK, 0), "timerfd"))
 		return -1;
 	for (i = 0; i < o->ports; i++) {
-		lp->lfd[i] = tcp_listen(o, o->port + i, 1, o->server_threads > 1);
+		lp->lfd[i] = sk_listen(o, o->port + i, 1, o->server_threads > 1);
 		if (lp->lfd[i] < 0 ||
 		    ts_watch(lp, lp->lfd[i], TS_TAG(TS_T_LISTEN, i), "listener"))
 			return -1;

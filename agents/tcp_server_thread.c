@@ -80,7 +80,7 @@ static void *tt_client(void *arg)
 {
 	struct tt_conn *tc = arg;
 	struct tt_srv *s = tc->s;
-	char peer[TCP_PEER_MAX];
+	char peer[SK_PEER_MAX];
 	uint8_t buf[TT_BUF];
 	const char *reason;
 	bool quiet;
@@ -94,7 +94,7 @@ static void *tt_client(void *arg)
 		ag_warn("close connection fd %d: %s", tc->fd, strerror(errno));
 	pthread_mutex_unlock(&s->mu);
 	if (reason && !quiet) {
-		tcp_peer(peer, &tc->sa);
+		sk_peer(peer, &tc->sa);
 		tcp_drop(&s->st, peer, reason);
 	}
 	pthread_mutex_lock(&s->mu);
@@ -108,7 +108,7 @@ static void *tt_client(void *arg)
 static void tt_spawn(struct tt_srv *s, int fd, const struct sockaddr_in *sa)
 {
 	struct timeval tv = { .tv_sec = s->o->timeout_s };
-	char peer[TCP_PEER_MAX];
+	char peer[SK_PEER_MAX];
 	struct tt_conn *tc;
 	pthread_t th;
 	int one = 1, err;
@@ -140,7 +140,7 @@ static void tt_spawn(struct tt_srv *s, int fd, const struct sockaddr_in *sa)
 drop_tc:
 	free(tc);
 drop:
-	tcp_peer(peer, sa);
+	sk_peer(peer, sa);
 	tcp_drop(&s->st, peer, rep_errname(err));
 	atomic_fetch_sub(&s->st.live, 1);
 	close(fd);
@@ -270,7 +270,7 @@ static int tt_init(struct tt_srv *s)
 	if (ctl_init(&s->ctl, STDIN_FILENO) || ctl_watch(&s->ctl, s->ep, TT_T_CTL))
 		return -1;
 	for (i = 0; i < o->ports; i++) {
-		s->lfd[i] = tcp_listen(o, o->port + i, 1, 0);
+		s->lfd[i] = sk_listen(o, o->port + i, 1, 0);
 		if (s->lfd[i] < 0)
 			return -1;
 		ev.data.u64 = i;

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The answer to an oob REQ: endpoint to RTS and a REP, or a REJ. See rc_rep.h.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "agents/rc_rep.h"
+
+int rc_rep_accept(struct rc_dev *d, struct rc_ep *e, const struct oob_rec *req,
+		  struct oob_rec *rep, struct rc_fail *f)
+{
+	if (e->write) {
+		/* the echo is written into the client's buffer: it must hold a message */
+		if (req->rlen < d->size) {
+			f->call = "request";
+			f->err = EMSGSIZE;
+			return -1;
+		}
+		e->rkey = req->rkey;
+		e->raddr = req->addr;
+		e->rlen = req->rlen;
+	}
+	if (rc_psn(&e->psn)) {
+		f->call = "RAND_bytes";
+		f->err = EIO;
+		return -1;
+	}
+	if (rc_ep_init(d, e, f) || rc_post_recv(d, e, f) ||
+	    rc_ep_connect(d, e, req->qpn, req->psn, req->gid, (enum ibv_mtu)req->mtu, f))
+		return -1;
+	rep->qpn = e->qp->qp_num;
+	rep->psn = e->psn;
+	memcpy(rep->gid, d->gid.raw, 16);
+	rep->mtu = (uint8_t)d->mtu;
+	rep->gidx = d->gidx;
+	if (e->write) {
+		rep->rkey = e->rmr->rkey;
+		rep->addr = (uintptr_t)rc_rbuf(d, e);
+		rep->rlen = d->size;
+	}
+	return 0;
+}
+
+void rc_rep_reject(struct oob_rec *rep, uint32_t id, const struct rc_fail *f)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->type = OOB_REJ;
+	rep->id = id;
+	rep->status = (uint32_t)f->err;
+	rep->call = (uint8_t)oob_call_code(f->call);
+	if (!rep->call)
+		rep->call = OOB_CALL_REQUEST;
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+/*
+ * IPv4 listeners and peer names for the server models. See sock.h.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "agents/report.h"
+#include "agents/sock.h"
+
+void sk_peer(char *buf, const struct sockaddr_in *sa)
+{
+	char ip[INET_ADDRSTRLEN];
+
+	if (!inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip)))
+		strcpy(ip, "0.0.0.0");
+	snprintf(buf, SK_PEER_MAX, "%s:%u", ip, ntohs(sa->sin_port));
+}
+
+int sk_listen(const struct ag_opts *o, uint32_t port, int nonblock, int reuseport)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons((uint16_t)port),
+		.sin_addr = o->addr,
+	};
+	char obj[SK_PEER_MAX];
+	const char *call;
+	int fd, one = 1;
+
+	sk_peer(obj, &sa);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
+	if (fd < 0) {
+		rep_fatal("socket", obj, errno);
+		return -1;
+	}
+	/* TIME_WAIT from the previous run must not block the next one */
+	call = "setsockopt";
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
+		goto err;
+	if (reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)))
+		goto err;
+	call = "bind";
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto err;
+	call = "listen";
+	if (listen(fd, (int)o->backlog))
+		goto err;
+	return fd;
+err:
+	rep_fatal(call, obj, errno);
+	close(fd);
+	return -1;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sock: the IPv4 listeners and peer names every server model shares (tcp's
+ * echo servers and rc's TLS side channel).
+ */
+#ifndef RDC_AGENTS_SOCK_H
+#define RDC_AGENTS_SOCK_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+
+#include "agents/opts.h"
+
+#define SK_PEER_MAX 24	/* "255.255.255.255:65535" */
+
+/* "A.B.C.D:PORT" into buf (SK_PEER_MAX bytes) */
+void sk_peer(char *buf, const struct sockaddr_in *sa);
+/* A listening socket on o->addr:port, or -1 after a fatal "error" record. */
+int sk_listen(const struct ag_opts *o, uint32_t port, int nonblock, int reuseport);
+
+#endif
