@@ -641,9 +641,11 @@ static void hr_layout(struct hr_run *r, long clients)
 
 	pt->clients = clients;
 	/*
-	 * Without --timeout, a phase may take 60 s plus 10 ms per client: setting up
-	 * 20,000 rc connections is minutes of work under emulation, and a deadline
-	 * that does not grow with N would make every big point fail by "timeout".
+	 * Without --timeout, a phase may take 60 s plus 10 ms per client and 200 ms per
+	 * agent process: setting up 20,000 rc connections, or starting 500 agents that
+	 * each open the device and shake hands over TLS, is minutes of work under
+	 * emulation, and a deadline that does not grow with the plan would make every
+	 * big point fail by "timeout". (The agent count is known below; see hr_layout.)
 	 */
 	pt->timeout_s = p->timeout_set ? p->timeout_s : p->timeout_s + clients / 100;
 	cap = hr_nofile_cap(&raisable);
@@ -686,6 +688,8 @@ static void hr_layout(struct hr_run *r, long clients)
 		}
 	}
 	pt->servers = r->nsrv;
+	if (!p->timeout_set)
+		pt->timeout_s += (pt->agents + r->nsrv) / 5;
 	per_host = (clients + hosts - 1) / hosts;
 	ports_auto = (per_host + HR_CONNS_PER_PORT - 1) / HR_CONNS_PER_PORT;
 	pt->ports = p->ports ? p->ports : ports_auto;
