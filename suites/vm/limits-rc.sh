@@ -1,0 +1,353 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# limits-rc.sh: the limit tests of suites/limits.bats on rc (Soft-RoCE), inside the
+# rxe VM, driven through build/rdmacap as a user runs it:
+#
+#   vm/run --timeout 1500 -- suites/vm/limits-rc.sh
+#
+#   1 capacity ramp 10,50,100,200: every point 100%; the seed table from `rdmacap
+#     report` has QPs/CQs/MRs = 1/2/2 x clients on every row
+#   2 limit at 100% and 95% with its cause: vm.max_map_count lowered (restored after)
+#     and one client agent, so the agent's ibv_create_* fail with ENOMEM after about
+#     (max_map_count - its base maps) / 4 connections; the server is spread over
+#     processes by the orchestrator (# capped=...) and survives
+#   3 storm with rdmacm: 100%, setup rate and first-message figures; the
+#     orchestrator raises net.rdma_ucm.max_backlog for the run and restores it
+#     (lowered here first so that the raise is needed)
+#   4 device contexts: 50 client agents, one device context each
+#   5 MR registration until failure: RLIMIT_MEMLOCK lowered, CAP_IPC_LOCK dropped;
+#     ibv_reg_mr fails, the cause names RLIMIT_MEMLOCK
+#   6 leak check: after every test the RDMA counters (rdma -j resource show) are
+#     back at the suite's baseline and no rdc namespace, link or rxe link is left.
+#     A test that leaks fails (its own result, and this one); `rdmacap down` then
+#     cleans up so the next test starts clean.
+#
+# TAP 13 on stdout, figures as "# key=value"; exit 0 pass, 1 fail, 4 skip.
+#
+#   LRC_MAP_COUNT   vm.max_map_count for test 2 (6000; not below ~5000: the
+#                   orchestrator sizes server processes as (max_map_count - 4096) / 4
+#                   connections, so at 4000 every client gets its own server process)
+#   LRC_MEMLOCK     RLIMIT_MEMLOCK in bytes for test 5 (8 MiB)
+#   LRC_MR_SIZE     --size of test 5 (1 MiB)
+#   LRC_TESTS       the tests to run, of "ramp limit storm ctx mr" (all); the
+#                   others SKIP
+set -u
+
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+MAPS=${LRC_MAP_COUNT:-6000}
+MEMLOCK=${LRC_MEMLOCK:-8388608}
+MR_SIZE=${LRC_MR_SIZE:-1048576}
+W=
+BASE=
+LEAKED=()
+OUT=
+ERR=
+RESTORE=()	# "sysctl=value" to put back at exit
+
+log() { echo "limits-rc.sh: $*" >&2; }
+
+# --- running rdmacap -------------------------------------------------------------
+
+# rc_run NAME SECS CMD...: CMD with a deadline; stdout in $W/NAME.tap (OUT),
+# stderr in $W/NAME.err (ERR); parsed figures in RDC_KV; status in RC.
+rc_run() {
+	local name=$1 secs=$2 t0=$SECONDS
+	shift 2
+
+	OUT=$W/$name.tap ERR=$W/$name.err
+	log "$name: $*"
+	rdc_timeout "$secs" "$@" >"$OUT" 2>"$ERR"
+	RC=$?
+	rdc_kv_parse <"$OUT"
+	tap_kv "${name}_cmd" "$*"
+	tap_kv "${name}_exit" "$RC"
+	tap_kv "${name}_wall_s" "$((SECONDS - t0))"
+}
+
+# The failing lines of a run and the tail of its stderr, as diagnostics.
+why() {
+	grep -E '^ *not ok|cause=|first_failure|failures ' "$OUT" | head -n 8 | cut -c1-240 |
+		sed 's/^ */# /'
+	tail -n 4 "$ERR" | cut -c1-240 | sed 's/^/# stderr: /'
+	return 0
+}
+
+# kv KEY: the last value of KEY in the run's output, '' if absent.
+kv() {
+	rdc_kv "$1" 2>/dev/null || true
+}
+
+# dkv LINE KEY: KEY's value on the first "# LINE ..." line (srv_dev_delta, ...).
+dkv() {
+	grep -m1 -E "^ *# $1 " "$OUT" | grep -oE "(^| )$2=[^ ]+" | head -n1 | cut -d= -f2
+}
+
+# --- counters and leftovers --------------------------------------------------------
+
+# Every RDMA device's resource counters, one line each, sorted.
+snapshot() {
+	rdma -j resource show 2>/dev/null |
+		jq -r '.[] | "\(.ifname) pd=\(.pd) cq=\(.cq) qp=\(.qp) cm_id=\(.cm_id) mr=\(.mr) ctx=\(.ctx) srq=\(.srq)"' |
+		sort
+}
+
+leftovers() {
+	{
+		ip netns list 2>/dev/null | awk '{print "netns " $1}'
+		ip -o link show 2>/dev/null | awk -F': ' '{sub(/@.*/, "", $2); print "link " $2}'
+		rdma link show 2>/dev/null | awk '{print "rxe " $2}'
+	} | grep -E ' rdc' || true
+}
+
+# clean NAME: 0 if the counters are at the suite baseline and nothing is left;
+# else the leak as diagnostics, `rdmacap down` to clean up, and 1.
+clean() {
+	local now left n=0
+
+	# the kernel frees some objects after the process is gone: a short grace
+	while :; do
+		now=$(snapshot)
+		left=$(leftovers)
+		[ "$now" = "$BASE" ] && [ -z "$left" ] && return 0
+		n=$((n + 1))
+		[ $n -lt 10 ] || break
+		sleep 1
+	done
+	tap_kv "${1}_leak_counters" "$(tr '\n' ';' <<<"$now")"
+	tap_kv "${1}_leak_baseline" "$(tr '\n' ';' <<<"$BASE")"
+	tap_kv "${1}_leak_leftovers" "$(tr '\n' ';' <<<"$left")"
+	rdc_rdmacap down >/dev/null 2>&1
+	tap_kv "${1}_after_down" "$(leftovers | tr '\n' ';')"
+	LEAKED+=("$1")
+	return 1
+}
+
+# verdict NAME DESC OK: one result, failed as well when NAME leaked.
+verdict() {
+	local name=$1 desc=$2 ok=$3
+
+	if clean "$name"; then
+		tap_kv "${name}_leak" none
+	else
+		tap_kv "${name}_leak" "counters or rdc objects left after the test"
+		ok=1
+	fi
+	if [ "$ok" = 0 ]; then
+		tap_ok "$desc"
+	else
+		why
+		tap_fail "$desc"
+	fi
+}
+
+# --- tests -------------------------------------------------------------------------
+
+t_ramp() {
+	local ok=0 n rows=0 row pts
+
+	rc_run ramp 420 "$RDMACAP" ramp --transport rc --clients 10,50,100,200 --msgs 5 \
+		--json "$W/ramp.json"
+	[ "$RC" = 0 ] || ok=1
+	grep -q '^# Totals: pass:[0-9]* fail:0 ' "$OUT" || ok=1
+	pts=$(grep -cE '^ok [0-9]+ .*success=100\.00%' "$OUT")
+	tap_kv ramp_points_100pct "$pts"
+	[ "$pts" = 4 ] || ok=1
+	if "$RDMACAP" report --md "$W/ramp.md" --svg "$W/ramp.svg" "$W/ramp.json" \
+		>/dev/null 2>"$W/report.err"; then
+		# | rc | clients | connected | success | QPs | CQs | MRs | ...
+		for n in 10 50 100 200; do
+			row=$(grep -E "^\| rc \| $n \|" "$W/ramp.md")
+			tap_kv "ramp_row_$n" "$(cut -d'|' -f3-8,14 <<<"$row" | tr -s ' ')"
+			[[ $row =~ ^\|\ rc\ \|\ $n\ \|\ $n\ \|\ 100\.00%\ \|\ $n\ \|\ $((2 * n))\ \|\ $((2 * n))\ \|.*\|\ pass\ \| ]] &&
+				rows=$((rows + 1))
+		done
+		[ -s "$W/ramp.svg" ] || ok=1
+	else
+		tap_kv report_error "$(tail -n1 "$W/report.err")"
+	fi
+	tap_kv ramp_rows_ok "$rows/4"
+	[ "$rows" = 4 ] || ok=1
+	verdict ramp "capacity ramp on rc 10,50,100,200: all 100%, seed table QPs/CQs/MRs = 1/2/2 x clients" $ok
+}
+
+t_limit() {
+	local ok=0 old l100 l95 lo hi cause capped
+
+	old=$(sysctl -n vm.max_map_count)
+	RESTORE+=("vm.max_map_count=$old")
+	sysctl -qw vm.max_map_count="$MAPS" || ok=1
+	tap_kv vm.max_map_count "$MAPS (was $old)"
+	# The client agent's base maps (~140: libraries, TLS, rxe) come off the
+	# top; 4 maps per connection (SQ, RQ and 2 CQ rings). Window: 3/4 of
+	# max_map_count/4 up to max_map_count/4.
+	hi=$((MAPS / 4)) lo=$((MAPS * 3 / 16))
+	rc_run limit 600 "$RDMACAP" limit --transport rc --agents 1 --start $((MAPS * 2 / 15)) \
+		--max $((MAPS / 2)) \
+		--msgs 1 --json "$W/limit.json"
+	sysctl -qw vm.max_map_count="$old"
+	[ "$(sysctl -n vm.max_map_count)" = "$old" ] || ok=1
+	[ "$RC" = 0 ] || ok=1
+	l100=$(grep -m1 'limit at 100% success' "$OUT" | grep -oE ': [0-9]+ clients' | grep -oE '[0-9]+')
+	l95=$(grep -m1 'limit at 95% success' "$OUT" | grep -oE ': [0-9]+ clients' | grep -oE '[0-9]+')
+	cause=$(kv cause)
+	capped=$(grep -m1 -oE 'capped=.*' "$OUT" | cut -c8-)
+	tap_kv limit_100 "${l100:-none}"
+	tap_kv limit_95 "${l95:-none}"
+	tap_kv limit_window "$lo..$hi (95%: up to $((hi * 100 / 95)))"
+	tap_kv limit_cause "${cause:-none}"
+	tap_kv limit_capped "${capped:-none}"
+	tap_kv limit_failures "$(grep -m1 -oE 'failures .*' "$OUT")"
+	# every load point of the search: clients:connected
+	tap_kv limit_points "$(sed -nE 's/^(not )?ok [0-9]+ limit clients=([0-9]+) connected=([0-9]+) .*/\2:\3/p' "$OUT" | tr '\n' ' ')"
+	[ -n "$l100" ] && [ "$l100" -ge "$lo" ] && [ "$l100" -le "$hi" ] || ok=1
+	# 95% of a point may be short by 5%: up to hi / 0.95
+	[ -n "$l95" ] && [ "$l95" -ge "$l100" ] && [ "$l95" -le $((hi * 100 / 95)) ] || ok=1
+	[[ $cause == ibv_create_*ENOMEM*vm.max_map_count=$MAPS* ]] || ok=1
+	# the server was spread over processes by the same sysctl, the client was not
+	[[ $capped == *vm.max_map_count*$MAPS*server\ over\ [2-9]* ]] || ok=1
+	grep -q '# XFAIL' "$OUT" || ok=1
+	verdict limit "limit on rc with vm.max_map_count=$MAPS, 1 client agent: 100% and 95% in $lo..$hi, cause vm.max_map_count" $ok
+}
+
+t_storm() {
+	local ok=0 old low=128 n=500 after tuned
+
+	old=$(sysctl -n net.rdma_ucm.max_backlog)
+	RESTORE+=("net.rdma_ucm.max_backlog=$old")
+	# below the storm's size, so that the orchestrator must raise it
+	sysctl -qw net.rdma_ucm.max_backlog=$low || ok=1
+	tap_kv net.rdma_ucm.max_backlog "$low (suite default $old)"
+	rc_run storm 300 "$RDMACAP" storm --transport rc --cm rdmacm --clients $n --msgs 2 \
+		--json "$W/storm.json"
+	after=$(sysctl -n net.rdma_ucm.max_backlog)
+	sysctl -qw net.rdma_ucm.max_backlog="$old"
+	tuned=$(grep -m1 -oE 'tuned net\.rdma_ucm\.max_backlog=.*' "$OUT")
+	tap_kv storm_tuned "${tuned:-none}"
+	tap_kv storm_backlog_after "$after"
+	[ "$RC" = 0 ] || ok=1
+	[ "$(kv connected)" = $n ] && [ "$(kv connect_pct)" = 100.00 ] || ok=1
+	[ -n "$(kv setup_rate_cps)" ] && [ -n "$(kv t_all_connected_s)" ] || ok=1
+	[ -n "$(kv first_msg_us_p50)" ] && [ -n "$(kv first_msg_us_p99)" ] || ok=1
+	tap_kv storm_figures "setup_rate_cps=$(kv setup_rate_cps) t_all_connected_s=$(kv t_all_connected_s) first_msg_us_p50=$(kv first_msg_us_p50) first_msg_us_p99=$(kv first_msg_us_p99) first_msg_us_max=$(kv first_msg_us_max)"
+	[[ $tuned == "tuned net.rdma_ucm.max_backlog=$n (was $low"* ]] || ok=1
+	[ "$after" = $low ] || ok=1
+	verdict storm "storm on rc with rdmacm, $n clients: 100%, setup rate and first-message spread, max_backlog raised and restored" $ok
+}
+
+t_ctx() {
+	local ok=0 n=50 cctx sctx srv
+
+	rc_run ctx 300 "$RDMACAP" run --transport rc --agents $n --clients $n --msgs 2
+	[ "$RC" = 0 ] || ok=1
+	[ "$(kv connected)" = $n ] || ok=1
+	srv=$(grep -m1 -oE '# clients=[0-9]+ agents=[0-9]+ servers=[0-9]+' "$OUT" | grep -oE '[0-9]+$')
+	cctx=$(dkv cli_dev_delta ctx)
+	sctx=$(dkv srv_dev_delta ctx)
+	tap_kv ctx_client "${cctx:-none}"
+	tap_kv ctx_server "${sctx:-none} (server processes ${srv:-?})"
+	tap_kv ctx_cli_dev_delta "$(grep -m1 -oE 'cli_dev_delta .*' "$OUT" | cut -d' ' -f2-)"
+	tap_kv ctx_srv_dev_delta "$(grep -m1 -oE 'srv_dev_delta .*' "$OUT" | cut -d' ' -f2-)"
+	[ "${cctx:-x}" = $n ] || ok=1
+	[ -n "$srv" ] && [ "${sctx:-x}" = "$srv" ] || ok=1
+	verdict ctx "device contexts: $n client agents open $n contexts, the server one per process" $ok
+}
+
+t_mr() {
+	local ok=0 n=40 conn fail cause calls
+
+	rc_run mr 300 setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock \
+		prlimit --memlock="$MEMLOCK:$MEMLOCK" -- \
+		"$RDMACAP" run --transport rc --agents 1 --clients $n --size "$MR_SIZE" --msgs 1
+	conn=$(kv connected) fail=$(kv failed)
+	cause=$(grep -m1 -oE 'cause=.*' "$OUT" | cut -c7-)
+	calls=$(grep -oE 'failures .*' "$OUT" | head -n 3 | tr '\n' ';')
+	tap_kv mr_memlock "$MEMLOCK"
+	tap_kv mr_size "$MR_SIZE"
+	tap_kv mr_connected "${conn:-none}/$n failed=${fail:-none}"
+	tap_kv mr_cause "${cause:-none}"
+	tap_kv mr_failures "${calls:-none}"
+	if [ "${conn:-x}" = $n ]; then
+		# Everything registered: this kernel's rxe did not charge locked memory.
+		if clean mr; then
+			tap_skip "MR registration until RLIMIT_MEMLOCK" \
+				"rxe on $(uname -r) does not enforce RLIMIT_MEMLOCK: $n clients x 2 MRs of $MR_SIZE B registered under RLIMIT_MEMLOCK=$MEMLOCK without CAP_IPC_LOCK"
+		else
+			tap_fail "MR registration until RLIMIT_MEMLOCK: leaked"
+		fi
+		return
+	fi
+	[ "$RC" != 0 ] || ok=1
+	[[ $calls == *call=ibv_reg_mr* ]] || ok=1
+	[[ $cause == ibv_reg_mr*RLIMIT_MEMLOCK=$MEMLOCK* ]] || ok=1
+	# each connection pins 2 buffers of --size on each side: the agents stop
+	# at the last whole connection under MEMLOCK (less what else is pinned)
+	tap_kv mr_window "$((MEMLOCK / MR_SIZE / 2 - 1))..$((MEMLOCK / MR_SIZE / 2)) connections"
+	[ -n "$conn" ] && [ "$conn" -ge $((MEMLOCK / MR_SIZE / 2 - 1)) ] &&
+		[ "$conn" -le $((MEMLOCK / MR_SIZE / 2)) ] || ok=1
+	verdict mr "MR registration: $n clients x 2 MRs of $MR_SIZE B under RLIMIT_MEMLOCK=$MEMLOCK fail in ibv_reg_mr, cause RLIMIT_MEMLOCK" $ok
+}
+
+t_leaks() {
+	if [ ${#LEAKED[@]} = 0 ]; then
+		tap_kv leaked none
+		tap_ok "leak check: after every test the RDMA counters are at the suite baseline, no rdc namespace or rxe link left"
+	else
+		tap_kv leaked "${LEAKED[*]}"
+		tap_fail "leak check: after every test the RDMA counters are at the suite baseline, no rdc namespace or rxe link left"
+	fi
+}
+
+cleanup() {
+	local kv
+
+	for kv in "${RESTORE[@]}"; do
+		sysctl -qw "$kv" 2>/dev/null
+	done
+	[ -n "$(leftovers)" ] && rdc_rdmacap down >/dev/null 2>&1
+	[ -n "$W" ] && rm -rf "$W"
+}
+
+main() {
+	local t
+
+	tap_init
+	rdc_need rdc_have_root
+	rdc_need rdc_have_rxe
+	rdc_need rdc_have_cmd rdma
+	rdc_need rdc_have_cmd jq
+	rdc_need rdc_have_cmd setpriv
+	rdc_need rdc_have_cmd prlimit
+	[ -x "$RDMACAP" ] || { tap_skip_all "$RDMACAP not built"; exit 4; }
+	[ -x "$RDMACAP_AGENT" ] || { tap_skip_all "$RDMACAP_AGENT not built"; exit 4; }
+	if ! modprobe rdma_rxe || ! modprobe rdma_ucm; then
+		tap_skip_all "modprobe rdma_rxe rdma_ucm failed"
+		exit 4
+	fi
+	W=$(mktemp -d /tmp/limits-rc.XXXXXX)
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+
+	tap_plan 6
+	tap_kv kernel "$(uname -r)"
+	if [ -n "$(leftovers)" ]; then
+		tap_kv stale "$(leftovers | tr '\n' ';')"
+		rdc_rdmacap down >/dev/null 2>&1
+	fi
+	BASE=$(snapshot)
+	tap_kv baseline "$(tr '\n' ';' <<<"$BASE")"
+
+	for t in ramp limit storm ctx mr; do
+		if [[ " ${LRC_TESTS:-ramp limit storm ctx mr} " == *" $t "* ]]; then
+			"t_$t"
+		else
+			tap_skip "$t" "not in LRC_TESTS"
+		fi
+	done
+	t_leaks
+}
+
+main
+tap_finished
