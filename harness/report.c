@@ -191,8 +191,9 @@ static void rp_frame(FILE *f, const struct rp_axis *a, const char *title, const 
 		a->px, a->py, a->pw, a->ph);
 	fprintf(f, "<text x='%.0f' y='%.0f' font-size='14' font-weight='bold'>%s</text>\n", a->px,
 		a->py - 8, title);
-	fprintf(f, "<text x='%.0f' y='%.0f' font-size='11' transform='rotate(-90 %.0f %.0f)'>%s</text>\n",
-		a->px - 45, a->py + a->ph / 2, a->px - 45, a->py + a->ph / 2, ylabel);
+	fprintf(f, "<text x='%.0f' y='%.0f' font-size='11' text-anchor='middle' "
+		   "transform='rotate(-90 %.0f %.0f)'>%s</text>\n",
+		a->px - 58, a->py + a->ph / 2, a->px - 58, a->py + a->ph / 2, ylabel);
 	for (int d = (int)floor(a->x0); d <= (int)ceil(a->x1); d++) {
 		double x = rp_x(a, pow(10, d));
 
@@ -206,7 +207,7 @@ static void rp_frame(FILE *f, const struct rp_axis *a, const char *title, const 
 	for (int i = 0; i <= 4; i++) {
 		double v = a->y0 + (a->y1 - a->y0) * i / 4, y = rp_y(a, v);
 
-		fprintf(f, "<text x='%.0f' y='%.1f' font-size='10' text-anchor='end'>%.4g</text>\n",
+		fprintf(f, "<text x='%.0f' y='%.1f' font-size='10' text-anchor='end'>%.0f</text>\n",
 			a->px - 4, y + 3, v);
 	}
 	fprintf(f, "<text x='%.0f' y='%.0f' font-size='11' text-anchor='middle'>clients (log)</text>\n",
@@ -221,27 +222,29 @@ static double g_mr(const struct rp_row *r) { return (double)r->mr; }
 static double g_p50(const struct rp_row *r) { return r->lat_p50; }
 static double g_p99(const struct rp_row *r) { return r->lat_p99; }
 
+/* One series: the rows of transport tr (NULL: all), dashed for baselines/2nd transport. */
 static void rp_line(FILE *f, const struct rp_axis *a, const struct rp_set *s, rp_get g,
-		    const char *color, bool dashed, bool need_res, const char *label, int li)
+		    const char *color, const char *dash, bool need_res, const char *tr,
+		    const char *label, int li)
 {
 	bool any = false;
 
-	fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='2'%s points='", color,
-		dashed ? " stroke-dasharray='5,3'" : "");
+	fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='2'%s%s%s points='", color,
+		dash ? " stroke-dasharray='" : "", dash ? dash : "", dash ? "'" : "");
 	for (int i = 0; i < s->n; i++) {
-		if (need_res && !s->r[i].have_res)
+		if ((need_res && !s->r[i].have_res) || (tr && strcmp(s->r[i].transport, tr)))
 			continue;
 		fprintf(f, "%.1f,%.1f ", rp_x(a, (double)s->r[i].clients), rp_y(a, g(&s->r[i])));
 		any = true;
 	}
 	fprintf(f, "'/>\n");
 	for (int i = 0; any && i < s->n; i++)
-		if (!need_res || s->r[i].have_res)
+		if ((!need_res || s->r[i].have_res) && (!tr || !strcmp(s->r[i].transport, tr)))
 			fprintf(f, "<circle cx='%.1f' cy='%.1f' r='3' fill='%s'/>\n",
 				rp_x(a, (double)s->r[i].clients), rp_y(a, g(&s->r[i])), color);
 	if (any)
-		fprintf(f, "<text x='%.0f' y='%.0f' font-size='11' fill='%s'>%s</text>\n",
-			a->px + a->pw + 8, a->py + 14 + 14 * li, color, label);
+		fprintf(f, "<text x='%.0f' y='%.0f' font-size='11' fill='%s'>%s%s</text>\n",
+			a->px + a->pw + 8, a->py + 14 + 14 * li, color, label, dash ? " (dashed)" : "");
 }
 
 static double rp_max(const struct rp_set *s, rp_get g)
@@ -256,7 +259,7 @@ static double rp_max(const struct rp_set *s, rp_get g)
 
 static void rp_svg(FILE *f, const struct rp_set *s, const struct rp_set *old)
 {
-	struct rp_axis a = { .px = 70, .pw = 520, .ph = 220 };
+	struct rp_axis a = { .px = 80, .pw = 520, .ph = 220 };
 	double maxc = 1, minc = 1e12, m;
 
 	for (int i = 0; i < s->n; i++) {
@@ -267,32 +270,58 @@ static void rp_svg(FILE *f, const struct rp_set *s, const struct rp_set *old)
 	a.x1 = ceil(log10(maxc));
 	if (a.x1 <= a.x0)
 		a.x1 = a.x0 + 1;
-	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='760' height='880' "
+	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='800' height='880' "
 		   "font-family='sans-serif'>\n<rect width='100%%' height='100%%' fill='white'/>\n");
+
+	/* one series per transport: rc and tcp rows never share a line */
+	const char *trs[2] = { NULL, NULL };
+	int ntr = 0, li;
+
+	for (int i = 0; i < s->n && ntr < 2; i++)
+		if (!trs[0] || (strcmp(s->r[i].transport, trs[0]) && !trs[1]))
+			trs[ntr++] = s->r[i].transport;
 
 	a.py = 40, a.y0 = 0, a.y1 = 100;
 	rp_frame(f, &a, "Success rate", "% of clients");
-	rp_line(f, &a, s, g_succ, "#1f77b4", false, false, "success", 0);
-	if (old)
-		rp_line(f, &a, old, g_succ, "#1f77b4", true, false, "baseline", 1);
+	li = 0;
+	for (int k = 0; k < ntr; k++) {
+		char l[32];
+
+		snprintf(l, sizeof(l), "success %s", trs[k]);
+		rp_line(f, &a, s, g_succ, k ? "#17becf" : "#1f77b4", NULL, false, trs[k], l, li++);
+		if (old) {
+			snprintf(l, sizeof(l), "baseline %s", trs[k]);
+			rp_line(f, &a, old, g_succ, k ? "#17becf" : "#1f77b4", "5,3", false, trs[k],
+				l, li++);
+		}
+	}
 
 	a.py = 330, a.y0 = 0;
 	m = fmax(rp_max(s, g_cq), fmax(rp_max(s, g_qp), rp_max(s, g_mr)));
 	a.y1 = m > 0 ? m * 1.1 : 1;
 	rp_frame(f, &a, "Server RDMA resources at peak (above baseline)", "count");
-	rp_line(f, &a, s, g_qp, "#d62728", false, true, "QP", 0);
-	rp_line(f, &a, s, g_cq, "#2ca02c", false, true, "CQ", 1);
-	rp_line(f, &a, s, g_mr, "#9467bd", false, true, "MR", 2);
+	rp_line(f, &a, s, g_qp, "#d62728", NULL, true, NULL, "QP", 0);
+	rp_line(f, &a, s, g_cq, "#2ca02c", NULL, true, NULL, "CQ", 1);
+	/* MRs equal CQs in the seed model: dashed so both stay visible */
+	rp_line(f, &a, s, g_mr, "#9467bd", "6,4", true, NULL, "MR", 2);
 
 	a.py = 620, a.y0 = 0;
 	m = fmax(rp_max(s, g_p99), old ? rp_max(old, g_p99) : 0);
 	a.y1 = m > 0 ? m * 1.1 : 1;
 	rp_frame(f, &a, "Round-trip latency", "microseconds");
-	rp_line(f, &a, s, g_p50, "#ff7f0e", false, false, "p50", 0);
-	rp_line(f, &a, s, g_p99, "#8c564b", false, false, "p99", 1);
-	if (old) {
-		rp_line(f, &a, old, g_p50, "#ff7f0e", true, false, "p50 baseline", 2);
-		rp_line(f, &a, old, g_p99, "#8c564b", true, false, "p99 baseline", 3);
+	li = 0;
+	for (int k = 0; k < ntr; k++) {
+		char l[32];
+
+		snprintf(l, sizeof(l), "p50 %s", trs[k]);
+		rp_line(f, &a, s, g_p50, k ? "#bcbd22" : "#ff7f0e", NULL, false, trs[k], l, li++);
+		snprintf(l, sizeof(l), "p99 %s", trs[k]);
+		rp_line(f, &a, s, g_p99, k ? "#7f7f7f" : "#8c564b", NULL, false, trs[k], l, li++);
+		if (old) {
+			snprintf(l, sizeof(l), "p99 %s baseline", trs[k]);
+			rp_line(f, &a, old, g_p99, k ? "#7f7f7f" : "#8c564b", "5,3", false, trs[k],
+				l, li++);
+		}
 	}
 	fprintf(f, "</svg>\n");
 }
