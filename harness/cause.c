@@ -36,20 +36,20 @@ void hr_explain(const struct hr_ctx *c, const char *call, int err, const char *e
 
 	if (!strcmp(errname, "EMFILE") || err == EMFILE) {
 		snprintf(v, sizeof(v), "%s", hc_nofile(w, sizeof(w)));
-		snprintf(out, len, "%s %s x%ld: per-process open files (RLIMIT_NOFILE, hard %s)",
+		snprintf(out, len, "%s %s (%ld times): per-process open files (RLIMIT_NOFILE, hard %s)",
 			 call, errname, n, v);
 		return;
 	}
 	if (!strcmp(errname, "ENFILE") || err == ENFILE) {
 		hc_sysctl("", "fs.file-max", v, sizeof(v));
-		snprintf(out, len, "%s %s x%ld: system-wide open files (fs.file-max=%s)", call,
+		snprintf(out, len, "%s %s (%ld times): system-wide open files (fs.file-max=%s)", call,
 			 errname, n, v);
 		return;
 	}
 	if (!strcmp(errname, "EADDRNOTAVAIL") || err == EADDRNOTAVAIL) {
 		hc_sysctl(cns, "net.ipv4.ip_local_port_range", v, sizeof(v));
 		snprintf(out, len,
-			 "%s %s x%ld: ephemeral ports exhausted (net.ipv4.ip_local_port_range=%s, "
+			 "%s %s (%ld times): ephemeral ports exhausted (net.ipv4.ip_local_port_range=%s, "
 			 "--ports spreads clients over more server ports)",
 			 call, errname, n, v);
 		return;
@@ -57,7 +57,7 @@ void hr_explain(const struct hr_ctx *c, const char *call, int err, const char *e
 	if (!strcmp(errname, "ECONNREFUSED") && !verbs) {
 		hc_sysctl(sns, "net.core.somaxconn", v, sizeof(v));
 		snprintf(out, len,
-			 "%s %s x%ld: server refused (listen backlog full or not listening; "
+			 "%s %s (%ld times): server refused (listen backlog full or not listening; "
 			 "net.core.somaxconn=%s)",
 			 call, errname, n, v);
 		return;
@@ -70,14 +70,14 @@ void hr_explain(const struct hr_ctx *c, const char *call, int err, const char *e
 				 (snprintf(w, sizeof(w), "%llu", (unsigned long long)rl.rlim_cur), w));
 		else
 			snprintf(v, sizeof(v), "?");
-		snprintf(out, len, "%s %s x%ld: locked memory (RLIMIT_MEMLOCK=%s) or memory", call,
+		snprintf(out, len, "%s %s (%ld times): locked memory (RLIMIT_MEMLOCK=%s) or memory", call,
 			 errname, n, v);
 		return;
 	}
 	if (verbs && err == ENOMEM) {
 		hc_sysctl("", "vm.max_map_count", v, sizeof(v));
 		snprintf(out, len,
-			 "%s %s x%ld: memory maps per process (vm.max_map_count=%s; each QP maps "
+			 "%s %s (%ld times): memory maps per process (vm.max_map_count=%s; each QP maps "
 			 "its SQ and RQ, each CQ its ring) or kernel memory",
 			 call, errname, n, v);
 		return;
@@ -98,22 +98,22 @@ void hr_explain(const struct hr_ctx *c, const char *call, int err, const char *e
 		why = why ? why : "device contexts (one per process opening the device)";
 	if (!strcmp(errname, "REJECTED") || !strcmp(errname, "ECONNREFUSED")) {
 		hc_sysctl("", "net.rdma_ucm.max_backlog", v, sizeof(v));
-		snprintf(out, len, "%s %s x%ld: CM reject (listen backlog net.rdma_ucm.max_backlog=%s)",
+		snprintf(out, len, "%s %s (%ld times): CM reject (listen backlog net.rdma_ucm.max_backlog=%s)",
 			 call, errname, n, v);
 		return;
 	}
 	if (!strcmp(errname, "timeout") || err == ETIMEDOUT) {
-		snprintf(out, len, "%s %s x%ld: not done within the phase deadline (--timeout)",
+		snprintf(out, len, "%s %s (%ld times): not done within the phase deadline (--timeout)",
 			 call, errname, n);
 		return;
 	}
 	if (!strcmp(call, "agent")) {
-		snprintf(out, len, "agent process ended early (%s) x%ld", errname, n);
+		snprintf(out, len, "agent process ended early (%s, %ld times)", errname, n);
 		return;
 	}
 	if (!strcmp(call, "verify")) {
-		snprintf(out, len, "payload mismatch x%ld: echoed bytes differ from those sent", n);
+		snprintf(out, len, "payload mismatch (%ld times): echoed bytes differ from those sent", n);
 		return;
 	}
-	snprintf(out, len, "%s %s x%ld%s%s", call, errname, n, why ? ": " : "", why ? why : "");
+	snprintf(out, len, "%s %s (%ld times)%s%s", call, errname, n, why ? ": " : "", why ? why : "");
 }

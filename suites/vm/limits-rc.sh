@@ -25,9 +25,8 @@
 #
 # TAP 13 on stdout, figures as "# key=value"; exit 0 pass, 1 fail, 4 skip.
 #
-#   LRC_MAP_COUNT   vm.max_map_count for test 2 (6000; not below ~5000: the
-#                   orchestrator sizes server processes as (max_map_count - 4096) / 4
-#                   connections, so at 4000 every client gets its own server process)
+#   LRC_MAP_COUNT   vm.max_map_count for test 2 (6000: one process then holds
+#                   about 1,460 connections at 4 maps each)
 #   LRC_MEMLOCK     RLIMIT_MEMLOCK in bytes for test 5 (8 MiB)
 #   LRC_MR_SIZE     --size of test 5 (1 MiB)
 #   LRC_TESTS       the tests to run, of "ramp limit storm ctx mr" (all); the
