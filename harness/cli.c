@@ -225,7 +225,7 @@ static int hp_apply(struct hp_plan *p, int id, const char *v)
 	case O_TLS_KEY: p->tls_key = v; return 0;
 	case O_SRQ: p->srq = true; return 0;
 	case O_RXE: p->rxe = true; return 0;
-	case O_DEEP: p->rxe = true; return 0; /* env: deep probe */
+	case O_DEEP: p->deep = true; return 0;
 	case O_VERBOSE: p->verbose = true; return 0;
 	case O_BASELINE: p->baseline = v; return 0;
 	case O_MD: p->out_md = v; return 0;

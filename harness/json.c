@@ -107,10 +107,11 @@ json_t *hj_point(const struct hr_point *pt, const char *verdict)
 				      "slab_kb_delta", (json_int_t)(pt->slab_peak_kb - pt->slab_base_kb),
 				      "kern_slab_bytes_per_conn", pt->kern_bytes_per_conn));
 	json_object_set_new(o, "agents_total",
-			    json_pack("{s:I, s:I, s:I, s:I, s:I}", "rss_kb", (json_int_t)pt->cli_rss_kb,
+			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "rss_kb", (json_int_t)pt->cli_rss_kb,
 				      "rss_kb_max", (json_int_t)pt->cli_rss_max_kb, "threads",
 				      (json_int_t)pt->cli_threads, "fds", (json_int_t)pt->cli_fds,
-				      "nofile_needed", (json_int_t)pt->per_agent_nofile));
+				      "nofile_needed", (json_int_t)pt->per_agent_nofile, "nofile_cap",
+				      (json_int_t)pt->nofile_got));
 	json_object_set_new(o, "resources",
 			    json_pack("{s:o, s:o, s:o, s:b, s:s}", "base", hj_res_pair(&pt->res_base),
 				      "peak", hj_res_pair(&pt->res_peak), "after",

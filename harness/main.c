@@ -35,7 +35,7 @@ static int hm_env(struct hp_plan *p, struct tap *t)
 	json_t *doc = json_object();
 	int rc = 0;
 
-	he_collect(t, doc, p->rxe);
+	he_collect(t, doc, p->deep);
 	tap_plan(t, t->lv[0].n);
 	if (p->json && hj_write(doc, p->json))
 		rc = -1;

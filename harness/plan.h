@@ -51,6 +51,7 @@ struct hp_plan {
 
 	/* up / down */
 	bool rxe;
+	bool deep;              /* env: really create a probe rxe link */
 	char run[8];
 
 	/* report */

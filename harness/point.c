@@ -978,7 +978,6 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 			pt->srv_rss_base_kb += p.rss_kb;
 			r.srv_fds_base += p.fds;
 		}
-	hx_sockstat(r.ag[0].pid, &pt->tcp_inuse_base, &(long){ 0 });
 	hx_slab_kb(&pt->slab_base_kb);
 	rc = hr_loop(&r, hr_all_hello, hr_now() + 30 + 0.05 * (double)r.nag);
 	if (rc || !hr_all_hello(&r) || r.srv_exited) {

@@ -54,7 +54,7 @@ struct hr_point {
 
 	long srv_rss_base_kb, srv_rss_peak_kb, srv_fds, srv_threads;
 	double srv_bytes_per_conn;         /* user-space RSS growth per connection */
-	long tcp_inuse_base, tcp_inuse_peak;
+	long tcp_inuse_peak;
 	long slab_base_kb, slab_peak_kb;   /* /proc/meminfo Slab: system-wide */
 	double kern_bytes_per_conn;        /* kernel slab growth per connection, both ends */
 	long cli_rss_kb, cli_rss_max_kb, cli_threads, cli_fds;

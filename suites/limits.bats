@@ -31,10 +31,7 @@ kv() {
 	grep -q '^| Transport | Clients | Connected | Success |' "$RDC_DIR/r.md"
 	[ "$(grep -c '^| tcp | [0-9]* | [0-9]* | 100.00% |.* pass |' "$RDC_DIR/r.md")" -eq 3 ]
 	# the chart is well-formed XML with the three panels
-	run perl -MXML::Parser -e 'XML::Parser->new->parsefile($ARGV[0])' "$RDC_DIR/r.svg"
-	if [ "$status" -eq 2 ] || [[ "$output" == *"Can't locate"* ]]; then
-		run xmllint --noout "$RDC_DIR/r.svg"
-	fi
+	run xmllint --noout "$RDC_DIR/r.svg"
 	assert_success
 	[ "$(grep -c '<polyline' "$RDC_DIR/r.svg")" -ge 3 ]
 }
@@ -68,7 +65,6 @@ kv() {
 	[[ "$output" == *"EMFILE"*"RLIMIT_NOFILE"* ]]
 	# points past the limit are XFAIL, not failures
 	[[ "$output" == *"# XFAIL"* ]]
-	[ "$(kv fail)" = "" ] || true
 	grep -q '# Totals: pass:[0-9]* fail:0' <<<"$output"
 }
 

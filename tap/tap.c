@@ -64,6 +64,16 @@ static void tap_sanitize(char *s, int hash)
 	}
 }
 
+/* One line's worth of text: formatted and sanitized, or NULL (out of memory). */
+static char *tap_vtext(const char *fmt, va_list ap, int hash)
+{
+	char *s = tap_vfmt(fmt, ap);
+
+	if (s)
+		tap_sanitize(s, hash);
+	return s;
+}
+
 static struct tap_level *tap_cur(struct tap *t)
 {
 	return &t->lv[t->depth];
@@ -95,10 +105,8 @@ void tap_skip_all(struct tap *t, const char *fmt, ...)
 	char *s;
 
 	va_start(ap, fmt);
-	s = tap_vfmt(fmt, ap);
+	s = tap_vtext(fmt, ap, 0);
 	va_end(ap);
-	if (s)
-		tap_sanitize(s, 0);
 	tap_cur(t)->plan = 0;
 	tap_line(t, t->depth, "1..0 # SKIP %s", s ? s : "(tap: out of memory)");
 	free(s);
@@ -170,9 +178,7 @@ static int tap_vresult(struct tap *t, enum tap_res r, const char *reason, const 
 	if ((unsigned)r > TAP_ERROR)
 		r = TAP_ERROR;
 	bad = r == TAP_FAIL || r == TAP_TIMEOUT || r == TAP_ERROR;
-	desc = tap_vfmt(fmt, ap);
-	if (desc)
-		tap_sanitize(desc, 1);
+	desc = tap_vtext(fmt, ap, 1);
 	if (reason) {
 		why = strdup(reason);
 		if (why)
@@ -290,10 +296,8 @@ void tap_bail(struct tap *t, const char *fmt, ...)
 	char *s;
 
 	va_start(ap, fmt);
-	s = tap_vfmt(fmt, ap);
+	s = tap_vtext(fmt, ap, 0);
 	va_end(ap);
-	if (s)
-		tap_sanitize(s, 0);
 	/* A bail ends the whole stream, so it is unindented and counts as an error. */
 	t->depth = 0;
 	t->lv[0].cnt[TAP_ERROR]++;
