@@ -734,9 +734,9 @@ static void hr_peak(struct hr_run *r)
 	bool threads = !strcmp(r->c->plan->server_model, "thread");
 
 	hr_srv_read(r);
-	/* the thread model starts its client's thread just after accept */
+	/* the thread model starts its client's thread just after accept (+1: main) */
 	while ((pt->srv_fds < r->srv_fds_base + pt->connected ||
-		(threads && pt->srv_threads < pt->connected)) &&
+		(threads && pt->srv_threads < pt->connected + r->nsrv)) &&
 	       hr_now() < end && !r->srv_exited) {
 		usleep(20000);
 		hr_srv_read(r);
