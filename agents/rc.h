@@ -139,8 +139,8 @@ struct rc_fail {
 };
 
 /*
- * Opens dev_name (NULL: the device with a RoCEv2 GID for local), finds the
- * IPv4-mapped RoCEv2 GID of local and allocates the PD; or, for rdma_cm, adopts
+ * Opens o->dev (NULL: the device with a RoCEv2 GID for local), finds the
+ * IPv4-mapped RoCEv2 GID of local (rdev_open of rdma/dev.h) and allocates the PD; or, for rdma_cm, adopts
  * the cm_id's context and PD (librdmacm keeps one PD per device, id->pd: a
  * second one would be a second PD per process). Then the completion channel
  * (nonblocking) and the SRQ. Fatal errors are reported with rep_fatal();
@@ -194,8 +194,5 @@ int rc_chan_poll(struct ibv_comp_channel *ch, uint64_t *nev, rc_wc_cb cb, void *
 
 /* "retry_exceeded" for IBV_WC_RETRY_EXC_ERR: record-safe words */
 const char *rc_wc_word(enum ibv_wc_status st);
-
-/* Local IPv4 address the kernel would use to reach dst (no packet is sent). */
-int rc_route_src(struct in_addr dst, struct in_addr *src);
 
 #endif

@@ -13,6 +13,7 @@
 #include "agents/ag.h"
 #include "agents/rc_client.h"
 #include "agents/report.h"
+#include "rdma/dev.h"
 
 /* setups started per loop turn, so stdin and completions are served between */
 #define RCC_BATCH 64
@@ -180,6 +181,7 @@ static const struct ph_ops rcc_ph_ops = {
 static int rcc_init(struct rcc *x)
 {
 	const struct ag_opts *o = x->o;
+	struct rdev_err e;
 	uint32_t i;
 
 	if (ph_init(&x->ph, o, &rcc_ph_ops, &rcc_load_ops, x))
@@ -194,8 +196,8 @@ static int rcc_init(struct rcc *x)
 		x->c[i].e.gen = 1;
 	if (o->has_bind) {
 		x->local = o->bind;
-	} else if (rc_route_src(o->addr, &x->local)) {
-		rep_fatal("connect", "route to the server (source address)", errno);
+	} else if (rdev_route_src(o->addr, &x->local, &e)) {
+		rep_fatal(e.call, e.obj, e.err);
 		return -1;
 	}
 	if (o->cm == AG_CM_RDMACM)

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The agent's RDMA device: context, RoCEv2 GID of the local address, PD,
- * completion channel, SRQ; draining completions; the qp_num map.
+ * The agent's RDMA device: context and RoCEv2 GID of the local address (from
+ * rdma/dev), PD, completion channel, SRQ; draining completions; the qp_num map.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <openssl/rand.h>
@@ -16,28 +14,9 @@
 #include "agents/ag.h"
 #include "agents/rc.h"
 #include "agents/report.h"
+#include "rdma/dev.h"
 
 #define RC_POLL_BATCH 32
-
-int rc_route_src(struct in_addr dst, struct in_addr *src)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(4791),
-				  .sin_addr = dst };
-	socklen_t sl = sizeof(sa);
-	int fd, ret = -1;
-
-	/* a UDP connect only routes: the kernel picks the source, nothing is sent */
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
-	    !getsockname(fd, (struct sockaddr *)&sa, &sl)) {
-		*src = sa.sin_addr;
-		ret = 0;
-	}
-	close(fd);
-	return ret;
-}
 
 int rc_psn(uint32_t *psn)
 {
@@ -49,97 +28,21 @@ int rc_psn(uint32_t *psn)
 	return 0;
 }
 
-/* The RoCEv2 GID ::ffff:local of ctx: its port and index, or -1. */
-static int rc_find_gid(struct rc_dev *d, struct in_addr local)
-{
-	struct ibv_gid_entry *ent;
-	struct ibv_port_attr pa;
-	uint8_t want[16] = { [10] = 0xff, [11] = 0xff };
-	size_t max = 0;
-	ssize_t n, i;
-	uint8_t p;
-
-	memcpy(want + 12, &local, 4);
-	for (p = 1; p <= d->attr.phys_port_cnt; p++) {
-		if (ibv_query_port(d->ctx, p, &pa))
-			return -1;
-		max += (size_t)pa.gid_tbl_len;
-	}
-	ent = calloc(max ? max : 1, sizeof(*ent));
-	if (!ent)
-		return -1;
-	n = ibv_query_gid_table(d->ctx, ent, max, 0);
-	if (n < 0) {
-		errno = (int)-n;
-		free(ent);
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		if (ent[i].gid_type != IBV_GID_TYPE_ROCE_V2 ||
-		    memcmp(ent[i].gid.raw, want, sizeof(want)))
-			continue;
-		/* ah_attr.grh.sgid_index is 8 bits wide */
-		if (ent[i].gid_index > UINT8_MAX || ent[i].port_num > UINT8_MAX)
-			continue;
-		d->port = (uint8_t)ent[i].port_num;
-		d->gidx = (uint8_t)ent[i].gid_index;
-		d->gid = ent[i].gid;
-		free(ent);
-		return 0;
-	}
-	free(ent);
-	errno = EADDRNOTAVAIL;
-	return -1;
-}
-
-/* Opens name, or every device until one holds local's GID. */
+/* Opens name, or the first device that holds local's RoCEv2 GID. */
 static int rc_open_ctx(struct rc_dev *d, const char *name, struct in_addr local)
 {
-	struct ibv_device **list;
-	const char *what = "ibv_get_device_list";
-	char obj[96];
-	int i, n, err = ENODEV;
+	struct rdev_sel s = { .name = name, .gid_index = -1, .addr = local };
+	struct rdev_err e;
+	struct rdev_gid g;
 
-	snprintf(obj, sizeof(obj), "%s", name ? name : "devices");
-	list = ibv_get_device_list(&n);
-	if (!list) {
-		rep_fatal(what, obj, errno ? errno : ENODEV);
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		if (name && strcmp(ibv_get_device_name(list[i]), name))
-			continue;
-		d->ctx = ibv_open_device(list[i]);
-		if (!d->ctx) {
-			what = "ibv_open_device";
-			err = errno ? errno : ENODEV;
-			snprintf(obj, sizeof(obj), "%s", ibv_get_device_name(list[i]));
-			if (name)
-				break;
-			continue;
-		}
-		if (ibv_query_device(d->ctx, &d->attr)) {
-			what = "ibv_query_device";
-			err = errno;
-		} else if (rc_find_gid(d, local)) {
-			what = "ibv_query_gid_table";
-			err = errno;
-		} else {
-			break;
-		}
-		snprintf(obj, sizeof(obj), "%s (RoCEv2 GID of %s)",
-			 ibv_get_device_name(list[i]), inet_ntoa(local));
-		ibv_close_device(d->ctx);
-		d->ctx = NULL;
-		if (name)
-			break;
-	}
-	ibv_free_device_list(list);
-	if (!d->ctx) {
-		rep_fatal(what, obj, err);
+	if (rdev_open(&s, &d->ctx, &d->attr, &g, &e)) {
+		rep_fatal(e.call, e.obj, e.err);
 		return -1;
 	}
 	d->own_ctx = true;
+	d->port = g.port;
+	d->gidx = g.index;
+	d->gid = g.gid;
 	return 0;
 }
 

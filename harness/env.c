@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "harness/env.h"
-#include "harness/ibdev.h"
 #include "netns/netns.h"
+#include "rdma/dev.h"
 
 static void he_sysctl(struct tap *t, json_t *o, const char *key, const char *why_missing)
 {
@@ -50,7 +50,8 @@ static void he_rlimit(struct tap *t, json_t *o, const char *name, int res)
 
 int he_collect(struct tap *t, json_t *o, bool deep)
 {
-	struct ibd_info dev[IBD_MAX_DEVS];
+	struct rdev_info dev[RDEV_MAX_DEVS];
+	struct rdev_err err;
 	struct nn_caps c;
 	json_t *devs = json_array();
 	int n;
@@ -74,12 +75,14 @@ int he_collect(struct tap *t, json_t *o, bool deep)
 	json_object_set_new(o, "rxe_netns", json_boolean(c.rxe_netns));
 	json_object_set_new(o, "rxe_netns_why", json_string(c.why_rxe_netns));
 
-	n = ibd_list(dev, IBD_MAX_DEVS);
+	n = rdev_list(dev, RDEV_MAX_DEVS, &err);
+	if (n < 0)
+		fprintf(stderr, "rdmacap: %s\n", err.msg);
 	if (n <= 0)
 		tap_result(t, TAP_SKIP, n < 0 ? "ibv_get_device_list failed" : "no RDMA device",
 			   "RDMA devices");
 	for (int i = 0; i < n; i++) {
-		struct ibd_info *d = &dev[i];
+		struct rdev_info *d = &dev[i];
 
 		tap_diag(t, "dev=%s netdev=%s port=%s mtu=%d max_qp=%d max_cq=%d max_cqe=%d "
 			 "max_mr=%d max_pd=%d max_srq=%d max_qp_wr=%d max_ah=%d max_sge=%d",

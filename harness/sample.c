@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/rnl.h"
+#include "rdma/rnl.h"
 #include "harness/sample.h"
 
 #define HS_MAX_DEVS 128

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sample: the sampler behind every load point. It reads the kernel's RDMA
- * resource counters (RDMA netlink, harness/rnl.h) for the topology's rxe
+ * resource counters (RDMA netlink, rdma/rnl.h) for the topology's rxe
  * devices, and the server agent's /proc entries, and keeps a time series.
  */
 #ifndef RDC_HARNESS_SAMPLE_H
@@ -13,7 +13,7 @@
 
 #include "netns/netns.h"
 
-/* pd cq qp cm_id mr ctx srq, in harness/rnl.h's order */
+/* pd cq qp cm_id mr ctx srq, in rdma/rnl.h's order */
 #define HS_NRES 7
 
 struct hs_res {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_rnl: harness/rnl (RDMA netlink counters) and harness/ibdev (device facts)
+ * test_rnl: rdma/rnl (RDMA netlink counters) and rdma/dev (device facts)
  * against the kernel and against the reference tools, on a real RDMA device.
  *
  *   RNL_DEV=rxe0 RNL_IPV4=10.0.0.1 RNL_NETDEV=veth0 build/tests/test_rnl
@@ -11,6 +11,7 @@
  * exit 0 pass, 1 fail, 4 skip (no RDMA netlink or no device, as on a host whose
  * kernel has no RDMA).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -26,10 +27,10 @@
 #include <libmnl/libmnl.h>
 #include <rdma/rdma_netlink.h>
 
-#include "harness/ibdev.h"
-#include "harness/rnl.h"
+#include "rdma/dev.h"
+#include "rdma/rnl.h"
 
-#define T_PLAN 11
+#define T_PLAN 12
 #define T_MAXDEVS 32
 #define T_SAMPLES 1000
 #define T_BUDGET_US 20000.0 /* the sampler runs at >= 50 Hz */
@@ -382,7 +383,7 @@ static bool t_enum(const char *text, const char *key, int want)
 	const char *p = v ? strchr(v, '(') : NULL;
 
 	if (!p || p > v + strcspn(v, "\n") || atoi(p + 1) != want) {
-		printf("# %s: ibd %d, ibv_devinfo %.*s\n", key, want,
+		printf("# %s: rdev %d, ibv_devinfo %.*s\n", key, want,
 		       v ? (int)strcspn(v, "\n") : 6, v ? v : "(none)");
 		return false;
 	}
@@ -405,19 +406,56 @@ static int t_devinfo_gid(const char *text, const char *ipv4)
 	return p ? atoi(p + 4) : -1;
 }
 
+/*
+ * rdev_open of the GID of ipv4 on dev (NULL: any device), port (0: any), index
+ * (-1: any); closes the device again. The GID index, or -errno. With want_dev,
+ * the device opened must be that one.
+ */
+static int t_open_gid(const char *dev, const char *ipv4, uint8_t port, int index,
+		      const char *want_dev)
+{
+	struct rdev_sel s = { .name = dev, .port = port, .gid_index = index };
+	struct ibv_device_attr attr;
+	struct ibv_context *ctx;
+	struct rdev_gid g;
+	struct rdev_err e;
+	char a[INET_ADDRSTRLEN];
+	int ret;
+
+	if (inet_pton(AF_INET, ipv4, &s.addr) != 1)
+		return -EINVAL;
+	if (rdev_open(&s, &ctx, &attr, &g, &e)) {
+		ret = -errno;
+		printf("# %s (port %u index %d): errno %d, %s\n", dev ? dev : "any device", port,
+		       index, e.err, e.msg);
+		return ret;
+	}
+	inet_ntop(AF_INET, &g.addr, a, sizeof(a));
+	printf("# rdev_open %s port %u index %d: %s port %u gid %u %s\n", dev ? dev : "any",
+	       port, index, ibv_get_device_name(ctx->device), g.port, g.index, a);
+	ret = g.index;
+	if (strcmp(a, ipv4) || g.gid.raw[10] != 0xff || g.gid.raw[11] != 0xff ||
+	    (want_dev && strcmp(ibv_get_device_name(ctx->device), want_dev)))
+		ret = -EBADMSG;
+	if (ibv_close_device(ctx))
+		ret = -errno;
+	return ret;
+}
+
 static void t_ibd(struct t_ctx *t)
 {
-	static struct ibd_info info[IBD_MAX_DEVS];
+	static struct rdev_info info[RDEV_MAX_DEVS];
 	const char *ipv4 = getenv("RNL_IPV4"), *netdev = getenv("RNL_NETDEV");
-	const struct ibd_info *d = NULL;
+	const struct rdev_info *d = NULL;
 	char cmd[160], mtu[16];
-	int n, gi = -1, want;
+	struct rdev_err err;
+	int n, gi, want;
 	bool ok, have;
 	double t0;
 
 	t0 = t_now_us();
-	n = ibd_list(info, IBD_MAX_DEVS);
-	printf("# ibd_list=%d ms=%.1f\n", n, (t_now_us() - t0) / 1e3);
+	n = rdev_list(info, RDEV_MAX_DEVS, &err);
+	printf("# rdev_list=%d ms=%.1f\n", n, (t_now_us() - t0) / 1e3);
 	for (int i = 0; i < n; i++)
 		if (!strcmp(info[i].name, t->dev))
 			d = &info[i];
@@ -425,7 +463,7 @@ static void t_ibd(struct t_ctx *t)
 	have = d && t_run(cmd) == 0;
 	ok = have;
 	if (have) {
-		printf("# ibd: max_qp=%d max_qp_wr=%d max_cq=%d max_cqe=%d max_mr=%d "
+		printf("# rdev: max_qp=%d max_qp_wr=%d max_cq=%d max_cqe=%d max_mr=%d "
 		       "max_mr_size=0x%llx max_pd=%d max_srq=%d max_ah=%d max_sge=%d\n",
 		       d->max_qp, d->max_qp_wr, d->max_cq, d->max_cqe, d->max_mr,
 		       (unsigned long long)d->max_mr_size, d->max_pd, d->max_srq,
@@ -441,13 +479,13 @@ static void t_ibd(struct t_ctx *t)
 		ok &= t_num(t_out, "max_ah", d->max_ah);
 		ok &= t_num(t_out, "max_sge", d->max_sge);
 	} else {
-		printf("# ibd_list: %d devices, %s %s\n", n, t->dev, d ? "found" : "absent");
+		printf("# rdev_list: %d devices, %s %s\n", n, t->dev, d ? "found" : "absent");
 	}
-	t_result(t, ok, "ibd_list limits equal ibv_devinfo -v");
+	t_result(t, ok, "rdev_list limits equal ibv_devinfo -v");
 	if (!have)
 		goto port_fail;
 
-	printf("# ibd: node_guid=%s port_state=%s active_mtu=%d netdev=%s gid_tbl_len=%d "
+	printf("# rdev: node_guid=%s port_state=%s active_mtu=%d netdev=%s gid_tbl_len=%d "
 	       "roce4_gid=%d roce4_addr=%s\n", d->node_guid_str, d->port_state_str,
 	       d->active_mtu, d->netdev, d->gid_tbl_len, d->roce4_gid_index, d->roce4_addr);
 	snprintf(mtu, sizeof(mtu), "%d", d->active_mtu);
@@ -455,34 +493,44 @@ static void t_ibd(struct t_ctx *t)
 	     t_enum(t_out, "state", d->port_state) && t_str(t_out, "active_mtu", mtu) &&
 	     t_num(t_out, "gid_tbl_len", d->gid_tbl_len) &&
 	     (!netdev || !strcmp(netdev, d->netdev));
-	t_result(t, ok, "ibd_list guid, port state, mtu, netdev equal ibv_devinfo -v");
+	t_result(t, ok, "rdev_list guid, port state, mtu, netdev equal ibv_devinfo -v");
 
 	if (!ipv4) {
-		t_skip(t, "ibd_find_gid equals ibv_devinfo's RoCE v2 GID", "RNL_IPV4 not set");
+		t_skip(t, "rdev_open equals ibv_devinfo's RoCE v2 GID", "RNL_IPV4 not set");
+		t_skip(t, "rdev_open by address alone; other port or index EADDRNOTAVAIL",
+		       "RNL_IPV4 not set");
 		return;
 	}
 	want = t_devinfo_gid(t_out, ipv4);
-	ok = ibd_find_gid(t->dev, ipv4, &gi) == 0;
-	if (!ok)
-		printf("# ibd_find_gid %s %s: %s\n", t->dev, ipv4, strerror(errno));
+	gi = t_open_gid(t->dev, ipv4, 0, -1, NULL);
 	printf("# gid_index=%d ibv_devinfo=%d roce4_gid_index=%d\n", gi, want,
 	       d->roce4_gid_index);
-	ok = ok && want >= 0 && gi == want && d->roce4_gid_index == want &&
+	ok = want >= 0 && gi == want && d->roce4_gid_index == want &&
 	     !strcmp(d->roce4_addr, ipv4);
-	t_result(t, ok, "ibd_find_gid equals ibv_devinfo's RoCE v2 GID for %s", ipv4);
+	t_result(t, ok, "rdev_open equals ibv_devinfo's RoCE v2 GID for %s", ipv4);
+
+	/* what an agent does without --device, and what a wrong override gets */
+	ok = t_open_gid(NULL, ipv4, 0, -1, t->dev) == want && want >= 0;
+	ok &= t_open_gid(t->dev, ipv4, 1, want, NULL) == want;
+	ok &= t_open_gid(t->dev, ipv4, 2, -1, NULL) == -EADDRNOTAVAIL;
+	ok &= t_open_gid(t->dev, ipv4, 0, want + 1, NULL) == -EADDRNOTAVAIL;
+	ok &= t_open_gid("rdcnosuchdev", ipv4, 0, -1, NULL) == -ENODEV;
+	t_result(t, ok, "rdev_open by address alone; other port or index EADDRNOTAVAIL");
 	return;
 
 port_fail:
-	t_result(t, false, "ibd_list guid, port state, mtu, netdev equal ibv_devinfo -v");
-	t_result(t, false, "ibd_find_gid equals ibv_devinfo's RoCE v2 GID");
+	t_result(t, false, "rdev_list guid, port state, mtu, netdev equal ibv_devinfo -v");
+	t_result(t, false, "rdev_open equals ibv_devinfo's RoCE v2 GID");
+	t_result(t, false, "rdev_open by address alone; other port or index EADDRNOTAVAIL");
 }
 
 /* Newer kernels report each summary entry's max: it must be the device limit. */
 static void t_max(struct t_ctx *t)
 {
-	static struct ibd_info info[IBD_MAX_DEVS];
-	const struct ibd_info *d = NULL;
+	static struct rdev_info info[RDEV_MAX_DEVS];
+	const struct rdev_info *d = NULL;
 	long long lim[RNL_NRES];
+	struct rdev_err err;
 	bool ok;
 	int n;
 
@@ -491,7 +539,7 @@ static void t_max(struct t_ctx *t)
 		       "kernel reports no RES_SUMMARY_ENTRY_MAX");
 		return;
 	}
-	n = ibd_list(info, IBD_MAX_DEVS);
+	n = rdev_list(info, RDEV_MAX_DEVS, &err);
 	for (int i = 0; i < n; i++)
 		if (!strcmp(info[i].name, t->dev))
 			d = &info[i];

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# rnl.sh: the RDMA netlink sampler (harness/rnl) and the device facts
-# (harness/ibdev) on a real rxe device. Runs as root where rdma_rxe loads, which
+# rnl.sh: the RDMA netlink sampler (rdma/rnl) and the device facts
+# (rdma/dev) on a real rxe device. Runs as root where rdma_rxe loads, which
 # on a host without RDMA means inside the rxe VM:
 #
 #   vm/run -- suites/vm/rnl.sh

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rnl: the kernel's RDMA resource counters, read over RDMA netlink (libmnl).
+ * Part of rdma/ (libc, libibverbs, libmnl only), for both programs: today the
+ * harness's sampler; later per-port statistics (RDMA_NLDEV_CMD_STAT_GET) and
+ * per-QP dumps (RES_QP_GET) on the same socket.
  *
  * One RDMA_NLDEV_CMD_RES_GET dump returns, per device, the restrack summary that
  * `rdma resource show` prints: pd cq qp cm_id mr ctx srq. Newer kernels add a
@@ -16,11 +19,11 @@
  * ones are not. Take a baseline before a load point.
  *
  * Errors: functions return -1 with errno set and a message "rnl: <call>: <why>" in
- * r->err, for the caller to log or turn into a SKIP reason. On a kernel without
+ * r->err (the dump covers every device, so the call names no device), for the caller to log or turn into a SKIP reason. On a kernel without
  * RDMA netlink, rnl_open() fails with EPROTONOSUPPORT.
  */
-#ifndef RDC_RNL_H
-#define RDC_RNL_H
+#ifndef RDC_RDMA_RNL_H
+#define RDC_RDMA_RNL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -73,4 +76,4 @@ const char *rnl_res_name(enum rnl_res res);
 /* The device named 'name' in devs[0..n-1], or NULL. */
 const struct rnl_dev *rnl_find(const struct rnl_dev *devs, int n, const char *name);
 
-#endif /* RDC_RNL_H */
+#endif /* RDC_RDMA_RNL_H */

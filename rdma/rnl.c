@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* rnl: RDMA netlink resource summary sampler. See rnl.h. */
-#include "harness/rnl.h"
+#include "rdma/rnl.h"
 
 #include <errno.h>
 #include <stdarg.h>
