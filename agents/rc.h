@@ -139,10 +139,11 @@ struct rc_fail {
 };
 
 /*
- * Opens o->dev (NULL: the device with a RoCEv2 GID for local), finds the
- * IPv4-mapped RoCEv2 GID of local (rdev_open of rdma/dev.h) and allocates the PD; or, for rdma_cm, adopts
- * the cm_id's context and PD (librdmacm keeps one PD per device, id->pd: a
- * second one would be a second PD per process). Then the completion channel
+ * Opens o->dev (NULL: the device with a RoCEv2 GID for local) and finds the
+ * IPv4-mapped RoCEv2 GID of local, both with rdev_open() of rdma/dev.h, and
+ * allocates the PD; or, for rdma_cm, adopts the cm_id's context and PD
+ * (librdmacm keeps one PD per device, id->pd: a second one would be a second
+ * PD per process). Then the completion channel
  * (nonblocking) and the SRQ. Fatal errors are reported with rep_fatal();
  * returns 0 or -1. rc_dev_close leaves a borrowed context and PD alone: close
  * it before the last cm_id goes, which deallocates librdmacm's PD.
