@@ -7,6 +7,14 @@
 
 #include "agents/rc_rep.h"
 
+const char *rc_rep_check(const struct oob_rec *req, struct in_addr peer)
+{
+	uint8_t want[16] = { [10] = 0xff, [11] = 0xff };
+
+	memcpy(want + 12, &peer, 4);
+	return memcmp(req->gid, want, sizeof(want)) ? "gid_not_peer" : NULL;
+}
+
 int rc_rep_accept(struct rc_dev *d, struct rc_ep *e, const struct oob_rec *req,
 		  struct oob_rec *rep, struct rc_fail *f)
 {

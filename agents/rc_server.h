@@ -17,6 +17,7 @@
 #ifndef RDC_AGENTS_RC_SERVER_H
 #define RDC_AGENTS_RC_SERVER_H
 
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,6 +35,13 @@ enum { RS_T_CTL = 1, RS_T_CHAN, RS_T_TICK, RS_T_LISTEN, RS_T_SESS, RS_T_CM };
 #define RS_OUT_HIGH (64 * 1024)
 /* records one session may have served per turn: the others, the CQs and stdin wait */
 #define RS_REC_BUDGET 32
+/*
+ * A request whose answer took longer than this blocked in the kernel (an RTR
+ * waiting on a neighbour nobody answers takes the kernel's 1 s): the session's
+ * turn ends there, and the RS_SLOW_MAX-th such request drops it ("slow_path").
+ */
+#define RS_SLOW_NS (500 * 1000000ull)
+#define RS_SLOW_MAX 2
 
 struct rs_sess;
 
@@ -56,6 +64,8 @@ struct rs_sess {
 	uint32_t ilen;
 	uint8_t in[OOB_REC_LEN * 16];
 	struct rs_ep *eps;
+	struct in_addr addr;	/* the peer's, which its REQs' GID must be */
+	uint32_t slow;		/* requests that took over RS_SLOW_NS */
 	char peer[SK_PEER_MAX];
 };
 

@@ -3,9 +3,11 @@
  * rc server, --cm oob-tls: TLS listeners and nonblocking sessions that carry
  * the QP exchange records (oob.h). Each REQ gets an endpoint in RTS and a REP,
  * or a REJ naming the call that failed. A session that breaks the protocol,
- * fails TLS, stalls past --timeout inside a handshake or a record, or ends in
- * the middle of a record is dropped ("drop peer=.. reason=..") with its
- * endpoints; the others go on. A session that ends cleanly at a record boundary
+ * asks for a GID that is not its own (rc_rep_check: the RTR would wait on ARP
+ * inside this loop), keeps blocking the loop in the kernel (RS_SLOW_MAX), fails
+ * TLS, stalls past --timeout inside a handshake or a record, or ends in the
+ * middle of a record is dropped ("drop peer=.. reason=..") with its endpoints;
+ * the others go on. A session that ends cleanly at a record boundary
  * takes its endpoints with it: that is how a client agent says goodbye.
  */
 #include <arpa/inet.h>
@@ -166,6 +168,7 @@ static void rs_accept_one(struct rs_srv *s, int fd, const struct sockaddr_in *sa
 	ss->slot = slot;
 	ss->gen = s->sgens[slot];
 	memcpy(ss->peer, peer, sizeof(peer));
+	ss->addr = sa->sin_addr;
 	ss->deadline = ag_now_ns() + (uint64_t)s->o->timeout_s * 1000000000ull;
 	ss->events = EPOLLIN | EPOLLRDHUP;
 	s->sess[slot] = ss;
@@ -238,9 +241,11 @@ rej:
 static int rs_records(struct rs_srv *s, struct rs_sess *ss, bool *progress,
 		      unsigned *budget)
 {
+	const char *why;
 	struct oob_rec req;
 	enum oob_err e;
 	uint32_t off = 0;
+	uint64_t t0;
 
 	while (!ss->paused && *budget) {
 		e = oob_head(ss->in + off, ss->ilen - off, OOB_T(OOB_REQ));
@@ -250,10 +255,12 @@ static int rs_records(struct rs_srv *s, struct rs_sess *ss, bool *progress,
 			e = oob_parse(ss->in + off, OOB_REC_LEN, OOB_T(OOB_REQ), &req);
 		else if (!e)
 			break;
-		if (e) {
-			rs_sess_close(s, ss, oob_strerror(e));
+		why = e ? oob_strerror(e) : rc_rep_check(&req, ss->addr);
+		if (why) {
+			rs_sess_close(s, ss, why);
 			return -1;
 		}
+		t0 = ag_now_ns();
 		if (rs_req(s, ss, &req)) {
 			rs_sess_close(s, ss, "ENOMEM");
 			return -1;
@@ -261,6 +268,16 @@ static int rs_records(struct rs_srv *s, struct rs_sess *ss, bool *progress,
 		off += OOB_REC_LEN;
 		*progress = true;
 		(*budget)--;
+		/* what the check cannot rule out stalls the loop once, not per record */
+		if (ag_now_ns() - t0 > RS_SLOW_NS) {
+			ag_warn("id %u from %s: answered in %llu ms", req.id, ss->peer,
+				(unsigned long long)((ag_now_ns() - t0) / 1000000));
+			if (++ss->slow >= RS_SLOW_MAX) {
+				rs_sess_close(s, ss, "slow_path");
+				return -1;
+			}
+			*budget = 0;
+		}
 		if (tls_io_pending(&ss->io) > RS_OUT_HIGH)
 			ss->paused = true;
 	}

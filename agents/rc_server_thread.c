@@ -70,6 +70,7 @@ struct rt_sess {
 	bool dead;		/* an endpoint died in the poll: sweep after it */
 	uint32_t ilen;
 	uint8_t in[OOB_REC_LEN * 16];
+	struct in_addr addr;	/* the peer's, which its REQs' GID must be */
 	char peer[SK_PEER_MAX];
 };
 
@@ -180,6 +181,7 @@ rej:
 static const char *rt_records(struct rt_sess *t, char *why, size_t wlen)
 {
 	uint8_t out[OOB_REC_LEN];
+	const char *reason;
 	struct oob_rec req;
 	enum oob_err e;
 	size_t put;
@@ -192,6 +194,8 @@ static const char *rt_records(struct rt_sess *t, char *why, size_t wlen)
 			e = oob_parse(t->in, OOB_REC_LEN, OOB_T(OOB_REQ), &req);
 		if (e)
 			return oob_strerror(e);
+		if ((reason = rc_rep_check(&req, t->addr)))
+			return reason;
 		if (rt_req(t, &req, out))
 			return "ENOMEM";
 		ERR_clear_error();
@@ -345,6 +349,7 @@ static void rt_spawn(struct rt_srv *s, int fd, const struct sockaddr_in *sa)
 	t->s = s;
 	t->fd = fd;
 	sk_peer(t->peer, sa);
+	t->addr = sa->sin_addr;
 	if ((uint32_t)fd >= s->nfd) {
 		err = EMFILE;
 		goto fail;

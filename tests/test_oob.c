@@ -5,6 +5,7 @@
  *    bytes: every truncation, wrong magic/version/type/length, oversized and
  *    trailing bytes, every field out of range, every single-bit flip, random
  *    buffers; a record is accepted only when it re-encodes to the same bytes;
+ *  - the server's check of a REQ's GID against the peer's address;
  *  - the TLS layer over 127.0.0.1 with a throwaway PKI (harness/certs): a good
  *    client completes the handshake and exchanges a record both ways; a client
  *    from another CA, one without a certificate, one that does not trust the
@@ -27,6 +28,7 @@
 #include <openssl/ssl.h>
 
 #include "agents/oob.h"
+#include "agents/rc_rep.h"
 #include "agents/tls.h"
 #include "harness/certs.h"
 #include "tap/tap.h"
@@ -372,6 +374,27 @@ static void t_fuzz(void)
 	tap_ok(&T, ok && acc > 0, "record: 200000 random bodies: none crashes, every accepted one is canonical");
 }
 
+/* A REQ's GID must be the peer's own IPv4-mapped address (rc_rep_check). */
+static void t_gid_check(void)
+{
+	struct oob_rec r = t_req();
+	struct in_addr peer, other;
+	const char *own, *foreign, *v6;
+
+	inet_pton(AF_INET, "10.222.0.2", &peer);
+	inet_pton(AF_INET, "10.222.0.9", &other);
+	own = rc_rep_check(&r, peer);
+	foreign = rc_rep_check(&r, other);
+	/* the same last 4 bytes without the v4-mapped prefix is another address */
+	r.gid[10] = r.gid[11] = 0;
+	r.gid[0] = 0xfe;
+	r.gid[1] = 0x80;
+	v6 = rc_rep_check(&r, peer);
+	tap_ok(&T, !own && foreign && !strcmp(foreign, "gid_not_peer") && v6 &&
+	       !strcmp(v6, "gid_not_peer"),
+	       "REQ: the GID must be the peer's ::ffff:ADDR; another, or an IPv6 one, is gid_not_peer");
+}
+
 static void t_calls(void)
 {
 	int ok = 1;
@@ -685,7 +708,7 @@ out:
 int main(void)
 {
 	tap_init(&T, stdout);
-	tap_plan(&T, 36);
+	tap_plan(&T, 37);
 	t_roundtrip("REQ", t_req());
 	t_roundtrip("REP with a write buffer", t_rep_write());
 	t_roundtrip("REJ", t_rej());
@@ -697,6 +720,7 @@ int main(void)
 	t_flips();
 	t_fuzz();
 	t_calls();
+	t_gid_check();
 	t_cm();
 	t_tls();
 	tap_totals(&T);

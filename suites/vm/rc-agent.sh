@@ -452,7 +452,9 @@ t_named() {
 	fi
 }
 
-main() {
+# Everything a suite of these agents needs before its plan: root, rxe, the pair
+# topology, the work directory W; skips the whole suite (exit 4) without them.
+rc_setup() {
 	tap_init
 	rdc_need rdc_have_root
 	rdc_need rdc_have_rxe
@@ -470,6 +472,10 @@ main() {
 		tap_skip_all "rdmacap up --topology pair --rxe failed: $(tail -n1 "$W/up.err")"
 		exit 4
 	fi
+}
+
+main() {
+	rc_setup
 	tap_plan 31
 	tap_kv topology "server=$SNS/$SADDR/$SDEV client=$CNS/$CADDR/$CDEV"
 	mkpki
@@ -489,5 +495,8 @@ main() {
 	t_named
 }
 
-main
-tap_finished
+# suites/vm/rc-attack.sh sources this file for its helpers
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	main
+	tap_finished
+fi

@@ -1,0 +1,184 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# rc-attack.sh: one authenticated client must not stall the rc oob-tls server
+# for the others (issue 9, defect 1). A TLS client holding the run's own client
+# certificate sends request records that pass every parser check but name
+# RoCEv2 GIDs nobody answers (addresses of the server's subnet that no host
+# holds): each one made the server's ibv_modify_qp to RTR wait ~1 s for ARP
+# inside its event loop. They arrive while a real N-client point connects and
+# while it runs; the point must stay at 100% with its p99 within 2x of the same
+# point without the attack, the attacker must be named in the server's drop
+# records, and the server must still answer "stop" at once.
+#
+#   vm/run --share $PWD -- suites/vm/rc-attack.sh
+#
+# Helpers (agents over their pipes, PKI, topology) come from rc-agent.sh.
+# TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
+#
+#   RC_ATTACK_CLIENTS  clients of the real point (100)
+#   RC_ATTACK_MSGS     round trips per client (100)
+#   RC_ATTACK_RECS     hostile records in all, half per wave (100)
+set -u
+
+# shellcheck source=rc-agent.sh
+. "$(dirname "$0")/rc-agent.sh"
+
+N=${RC_ATTACK_CLIENTS:-100}
+M=${RC_ATTACK_MSGS:-100}
+RECS=${RC_ATTACK_RECS:-100}
+P99=
+
+# records COUNT FIRST FILE: COUNT REQs (oob.h) that pass every parser check,
+# each with the GID ::ffff:A.B.200.(FIRST+i) of the server's A.B.0.0/16, which
+# no host holds, and otherwise plausible fields (QPN, PSN, MTU 1024, GID index 1).
+records() {
+	local i ip fmt='' part net=${SADDR%.*.*}
+
+	for ((i = 0; i < $1; i++)); do
+		ip=$(($2 + i))
+		printf -v part '\\x%02x' $((ip >> 24 & 255)) $((ip >> 16 & 255)) \
+			$((ip >> 8 & 255)) $((ip & 255))	# id
+		fmt+="RDCQ\\x01\\x01\\x00\\x40$part"
+		printf -v part '\\x%02x' 0 0 1 $((ip & 255)) 0 0 0 7	# qpn, psn
+		fmt+=$part
+		printf -v part '\\x%02x' 0 0 0 0 0 0 0 0 0 0 255 255 \
+			"${net%.*}" "${net#*.}" 200 $((ip & 255)) 3 0 0 1	# gid, mtu, op, gidx
+		fmt+=$part
+		printf -v part '\\x%02x' 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+		fmt+=$part
+	done
+	# shellcheck disable=SC2059
+	printf "$fmt" >"$3"
+}
+
+# attacker FILE: a background TLS client with the good client certificate that
+# sends FILE and then stays, as a peer that keeps its session open would.
+attacker() {
+	rdc_bg ip netns exec "$CNS" bash -c '{ cat "$1"; sleep 200; } |
+		timeout 210 openssl s_client -quiet -no_ign_eof -nocommands -connect "$2" \
+			-CAfile "$3/ca.pem" -cert "$3/client.pem" -key "$3/client.key" \
+			-verify_hostname rdmacap-server' _ "$1" "$SADDR:$PORT" "$W/pki"
+}
+
+# sess_up: within 10 s a TCP session from the client side to the server's port
+# is established (the attacker's: no client agent is connected yet).
+sess_up() {
+	local n=50
+
+	while [ $n -gt 0 ]; do
+		[ -n "$(ip netns exec "$SNS" ss -Htn state established "( sport = :$PORT )")" ] &&
+			return 0
+		sleep 0.2
+		n=$((n - 1))
+	done
+	return 1
+}
+
+# p99 NAME: the 99th percentile round trip of NAME's result record in ns: the
+# lower bound of its histogram bucket (agents/proto.h, proto_hist_value).
+p99() {
+	grep -m1 '^result role=client' "$W/$1.out" | sed -E 's/.* hist=//' |
+		awk -F, '{ m = NF; for (i = 1; i <= NF; i++) {
+				split($i, p, ":"); b[i] = p[1]; c[i] = p[2]; n += p[2] } }
+			END { if (!n) exit 1
+				for (i = 1; i < m; i++) { s += c[i]; if (s * 100 >= n * 99) break }
+				k = b[i]
+				if (k < 16) v = k; else v = (k % 16 + 16) * 2 ^ (int(k / 16) - 1)
+				printf "%.0f\n", v }'
+}
+
+# point NAME [WAVE1 WAVE2]: N clients of M round trips against server srv; the
+# attacker files, if given, are sent as the clients connect and as they run.
+# P99 is the point's p99 in ns; 0 if every round trip was verified.
+point() {
+	local name=$1 ok=1
+
+	P99=
+	# the first wave's handshake under way, so its records meet the connects
+	[ $# -gt 1 ] && attacker "$2" && sess_up
+	client "$name" client --clients="$N" --msgs="$M" --timeout=60 || return 1
+	if ag_wait "$name" '^connected ' 180; then
+		tap_kv connected "$(grep -m1 '^connected' "$W/$name.out" | cut -d' ' -f2-)"
+		ag_send "$name" run
+		[ $# -gt 2 ] && attacker "$3"
+		ag_wait "$name" '^result ' 180 && t_traffic "$name" "$N" "$M" && ok=0
+	fi
+	P99=$(p99 "$name")
+	tap_kv p99_ns "${P99:-none}"
+	[ $ok = 0 ] || ag_diag "$name"
+	ag_stop "$name" >/dev/null || ok=1
+	return $ok
+}
+
+# srv_stop: the server answers "stop" within 10 s and ends cleanly.
+srv_stop() {
+	local t0=$SECONDS pid=${AG_PID[srv]} fd=${AG_FD[srv]} ok=0
+
+	ag_send srv stop
+	ag_wait srv '^bye$' 10 || ok=1
+	tap_kv stop_s $((SECONDS - t0))
+	[ $((SECONDS - t0)) -le 10 ] || ok=1
+	if [ $ok = 0 ]; then
+		exec {fd}>&-
+		ag_wait_exit "$pid" 10 && wait "$pid" || ok=1
+		unset "AG_PID[srv]" "AG_FD[srv]"
+	fi
+	return $ok
+}
+
+t_attack() {
+	local base hit d="reason=gid_not_peer"
+
+	records $((RECS / 2)) 1 "$W/wave1.bin"
+	records $((RECS - RECS / 2)) $((RECS / 2 + 1)) "$W/wave2.bin"
+
+	server srv --timeout=30 || { ag_diag srv; tap_fail "server starts"; return; }
+	# a first point in a boot runs slower (cold VM): neither compared point is it
+	M=10 point warm >/dev/null
+	point base
+	t_res $? "without an attack: $N clients, $((N * M)) round trips, payloads verified"
+	base=$P99
+	ag_stop srv >/dev/null
+
+	server srv --timeout=30 || { ag_diag srv; tap_fail "server starts"; return; }
+	point real "$W/wave1.bin" "$W/wave2.bin"
+	t_res $? "under attack: $N clients, $((N * M)) round trips, payloads verified"
+	hit=$P99
+	tap_kv p99_base_ns "${base:-none}"
+	tap_kv p99_attack_ns "${hit:-none}"
+	[ -n "$base" ] && [ -n "$hit" ] && [ "$hit" -le $((2 * base)) ]
+	t_res $? "under attack: p99 within 2x of the same point without it"
+	tap_kv drops "$(grep -c "^drop .*$d\$" "$W/srv.out")"
+	[ "$(ag_count srv "^drop peer=$CADDR:[0-9]+ $d\$")" = 2 ]
+	t_res $? "both attacking sessions are dropped, named (drop peer=$CADDR:PORT $d)"
+	srv_stop
+	t_res $? "the server answers stop at once and ends cleanly"
+	rdc_bg_kill
+	at_baseline
+	t_res $? "counters back at the baseline"
+
+	# the thread model answers each session in its own thread: same rule
+	server srv --timeout=30 --server-model=thread ||
+		{ ag_diag srv; tap_fail "server starts"; return; }
+	attacker "$W/wave1.bin"
+	ag_wait srv "^drop peer=$CADDR:[0-9]+ $d\$" 20
+	t_res $? "thread model: the attacker is dropped, named ($d)"
+	srv_stop
+	t_res $? "thread model: the server answers stop at once and ends cleanly"
+	rdc_bg_kill
+}
+
+main() {
+	rc_setup
+	tap_plan 10
+	tap_kv topology "server=$SNS/$SADDR/$SDEV client=$CNS/$CADDR/$CDEV"
+	mkpki
+	t_res $? "throwaway PKI: CA, server, client"
+	baseline
+	t_res $? "baseline counters of $SDEV and $CDEV"
+	t_attack
+}
+
+main
+tap_finished
