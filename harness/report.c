@@ -6,8 +6,9 @@
  * Connected, Success, QPs, CQs, MRs (server device at peak, minus the baseline),
  * peak memory, latency, Status and the cause of the first failure. With
  * --baseline, each row shows the earlier run's figure beside the new one.
- * The SVG has two panels against clients (log scale): success % and
- * QP/CQ/MR counts; latency p50/p99.
+ * The SVG has three panels against clients (log scale): success %, QP/CQ/MR
+ * counts, and latency p50/p99 on a log axis with round ticks. Every series has
+ * its own colour, dash and marker, so series on the same values stay visible.
  */
 #include <errno.h>
 #include <math.h>
@@ -99,6 +100,10 @@ static int rp_load(const char *path, struct rp_set *s)
 			 json_string_value(json_object_get(pt, "verdict")) ?: "?");
 		snprintf(r->cause, sizeof(r->cause), "%s",
 			 json_string_value(json_object_get(pt, "cause")) ?: "");
+		/* a failed point always says why, even where no call failed */
+		if (!r->cause[0] && !json_is_true(json_object_get(pt, "ok")))
+			snprintf(r->cause, sizeof(r->cause), "%s",
+				 json_string_value(json_object_get(pt, "why")) ?: "");
 		snprintf(r->transport, sizeof(r->transport), "%s", tr ? tr : "?");
 	}
 	json_decref(doc);
@@ -169,8 +174,15 @@ static void rp_md(FILE *f, const struct rp_set *s, const struct rp_set *old)
 /* --- SVG --- */
 
 struct rp_axis {
-	double x0, x1, y0, y1;     /* data range (x in log10) */
+	double x0, x1, y0, y1;     /* data range (x in log10; y in log10 when ylog) */
 	double px, py, pw, ph;     /* panel box */
+	bool ylog;
+};
+
+/* How a series looks: colour, dash pattern ("" solid) and marker shape. */
+struct rp_style {
+	const char *color, *dash;
+	int marker;                /* 0 circle, 1 square, 2 triangle, 3 diamond */
 };
 
 static double rp_x(const struct rp_axis *a, double clients)
@@ -182,13 +194,37 @@ static double rp_x(const struct rp_axis *a, double clients)
 
 static double rp_y(const struct rp_axis *a, double v)
 {
+	if (a->ylog)
+		v = log10(v > 0 ? v : pow(10, a->y0));
+	if (v < a->y0)
+		v = a->y0;
 	return a->py + a->ph - (a->y1 > a->y0 ? (v - a->y0) / (a->y1 - a->y0) : 0) * a->ph;
+}
+
+/* A linear axis step of 1, 2 or 5 times a power of ten giving 3 to 6 ticks. */
+static double rp_step(double span)
+{
+	double p = pow(10, floor(log10(span > 0 ? span : 1)) - 1), m[] = { 1, 2, 5, 10, 20, 50 };
+
+	for (int i = 0; i < 6; i++)
+		if (span / (m[i] * p) <= 6)
+			return m[i] * p;
+	return 100 * p;
+}
+
+static void rp_ytick(FILE *f, const struct rp_axis *a, double v, bool label)
+{
+	double y = rp_y(a, v);
+
+	fprintf(f, "<line x1='%.0f' y1='%.1f' x2='%.0f' y2='%.1f' stroke='%s'/>\n", a->px, y,
+		a->px + a->pw, y, label ? "#ddd" : "#f0f0f0");
+	if (label)
+		fprintf(f, "<text x='%.0f' y='%.1f' font-size='10' text-anchor='end'>%.*f</text>\n",
+			a->px - 4, y + 3, v > 0 && v < 1 ? 1 : 0, v);
 }
 
 static void rp_frame(FILE *f, const struct rp_axis *a, const char *title, const char *ylabel)
 {
-	fprintf(f, "<rect x='%.0f' y='%.0f' width='%.0f' height='%.0f' fill='none' stroke='#888'/>\n",
-		a->px, a->py, a->pw, a->ph);
 	fprintf(f, "<text x='%.0f' y='%.0f' font-size='14' font-weight='bold'>%s</text>\n", a->px,
 		a->py - 8, title);
 	fprintf(f, "<text x='%.0f' y='%.0f' font-size='11' text-anchor='middle' "
@@ -204,13 +240,22 @@ static void rp_frame(FILE *f, const struct rp_axis *a, const char *title, const 
 		fprintf(f, "<text x='%.1f' y='%.0f' font-size='10' text-anchor='middle'>%.0f</text>\n",
 			x, a->py + a->ph + 14, pow(10, d));
 	}
-	for (int i = 0; i <= 4; i++) {
-		double v = a->y0 + (a->y1 - a->y0) * i / 4, y = rp_y(a, v);
+	if (a->ylog) {
+		/* decades labelled, 2x and 5x labelled too while the axis spans few decades */
+		for (int d = (int)a->y0; d < (int)a->y1; d++)
+			for (int m = 1; m < 10; m++)
+				rp_ytick(f, a, m * pow(10, d),
+					 m == 1 || (a->y1 - a->y0 <= 3 && (m == 2 || m == 5)));
+		rp_ytick(f, a, pow(10, a->y1), true);
+	} else {
+		double st = rp_step(a->y1 - a->y0);
 
-		fprintf(f, "<text x='%.0f' y='%.1f' font-size='10' text-anchor='end'>%.0f</text>\n",
-			a->px - 4, y + 3, v);
+		for (double v = ceil(a->y0 / st) * st; v <= a->y1 + st * 1e-9; v += st)
+			rp_ytick(f, a, v, true);
 	}
-	fprintf(f, "<text x='%.0f' y='%.0f' font-size='11' text-anchor='middle'>clients (log)</text>\n",
+	fprintf(f, "<rect x='%.0f' y='%.0f' width='%.0f' height='%.0f' fill='none' stroke='#888'/>\n",
+		a->px, a->py, a->pw, a->ph);
+	fprintf(f, "<text x='%.0f' y='%.0f' font-size='11' text-anchor='middle'>clients (log scale)</text>\n",
 		a->px + a->pw / 2, a->py + a->ph + 30);
 }
 
@@ -222,29 +267,58 @@ static double g_mr(const struct rp_row *r) { return (double)r->mr; }
 static double g_p50(const struct rp_row *r) { return r->lat_p50; }
 static double g_p99(const struct rp_row *r) { return r->lat_p99; }
 
-/* One series: the rows of transport tr (NULL: all), dashed for baselines/2nd transport. */
-static void rp_line(FILE *f, const struct rp_axis *a, const struct rp_set *s, rp_get g,
-		    const char *color, const char *dash, bool need_res, const char *tr,
-		    const char *label, int li)
+static void rp_marker(FILE *f, double x, double y, const struct rp_style *st)
 {
+	switch (st->marker) {
+	case 1:
+		fprintf(f, "<rect x='%.1f' y='%.1f' width='7' height='7' fill='none' stroke='%s' "
+			   "stroke-width='1.5'/>\n", x - 3.5, y - 3.5, st->color);
+		break;
+	case 2:
+		fprintf(f, "<polygon points='%.1f,%.1f %.1f,%.1f %.1f,%.1f' fill='%s'/>\n", x, y - 5,
+			x - 4.5, y + 3.5, x + 4.5, y + 3.5, st->color);
+		break;
+	case 3:
+		fprintf(f, "<polygon points='%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f' fill='none' "
+			   "stroke='%s' stroke-width='1.5'/>\n", x, y - 5, x + 5, y, x, y + 5, x - 5, y,
+			st->color);
+		break;
+	default:
+		fprintf(f, "<circle cx='%.1f' cy='%.1f' r='3.5' fill='%s'/>\n", x, y, st->color);
+	}
+}
+
+static bool rp_in(const struct rp_row *r, bool need_res, const char *tr)
+{
+	return (!need_res || r->have_res) && (!tr || !strcmp(r->transport, tr));
+}
+
+/* One series: the rows of transport tr (NULL: all), with its legend entry li. */
+static void rp_line(FILE *f, const struct rp_axis *a, const struct rp_set *s, rp_get g,
+		    const struct rp_style *st, bool need_res, const char *tr, const char *label, int li)
+{
+	double lx = a->px + a->pw + 10, ly = a->py + 10 + 16 * li;
 	bool any = false;
 
-	fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='2'%s%s%s points='", color,
-		dash ? " stroke-dasharray='" : "", dash ? dash : "", dash ? "'" : "");
-	for (int i = 0; i < s->n; i++) {
-		if ((need_res && !s->r[i].have_res) || (tr && strcmp(s->r[i].transport, tr)))
-			continue;
-		fprintf(f, "%.1f,%.1f ", rp_x(a, (double)s->r[i].clients), rp_y(a, g(&s->r[i])));
-		any = true;
-	}
+	for (int i = 0; i < s->n; i++)
+		any |= rp_in(&s->r[i], need_res, tr);
+	if (!any)
+		return;
+	fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='2' stroke-dasharray='%s' "
+		   "points='", st->color, st->dash[0] ? st->dash : "none");
+	for (int i = 0; i < s->n; i++)
+		if (rp_in(&s->r[i], need_res, tr))
+			fprintf(f, "%.1f,%.1f ", rp_x(a, (double)s->r[i].clients), rp_y(a, g(&s->r[i])));
 	fprintf(f, "'/>\n");
-	for (int i = 0; any && i < s->n; i++)
-		if ((!need_res || s->r[i].have_res) && (!tr || !strcmp(s->r[i].transport, tr)))
-			fprintf(f, "<circle cx='%.1f' cy='%.1f' r='3' fill='%s'/>\n",
-				rp_x(a, (double)s->r[i].clients), rp_y(a, g(&s->r[i])), color);
-	if (any)
-		fprintf(f, "<text x='%.0f' y='%.0f' font-size='11' fill='%s'>%s%s</text>\n",
-			a->px + a->pw + 8, a->py + 14 + 14 * li, color, label, dash ? " (dashed)" : "");
+	for (int i = 0; i < s->n; i++)
+		if (rp_in(&s->r[i], need_res, tr))
+			rp_marker(f, rp_x(a, (double)s->r[i].clients), rp_y(a, g(&s->r[i])), st);
+	fprintf(f, "<line x1='%.0f' y1='%.0f' x2='%.0f' y2='%.0f' stroke='%s' stroke-width='2' "
+		   "stroke-dasharray='%s'/>\n", lx, ly, lx + 24, ly, st->color,
+		st->dash[0] ? st->dash : "none");
+	rp_marker(f, lx + 12, ly, st);
+	fprintf(f, "<text x='%.0f' y='%.0f' font-size='11' fill='%s'>%s</text>\n", lx + 30, ly + 4,
+		st->color, label);
 }
 
 static double rp_max(const struct rp_set *s, rp_get g)
@@ -257,10 +331,32 @@ static double rp_max(const struct rp_set *s, rp_get g)
 	return m;
 }
 
+/* Smallest positive value of g, or 0 when none. */
+static double rp_min_pos(const struct rp_set *s, rp_get g)
+{
+	double m = 0;
+
+	for (int i = 0; s && i < s->n; i++)
+		if (g(&s->r[i]) > 0 && (m == 0 || g(&s->r[i]) < m))
+			m = g(&s->r[i]);
+	return m;
+}
+
+/*
+ * Styles: per transport a colour family and a marker, per figure a dash, so two
+ * series on the same values (rc and tcp both at 100%) stay apart by shape.
+ */
+static const struct rp_style rp_tr_style[2][3] = {
+	{ { "#1f77b4", "", 0 }, { "#ff7f0e", "", 0 }, { "#8c564b", "6,3", 2 } },
+	{ { "#17becf", "8,4", 1 }, { "#bcbd22", "8,4", 1 }, { "#7f7f7f", "2,3", 3 } },
+};
+
 static void rp_svg(FILE *f, const struct rp_set *s, const struct rp_set *old)
 {
-	struct rp_axis a = { .px = 80, .pw = 520, .ph = 220 };
-	double maxc = 1, minc = 1e12, m;
+	static const struct rp_style qp = { "#d62728", "", 0 }, cq = { "#2ca02c", "", 1 },
+				     mr = { "#9467bd", "6,4", 3 };
+	struct rp_axis a = { .px = 80, .pw = 500, .ph = 220 };
+	double maxc = 1, minc = 1e12, m, lo;
 
 	for (int i = 0; i < s->n; i++) {
 		maxc = fmax(maxc, (double)s->r[i].clients);
@@ -282,45 +378,58 @@ static void rp_svg(FILE *f, const struct rp_set *s, const struct rp_set *old)
 			trs[ntr++] = s->r[i].transport;
 
 	a.py = 40, a.y0 = 0, a.y1 = 100;
-	rp_frame(f, &a, "Success rate", "% of clients");
+	rp_frame(f, &a, "Success rate (% of clients connected)", "% of clients");
 	li = 0;
 	for (int k = 0; k < ntr; k++) {
-		char l[32];
+		struct rp_style bs = rp_tr_style[k][0];
+		char l[48];
 
 		snprintf(l, sizeof(l), "success %s", trs[k]);
-		rp_line(f, &a, s, g_succ, k ? "#17becf" : "#1f77b4", NULL, false, trs[k], l, li++);
+		rp_line(f, &a, s, g_succ, &rp_tr_style[k][0], false, trs[k], l, li++);
 		if (old) {
+			bs.dash = "3,3";
 			snprintf(l, sizeof(l), "baseline %s", trs[k]);
-			rp_line(f, &a, old, g_succ, k ? "#17becf" : "#1f77b4", "5,3", false, trs[k],
-				l, li++);
+			rp_line(f, &a, old, g_succ, &bs, false, trs[k], l, li++);
 		}
 	}
 
 	a.py = 330, a.y0 = 0;
 	m = fmax(rp_max(s, g_cq), fmax(rp_max(s, g_qp), rp_max(s, g_mr)));
 	a.y1 = m > 0 ? m * 1.1 : 1;
-	rp_frame(f, &a, "Server RDMA resources at peak (above baseline)", "count");
-	rp_line(f, &a, s, g_qp, "#d62728", NULL, true, NULL, "QP", 0);
-	rp_line(f, &a, s, g_cq, "#2ca02c", NULL, true, NULL, "CQ", 1);
-	/* MRs equal CQs in the seed model: dashed so both stay visible */
-	rp_line(f, &a, s, g_mr, "#9467bd", "6,4", true, NULL, "MR", 2);
+	rp_frame(f, &a, "Server RDMA resources at peak (count above baseline)", "count");
+	rp_line(f, &a, s, g_qp, &qp, true, NULL, "QP", 0);
+	rp_line(f, &a, s, g_cq, &cq, true, NULL, "CQ", 1);
+	/* MRs equal CQs in the seed model: dashed, other marker, so both stay visible */
+	rp_line(f, &a, s, g_mr, &mr, true, NULL, "MR", 2);
+	if (m <= 0)
+		fprintf(f, "<text x='%.0f' y='%.0f' font-size='12' fill='#888' text-anchor='middle'>"
+			   "no RDMA counters in these results (tcp)</text>\n", a.px + a.pw / 2,
+			a.py + a.ph / 2);
 
-	a.py = 620, a.y0 = 0;
+	/* latency spans decades between 10 and 100,000 clients: log scale */
+	a.py = 620, a.ylog = true;
 	m = fmax(rp_max(s, g_p99), old ? rp_max(old, g_p99) : 0);
-	a.y1 = m > 0 ? m * 1.1 : 1;
-	rp_frame(f, &a, "Round-trip latency", "microseconds");
+	lo = rp_min_pos(s, g_p50);
+	if (old && rp_min_pos(old, g_p50) > 0)
+		lo = lo > 0 ? fmin(lo, rp_min_pos(old, g_p50)) : rp_min_pos(old, g_p50);
+	a.y0 = floor(log10(lo > 0 ? lo : 1));
+	a.y1 = ceil(log10(m > 0 ? m : 10));
+	if (a.y1 <= a.y0)
+		a.y1 = a.y0 + 1;
+	rp_frame(f, &a, "Round-trip latency (microseconds, log scale)", "microseconds");
 	li = 0;
 	for (int k = 0; k < ntr; k++) {
-		char l[32];
+		struct rp_style bs = rp_tr_style[k][2];
+		char l[48];
 
 		snprintf(l, sizeof(l), "p50 %s", trs[k]);
-		rp_line(f, &a, s, g_p50, k ? "#bcbd22" : "#ff7f0e", NULL, false, trs[k], l, li++);
+		rp_line(f, &a, s, g_p50, &rp_tr_style[k][1], false, trs[k], l, li++);
 		snprintf(l, sizeof(l), "p99 %s", trs[k]);
-		rp_line(f, &a, s, g_p99, k ? "#7f7f7f" : "#8c564b", NULL, false, trs[k], l, li++);
+		rp_line(f, &a, s, g_p99, &rp_tr_style[k][2], false, trs[k], l, li++);
 		if (old) {
+			bs.dash = "1,3";
 			snprintf(l, sizeof(l), "p99 %s baseline", trs[k]);
-			rp_line(f, &a, old, g_p99, k ? "#7f7f7f" : "#8c564b", "5,3", false, trs[k],
-				l, li++);
+			rp_line(f, &a, old, g_p99, &bs, false, trs[k], l, li++);
 		}
 	}
 	fprintf(f, "</svg>\n");

@@ -30,10 +30,17 @@ kv() {
 	# header and one row per point, each 100% and ok
 	grep -q '^| Transport | Clients | Connected | Success |' "$RDC_DIR/r.md"
 	[ "$(grep -c '^| tcp | [0-9]* | [0-9]* | 100.00% |.* pass |' "$RDC_DIR/r.md")" -eq 3 ]
-	# the chart is well-formed XML with the three panels
+	# the chart is well-formed XML with the three panels, and renders
 	run xmllint --noout "$RDC_DIR/r.svg"
 	assert_success
 	[ "$(grep -c '<polyline' "$RDC_DIR/r.svg")" -ge 3 ]
+	run rsvg-convert -o "$RDC_DIR/r.png" "$RDC_DIR/r.svg"
+	assert_success
+	[ "$(head -c 8 "$RDC_DIR/r.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]
+	# latency on a log axis with round decade ticks, units in the titles
+	grep -q 'Round-trip latency (microseconds, log scale)' "$RDC_DIR/r.svg"
+	grep -qE "text-anchor='end'>(10|100|1000|10000)</text>" "$RDC_DIR/r.svg"
+	! grep -qE "text-anchor='end'>[0-9]*[1-9][0-9]*[1-9]</text>" "$RDC_DIR/r.svg"
 }
 
 @test "report: a baseline run is shown beside the new one; garbage input is refused" {

@@ -113,6 +113,29 @@ t_share() {
 	ok $? "a file written to a --share dir appears on the host (rc=$rc)" || show "$work/share.err"
 }
 
+# A checkout under /tmp, in a folder with a space, with its VM kernel inside it: the
+# guest mounts its own /tmp, so vm/run must keep both visible there.
+t_tmpdir() {
+	local d="$work/a checkout" k kv t0 r=0
+	k=$(cd "$root/build/vm/kernel/current" && pwd -P) || { ok 1 "checkout under /tmp: no kernel"; return; }
+	kv=${k##*/}
+	mkdir -p "$d/build/vm/kernel" || r=1
+	cp -a "$root/vm" "$d/vm" || r=1
+	# hard links: same file system, no 140 MB copy
+	cp -al "$k" "$d/build/vm/kernel/$kv" 2>/dev/null || cp -a "$k" "$d/build/vm/kernel/$kv" || r=1
+	ln -s "$kv" "$d/build/vm/kernel/current" || r=1
+	t0=$EPOCHREALTIME
+	(cd "$d" && env -u VM_KERNEL vm/run -- sh -c 'pwd; modprobe rdma_rxe && echo rxe') \
+		>"$work/tmpdir.out" 2>"$work/tmpdir.err"
+	rc=$?
+	wall=$(since "$t0")
+	diag "wall_s=$wall"
+	[ "$rc" = 0 ] && [ "$(head -n 1 "$work/tmpdir.out")" = "$d" ] &&
+		grep -qx rxe "$work/tmpdir.out" || r=1
+	ok $r "vm/run from a checkout under /tmp with a space, kernel inside it (rc=$rc)" ||
+		show "$work/tmpdir.out" "$work/tmpdir.err"
+}
+
 # Random bytes as initramfs: the kernel cannot mount a root and panics; panic=-1 and
 # -no-reboot make that a quick qemu exit, which must read as "VM failed".
 t_garbage() {
@@ -193,7 +216,7 @@ t_interrupt() {
 		show "$work/intr.err"
 }
 
-all="fetch usage true false exit7 streams share garbage hang timeout interrupt"
+all="fetch usage true false exit7 streams share tmpdir garbage hang timeout interrupt"
 
 main() {
 	local t0 c
