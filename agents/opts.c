@@ -49,7 +49,8 @@ static void ag_usage_group(FILE *f, const char *title, unsigned mask, unsigned w
 
 	fprintf(f, "%s", title);
 	for (int i = 0; i < OPT_N; i++) {
-		if ((opt_defs[i].flags & mask) != want)
+		/* required here, and named in the usage line */
+		if ((opt_defs[i].flags & mask) != want || i == OPT_TRANSPORT)
 			continue;
 		opt_help_line(i, line, sizeof(line));
 		fprintf(f, "  %s\n", line);

@@ -197,5 +197,5 @@ void opt_help_line(enum opt_id id, char *buf, size_t len)
 		snprintf(want, sizeof(want), " (%lld..%lld, default %lld)", d->min, d->max, d->def);
 	else if (d->kind == OPT_WORD)
 		snprintf(want, sizeof(want), " (default %s)", opt_word(id, d->def));
-	snprintf(buf, len, "%-30s %s%s", lhs, d->help, want);
+	snprintf(buf, len, "%-19s %s%s", lhs, d->help, want);
 }
