@@ -28,16 +28,17 @@ CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-MODS        := tap netns rdma harness agents
+MODS        := common tap netns rdma harness agents
 lib_srcs     = $(filter-out $(1)/main.c,$(wildcard $(1)/*.c))
 lib_objs     = $(patsubst %.c,$(O)/obj/%.o,$(call lib_srcs,$(1)))
+LIB_common  := $(O)/lib/libcommon.a
 LIB_tap     := $(O)/lib/libtap.a
 LIB_netns   := $(O)/lib/libnetns.a
 LIB_rdma    := $(O)/lib/librdma.a
 LIB_harness := $(O)/lib/libharness.a
 LIB_agents  := $(O)/lib/libagents.a
-HLIBS       := $(LIB_harness) $(LIB_netns) $(LIB_rdma) $(LIB_tap)
-ALIBS       := $(LIB_agents) $(LIB_rdma)
+HLIBS       := $(LIB_harness) $(LIB_netns) $(LIB_rdma) $(LIB_tap) $(LIB_common)
+ALIBS       := $(LIB_agents) $(LIB_rdma) $(LIB_common)
 TESTS       := $(patsubst tests/%.c,$(O)/tests/%,$(wildcard tests/test_*.c))
 
 .PHONY: all check unit suites san demo deps setup vm-kernel vm-check install clean format
@@ -63,7 +64,7 @@ $(O)/rdmacap-agent: $(O)/obj/agents/main.o $(ALIBS)
 
 $(O)/tests/%: tests/%.c $(HLIBS) $(ALIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_harness) $(LIB_netns) $(ALIBS) $(LIB_tap) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_harness) $(LIB_netns) $(LIB_agents) $(LIB_rdma) $(LIB_tap) $(LIB_common) $(LDLIBS)
 
 san:
 	$(MAKE) O=build/san SAN=1 all

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 	if (r) {
 		fprintf(stderr, AG_PROG ": %s\n", err);
 		ag_usage(stderr);
-		return AG_EXIT_USAGE;
+		return OPT_EXIT_USAGE;
 	}
 	/* peers vanish; a send to them must be an error, not a death */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 	}
 	if (ag_raise_nofile())
 		return 1;
-	if (o.transport == AG_TR_RC)
+	if (o.transport == OPT_TR_RC)
 		return o.role == AG_ROLE_SERVER ? rc_server_run(&o) : rc_client_run(&o);
 	if (o.role == AG_ROLE_SERVER)
 		return tcp_server_run(&o);

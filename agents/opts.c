@@ -13,84 +13,71 @@
 
 #include "agents/opts.h"
 
+/* agent-only options; the shared ones are O_SHARED + enum opt_id */
 enum {
-	O_ROLE = 256, O_TRANSPORT, O_ADDR, O_PORT, O_PORTS, O_SIZE, O_TIMEOUT,
-	O_MODEL, O_SRV_THREADS, O_BACKLOG,
-	O_CLIENTS, O_FIRST_ID, O_MSGS, O_THINK, O_STAGGER, O_WORKERS, O_BIND,
-	O_CM, O_DEV, O_CQ, O_OP, O_SRQ, O_OOB_SESSION, O_TLS_CA, O_TLS_CERT, O_TLS_KEY,
-	O_HELP,
+	O_ROLE = 256, O_ADDR, O_PORT, O_BACKLOG, O_FIRST_ID, O_BIND, O_DEV, O_HELP,
+	O_SHARED,
+	O_END = O_SHARED + OPT_N,
 };
 
-static const struct option ag_longopts[] = {
+static const struct option ag_own[] = {
 	{ "role", required_argument, NULL, O_ROLE },
-	{ "transport", required_argument, NULL, O_TRANSPORT },
 	{ "addr", required_argument, NULL, O_ADDR },
 	{ "port", required_argument, NULL, O_PORT },
-	{ "ports", required_argument, NULL, O_PORTS },
-	{ "size", required_argument, NULL, O_SIZE },
-	{ "timeout", required_argument, NULL, O_TIMEOUT },
-	{ "server-model", required_argument, NULL, O_MODEL },
-	{ "server-threads", required_argument, NULL, O_SRV_THREADS },
 	{ "backlog", required_argument, NULL, O_BACKLOG },
-	{ "clients", required_argument, NULL, O_CLIENTS },
 	{ "first-id", required_argument, NULL, O_FIRST_ID },
-	{ "msgs", required_argument, NULL, O_MSGS },
-	{ "think-ms", required_argument, NULL, O_THINK },
-	{ "stagger-ms", required_argument, NULL, O_STAGGER },
-	{ "workers", required_argument, NULL, O_WORKERS },
 	{ "bind", required_argument, NULL, O_BIND },
-	{ "cm", required_argument, NULL, O_CM },
 	{ "dev", required_argument, NULL, O_DEV },
-	{ "cq", required_argument, NULL, O_CQ },
-	{ "op", required_argument, NULL, O_OP },
-	{ "srq", no_argument, NULL, O_SRQ },
-	{ "oob-session", required_argument, NULL, O_OOB_SESSION },
-	{ "tls-ca", required_argument, NULL, O_TLS_CA },
-	{ "tls-cert", required_argument, NULL, O_TLS_CERT },
-	{ "tls-key", required_argument, NULL, O_TLS_KEY },
 	{ "help", no_argument, NULL, O_HELP },
-	{ NULL, 0, NULL, 0 },
 };
+#define AG_NOWN (sizeof(ag_own) / sizeof(ag_own[0]))
 
-/* options that only make sense for one role; giving them to the other is an error */
-static const int ag_server_only[] = { O_MODEL, O_SRV_THREADS, O_BACKLOG };
-static const int ag_client_only[] = { O_CLIENTS, O_FIRST_ID, O_MSGS, O_THINK,
-				      O_STAGGER, O_WORKERS, O_BIND };
-static const int ag_rc_only[] = { O_CM, O_DEV, O_CQ, O_OP, O_SRQ, O_OOB_SESSION,
-				  O_TLS_CA, O_TLS_CERT, O_TLS_KEY };
+/* what the option table says about the role of each agent-only option */
+static unsigned ag_own_flags(int c)
+{
+	switch (c) {
+	case O_BACKLOG: return OPT_F_SERVER;
+	case O_FIRST_ID: case O_BIND: return OPT_F_CLIENT;
+	case O_DEV: return OPT_F_RC;
+	}
+	return 0;
+}
+
+static void ag_usage_group(FILE *f, const char *title, unsigned mask, unsigned want)
+{
+	char line[192];
+
+	fprintf(f, "%s", title);
+	for (int i = 0; i < OPT_N; i++) {
+		/* required here, and named in the usage line */
+		if ((opt_defs[i].flags & mask) != want || i == OPT_TRANSPORT)
+			continue;
+		opt_help_line(i, line, sizeof(line));
+		fprintf(f, "  %s\n", line);
+	}
+}
 
 void ag_usage(FILE *f)
 {
+	const unsigned roles = OPT_F_SERVER | OPT_F_CLIENT | OPT_F_RC;
+
 	fprintf(f,
 		"usage: rdmacap-agent --role server|client --transport tcp|rc [options]\n"
 		"  --addr A            server: listen address; client: server address (IPv4, default 127.0.0.1)\n"
-		"  --port P            first port (default %u)\n"
-		"  --ports K           server listens on P..P+K-1; client id uses P + id %% K (default 1)\n"
-		"  --size B            message bytes, 1..%u (default %u)\n"
-		"  --timeout S         deadline per phase in seconds (default %u)\n"
-		" server:\n"
-		"  --server-model M    event (epoll, default) or thread (thread per client)\n"
-		"  --server-threads T  event loops (default 1)\n"
-		"  --backlog N         listen backlog (default %u)\n"
-		" client:\n"
-		"  --clients N         connections of this agent (default 1)\n"
+		"  --port P            first port (default %u); clients use P + id %% ports\n",
+		OPT_DEF_PORT);
+	ag_usage_group(f, "", roles, 0);
+	ag_usage_group(f, " server:\n", roles, OPT_F_SERVER);
+	fprintf(f, "  --backlog N         listen backlog (default %u)\n", AG_DEF_BACKLOG);
+	ag_usage_group(f, " client:\n", roles, OPT_F_CLIENT);
+	fprintf(f,
 		"  --first-id I        id of the first connection (default 0)\n"
-		"  --msgs M            round trips per connection (default %u)\n"
-		"  --think-ms T        delay between the messages of one connection\n"
-		"  --stagger-ms D      delay between successive connect starts\n"
-		"  --workers W         round trips in flight across all connections (0 = all)\n"
-		"  --bind A            source address\n"
-		" --transport rc:\n"
-		"  --cm C              oob-tls (QPs exchanged over TLS 1.3, default) or rdmacm\n"
+		"  --bind A            source address\n");
+	ag_usage_group(f, " --transport rc:\n", OPT_F_RC, OPT_F_RC);
+	fprintf(f,
 		"  --dev NAME          RDMA device (default: the one holding the local address)\n"
-		"  --cq M              per-conn (send and recv CQ per QP, default) or shared\n"
-		"  --srq               one shared receive queue per agent\n"
-		"  --op O              send (SEND/RECV, default) or write (RDMA WRITE with immediate)\n"
-		"  --oob-session S     per-agent (one TLS session carries all, default) or per-conn\n"
-		"  --tls-ca F --tls-cert F --tls-key F   PEM files, required for oob-tls\n"
-		"  --help\n",
-		AG_DEF_PORT, AG_MAX_SIZE, AG_DEF_SIZE, AG_DEF_TIMEOUT, AG_DEF_BACKLOG,
-		AG_DEF_MSGS);
+		"  (--cm oob-tls needs --tls-ca, --tls-cert and --tls-key)\n"
+		"  --help\n");
 }
 
 static int ag_err(char *err, size_t len, const char *fmt, ...)
@@ -106,22 +93,6 @@ static int ag_err(char *err, size_t len, const char *fmt, ...)
 	return -1;
 }
 
-/* Decimal only; rejects signs, blanks, trailing junk and values out of [lo, hi]. */
-static int ag_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
-
 static int ag_ipv4(const char *s, struct in_addr *a, char *str)
 {
 	if (inet_pton(AF_INET, s, a) != 1)
@@ -134,90 +105,115 @@ static int ag_ipv4(const char *s, struct in_addr *a, char *str)
 
 static const char *ag_optname(int val)
 {
-	const struct option *lo;
-
-	for (lo = ag_longopts; lo->name; lo++)
-		if (lo->val == val)
-			return lo->name;
+	if (val >= O_SHARED && val < O_END)
+		return opt_defs[val - O_SHARED].name;
+	for (size_t i = 0; i < AG_NOWN; i++)
+		if (ag_own[i].val == val)
+			return ag_own[i].name;
 	return "?";
 }
 
 static void ag_defaults(struct ag_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->port = AG_DEF_PORT;
-	o->ports = 1;
-	o->size = AG_DEF_SIZE;
-	o->timeout_s = AG_DEF_TIMEOUT;
-	o->model = AG_MODEL_EVENT;
-	o->server_threads = 1;
+	o->transport = OPT_TR_NONE;
+	o->port = OPT_DEF_PORT;
+	o->ports = (uint32_t)opt_defs[OPT_PORTS].def;
+	o->size = (uint32_t)opt_defs[OPT_SIZE].def;
+	o->timeout_s = (uint32_t)opt_defs[OPT_TIMEOUT].def;
+	o->model = (enum opt_model)opt_defs[OPT_SERVER_MODEL].def;
+	o->server_threads = (uint32_t)opt_defs[OPT_SERVER_THREADS].def;
 	o->backlog = AG_DEF_BACKLOG;
-	o->clients = 1;
-	o->msgs = AG_DEF_MSGS;
+	o->clients = (uint32_t)opt_defs[OPT_CLIENTS].def;
+	o->msgs = (uint32_t)opt_defs[OPT_MSGS].def;
+	o->think_ms = (uint32_t)opt_defs[OPT_THINK_MS].def;
+	o->stagger_ms = (uint32_t)opt_defs[OPT_STAGGER_MS].def;
+	o->workers = (uint32_t)opt_defs[OPT_WORKERS].def;
+	o->cm = (enum opt_cm)opt_defs[OPT_CM].def;
+	o->cq = (enum opt_cq)opt_defs[OPT_CQ].def;
+	o->op = (enum opt_op)opt_defs[OPT_OP].def;
+	o->oob_session = (enum opt_oob_session)opt_defs[OPT_OOB_SESSION].def;
 	o->addr.s_addr = htonl(INADDR_LOOPBACK);
 	strcpy(o->addr_str, "127.0.0.1");
 }
 
-static int ag_check_role(const struct ag_opts *o, const uint8_t *seen,
-			 char *err, size_t errlen)
+static unsigned ag_flags(int c)
 {
-	const int *bad = o->role == AG_ROLE_SERVER ? ag_client_only : ag_server_only;
-	size_t n = o->role == AG_ROLE_SERVER ?
-		sizeof(ag_client_only) / sizeof(int) : sizeof(ag_server_only) / sizeof(int);
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (seen[bad[i] - O_ROLE])
-			return ag_err(err, errlen, "--%s is not an option of --role %s",
-				      ag_optname(bad[i]),
-				      o->role == AG_ROLE_SERVER ? "server" : "client");
-	return 0;
+	return c >= O_SHARED && c < O_END ? opt_defs[c - O_SHARED].flags : ag_own_flags(c);
 }
 
-static int ag_check_rc(const struct ag_opts *o, const uint8_t *seen,
-		       char *err, size_t errlen)
+/* role rules and the agent-only rc option; the shared rules are opt_rules() */
+static int ag_check(const struct ag_opts *o, const uint8_t *seen, char *err, size_t errlen)
 {
-	size_t i;
+	unsigned other = o->role == AG_ROLE_SERVER ? OPT_F_CLIENT : OPT_F_SERVER;
+	bool shared[OPT_N];
 
-	if (o->transport != AG_TR_RC) {
-		for (i = 0; i < sizeof(ag_rc_only) / sizeof(int); i++)
-			if (seen[ag_rc_only[i] - O_ROLE])
-				return ag_err(err, errlen, "--%s is an option of --transport rc",
-					      ag_optname(ag_rc_only[i]));
-		return 0;
+	for (int c = O_ROLE; c < O_END; c++) {
+		if (!seen[c - O_ROLE])
+			continue;
+		if (ag_flags(c) & other)
+			return ag_err(err, errlen, "--%s is not an option of --role %s",
+				      ag_optname(c), o->role == AG_ROLE_SERVER ? "server" : "client");
+		if ((ag_flags(c) & OPT_F_RC) && o->transport != OPT_TR_RC)
+			return ag_err(err, errlen, "--%s is an option of --transport rc",
+				      ag_optname(c));
 	}
-	if (o->cm == AG_CM_OOB_TLS && (!o->tls_ca || !o->tls_cert || !o->tls_key))
+	for (int i = 0; i < OPT_N; i++)
+		shared[i] = seen[O_SHARED + i - O_ROLE];
+	if (opt_rules(o->transport, shared, err, errlen))
+		return -1;
+	if (o->transport == OPT_TR_RC && o->cm == OPT_CM_OOB_TLS &&
+	    (!o->tls_ca || !o->tls_cert || !o->tls_key))
 		return ag_err(err, errlen,
 			      "--cm oob-tls needs --tls-ca, --tls-cert and --tls-key");
 	return 0;
 }
 
+/* a shared option: parsed by the table, stored in its field */
+static int ag_shared(struct ag_opts *o, enum opt_id id, const char *arg, char *err,
+		     size_t errlen)
+{
+	long long v;
+
+	if (opt_parse(id, arg, &v, err, errlen))
+		return -1;
+	switch (id) {
+	case OPT_TRANSPORT: o->transport = (enum opt_transport)v; break;
+	case OPT_CM: o->cm = (enum opt_cm)v; break;
+	case OPT_SERVER_MODEL: o->model = (enum opt_model)v; break;
+	case OPT_CQ: o->cq = (enum opt_cq)v; break;
+	case OPT_OP: o->op = (enum opt_op)v; break;
+	case OPT_OOB_SESSION: o->oob_session = (enum opt_oob_session)v; break;
+	case OPT_SRQ: o->srq = true; break;
+	case OPT_SIZE: o->size = (uint32_t)v; break;
+	case OPT_MSGS: o->msgs = (uint32_t)v; break;
+	case OPT_TIMEOUT: o->timeout_s = (uint32_t)v; break;
+	case OPT_SERVER_THREADS: o->server_threads = (uint32_t)v; break;
+	case OPT_WORKERS: o->workers = (uint32_t)v; break;
+	case OPT_PORTS: o->ports = (uint32_t)v; break;
+	case OPT_THINK_MS: o->think_ms = (uint32_t)v; break;
+	case OPT_STAGGER_MS: o->stagger_ms = (uint32_t)v; break;
+	case OPT_CLIENTS: o->clients = (uint32_t)v; break;
+	case OPT_TLS_CA: o->tls_ca = arg; break;
+	case OPT_TLS_CERT: o->tls_cert = arg; break;
+	case OPT_TLS_KEY: o->tls_key = arg; break;
+	case OPT_N: return ag_err(err, errlen, "internal: option %d", id);
+	}
+	return 0;
+}
+
 static int ag_one(struct ag_opts *o, int c, const char *arg, char *err, size_t errlen)
 {
-	uint32_t *u = NULL, lo = 0, hi = UINT32_MAX;
+	long long v;
 
+	if (c >= O_SHARED && c < O_END)
+		return ag_shared(o, c - O_SHARED, arg, err, errlen);
 	switch (c) {
 	case O_ROLE:
 		if (!strcmp(arg, "server"))
 			o->role = AG_ROLE_SERVER;
 		else if (!strcmp(arg, "client"))
 			o->role = AG_ROLE_CLIENT;
-		else
-			goto bad;
-		return 0;
-	case O_TRANSPORT:
-		if (!strcmp(arg, "tcp"))
-			o->transport = AG_TR_TCP;
-		else if (!strcmp(arg, "rc"))
-			o->transport = AG_TR_RC;
-		else
-			goto bad;
-		return 0;
-	case O_MODEL:
-		if (!strcmp(arg, "event"))
-			o->model = AG_MODEL_EVENT;
-		else if (!strcmp(arg, "thread"))
-			o->model = AG_MODEL_THREAD;
 		else
 			goto bad;
 		return 0;
@@ -230,116 +226,79 @@ static int ag_one(struct ag_opts *o, int c, const char *arg, char *err, size_t e
 			goto bad;
 		o->has_bind = true;
 		return 0;
-	case O_CM:
-		if (!strcmp(arg, "oob-tls"))
-			o->cm = AG_CM_OOB_TLS;
-		else if (!strcmp(arg, "rdmacm"))
-			o->cm = AG_CM_RDMACM;
-		else
-			goto bad;
-		return 0;
-	case O_CQ:
-		if (!strcmp(arg, "per-conn"))
-			o->cq = AG_CQ_PER_CONN;
-		else if (!strcmp(arg, "shared"))
-			o->cq = AG_CQ_SHARED;
-		else
-			goto bad;
-		return 0;
-	case O_OP:
-		if (!strcmp(arg, "send"))
-			o->op = AG_OP_SEND;
-		else if (!strcmp(arg, "write"))
-			o->op = AG_OP_WRITE;
-		else
-			goto bad;
-		return 0;
-	case O_OOB_SESSION:
-		if (!strcmp(arg, "per-agent"))
-			o->oob_session = AG_OOB_PER_AGENT;
-		else if (!strcmp(arg, "per-conn"))
-			o->oob_session = AG_OOB_PER_CONN;
-		else
-			goto bad;
-		return 0;
-	case O_SRQ:
-		o->srq = true;
-		return 0;
 	case O_DEV:
 		/* IB_DEVICE_NAME_MAX is 64 */
 		if (!*arg || strlen(arg) > 63)
 			goto bad;
 		o->dev = arg;
 		return 0;
-	case O_TLS_CA:
-	case O_TLS_CERT:
-	case O_TLS_KEY:
-		if (!*arg)
+	case O_PORT:
+		if (opt_num(arg, 1, 65535, &v))
 			goto bad;
-		*(c == O_TLS_CA ? &o->tls_ca : c == O_TLS_CERT ? &o->tls_cert : &o->tls_key) = arg;
+		o->port = (uint32_t)v;
 		return 0;
-	case O_PORT: u = &o->port; lo = 1; hi = 65535; break;
-	case O_PORTS: u = &o->ports; lo = 1; hi = 65535; break;
-	case O_SIZE: u = &o->size; lo = 1; hi = AG_MAX_SIZE; break;
-	case O_TIMEOUT: u = &o->timeout_s; lo = 1; hi = 86400; break;
-	case O_SRV_THREADS: u = &o->server_threads; lo = 1; hi = AG_MAX_THREADS; break;
-	case O_BACKLOG: u = &o->backlog; lo = 1; hi = INT_MAX; break;
-	case O_CLIENTS: u = &o->clients; lo = 1; hi = AG_MAX_CLIENTS; break;
-	case O_FIRST_ID: u = &o->first_id; break;
-	case O_MSGS: u = &o->msgs; hi = 1u << 30; break;
-	case O_THINK: u = &o->think_ms; hi = 3600000; break;
-	case O_STAGGER: u = &o->stagger_ms; hi = 3600000; break;
-	case O_WORKERS: u = &o->workers; hi = AG_MAX_CLIENTS; break;
-	default:
-		return ag_err(err, errlen, "internal: option %d", c);
+	case O_BACKLOG:
+		if (opt_num(arg, 1, INT_MAX, &v))
+			goto bad;
+		o->backlog = (uint32_t)v;
+		return 0;
+	case O_FIRST_ID:
+		if (opt_num(arg, 0, UINT32_MAX, &v))
+			goto bad;
+		o->first_id = (uint32_t)v;
+		return 0;
 	}
-	if (ag_u32(arg, lo, hi, u))
-		return ag_err(err, errlen, "invalid value '%s' for --%s (want %u..%u)",
-			      arg, ag_optname(c), lo, hi);
-	return 0;
+	return ag_err(err, errlen, "internal: option %d", c);
 bad:
 	return ag_err(err, errlen, "invalid value '%s' for --%s", arg, ag_optname(c));
 }
 
+/* getopt's words for a rejected option: no value wanted, value missing, unknown */
+static int ag_getopt_err(int c, char **argv, char *err, size_t errlen)
+{
+	const char *w = argv[optind - 1];
+
+	if (c == ':')
+		return ag_err(err, errlen, "option '%s' requires a value", w);
+	if (optopt >= O_ROLE && optopt < O_END)
+		return ag_err(err, errlen, "option '--%s' takes no value", ag_optname(optopt));
+	if (optopt)
+		return ag_err(err, errlen, "unrecognized option '-%c'", optopt);
+	return ag_err(err, errlen, "unrecognized option '%s'", w);
+}
+
 int ag_opts_parse(struct ag_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
-	uint8_t seen[O_HELP - O_ROLE + 1] = { 0 };
+	struct option lo[AG_NOWN + OPT_N + 1];
+	uint8_t seen[O_END - O_ROLE] = { 0 };
 	int c;
 
 	ag_defaults(o);
+	memcpy(lo, ag_own, sizeof(ag_own));
+	for (int i = 0; i < OPT_N; i++)
+		lo[AG_NOWN + i] = (struct option){ opt_defs[i].name,
+			opt_defs[i].kind == OPT_FLAG ? no_argument : required_argument, NULL,
+			O_SHARED + i };
+	memset(&lo[AG_NOWN + OPT_N], 0, sizeof(lo[0]));
 	/* optind = 0 makes glibc reinitialise, so the parser can run more than once */
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", ag_longopts, NULL)) != -1) {
-		switch (c) {
-		case O_HELP:
+	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
+		if (c == O_HELP)
 			return 1;
-		case ':':
-			return ag_err(err, errlen, "option '%s' requires a value",
-				      argv[optind - 1]);
-		case '?':
-			if (optopt)
-				return ag_err(err, errlen, "unrecognized option '-%c'", optopt);
-			return ag_err(err, errlen, "unrecognized option '%s'",
-				      argv[optind - 1]);
-		default:
-			if (c < O_ROLE || c > O_HELP)
-				return ag_err(err, errlen, "unrecognized option '%s'",
-					      argv[optind - 1]);
-			seen[c - O_ROLE] = 1;
-			if (ag_one(o, c, optarg, err, errlen))
-				return -1;
-		}
+		if (c == ':' || c == '?' || c < O_ROLE || c >= O_END)
+			return ag_getopt_err(c, argv, err, errlen);
+		seen[c - O_ROLE] = 1;
+		if (ag_one(o, c, optarg, err, errlen))
+			return -1;
 	}
 	if (optind < argc)
 		return ag_err(err, errlen, "unexpected argument '%s'", argv[optind]);
 	if (o->role == AG_ROLE_NONE)
 		return ag_err(err, errlen, "--role is required");
-	if (o->transport == AG_TR_NONE)
+	if (o->transport == OPT_TR_NONE)
 		return ag_err(err, errlen, "--transport is required");
-	if (ag_check_role(o, seen, err, errlen))
-		return -1;
-	if (ag_check_rc(o, seen, err, errlen))
+	if (ag_check(o, seen, err, errlen))
 		return -1;
 	if (o->port + o->ports - 1 > 65535)
 		return ag_err(err, errlen, "--port %u with --ports %u goes past 65535",

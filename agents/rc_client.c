@@ -128,7 +128,7 @@ static void rcc_start(void *arg, uint32_t i)
 	struct rcc *x = arg;
 
 	x->c[i].state = RCC_SETUP;
-	if (x->o->cm == AG_CM_RDMACM)
+	if (x->o->cm == OPT_CM_RDMACM)
 		rcc_cm_start(x, i);
 	else
 		rcc_oob_start(x, i);
@@ -146,7 +146,7 @@ static void rcc_expire(void *arg, uint32_t i)
 	struct rcc *x = arg;
 	struct rcc_conn *c = &x->c[i];
 
-	if (x->o->cm == AG_CM_RDMACM) {
+	if (x->o->cm == OPT_CM_RDMACM) {
 		rcc_fail(x, i, rcc_cm_pending_call(x, i), 0, "timeout", false);
 		rcc_cm_drop(x, i);
 	} else {
@@ -200,7 +200,7 @@ static int rcc_init(struct rcc *x)
 		rep_fatal(e.call, e.obj, e.err);
 		return -1;
 	}
-	if (o->cm == AG_CM_RDMACM)
+	if (o->cm == OPT_CM_RDMACM)
 		return rcc_cm_init(x);
 	if (rcc_dev_open(x, NULL))
 		return -1;
@@ -216,7 +216,7 @@ static void rcc_fini(struct rcc *x)
 		rc_ep_destroy(&x->dev, &x->c[i].e);
 	if (x->dev_up)
 		rc_dev_close(&x->dev);
-	if (x->o->cm == AG_CM_RDMACM)
+	if (x->o->cm == OPT_CM_RDMACM)
 		rcc_cm_fini(x);
 	else
 		rcc_oob_fini(x);

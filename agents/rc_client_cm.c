@@ -86,7 +86,7 @@ static int rcc_cm_addr(struct rcc *x, uint32_t i, bool *kill)
 		*kill = true;
 		return 0;
 	}
-	if (rc_ep_create(&x->dev, &c->e, i, x->o->op == AG_OP_WRITE, c->id, &f) ||
+	if (rc_ep_create(&x->dev, &c->e, i, x->o->op == OPT_OP_WRITE, c->id, &f) ||
 	    rc_post_recv(&x->dev, &c->e, &f)) {
 		rcc_fail(x, i, f.call, f.err, NULL, false);
 		*kill = true;

@@ -30,7 +30,7 @@ int rcc_oob_init(struct rcc *x)
 		rep_fatal("SSL_CTX_new", err, EINVAL);
 		return -1;
 	}
-	x->nsess = o->oob_session == AG_OOB_PER_CONN ? x->n : 1;
+	x->nsess = o->oob_session == OPT_OOB_PER_CONN ? x->n : 1;
 	x->sess = calloc(x->nsess, sizeof(*x->sess));
 	if (!x->sess) {
 		rep_fatal("calloc", "sessions", ENOMEM);
@@ -287,7 +287,7 @@ void rcc_oob_start(struct rcc *x, uint32_t i)
 		rcc_fail(x, i, ss->fail_call, ss->fail_err, ss->fail_why, false);
 		return;
 	}
-	if (rc_ep_create(&x->dev, &c->e, i, o->op == AG_OP_WRITE, NULL, &f))
+	if (rc_ep_create(&x->dev, &c->e, i, o->op == OPT_OP_WRITE, NULL, &f))
 		goto fail;
 	if (rc_psn(&c->e.psn)) {
 		f.call = "RAND_bytes";

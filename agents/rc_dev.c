@@ -79,9 +79,9 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 
 	memset(d, 0, sizeof(*d));
 	d->size = o->size;
-	d->shared_cq = o->cq == AG_CQ_SHARED;
+	d->shared_cq = o->cq == OPT_CQ_SHARED;
 	d->use_srq = o->srq;
-	d->write = o->op == AG_OP_WRITE;
+	d->write = o->op == OPT_OP_WRITE;
 	if (cm) {
 		/* rdma_cm owns the context and the PD, and does the addressing */
 		d->ctx = cm->verbs;

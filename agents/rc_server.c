@@ -344,7 +344,7 @@ static int rs_init(struct rs_srv *s)
 	if (s->o->server_threads > 1)
 		ag_warn("--transport rc runs one event loop; --server-threads %u ignored",
 			s->o->server_threads);
-	if (s->o->cm == AG_CM_RDMACM)
+	if (s->o->cm == OPT_CM_RDMACM)
 		return rs_cm_open(s);
 	if (rs_dev_open(s, NULL))
 		return -1;
@@ -356,7 +356,7 @@ static void rs_fini(struct rs_srv *s)
 	uint32_t i;
 
 	rs_reap(s);
-	if (s->o->cm != AG_CM_RDMACM)
+	if (s->o->cm != OPT_CM_RDMACM)
 		rs_oob_close(s);
 	/* endpoints (with rdmacm, their ids), the device, then the listeners: the
 	 * last id takes librdmacm's PD, which must be empty by then */
@@ -365,7 +365,7 @@ static void rs_fini(struct rs_srv *s)
 			rs_ep_free(s, s->eps[i]);
 	if (s->dev_up)
 		rc_dev_close(&s->dev);
-	if (s->o->cm == AG_CM_RDMACM)
+	if (s->o->cm == OPT_CM_RDMACM)
 		rs_cm_close(s);
 	free(s->eps);
 	free(s->free);
@@ -382,11 +382,11 @@ int rc_server_run(const struct ag_opts *o)
 	struct rs_srv s = { .o = o, .ep = -1, .tick = -1 };
 	int ret = 1;
 
-	if (o->model == AG_MODEL_THREAD)
+	if (o->model == OPT_MODEL_THREAD)
 		return rc_server_thread_run(o);
 	if (rs_init(&s))
 		goto out;
-	if (o->cm == AG_CM_RDMACM && s.max_backlog >= 0)
+	if (o->cm == OPT_CM_RDMACM && s.max_backlog >= 0)
 		rep_line("hello role=server pid=%d ports=%u port=%u max_backlog=%ld",
 			 (int)getpid(), o->ports, o->port, s.max_backlog);
 	else

@@ -490,7 +490,7 @@ int rc_server_thread_run(const struct ag_opts *o)
 	bool clean = true;
 	uint32_t i;
 
-	if (o->cq != AG_CQ_PER_CONN || o->srq || o->cm != AG_CM_OOB_TLS) {
+	if (o->cq != OPT_CQ_PER_CONN || o->srq || o->cm != OPT_CM_OOB_TLS) {
 		rep_fatal("rc_server_thread", "--server-model thread takes --cq per-conn, "
 			  "no --srq, --cm oob-tls", EINVAL);
 		return 1;

@@ -539,7 +539,7 @@ int tcp_server_run(const struct ag_opts *o)
 	int ret = 1, err;
 	uint32_t i;
 
-	if (o->model == AG_MODEL_THREAD)
+	if (o->model == OPT_MODEL_THREAD)
 		return tcp_server_thread_run(o);
 	atomic_init(&s.maxfd, -1);
 	s.nconn = tcp_fd_limit();

@@ -5,10 +5,14 @@
  * error that names the option instead of being silently ignored.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness/plan.h"
 
@@ -31,57 +35,79 @@ static const char *const hp_usages[HP_NCMD] = {
 	[HP_REPORT] = "rdmacap report [--baseline OLD.json] [--md FILE] [--svg FILE] RUN.json...",
 };
 
+/* rdmacap's own options; those the agent also takes are O_SHARED + enum opt_id */
 enum {
-	O_TRANSPORT = 256, O_CM, O_CLIENTS, O_AGENTS, O_SMODEL, O_CQ, O_SRQ, O_MSGS, O_SIZE,
-	O_THINK, O_STAGGER, O_WORKERS, O_TIMEOUT, O_TOPO, O_JSON, O_OP, O_OOB, O_TLS_CA,
-	O_TLS_CERT, O_TLS_KEY, O_MAX, O_START, O_STEPS, O_BUDGET, O_RXE, O_RUN, O_DEEP,
-	O_BASELINE, O_MD, O_SVG, O_SRV_THREADS, O_PORTS, O_THRESH, O_VERBOSE, O_HELP,
+	O_CLIENTS = 256, O_AGENTS, O_TOPO, O_JSON, O_MAX, O_START, O_STEPS, O_BUDGET, O_RXE,
+	O_RUN, O_DEEP, O_BASELINE, O_MD, O_SVG, O_THRESH, O_VERBOSE, O_HELP,
+	O_SHARED,
+	O_END = O_SHARED + OPT_N,
 };
 
+/* name == NULL: a shared option, named and described by opt_defs[val - O_SHARED] */
 struct hp_opt {
-	struct option lo;
+	const char *name;
+	int has_arg;
+	int val;
 	unsigned cmds;
 	const char *arg_help;
 };
 
+#define S(id, cmds) { NULL, 0, O_SHARED + (id), cmds, NULL }
 static const struct hp_opt hp_opts[] = {
-	{ { "transport", 1, 0, O_TRANSPORT }, LOAD, "tcp|rc" },
-	{ { "cm", 1, 0, O_CM }, LOAD, "oob-tls|rdmacm" },
-	{ { "clients", 1, 0, O_CLIENTS }, LOAD, "N[,N...]" },
-	{ { "agents", 1, 0, O_AGENTS }, LOAD, "P" },
-	{ { "server-model", 1, 0, O_SMODEL }, LOAD, "event|thread" },
-	{ { "server-threads", 1, 0, O_SRV_THREADS }, LOAD, "T" },
-	{ { "cq", 1, 0, O_CQ }, LOAD, "per-conn|shared" },
-	{ { "srq", 0, 0, O_SRQ }, LOAD, NULL },
-	{ { "op", 1, 0, O_OP }, LOAD, "send|write" },
-	{ { "oob-session", 1, 0, O_OOB }, LOAD, "per-agent|per-conn" },
-	{ { "msgs", 1, 0, O_MSGS }, LOAD, "M" },
-	{ { "size", 1, 0, O_SIZE }, LOAD, "BYTES" },
-	{ { "think-ms", 1, 0, O_THINK }, LOAD, "T" },
-	{ { "stagger-ms", 1, 0, O_STAGGER }, LOAD, "D" },
-	{ { "workers", 1, 0, O_WORKERS }, LOAD, "W" },
-	{ { "timeout", 1, 0, O_TIMEOUT }, LOAD, "SEC" },
-	{ { "ports", 1, 0, O_PORTS }, LOAD, "K" },
-	{ { "topology", 1, 0, O_TOPO }, LOAD | B(HP_UP), "loop|pair|star:K" },
-	{ { "json", 1, 0, O_JSON }, LOAD | B(HP_ENV), "FILE" },
-	{ { "tls-ca", 1, 0, O_TLS_CA }, LOAD, "FILE" },
-	{ { "tls-cert", 1, 0, O_TLS_CERT }, LOAD, "FILE" },
-	{ { "tls-key", 1, 0, O_TLS_KEY }, LOAD, "FILE" },
-	{ { "max", 1, 0, O_MAX }, B(HP_LIMIT), "N" },
-	{ { "start", 1, 0, O_START }, B(HP_LIMIT), "N" },
-	{ { "steps", 1, 0, O_STEPS }, B(HP_LIMIT), "S" },
-	{ { "budget", 1, 0, O_BUDGET }, B(HP_LIMIT), "SEC" },
-	{ { "threshold", 1, 0, O_THRESH }, B(HP_LIMIT), "PCT[,PCT]" },
-	{ { "rxe", 0, 0, O_RXE }, LOAD | B(HP_UP), NULL },
-	{ { "run", 1, 0, O_RUN }, B(HP_UP) | B(HP_DOWN), "ID" },
-	{ { "deep", 0, 0, O_DEEP }, B(HP_ENV), NULL },
-	{ { "baseline", 1, 0, O_BASELINE }, B(HP_REPORT), "FILE" },
-	{ { "md", 1, 0, O_MD }, B(HP_REPORT), "FILE" },
-	{ { "svg", 1, 0, O_SVG }, B(HP_REPORT), "FILE" },
-	{ { "verbose", 0, 0, O_VERBOSE }, ~0u, NULL },
-	{ { "help", 0, 0, O_HELP }, ~0u, NULL },
+	S(OPT_TRANSPORT, LOAD),
+	S(OPT_CM, LOAD),
+	{ "clients", 1, O_CLIENTS, LOAD, "N[,N...]" },
+	{ "agents", 1, O_AGENTS, LOAD, "P" },
+	S(OPT_SERVER_MODEL, LOAD),
+	S(OPT_SERVER_THREADS, LOAD),
+	S(OPT_CQ, LOAD),
+	S(OPT_SRQ, LOAD),
+	S(OPT_OP, LOAD),
+	S(OPT_OOB_SESSION, LOAD),
+	S(OPT_MSGS, LOAD),
+	S(OPT_SIZE, LOAD),
+	S(OPT_THINK_MS, LOAD),
+	S(OPT_STAGGER_MS, LOAD),
+	S(OPT_WORKERS, LOAD),
+	S(OPT_TIMEOUT, LOAD),
+	S(OPT_PORTS, LOAD),
+	{ "topology", 1, O_TOPO, LOAD | B(HP_UP), "loop|pair|star:K" },
+	{ "json", 1, O_JSON, LOAD | B(HP_ENV), "FILE" },
+	S(OPT_TLS_CA, LOAD),
+	S(OPT_TLS_CERT, LOAD),
+	S(OPT_TLS_KEY, LOAD),
+	{ "max", 1, O_MAX, B(HP_LIMIT), "N" },
+	{ "start", 1, O_START, B(HP_LIMIT), "N" },
+	{ "steps", 1, O_STEPS, B(HP_LIMIT), "S" },
+	{ "budget", 1, O_BUDGET, B(HP_LIMIT), "SEC" },
+	{ "threshold", 1, O_THRESH, B(HP_LIMIT), "PCT[,PCT]" },
+	{ "rxe", 0, O_RXE, LOAD | B(HP_UP), NULL },
+	{ "run", 1, O_RUN, B(HP_UP) | B(HP_DOWN), "ID" },
+	{ "deep", 0, O_DEEP, B(HP_ENV), NULL },
+	{ "baseline", 1, O_BASELINE, B(HP_REPORT), "FILE" },
+	{ "md", 1, O_MD, B(HP_REPORT), "FILE" },
+	{ "svg", 1, O_SVG, B(HP_REPORT), "FILE" },
+	{ "verbose", 0, O_VERBOSE, ~0u, NULL },
+	{ "help", 0, O_HELP, ~0u, NULL },
 };
+#undef S
 #define HP_NOPTS (sizeof(hp_opts) / sizeof(hp_opts[0]))
+
+/* total clients of a point, and of --max/--start; per agent, opt_defs[OPT_CLIENTS] */
+#define HP_MAX_CLIENTS 10000000
+
+static const char *hp_optname(const struct hp_opt *o)
+{
+	return o->name ? o->name : opt_defs[o->val - O_SHARED].name;
+}
+
+static const struct hp_opt *hp_opt_of(int val)
+{
+	for (size_t i = 0; i < HP_NOPTS; i++)
+		if (hp_opts[i].val == val)
+			return &hp_opts[i];
+	return NULL;
+}
 
 void hp_usage(FILE *f)
 {
@@ -95,25 +121,28 @@ static void hp_cmd_help(FILE *f, enum hp_cmd c)
 	fprintf(f, "usage: %s\n", hp_usages[c]);
 	fprintf(f, "options:\n");
 	for (size_t i = 0; i < HP_NOPTS; i++) {
-		if (!(hp_opts[i].cmds & B(c)))
+		const struct hp_opt *o = &hp_opts[i];
+		char line[192];
+
+		if (!(o->cmds & B(c)))
 			continue;
-		fprintf(f, "  --%s%s%s\n", hp_opts[i].lo.name, hp_opts[i].arg_help ? " " : "",
-			hp_opts[i].arg_help ? hp_opts[i].arg_help : "");
+		if (!o->name) {
+			opt_help_line(o->val - O_SHARED, line, sizeof(line));
+			fprintf(f, "  %s\n", line);
+			continue;
+		}
+		fprintf(f, "  --%s%s%s\n", o->name, o->arg_help ? " " : "",
+			o->arg_help ? o->arg_help : "");
 	}
 }
 
 static int hp_long(const char *s, long min, long max, long *out)
 {
-	char *end;
-	long v;
+	long long v;
 
-	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+	if (opt_num(s, min, max, &v))
 		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
+	*out = (long)v;
 	return 0;
 }
 
@@ -130,7 +159,7 @@ int hp_parse_list(const char *s, long *out, int max, int *n)
 			return -1;
 		memcpy(item, p, len);
 		item[len] = '\0';
-		if (hp_long(item, 1, 10000000, &out[*n]))
+		if (hp_long(item, 1, HP_MAX_CLIENTS, &out[*n]))
 			return -1;
 		(*n)++;
 		if (!p[len])
@@ -139,30 +168,23 @@ int hp_parse_list(const char *s, long *out, int max, int *n)
 	}
 }
 
-static int hp_word(const char *v, const char *const *allowed, char *dst, size_t len)
-{
-	for (; *allowed; allowed++)
-		if (!strcmp(v, *allowed)) {
-			snprintf(dst, len, "%s", v);
-			return 0;
-		}
-	return -1;
-}
-
 static void hp_defaults(struct hp_plan *p)
 {
 	memset(p, 0, sizeof(*p));
-	strcpy(p->transport, "tcp");
-	strcpy(p->cm, "oob-tls");
-	strcpy(p->server_model, "event");
-	strcpy(p->cq, "per-conn");
-	strcpy(p->op, "send");
-	strcpy(p->oob_session, "per-agent");
+	p->transport = (enum opt_transport)opt_defs[OPT_TRANSPORT].def;
+	p->cm = (enum opt_cm)opt_defs[OPT_CM].def;
+	p->server_model = (enum opt_model)opt_defs[OPT_SERVER_MODEL].def;
+	p->cq = (enum opt_cq)opt_defs[OPT_CQ].def;
+	p->op = (enum opt_op)opt_defs[OPT_OP].def;
+	p->oob_session = (enum opt_oob_session)opt_defs[OPT_OOB_SESSION].def;
 	strcpy(p->topo_spec, "pair");
-	p->msgs = 10;
-	p->size = 64;
-	p->timeout_s = 60;
-	p->server_threads = 1;
+	p->msgs = opt_defs[OPT_MSGS].def;
+	p->size = opt_defs[OPT_SIZE].def;
+	p->timeout_s = opt_defs[OPT_TIMEOUT].def;
+	p->server_threads = opt_defs[OPT_SERVER_THREADS].def;
+	p->think_ms = opt_defs[OPT_THINK_MS].def;
+	p->stagger_ms = opt_defs[OPT_STAGGER_MS].def;
+	p->workers = opt_defs[OPT_WORKERS].def;
 	p->max = 100000;
 	p->start = 10;
 	p->steps = 24;
@@ -183,34 +205,47 @@ static int hp_thresholds(const char *s, double *t)
 	return 0;
 }
 
+/* an option the agent also takes: its table parses it, the plan keeps the value */
+static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err, size_t len)
+{
+	long long x;
+
+	if (opt_parse(id, v, &x, err, len))
+		return -1;
+	switch (id) {
+	case OPT_TRANSPORT: p->transport = (enum opt_transport)x; break;
+	case OPT_CM: p->cm = (enum opt_cm)x; break;
+	case OPT_SERVER_MODEL: p->server_model = (enum opt_model)x; break;
+	case OPT_CQ: p->cq = (enum opt_cq)x; break;
+	case OPT_OP: p->op = (enum opt_op)x; break;
+	case OPT_OOB_SESSION: p->oob_session = (enum opt_oob_session)x; break;
+	case OPT_SRQ: p->srq = true; break;
+	case OPT_SIZE: p->size = (long)x; break;
+	case OPT_MSGS: p->msgs_set = true; p->msgs = (long)x; break;
+	case OPT_TIMEOUT: p->timeout_set = true; p->timeout_s = (long)x; break;
+	case OPT_SERVER_THREADS: p->server_threads = (long)x; break;
+	case OPT_WORKERS: p->workers = (long)x; break;
+	case OPT_PORTS: p->ports = (long)x; break;
+	case OPT_THINK_MS: p->think_ms = (long)x; break;
+	case OPT_STAGGER_MS: p->stagger_ms = (long)x; break;
+	case OPT_TLS_CA: p->tls_ca = v; break;
+	case OPT_TLS_CERT: p->tls_cert = v; break;
+	case OPT_TLS_KEY: p->tls_key = v; break;
+	case OPT_CLIENTS: /* rdmacap's --clients is a total: O_CLIENTS */
+	case OPT_N:
+		snprintf(err, len, "internal: option %d", id);
+		return -1;
+	}
+	return 0;
+}
+
 static int hp_apply(struct hp_plan *p, int id, const char *v)
 {
-	static const char *const transports[] = { "tcp", "rc", NULL };
-	static const char *const cms[] = { "oob-tls", "rdmacm", NULL };
-	static const char *const models[] = { "event", "thread", NULL };
-	static const char *const cqs[] = { "per-conn", "shared", NULL };
-	static const char *const ops[] = { "send", "write", NULL };
-	static const char *const oobs[] = { "per-agent", "per-conn", NULL };
-
 	switch (id) {
-	case O_TRANSPORT: return hp_word(v, transports, p->transport, sizeof(p->transport));
-	case O_CM: return hp_word(v, cms, p->cm, sizeof(p->cm));
-	case O_SMODEL: return hp_word(v, models, p->server_model, sizeof(p->server_model));
-	case O_CQ: return hp_word(v, cqs, p->cq, sizeof(p->cq));
-	case O_OP: return hp_word(v, ops, p->op, sizeof(p->op));
-	case O_OOB: return hp_word(v, oobs, p->oob_session, sizeof(p->oob_session));
 	case O_CLIENTS: return hp_parse_list(v, p->clients, HP_MAX_POINTS, &p->npoints);
 	case O_AGENTS: return hp_long(v, 1, 100000, &p->agents);
-	case O_SRV_THREADS: return hp_long(v, 1, 256, &p->server_threads);
-	case O_MSGS: p->msgs_set = true; return hp_long(v, 0, 100000000, &p->msgs);
-	case O_SIZE: return hp_long(v, 1, 1 << 20, &p->size);
-	case O_THINK: return hp_long(v, 0, 600000, &p->think_ms);
-	case O_STAGGER: return hp_long(v, 0, 600000, &p->stagger_ms);
-	case O_WORKERS: return hp_long(v, 0, 10000000, &p->workers);
-	case O_TIMEOUT: p->timeout_set = true; return hp_long(v, 1, 86400, &p->timeout_s);
-	case O_PORTS: return hp_long(v, 1, 64, &p->ports);
-	case O_MAX: return hp_long(v, 1, 10000000, &p->max);
-	case O_START: return hp_long(v, 1, 10000000, &p->start);
+	case O_MAX: return hp_long(v, 1, HP_MAX_CLIENTS, &p->max);
+	case O_START: return hp_long(v, 1, HP_MAX_CLIENTS, &p->start);
 	case O_STEPS: return hp_long(v, 1, 200, &p->steps);
 	case O_BUDGET: return hp_long(v, 1, 7 * 86400, &p->budget_s);
 	case O_THRESH: return hp_thresholds(v, p->thresholds);
@@ -220,10 +255,6 @@ static int hp_apply(struct hp_plan *p, int id, const char *v)
 		strcpy(p->topo_spec, v);
 		return 0;
 	case O_JSON: p->json = v; return 0;
-	case O_TLS_CA: p->tls_ca = v; return 0;
-	case O_TLS_CERT: p->tls_cert = v; return 0;
-	case O_TLS_KEY: p->tls_key = v; return 0;
-	case O_SRQ: p->srq = true; return 0;
 	case O_RXE: p->rxe = true; return 0;
 	case O_DEEP: p->deep = true; return 0;
 	case O_VERBOSE: p->verbose = true; return 0;
@@ -239,21 +270,67 @@ static int hp_apply(struct hp_plan *p, int id, const char *v)
 	return -1;
 }
 
-static int hp_fail(FILE *err, enum hp_cmd c, const char *fmt, const char *a, const char *b)
+static int hp_fail(FILE *err, enum hp_cmd c, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int hp_fail(FILE *err, enum hp_cmd c, const char *fmt, ...)
 {
+	va_list ap;
+
 	fprintf(err, "rdmacap %s: ", hp_names[c]);
-	fprintf(err, fmt, a, b);
+	va_start(ap, fmt);
+	vfprintf(err, fmt, ap);
+	va_end(ap);
 	fprintf(err, "\nusage: %s\n", hp_usages[c]);
 	return -1;
 }
 
-static int hp_check(struct hp_plan *p, FILE *err)
+/* report: every input must be readable now, before any output is written */
+static int hp_check_files(struct hp_plan *p, FILE *err)
+{
+	for (int i = 0; i <= p->nfiles; i++) {
+		const char *f = i < p->nfiles ? p->files[i] : p->baseline;
+		struct stat st;
+		int fd;
+
+		if (!f)
+			continue;
+		fd = open(f, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return hp_fail(err, p->cmd, "%s: %s", f, strerror(errno));
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+			close(fd);
+			return hp_fail(err, p->cmd, "%s: not a regular file", f);
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/* Every client agent gets at most what the agent's --clients allows. */
+static int hp_check_per_agent(struct hp_plan *p, FILE *err)
+{
+	long most = p->cmd == HP_LIMIT ? p->max : 0, per;
+
+	for (int i = 0; i < p->npoints; i++)
+		most = p->clients[i] > most ? p->clients[i] : most;
+	per = p->agents ? (most + p->agents - 1) / p->agents : 0;
+	if (per > opt_defs[OPT_CLIENTS].max)
+		return hp_fail(err, p->cmd, "--clients %ld over --agents %ld is %ld per agent "
+			       "(an agent takes at most %lld)", most, p->agents, per,
+			       opt_defs[OPT_CLIENTS].max);
+	return 0;
+}
+
+static int hp_check(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 {
 	char msg[128];
 
+	if (p->cmd == HP_REPORT)
+		return hp_check_files(p, err);
 	if (p->cmd == HP_UP || (LOAD & B(p->cmd))) {
 		if (nn_parse(p->topo_spec, &p->topo, msg, sizeof(msg)))
-			return hp_fail(err, p->cmd, "--topology: %s%s", msg, "");
+			return hp_fail(err, p->cmd, "--topology: %s", msg);
 	}
 	if (!(LOAD & B(p->cmd)))
 		return 0;
@@ -273,27 +350,85 @@ static int hp_check(struct hp_plan *p, FILE *err)
 		if (!p->msgs_set)
 			p->msgs = 1;
 		if (p->stagger_ms)
-			return hp_fail(err, p->cmd, "--stagger-ms: a storm connects at the same instant%s%s",
-				       "", "");
+			return hp_fail(err, p->cmd, "--stagger-ms: a storm connects at the same instant");
 	}
 	if (p->npoints > 1 && p->cmd != HP_RAMP)
-		return hp_fail(err, p->cmd, "--clients: a list is only for ramp%s%s", "", "");
-	if (!strcmp(p->transport, "tcp") && (p->srq || strcmp(p->cq, "per-conn") ||
-					     strcmp(p->op, "send")))
-		return hp_fail(err, p->cmd, "--srq/--cq/--op apply to --transport rc only%s%s",
-			       "", "");
+		return hp_fail(err, p->cmd, "--clients: a list is only for ramp");
+	/* the agent's own cross-option rules, so that no agent exits with a usage error */
+	if (opt_rules(p->transport, seen, msg, sizeof(msg)))
+		return hp_fail(err, p->cmd, "%s", msg);
 	if (p->cmd == HP_LIMIT && p->start > p->max)
-		return hp_fail(err, p->cmd, "--start is above --max%s%s", "", "");
-	if (!!p->tls_ca + !!p->tls_cert + !!p->tls_key != 0 &&
-	    !(p->tls_ca && p->tls_cert && p->tls_key))
-		return hp_fail(err, p->cmd, "--tls-ca, --tls-cert and --tls-key go together%s%s",
-			       "", "");
-	return 0;
+		return hp_fail(err, p->cmd, "--start is above --max");
+	return hp_check_per_agent(p, err);
+}
+
+/* getopt rejected the word it just read: say why */
+static int hp_getopt_err(struct hp_plan *p, int argc, char **argv, FILE *err)
+{
+	/* (argv + 1)[optind - 1] is the word getopt just rejected */
+	const char *bad = optind > 1 && optind <= argc - 1 ? argv[optind] : "?";
+	const struct hp_opt *o = optopt >= 256 ? hp_opt_of(optopt) : NULL;
+
+	bool flag = o && (o->name ? !o->has_arg : opt_defs[o->val - O_SHARED].kind == OPT_FLAG);
+
+	if (flag)
+		return hp_fail(err, p->cmd, "option '--%s' takes no value", hp_optname(o));
+	if (o)
+		return hp_fail(err, p->cmd, "option '--%s' needs a value", hp_optname(o));
+	return hp_fail(err, p->cmd, "unknown or malformed option '%s'", bad);
+}
+
+/*
+ * Options and files in any order (getopt permutes). Returns 0, 1 after --help,
+ * -1 after a message.
+ */
+static int hp_options(struct hp_plan *p, int argc, char **argv, bool seen[OPT_N], FILE *err)
+{
+	struct option lo[HP_NOPTS + 1];
+	char msg[160];
+
+	for (size_t i = 0; i < HP_NOPTS; i++) {
+		const struct hp_opt *o = &hp_opts[i];
+		const struct opt_def *d = o->name ? NULL : &opt_defs[o->val - O_SHARED];
+
+		lo[i] = (struct option){ d ? d->name : o->name,
+			d ? d->kind != OPT_FLAG : o->has_arg, NULL, o->val };
+	}
+	memset(&lo[HP_NOPTS], 0, sizeof(lo[0]));
+	optind = 1;
+	opterr = 0;
+	while (1) {
+		int id = getopt_long(argc - 1, argv + 1, "h", lo, NULL);
+		const struct hp_opt *o;
+
+		if (id == -1)
+			return 0;
+		if (id == 'h' || id == O_HELP) {
+			hp_cmd_help(stdout, p->cmd);
+			return 1;
+		}
+		if (id == '?' || id == ':')
+			return hp_getopt_err(p, argc, argv, err);
+		o = hp_opt_of(id);
+		if (!o)
+			return hp_fail(err, p->cmd, "internal option error");
+		if (!(o->cmds & B(p->cmd)))
+			return hp_fail(err, p->cmd, "option '--%s' does not apply to '%s'",
+				       hp_optname(o), hp_names[p->cmd]);
+		if (!o->name) {
+			seen[id - O_SHARED] = true;
+			if (hp_shared(p, id - O_SHARED, optarg, msg, sizeof(msg)))
+				return hp_fail(err, p->cmd, "%s", msg);
+		} else if (hp_apply(p, id, optarg)) {
+			return hp_fail(err, p->cmd, "bad value '%s' for option '--%s'",
+				       optarg ? optarg : "", o->name);
+		}
+	}
 }
 
 int hp_parse(struct hp_plan *p, int argc, char **argv, FILE *err)
 {
-	struct option lo[HP_NOPTS + 1];
+	bool seen[OPT_N] = { 0 };
 	int c;
 
 	hp_defaults(p);
@@ -315,57 +450,18 @@ int hp_parse(struct hp_plan *p, int argc, char **argv, FILE *err)
 	}
 	p->cmd = c;
 	p->cmd_name = hp_names[c];
-
-	for (size_t i = 0; i < HP_NOPTS; i++)
-		lo[i] = hp_opts[i].lo;
-	memset(&lo[HP_NOPTS], 0, sizeof(lo[0]));
-
-	optind = 1;
-	opterr = 0;
-	while (1) {
-		int idx = -1, id;
-		const struct hp_opt *o;
-
-		id = getopt_long(argc - 1, argv + 1, "+h", lo, &idx);
-		if (id == -1)
-			break;
-		if (id == 'h' || id == O_HELP) {
-			hp_cmd_help(stdout, p->cmd);
-			return 1;
-		}
-		if (id == '?' || id == ':') {
-			/* (argv + 1)[optind - 1] is the word getopt just rejected */
-			const char *bad = optind > 1 && optind <= argc - 1 ? argv[optind] : "?";
-
-			for (size_t i = 0; optopt >= 256 && i < HP_NOPTS; i++)
-				if (hp_opts[i].lo.val == optopt)
-					return hp_fail(err, p->cmd, "option '--%s' needs a value%s",
-						       hp_opts[i].lo.name, "");
-			return hp_fail(err, p->cmd, "unknown or malformed option '%s'%s", bad, "");
-		}
-		o = NULL;
-		for (size_t i = 0; i < HP_NOPTS; i++)
-			if (hp_opts[i].lo.val == id)
-				o = &hp_opts[i];
-		if (!o)
-			return hp_fail(err, p->cmd, "internal option error%s%s", "", "");
-		if (!(o->cmds & B(p->cmd)))
-			return hp_fail(err, p->cmd, "option '--%s' does not apply to '%s'",
-				       o->lo.name, hp_names[p->cmd]);
-		if (hp_apply(p, id, optarg)) {
-			return hp_fail(err, p->cmd, "bad value '%s' for option '--%s'",
-				       optarg ? optarg : "", o->lo.name);
-		}
-	}
-	/* positional arguments: only report takes files */
+	c = hp_options(p, argc, argv, seen, err);
+	if (c)
+		return c;
+	/* positional arguments (after getopt moved them last): only report takes files */
 	for (int i = optind + 1; i < argc; i++) {
 		if (p->cmd != HP_REPORT)
-			return hp_fail(err, p->cmd, "unexpected argument '%s'%s", argv[i], "");
+			return hp_fail(err, p->cmd, "unexpected argument '%s'", argv[i]);
 		if (p->nfiles == HP_MAX_FILES)
-			return hp_fail(err, p->cmd, "too many files (max 16)%s%s", "", "");
+			return hp_fail(err, p->cmd, "too many files (max %d)", HP_MAX_FILES);
 		p->files[p->nfiles++] = argv[i];
 	}
 	if (p->cmd == HP_REPORT && !p->nfiles)
-		return hp_fail(err, p->cmd, "no result file given%s%s", "", "");
-	return hp_check(p, err);
+		return hp_fail(err, p->cmd, "no result file given");
+	return hp_check(p, seen, err);
 }

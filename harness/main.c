@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 		rc = hm_down(p, &t);
 		break;
 	default:
-		if (!strcmp(p->transport, "rc"))
+		if (p->transport == OPT_TR_RC)
 			p->topo.rxe = true;
 		else
 			p->topo.rxe = p->rxe;

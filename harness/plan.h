@@ -4,7 +4,9 @@
  *
  * One struct for every subcommand; each command reads the fields it needs.
  * hp_parse() never creates anything: a bad command line is rejected before any
- * namespace, process or file exists.
+ * namespace, process or file exists. The options the agent also takes are
+ * checked with the agent's own table and rules (common/opt.h), so no value
+ * passed on to an agent can make it exit with a usage error.
  */
 #ifndef RDC_HARNESS_PLAN_H
 #define RDC_HARNESS_PLAN_H
@@ -12,6 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "common/opt.h"
 #include "netns/netns.h"
 
 enum hp_cmd { HP_ENV, HP_UP, HP_DOWN, HP_RUN, HP_RAMP, HP_LIMIT, HP_STORM, HP_REPORT, HP_NCMD };
@@ -24,13 +27,13 @@ struct hp_plan {
 	const char *cmd_name;
 
 	/* load */
-	char transport[8];      /* tcp | rc */
-	char cm[16];            /* oob-tls | rdmacm */
-	char server_model[8];   /* event | thread */
-	char cq[16];            /* per-conn | shared */
+	enum opt_transport transport;   /* words, limits, defaults: common/opt.h */
+	enum opt_cm cm;
+	enum opt_model server_model;
+	enum opt_cq cq;
 	bool srq;
-	char op[8];             /* send | write */
-	char oob_session[16];   /* per-agent | per-conn */
+	enum opt_op op;
+	enum opt_oob_session oob_session;
 	long clients[HP_MAX_POINTS];
 	int npoints;
 	long agents;            /* 0 = automatic */

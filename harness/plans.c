@@ -57,7 +57,7 @@ static void hl_backlog(struct hr_ctx *c)
 	long need = 0, cur;
 	char v[32];
 
-	if (strcmp(p->transport, "rc") || strcmp(p->cm, "rdmacm"))
+	if (p->transport != OPT_TR_RC || p->cm != OPT_CM_RDMACM)
 		return;
 	if (nn_sysctl_get("", "net.rdma_ucm.max_backlog", v, sizeof(v))) {
 		tap_diag(c->tap, "net.rdma_ucm.max_backlog not readable: rdma_ucm not loaded?");
@@ -148,7 +148,7 @@ static int hl_modprobe(char *why, size_t len)
 static const char *hl_skip_reason(const struct hp_plan *p, char *buf, size_t len)
 {
 	struct nn_caps caps;
-	bool rc = !strcmp(p->transport, "rc");
+	bool rc = p->transport == OPT_TR_RC;
 
 	if (p->topo.kind != NN_LOOP && geteuid() != 0)
 		return "not root: network namespace topologies need CAP_NET_ADMIN";
@@ -337,7 +337,7 @@ int hl_load(struct hr_ctx *c, json_t *doc)
 		tap_bail(t, "topology %s could not be brought up (see stderr)", p->topo_spec);
 		return -1;
 	}
-	if (!strcmp(p->transport, "rc") && !strcmp(p->cm, "oob-tls") && !p->tls_ca &&
+	if (p->transport == OPT_TR_RC && p->cm == OPT_CM_OOB_TLS && !p->tls_ca &&
 	    hl_certs(c, why, sizeof(why))) {
 		tap_bail(t, "TLS certificates: %s", why);
 		rc = -1;

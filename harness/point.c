@@ -29,7 +29,6 @@
 #include "harness/proc.h"
 #include "harness/rec.h"
 
-#define HR_PORT_BASE 18515
 #define HR_CONNS_PER_PORT 20000 /* below the ~28k default ephemeral ports per destination */
 #define HR_CONNS_PER_AGENT 20000
 #define HR_TICK_MS 20           /* 50 Hz sampler */
@@ -470,7 +469,7 @@ static void hr_common_args(struct hr_run *r, struct hr_argv *a, const char *role
 
 	hr_arg(a, "%s", ha_binary());
 	hr_arg(a, "--role=%s", role);
-	hr_arg(a, "--transport=%s", p->transport);
+	hr_arg(a, "--transport=%s", opt_word(OPT_TRANSPORT, p->transport));
 	hr_arg(a, "--addr=%s", r->c->topo->srv.addr);
 	hr_arg(a, "--size=%ld", p->size);
 	hr_arg(a, "--timeout=%ld", r->pt->timeout_s);
@@ -482,16 +481,16 @@ static void hr_rc_args(struct hr_run *r, struct hr_argv *av, const struct nn_hos
 	const struct hp_plan *p = r->c->plan;
 	const char *d = r->c->tls_dir, *role = server ? "server" : "client";
 
-	if (strcmp(p->transport, "rc"))
+	if (p->transport != OPT_TR_RC)
 		return;
-	hr_arg(av, "--cm=%s", p->cm);
+	hr_arg(av, "--cm=%s", opt_word(OPT_CM, p->cm));
 	hr_arg(av, "--dev=%s", h->rxe);
-	hr_arg(av, "--cq=%s", p->cq);
-	hr_arg(av, "--op=%s", p->op);
+	hr_arg(av, "--cq=%s", opt_word(OPT_CQ, p->cq));
+	hr_arg(av, "--op=%s", opt_word(OPT_OP, p->op));
 	if (p->srq)
 		hr_arg(av, "--srq");
-	hr_arg(av, "--oob-session=%s", p->oob_session);
-	if (strcmp(p->cm, "oob-tls"))
+	hr_arg(av, "--oob-session=%s", opt_word(OPT_OOB_SESSION, p->oob_session));
+	if (p->cm != OPT_CM_OOB_TLS)
 		return;
 	if (p->tls_ca) {
 		/* the user's own PKI: one certificate for both roles */
@@ -544,7 +543,7 @@ static int hr_start_agents(struct hr_run *r)
 		hr_common_args(r, &av, "server");
 		hr_arg(&av, "--port=%ld", r->port + i * m);
 		hr_arg(&av, "--ports=%ld", m);
-		hr_arg(&av, "--server-model=%s", p->server_model);
+		hr_arg(&av, "--server-model=%s", opt_word(OPT_SERVER_MODEL, p->server_model));
 		hr_arg(&av, "--server-threads=%ld", p->server_threads);
 		hr_rc_args(r, &av, &t->srv, true);
 		if (hr_spawn(r, i, t->srv.ns, &av, pt->clients / S + 1024)) {
@@ -568,7 +567,7 @@ static int hr_start_agents(struct hr_run *r)
 		a->n = per + (i - S < extra);
 		first += a->n;
 		hr_common_args(r, &av, "client");
-		if (!strcmp(p->transport, "rc")) {
+		if (p->transport == OPT_TR_RC) {
 			/*
 			 * An rc client agent sets up all its clients through one
 			 * session (TLS or rdma_cm) to one server port: spread the
@@ -662,7 +661,7 @@ static void hr_layout(struct hr_run *r, long clients)
 	}
 	/* one server process can hold only what its fd limit allows */
 	r->nsrv = clients + 1024 > cap ? (clients + per_proc - 1) / per_proc : 1;
-	if (!strcmp(p->transport, "rc")) {
+	if (p->transport == OPT_TR_RC) {
 		char v[32];
 		long mmc = nn_sysctl_get("", "vm.max_map_count", v, sizeof(v)) ? 65530 : atol(v);
 		long per_rc = (mmc - HR_MAPS_SLACK) / HR_MAPS_PER_CONN;
@@ -690,13 +689,20 @@ static void hr_layout(struct hr_run *r, long clients)
 	pt->servers = r->nsrv;
 	if (!p->timeout_set)
 		pt->timeout_s += (pt->agents + r->nsrv) / 5;
+	if (pt->timeout_s > opt_defs[OPT_TIMEOUT].max)
+		pt->timeout_s = opt_defs[OPT_TIMEOUT].max;
 	per_host = (clients + hosts - 1) / hosts;
 	ports_auto = (per_host + HR_CONNS_PER_PORT - 1) / HR_CONNS_PER_PORT;
 	pt->ports = p->ports ? p->ports : ports_auto;
 	/* every server process owns the same number of ports */
 	pt->ports = (pt->ports + r->nsrv - 1) / r->nsrv * r->nsrv;
-	if (pt->ports > 64 * r->nsrv)
-		pt->ports = 64 * r->nsrv;
+	if (pt->ports > opt_defs[OPT_PORTS].max * r->nsrv)
+		pt->ports = opt_defs[OPT_PORTS].max * r->nsrv;
+	/* a tcp client agent is told all of them: keep within what its --ports takes */
+	if (p->transport != OPT_TR_RC && pt->ports > opt_defs[OPT_PORTS].max)
+		pt->ports = opt_defs[OPT_PORTS].max / r->nsrv * r->nsrv;
+	if (pt->ports < r->nsrv)
+		pt->ports = r->nsrv;
 	if (r->nsrv > 1 && !pt->capped[0])
 		snprintf(pt->capped, sizeof(pt->capped),
 			 "RLIMIT_NOFILE hard limit %ld%s: server split over %ld processes", cap,
@@ -731,7 +737,7 @@ static void hr_peak(struct hr_run *r)
 	 * may still be accepting. Measure it once it holds every connection (one fd
 	 * each beyond its baseline), or after 5 s with what it has.
 	 */
-	bool threads = !strcmp(r->c->plan->server_model, "thread");
+	bool threads = r->c->plan->server_model == OPT_MODEL_THREAD;
 
 	hr_srv_read(r);
 	/* the thread model starts its client's thread just after accept (+1: main) */
@@ -960,7 +966,7 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 	 * would make the next point's bind fail with EADDRINUSE.
 	 */
 	r.port = c->topo->kind == NN_LOOP ? 20000 + (strtol(c->topo->run, NULL, 16) % 180) * 64
-					  : HR_PORT_BASE;
+					  : OPT_DEF_PORT;
 	if (hr_setup(&r, clients)) {
 		snprintf(pt->why, sizeof(pt->why), "setup: %s", strerror(errno));
 		r.nag = r.ag ? r.nag : 0;

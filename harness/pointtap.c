@@ -65,9 +65,10 @@ enum tap_res hr_point_tap(struct hr_ctx *c, const struct hr_point *pt, const cha
 	tap_plan(t, 4);
 	tap_diag(t, "clients=%ld agents=%ld servers=%ld ports=%ld transport=%s%s%s topology=%s "
 		 "server_model=%s msgs=%ld size=%ld workers=%ld",
-		 pt->clients, pt->agents, pt->servers, pt->ports, p->transport,
-		 strcmp(p->transport, "rc") ? "" : " cm=", strcmp(p->transport, "rc") ? "" : p->cm,
-		 p->topo_spec, p->server_model, p->msgs, p->size, p->workers);
+		 pt->clients, pt->agents, pt->servers, pt->ports, opt_word(OPT_TRANSPORT, p->transport),
+		 p->transport == OPT_TR_RC ? " cm=" : "",
+		 p->transport == OPT_TR_RC ? opt_word(OPT_CM, p->cm) : "", p->topo_spec,
+		 opt_word(OPT_SERVER_MODEL, p->server_model), p->msgs, p->size, p->workers);
 	tap_kv(t, "timeout_s", "%ld", pt->timeout_s);
 	if (pt->capped[0])
 		tap_kv(t, "capped", "%s", pt->capped);
@@ -117,7 +118,7 @@ enum tap_res hr_point_tap(struct hr_ctx *c, const struct hr_point *pt, const cha
 		 "srv_threads=%ld srv_accepted=%ld srv_drops=%ld",
 		 pt->srv_rss_base_kb, pt->srv_rss_peak_kb, pt->srv_bytes_per_conn, pt->srv_fds,
 		 pt->srv_threads, pt->srv_accepted, pt->srv_drops);
-	if (!strcmp(p->transport, "tcp"))
+	if (p->transport == OPT_TR_TCP)
 		tap_diag(t, "tcp_inuse_peak=%ld kern_slab_bytes_per_conn=%.0f", pt->tcp_inuse_peak,
 			 pt->kern_bytes_per_conn);
 	tap_diag(t, "agents_rss_kb=%ld agents_rss_kb_max=%ld agents_threads=%ld agents_fds=%ld "
@@ -141,7 +142,7 @@ enum tap_res hr_point_tap(struct hr_ctx *c, const struct hr_point *pt, const cha
 	} else if (pt->proto_errors) {
 		tap_result(t, TAP_FAIL, NULL, "agent records well-formed");
 	} else {
-		tap_result(t, TAP_SKIP, strcmp(p->transport, "tcp") ? "RDMA counters not readable" :
+		tap_result(t, TAP_SKIP, p->transport != OPT_TR_TCP ? "RDMA counters not readable" :
 			   "tcp transport uses no RDMA resources", "RDMA resources back to baseline");
 	}
 	if (!pt->ok && !probe)

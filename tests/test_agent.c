@@ -454,21 +454,21 @@ static void test_opts(void)
 	r = t_parse(&o, err, "--role server --transport tcp --addr 127.0.0.2 --port 9000 "
 		    "--ports 4 --size 1048576 --timeout 5 --server-model thread "
 		    "--server-threads 3 --backlog 128");
-	t_ok(!r && o.role == AG_ROLE_SERVER && o.transport == AG_TR_TCP &&
+	t_ok(!r && o.role == AG_ROLE_SERVER && o.transport == OPT_TR_TCP &&
 	     !strcmp(o.addr_str, "127.0.0.2") && o.port == 9000 && o.ports == 4 &&
-	     o.size == 1048576 && o.timeout_s == 5 && o.model == AG_MODEL_THREAD &&
+	     o.size == 1048576 && o.timeout_s == 5 && o.model == OPT_MODEL_THREAD &&
 	     o.server_threads == 3 && o.backlog == 128,
 	     "opts: full server line parses (%s)", err);
 	r = t_parse(&o, err, "--role client --transport rc --cm rdmacm --clients 50000 --first-id 7 "
 		    "--msgs 0 --think-ms 10 --stagger-ms 2 --workers 16 --bind 127.0.0.9");
-	t_ok(!r && o.role == AG_ROLE_CLIENT && o.transport == AG_TR_RC &&
+	t_ok(!r && o.role == AG_ROLE_CLIENT && o.transport == OPT_TR_RC &&
 	     o.clients == 50000 && o.first_id == 7 && !o.msgs && o.think_ms == 10 &&
 	     o.stagger_ms == 2 && o.workers == 16 && o.has_bind &&
-	     !strcmp(o.bind_str, "127.0.0.9") && o.port == AG_DEF_PORT && o.ports == 1 &&
-	     o.size == AG_DEF_SIZE,
+	     !strcmp(o.bind_str, "127.0.0.9") && o.port == OPT_DEF_PORT && o.ports == 1 &&
+	     o.size == opt_defs[OPT_SIZE].def,
 	     "opts: full client line parses, defaults kept (%s)", err);
 	r = t_parse(&o, err, "--role=client --transport=tcp");
-	t_ok(!r && o.clients == 1 && o.msgs == AG_DEF_MSGS && o.timeout_s == AG_DEF_TIMEOUT &&
+	t_ok(!r && o.clients == 1 && o.msgs == opt_defs[OPT_MSGS].def && o.timeout_s == opt_defs[OPT_TIMEOUT].def &&
 	     !strcmp(o.addr_str, "127.0.0.1"), "opts: --opt=value form and defaults");
 	t_ok(t_parse(&o, err, "--role client --help") == 1, "opts: --help");
 

@@ -162,7 +162,7 @@ static void t_cli(void)
 	       "cli: run ids are 4 hex digits");
 	tap_ok(&t, !parse("rdmacap run --transport rc --cm rdmacm --cq shared --srq --agents 500 --clients 500",
 			  p, err, sizeof(err)) &&
-			   !strcmp(p->cm, "rdmacm") && p->srq && p->agents == 500,
+			   p->cm == OPT_CM_RDMACM && p->srq && p->agents == 500,
 	       "cli: rc options parse");
 	free(p);
 }

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The option table both programs parse through (see opt.h). One row per
+ * option: its word, limits, default and one line of meaning.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/opt.h"
+
+static const char *const opt_transports[OPT_TR_N] = {
+	[OPT_TR_TCP] = "tcp", [OPT_TR_RC] = "rc",
+};
+static const char *const opt_cms[OPT_CM_N] = {
+	[OPT_CM_OOB_TLS] = "oob-tls", [OPT_CM_RDMACM] = "rdmacm",
+};
+static const char *const opt_models[OPT_MODEL_N] = {
+	[OPT_MODEL_EVENT] = "event", [OPT_MODEL_THREAD] = "thread",
+};
+static const char *const opt_cqs[OPT_CQ_N] = {
+	[OPT_CQ_PER_CONN] = "per-conn", [OPT_CQ_SHARED] = "shared",
+};
+static const char *const opt_ops[OPT_OP_N] = {
+	[OPT_OP_SEND] = "send", [OPT_OP_WRITE] = "write",
+};
+static const char *const opt_oobs[OPT_OOB_N] = {
+	[OPT_OOB_PER_AGENT] = "per-agent", [OPT_OOB_PER_CONN] = "per-conn",
+};
+
+#define W(tab) .kind = OPT_WORD, .words = tab, .nwords = sizeof(tab) / sizeof(tab[0])
+#define N(lo, hi, d) .kind = OPT_NUM, .min = lo, .max = hi, .def = d
+
+const struct opt_def opt_defs[OPT_N] = {
+	[OPT_TRANSPORT] = { "transport", W(opt_transports), .def = OPT_TR_TCP, .arg = "tcp|rc",
+			    .help = "data path: TCP sockets or RDMA reliable connections" },
+	[OPT_CM] = { "cm", W(opt_cms), .flags = OPT_F_RC, .def = OPT_CM_OOB_TLS,
+		     .arg = "oob-tls|rdmacm",
+		     .help = "QP exchange over TLS 1.3, or librdmacm" },
+	[OPT_SERVER_MODEL] = { "server-model", W(opt_models), .flags = OPT_F_SERVER,
+			       .def = OPT_MODEL_EVENT, .arg = "event|thread",
+			       .help = "epoll event loop, or one thread per client" },
+	[OPT_CQ] = { "cq", W(opt_cqs), .flags = OPT_F_RC, .def = OPT_CQ_PER_CONN,
+		     .arg = "per-conn|shared",
+		     .help = "send and recv CQ per QP, or one CQ per agent" },
+	[OPT_OP] = { "op", W(opt_ops), .flags = OPT_F_RC, .def = OPT_OP_SEND, .arg = "send|write",
+		     .help = "SEND/RECV, or RDMA WRITE with immediate" },
+	[OPT_OOB_SESSION] = { "oob-session", W(opt_oobs), .flags = OPT_F_RC,
+			      .def = OPT_OOB_PER_AGENT, .arg = "per-agent|per-conn",
+			      .help = "one TLS session per agent, or one per connection" },
+	[OPT_SRQ] = { "srq", OPT_FLAG, .flags = OPT_F_RC,
+		      .help = "one shared receive queue per agent" },
+	[OPT_SIZE] = { "size", N(1, 1 << 20, 64), .arg = "B", .help = "message bytes" },
+	[OPT_MSGS] = { "msgs", N(0, 100000000, 10), .flags = OPT_F_CLIENT, .arg = "M",
+		       .help = "round trips per connection" },
+	[OPT_TIMEOUT] = { "timeout", N(1, 86400, 60), .arg = "SEC",
+			  .help = "deadline per phase in seconds" },
+	[OPT_SERVER_THREADS] = { "server-threads", N(1, 64, 1), .flags = OPT_F_SERVER,
+				 .arg = "T", .help = "event loops of a server process" },
+	[OPT_WORKERS] = { "workers", N(0, 1 << 20, 0), .flags = OPT_F_CLIENT, .arg = "W",
+			  .help = "round trips in flight per agent (0 = all)" },
+	[OPT_PORTS] = { "ports", N(1, 64, 1), .arg = "K",
+			.help = "server ports per server process" },
+	[OPT_THINK_MS] = { "think-ms", N(0, 600000, 0), .flags = OPT_F_CLIENT, .arg = "T",
+			   .help = "delay between the messages of one connection" },
+	[OPT_STAGGER_MS] = { "stagger-ms", N(0, 600000, 0), .flags = OPT_F_CLIENT, .arg = "D",
+			     .help = "delay between successive connect starts" },
+	[OPT_CLIENTS] = { "clients", N(1, 1 << 20, 1), .flags = OPT_F_CLIENT | OPT_F_PER_AGENT,
+			  .arg = "N", .help = "connections of one agent process" },
+	[OPT_TLS_CA] = { "tls-ca", OPT_PATH, .flags = OPT_F_RC, .arg = "FILE",
+			 .help = "PEM CA that signed both certificates" },
+	[OPT_TLS_CERT] = { "tls-cert", OPT_PATH, .flags = OPT_F_RC, .arg = "FILE",
+			   .help = "PEM certificate" },
+	[OPT_TLS_KEY] = { "tls-key", OPT_PATH, .flags = OPT_F_RC, .arg = "FILE",
+			  .help = "PEM private key of --tls-cert" },
+};
+
+const struct opt_def *opt_find(const char *name)
+{
+	for (int i = 0; i < OPT_N; i++)
+		if (!strcmp(opt_defs[i].name, name))
+			return &opt_defs[i];
+	return NULL;
+}
+
+int opt_num(const char *s, long long min, long long max, long long *out)
+{
+	long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void opt_want(const struct opt_def *d, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	switch (d->kind) {
+	case OPT_NUM:
+		snprintf(buf, len, "%lld..%lld", d->min, d->max);
+		return;
+	case OPT_WORD:
+		*buf = '\0';
+		for (int i = 0; i < d->nwords; i++) {
+			if (!d->words[i])
+				continue;
+			snprintf(buf + n, len - n, "%s%s", n ? "|" : "", d->words[i]);
+			n = strlen(buf);
+		}
+		return;
+	case OPT_FLAG:
+		snprintf(buf, len, "no value");
+		return;
+	case OPT_PATH:
+		snprintf(buf, len, "a file name");
+		return;
+	}
+}
+
+int opt_parse(enum opt_id id, const char *s, long long *out, char *err, size_t errlen)
+{
+	const struct opt_def *d = &opt_defs[id];
+	char want[96];
+
+	switch (d->kind) {
+	case OPT_NUM:
+		if (!opt_num(s, d->min, d->max, out))
+			return 0;
+		break;
+	case OPT_WORD:
+		for (int i = 0; s && i < d->nwords; i++)
+			if (d->words[i] && !strcmp(s, d->words[i])) {
+				*out = i;
+				return 0;
+			}
+		break;
+	case OPT_FLAG:
+		if (!s) {
+			*out = 1;
+			return 0;
+		}
+		snprintf(err, errlen, "option '--%s' takes no value", d->name);
+		return -1;
+	case OPT_PATH:
+		if (s && *s) {
+			*out = 0;
+			return 0;
+		}
+		break;
+	}
+	opt_want(d, want, sizeof(want));
+	snprintf(err, errlen, "invalid value '%s' for --%s (want %s)", s ? s : "", d->name, want);
+	return -1;
+}
+
+const char *opt_word(enum opt_id id, long long v)
+{
+	const struct opt_def *d = &opt_defs[id];
+
+	if (d->kind != OPT_WORD || v < 0 || v >= d->nwords || !d->words[v])
+		return "?";
+	return d->words[v];
+}
+
+int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen)
+{
+	int tls = seen[OPT_TLS_CA] + seen[OPT_TLS_CERT] + seen[OPT_TLS_KEY];
+
+	for (int i = 0; tr != OPT_TR_RC && i < OPT_N; i++)
+		if (seen[i] && (opt_defs[i].flags & OPT_F_RC)) {
+			snprintf(err, errlen, "--%s is an option of --transport rc",
+				 opt_defs[i].name);
+			return -1;
+		}
+	if (tls && tls != 3) {
+		snprintf(err, errlen, "--tls-ca, --tls-cert and --tls-key go together");
+		return -1;
+	}
+	return 0;
+}
+
+void opt_help_line(enum opt_id id, char *buf, size_t len)
+{
+	const struct opt_def *d = &opt_defs[id];
+	char lhs[48], want[96] = "";
+
+	snprintf(lhs, sizeof(lhs), "--%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
+	if (d->kind == OPT_NUM)
+		snprintf(want, sizeof(want), " (%lld..%lld, default %lld)", d->min, d->max, d->def);
+	else if (d->kind == OPT_WORD)
+		snprintf(want, sizeof(want), " (default %s)", opt_word(id, d->def));
+	snprintf(buf, len, "%-19s %s%s", lhs, d->help, want);
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * opt: the option vocabulary rdmacap and rdmacap-agent share.
+ *
+ * Offers: the enums of every fixed-choice option, their words, the limits and
+ * defaults of every numeric option, one parser per option (opt_parse) and the
+ * cross-option rules the agent enforces (opt_rules). harness/cli.c and
+ * agents/opts.c both parse through this table, so a value the agent would
+ * reject is rejected by rdmacap before anything is created.
+ *
+ * Uses: libc only. Never prints; errors are written into a caller's buffer.
+ *
+ * A new choice (say --transport ud) is one enum value before its _N and one
+ * word in opt.c's table; a new shared option is one enum opt_id and one row.
+ */
+#ifndef RDC_COMMON_OPT_H
+#define RDC_COMMON_OPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum opt_transport { OPT_TR_NONE, OPT_TR_TCP, OPT_TR_RC, OPT_TR_N };
+enum opt_cm { OPT_CM_OOB_TLS, OPT_CM_RDMACM, OPT_CM_N };
+enum opt_model { OPT_MODEL_EVENT, OPT_MODEL_THREAD, OPT_MODEL_N };
+enum opt_cq { OPT_CQ_PER_CONN, OPT_CQ_SHARED, OPT_CQ_N };
+enum opt_op { OPT_OP_SEND, OPT_OP_WRITE, OPT_OP_N };
+enum opt_oob_session { OPT_OOB_PER_AGENT, OPT_OOB_PER_CONN, OPT_OOB_N };
+
+/* the options both programs take, by the same name and with the same rules */
+enum opt_id {
+	OPT_TRANSPORT, OPT_CM, OPT_SERVER_MODEL, OPT_CQ, OPT_OP, OPT_OOB_SESSION, OPT_SRQ,
+	OPT_SIZE, OPT_MSGS, OPT_TIMEOUT, OPT_SERVER_THREADS, OPT_WORKERS, OPT_PORTS,
+	OPT_THINK_MS, OPT_STAGGER_MS, OPT_CLIENTS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY,
+	OPT_N
+};
+
+enum opt_kind {
+	OPT_WORD,	/* one of words[]; the value is the enum */
+	OPT_NUM,	/* decimal in [min, max] */
+	OPT_FLAG,	/* takes no value */
+	OPT_PATH,	/* a non-empty file name */
+};
+
+#define OPT_F_RC 0x1		/* only with --transport rc */
+#define OPT_F_SERVER 0x2	/* agent: only for --role server */
+#define OPT_F_CLIENT 0x4	/* agent: only for --role client */
+#define OPT_F_PER_AGENT 0x8	/* agent's value is per process; rdmacap's is a total */
+
+/* first port of a run when the namespace is our own, and the agent's default */
+#define OPT_DEF_PORT 18515
+/* the agent's exit status for a bad command line (as rdmacap's, TAP's 2) */
+#define OPT_EXIT_USAGE 2
+
+struct opt_def {
+	const char *name;		/* the long option, without "--" */
+	enum opt_kind kind;
+	unsigned flags;			/* OPT_F_* */
+	long long min, max;		/* OPT_NUM */
+	long long def;			/* default: the number, or the enum value */
+	const char *const *words;	/* OPT_WORD: indexed by the enum; NULL holes */
+	int nwords;
+	const char *arg;		/* help: "tcp|rc", "B" */
+	const char *help;		/* help: one line, what it means */
+};
+
+/* indexed by enum opt_id */
+extern const struct opt_def opt_defs[OPT_N];
+
+/* The option called name (no "--"), or NULL. */
+const struct opt_def *opt_find(const char *name);
+
+/*
+ * Parses s as a value of option id into *out (the number, or the enum value).
+ * Returns 0, or -1 with "invalid value 'S' for --NAME (want ...)" in err.
+ * OPT_FLAG takes no value: only s == NULL is accepted (*out = 1).
+ */
+int opt_parse(enum opt_id id, const char *s, long long *out, char *err, size_t errlen);
+
+/* Decimal only: no sign, blank or trailing junk; within [min, max]. 0 or -1. */
+int opt_num(const char *s, long long min, long long max, long long *out);
+
+/* The word of enum value v of a word option ("tcp"), or "?" if none. */
+const char *opt_word(enum opt_id id, long long v);
+
+/*
+ * The agent's cross-option rules on what a command line gave (seen[] by
+ * opt_id): options marked OPT_F_RC only with --transport rc; TLS files all
+ * three or none. 0, or -1 with the reason in err.
+ */
+int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
+
+/* "--size B   message bytes (1..1048576, default 64)" for --help listings. */
+void opt_help_line(enum opt_id id, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The option vocabulary walked from its own table (common/opt.h): for every
+ * option rdmacap and rdmacap-agent share, values beyond its limits, garbage and
+ * unknown words are rejected by both parsers, and its boundary values and
+ * words are accepted by both with the same value. Also the command-line
+ * defects of issue 9: a flag given a value, and report's files and options in
+ * any order.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agents/opts.h"
+#include "common/opt.h"
+#include "harness/plan.h"
+#include "tap/tap.h"
+
+static struct tap t;
+static struct hp_plan plan;
+static struct ag_opts ag;
+static char herr[1024], aerr[256];
+
+#define MAXARG 16
+
+struct argv {
+	char *v[MAXARG + 1];
+	char buf[MAXARG][160];
+	int n;
+};
+
+static void av_add(struct argv *a, const char *fmt, const char *s)
+{
+	snprintf(a->buf[a->n], sizeof(a->buf[0]), fmt, s);
+	a->v[a->n] = a->buf[a->n];
+	a->v[++a->n] = NULL;
+}
+
+/* rdmacap run [--transport rc] --NAME=VALUE (VALUE NULL: --NAME) */
+static int h_parse(enum opt_id id, const char *val)
+{
+	const struct opt_def *d = &opt_defs[id];
+	struct argv a = { .n = 0 };
+	FILE *f = fmemopen(herr, sizeof(herr), "w");
+	int rc;
+
+	memset(herr, 0, sizeof(herr));
+	av_add(&a, "%s", "rdmacap");
+	av_add(&a, "%s", "run");
+	if (d->flags & OPT_F_RC)
+		av_add(&a, "%s", "--transport=rc");
+	if (d->kind == OPT_PATH) {
+		/* the three TLS files go together: give the other two */
+		for (int i = OPT_TLS_CA; i <= OPT_TLS_KEY; i++)
+			if (i != (int)id)
+				av_add(&a, "--%s=x.pem", opt_defs[i].name);
+	}
+	if (id == OPT_CLIENTS) /* rdmacap's --clients is a total: one agent takes them all */
+		av_add(&a, "%s", "--agents=1");
+	av_add(&a, val ? "--%s=" : "--%s", d->name);
+	if (val)
+		strncat(a.buf[a.n - 1], val, sizeof(a.buf[0]) - strlen(a.buf[a.n - 1]) - 1);
+	rc = hp_parse(&plan, a.n, a.v, f);
+	fclose(f);
+	return rc;
+}
+
+/* rdmacap-agent --role R [--transport rc ... TLS] --NAME=VALUE */
+static int a_parse(enum opt_id id, const char *val)
+{
+	const struct opt_def *d = &opt_defs[id];
+	struct argv a = { .n = 0 };
+
+	av_add(&a, "%s", "rdmacap-agent");
+	av_add(&a, "--role=%s", d->flags & OPT_F_SERVER ? "server" : "client");
+	/* rc with oob-tls needs its TLS files (rdmacap makes its own) */
+	if (id != OPT_TRANSPORT || (val && !strcmp(val, "rc"))) {
+		if (id != OPT_TRANSPORT)
+			av_add(&a, "%s", "--transport=rc");
+		for (int i = OPT_TLS_CA; i <= OPT_TLS_KEY; i++)
+			if (i != (int)id)
+				av_add(&a, "--%s=x.pem", opt_defs[i].name);
+	}
+	av_add(&a, val ? "--%s=" : "--%s", d->name);
+	if (val)
+		strncat(a.buf[a.n - 1], val, sizeof(a.buf[0]) - strlen(a.buf[a.n - 1]) - 1);
+	memset(aerr, 0, sizeof(aerr));
+	return ag_opts_parse(&ag, a.n, a.v, aerr, sizeof(aerr));
+}
+
+/* the value each parser stored for option id */
+static long long h_val(enum opt_id id)
+{
+	switch (id) {
+	case OPT_TRANSPORT: return plan.transport;
+	case OPT_CM: return plan.cm;
+	case OPT_SERVER_MODEL: return plan.server_model;
+	case OPT_CQ: return plan.cq;
+	case OPT_OP: return plan.op;
+	case OPT_OOB_SESSION: return plan.oob_session;
+	case OPT_SRQ: return plan.srq;
+	case OPT_SIZE: return plan.size;
+	case OPT_MSGS: return plan.msgs;
+	case OPT_TIMEOUT: return plan.timeout_s;
+	case OPT_SERVER_THREADS: return plan.server_threads;
+	case OPT_WORKERS: return plan.workers;
+	case OPT_PORTS: return plan.ports;
+	case OPT_THINK_MS: return plan.think_ms;
+	case OPT_STAGGER_MS: return plan.stagger_ms;
+	case OPT_CLIENTS: return plan.clients[0];
+	case OPT_TLS_CA: return plan.tls_ca ? (long long)strlen(plan.tls_ca) : -1;
+	case OPT_TLS_CERT: return plan.tls_cert ? (long long)strlen(plan.tls_cert) : -1;
+	case OPT_TLS_KEY: return plan.tls_key ? (long long)strlen(plan.tls_key) : -1;
+	case OPT_N: break;
+	}
+	return -2;
+}
+
+static long long a_val(enum opt_id id)
+{
+	switch (id) {
+	case OPT_TRANSPORT: return ag.transport;
+	case OPT_CM: return ag.cm;
+	case OPT_SERVER_MODEL: return ag.model;
+	case OPT_CQ: return ag.cq;
+	case OPT_OP: return ag.op;
+	case OPT_OOB_SESSION: return ag.oob_session;
+	case OPT_SRQ: return ag.srq;
+	case OPT_SIZE: return ag.size;
+	case OPT_MSGS: return ag.msgs;
+	case OPT_TIMEOUT: return ag.timeout_s;
+	case OPT_SERVER_THREADS: return ag.server_threads;
+	case OPT_WORKERS: return ag.workers;
+	case OPT_PORTS: return ag.ports;
+	case OPT_THINK_MS: return ag.think_ms;
+	case OPT_STAGGER_MS: return ag.stagger_ms;
+	case OPT_CLIENTS: return ag.clients;
+	case OPT_TLS_CA: return ag.tls_ca ? (long long)strlen(ag.tls_ca) : -1;
+	case OPT_TLS_CERT: return ag.tls_cert ? (long long)strlen(ag.tls_cert) : -1;
+	case OPT_TLS_KEY: return ag.tls_key ? (long long)strlen(ag.tls_key) : -1;
+	case OPT_N: break;
+	}
+	return -2;
+}
+
+/* the first line of rdmacap's message, for the test's description */
+static const char *h_msg(void)
+{
+	herr[strcspn(herr, "\n")] = '\0';
+	return herr;
+}
+
+static void both_accept(enum opt_id id, const char *val)
+{
+	int h = h_parse(id, val), a = a_parse(id, val);
+
+	tap_ok(&t, !h && !a && h_val(id) == a_val(id),
+	       "--%s=%s: both accept, same value (rdmacap %d '%s' = %lld, agent %d '%s' = %lld)",
+	       opt_defs[id].name, val ? val : "(none)", h, h_msg(), h_val(id), a, aerr,
+	       a_val(id));
+}
+
+static void both_reject(enum opt_id id, const char *val)
+{
+	int h = h_parse(id, val), a = a_parse(id, val);
+
+	tap_ok(&t, h == -1 && a == -1 && strstr(herr, opt_defs[id].name) &&
+			   strstr(aerr, opt_defs[id].name),
+	       "--%s=%s: both reject, naming it (%s | %s)", opt_defs[id].name, val, h_msg(), aerr);
+}
+
+static const char *const garbage[] = { "", "x", "1x", " 1", "+1", "-1", "0x10", "1.5",
+				       "99999999999999999999" };
+#define NGARBAGE (int)(sizeof(garbage) / sizeof(garbage[0]))
+#define NDEFECTS 9
+
+/* the plan: as many tests as the table asks for */
+static int t_count(void)
+{
+	int n = NDEFECTS;
+
+	for (int id = 0; id < OPT_N; id++) {
+		const struct opt_def *d = &opt_defs[id];
+
+		switch (d->kind) {
+		case OPT_NUM: n += 3 + (d->min > 0) + NGARBAGE; break;
+		case OPT_WORD:
+			for (int i = 0; i < d->nwords; i++)
+				n += d->words[i] ? 3 : 0;
+			n += 3;
+			break;
+		case OPT_FLAG: n += 3; break;
+		case OPT_PATH: n += 2; break;
+		}
+		n += !!(d->flags & OPT_F_RC);
+	}
+	return n;
+}
+
+static void t_num(enum opt_id id)
+{
+	const struct opt_def *d = &opt_defs[id];
+	char v[32];
+
+	snprintf(v, sizeof(v), "%lld", d->min);
+	both_accept(id, v);
+	snprintf(v, sizeof(v), "%lld", d->max);
+	both_accept(id, v);
+	if (d->min > 0) {
+		snprintf(v, sizeof(v), "%lld", d->min - 1);
+		both_reject(id, v);
+	}
+	snprintf(v, sizeof(v), "%lld", d->max + 1);
+	both_reject(id, v);
+	for (int i = 0; i < NGARBAGE; i++)
+		both_reject(id, garbage[i]);
+}
+
+static void t_word(enum opt_id id)
+{
+	const struct opt_def *d = &opt_defs[id];
+	char v[64];
+
+	for (int i = 0; i < d->nwords; i++) {
+		if (!d->words[i])
+			continue;
+		both_accept(id, d->words[i]);
+		snprintf(v, sizeof(v), "%sx", d->words[i]);
+		both_reject(id, v);
+		snprintf(v, sizeof(v), " %s", d->words[i]);
+		both_reject(id, v);
+	}
+	both_reject(id, "");
+	both_reject(id, "nosuchword");
+	both_reject(id, "ud");
+}
+
+static void t_vocabulary(void)
+{
+	for (int id = 0; id < OPT_N; id++) {
+		switch (opt_defs[id].kind) {
+		case OPT_NUM: t_num(id); break;
+		case OPT_WORD: t_word(id); break;
+		case OPT_FLAG:
+			both_accept(id, NULL);
+			both_reject(id, "1");
+			tap_ok(&t, strstr(herr, "takes no value") && strstr(aerr, "takes no value"),
+			       "--%s=1: both say it takes no value", opt_defs[id].name);
+			break;
+		case OPT_PATH:
+			both_accept(id, "f.pem");
+			both_reject(id, "");
+			break;
+		}
+		/* an rc option with --transport tcp: the agent's rule, in both */
+		if (opt_defs[id].flags & OPT_F_RC) {
+			char hl[160], al[160];
+			FILE *f = fmemopen(herr, sizeof(herr), "w");
+			char *hv[] = { "rdmacap", "run", "--transport=tcp", hl, NULL };
+			char *av[] = { "rdmacap-agent", "--role=client", "--transport=tcp", al, NULL };
+			const char *val = opt_defs[id].kind == OPT_WORD ?
+				opt_word(id, opt_defs[id].def) : "f.pem";
+
+			snprintf(hl, sizeof(hl), opt_defs[id].kind == OPT_FLAG ? "--%s" : "--%s=%s",
+				 opt_defs[id].name, val);
+			snprintf(al, sizeof(al), "%s", hl);
+			tap_ok(&t, hp_parse(&plan, 4, hv, f) == -1 &&
+					   ag_opts_parse(&ag, 4, av, aerr, sizeof(aerr)) == -1,
+			       "%s with --transport tcp: both reject (%s)", hl, aerr);
+			fclose(f);
+		}
+	}
+}
+
+static int h_line(const char *line)
+{
+	char buf[512], *argv[32];
+	int argc = 0, rc;
+	FILE *f = fmemopen(herr, sizeof(herr), "w");
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (char *s = strtok(buf, " "); s && argc < 31; s = strtok(NULL, " "))
+		argv[argc++] = s;
+	argv[argc] = NULL;
+	memset(herr, 0, sizeof(herr));
+	rc = hp_parse(&plan, argc, argv, f);
+	fclose(f);
+	return rc;
+}
+
+/* issue 9, defects 7 and 8 */
+static void t_cli_defects(void)
+{
+	char path[] = "/tmp/rdc-test-opt-XXXXXX", line[256];
+	int fd = mkstemp(path), rc;
+	char *ah[] = { "rdmacap-agent", "--help=1", NULL };
+
+	rc = h_line("rdmacap run --verbose=1");
+	tap_ok(&t, rc == -1 && strstr(herr, "'--verbose' takes no value"),
+	       "--verbose=1: takes no value (%s)", h_msg());
+	rc = h_line("rdmacap run --help=1");
+	tap_ok(&t, rc == -1 && strstr(herr, "'--help' takes no value"),
+	       "--help=1: takes no value (%s)", h_msg());
+	rc = ag_opts_parse(&ag, 2, ah, aerr, sizeof(aerr));
+	tap_ok(&t, rc == -1 && strstr(aerr, "'--help' takes no value"),
+	       "agent --help=1: takes no value (%s)", aerr);
+	rc = h_line("rdmacap run --msgs");
+	tap_ok(&t, rc == -1 && strstr(herr, "'--msgs' needs a value"),
+	       "--msgs without a value: needs a value (%s)", h_msg());
+
+	if (fd < 0 || write(fd, "{}\n", 3) != 3)
+		tap_bail(&t, "mkstemp/write %s", path);
+	close(fd);
+	snprintf(line, sizeof(line), "rdmacap report %s --md out.md --svg out.svg", path);
+	rc = h_line(line);
+	tap_ok(&t, !rc && plan.nfiles == 1 && !strcmp(plan.files[0], path) && plan.out_md &&
+			   !strcmp(plan.out_md, "out.md") && plan.out_svg,
+	       "report FILE --md OUT: options after the file (%s)", h_msg());
+	rc = h_line("rdmacap report /nonexistent/run.json --md out.md");
+	tap_ok(&t, rc == -1 && strstr(herr, "/nonexistent/run.json"),
+	       "report: a missing input is named before anything is written (%s)", h_msg());
+	snprintf(line, sizeof(line), "rdmacap report %s --baseline /nonexistent/old.json", path);
+	rc = h_line(line);
+	tap_ok(&t, rc == -1 && strstr(herr, "/nonexistent/old.json"),
+	       "report: a missing baseline is named (%s)", h_msg());
+	rc = h_line("rdmacap report /tmp --md out.md");
+	tap_ok(&t, rc == -1 && strstr(herr, "/tmp: not a regular file"),
+	       "report: a directory is not an input (%s)", h_msg());
+	rc = h_line("rdmacap run --clients 5 extra");
+	tap_ok(&t, rc == -1 && strstr(herr, "'extra'"), "run: a stray word is still named (%s)",
+	       h_msg());
+	unlink(path);
+}
+
+int main(void)
+{
+	tap_init(&t, stdout);
+	tap_plan(&t, t_count());
+	t_vocabulary();
+	t_cli_defects();
+	tap_totals(&t);
+	return tap_exit_code(&t);
+}
