@@ -28,14 +28,15 @@ CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-MODS        := tap netns harness agents
+MODS        := tap netns common harness agents
 lib_srcs     = $(filter-out $(1)/main.c,$(wildcard $(1)/*.c))
 lib_objs     = $(patsubst %.c,$(O)/obj/%.o,$(call lib_srcs,$(1)))
 LIB_tap     := $(O)/lib/libtap.a
 LIB_netns   := $(O)/lib/libnetns.a
 LIB_harness := $(O)/lib/libharness.a
 LIB_agents  := $(O)/lib/libagents.a
-HLIBS       := $(LIB_harness) $(LIB_netns) $(LIB_tap)
+LIB_common  := $(O)/lib/libcommon.a
+HLIBS       := $(LIB_harness) $(LIB_netns) $(LIB_tap) $(LIB_common)
 TESTS       := $(patsubst tests/%.c,$(O)/tests/%,$(wildcard tests/test_*.c))
 
 .PHONY: all check unit suites san demo deps vm-kernel vm-check install clean format
@@ -56,12 +57,12 @@ $(foreach m,$(MODS),$(eval $(call lib_rule,$(m))))
 $(O)/rdmacap: $(O)/obj/harness/main.o $(HLIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(O)/rdmacap-agent: $(O)/obj/agents/main.o $(LIB_agents)
+$(O)/rdmacap-agent: $(O)/obj/agents/main.o $(LIB_agents) $(LIB_common)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(O)/tests/%: tests/%.c $(HLIBS) $(LIB_agents)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HLIBS) $(LIB_agents) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_agents) $(HLIBS) $(LDLIBS)
 
 san:
 	$(MAKE) O=build/san SAN=1 all

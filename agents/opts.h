@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/proto.h" /* PROTO_PORT_BASE */
+
 enum ag_role { AG_ROLE_NONE, AG_ROLE_SERVER, AG_ROLE_CLIENT };
 enum ag_transport { AG_TR_NONE, AG_TR_TCP, AG_TR_RC };
 enum ag_model { AG_MODEL_EVENT, AG_MODEL_THREAD };
@@ -23,7 +25,7 @@ enum ag_oob_session { AG_OOB_PER_AGENT, AG_OOB_PER_CONN };
 
 #define AG_EXIT_USAGE 2
 
-#define AG_DEF_PORT 18515
+#define AG_DEF_PORT PROTO_PORT_BASE
 #define AG_DEF_SIZE 64
 #define AG_MAX_SIZE (1u << 20)
 #define AG_DEF_TIMEOUT 60

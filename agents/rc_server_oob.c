@@ -166,7 +166,7 @@ static void rs_accept_one(struct rs_srv *s, int fd, const struct sockaddr_in *sa
 	ss->slot = slot;
 	ss->gen = s->sgens[slot];
 	memcpy(ss->peer, peer, sizeof(peer));
-	ss->deadline = ag_now_ns() + (uint64_t)s->o->timeout_s * 1000000000ull;
+	ss->deadline = clock_ns() + (uint64_t)s->o->timeout_s * 1000000000ull;
 	ss->events = EPOLLIN | EPOLLRDHUP;
 	s->sess[slot] = ss;
 	s->live_sess++;
@@ -278,7 +278,7 @@ static void rs_sess_update(struct rs_srv *s, struct rs_sess *ss, bool progress)
 	if (!busy)
 		ss->deadline = 0;
 	else if (progress || !ss->deadline)
-		ss->deadline = ag_now_ns() + (uint64_t)s->o->timeout_s * 1000000000ull;
+		ss->deadline = clock_ns() + (uint64_t)s->o->timeout_s * 1000000000ull;
 	/* paused, any wakeup that lets the output move will do */
 	ev.events = ss->paused ? EPOLLOUT : tls_io_events(&ss->io);
 	if (ev.events == ss->events)
@@ -412,7 +412,7 @@ void rs_oob_ready(struct rs_srv *s)
 
 void rs_oob_tick(struct rs_srv *s)
 {
-	uint64_t now = ag_now_ns();
+	uint64_t now = clock_ns();
 	struct rs_sess *ss;
 	uint32_t i;
 
