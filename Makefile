@@ -3,6 +3,7 @@
 #
 #   make              build/rdmacap, build/rdmacap-agent
 #   make check        unit tests (also under ASan+UBSan) + every suite, TAP on stdout
+#   make fuzz         libFuzzer targets of the record parsers (clang), build/fuzz/
 #   make demo         bring rxe up (host or VM) and run the default ramps
 #   make deps         install Debian packages, fetch the VM kernel
 #   make vm-kernel    fetch the rxe-capable kernel for vm/run
@@ -41,7 +42,7 @@ HLIBS       := $(LIB_harness) $(LIB_netns) $(LIB_rdma) $(LIB_tap) $(LIB_common)
 ALIBS       := $(LIB_agents) $(LIB_rdma) $(LIB_common)
 TESTS       := $(patsubst tests/%.c,$(O)/tests/%,$(wildcard tests/test_*.c))
 
-.PHONY: all check unit suites san demo deps setup vm-kernel vm-check install clean format
+.PHONY: all check unit suites san fuzz demo deps setup vm-kernel vm-check install clean format
 all: $(O)/rdmacap $(O)/rdmacap-agent $(TESTS)
 
 $(O)/obj/%.o: %.c $(wildcard */*.h)
@@ -69,10 +70,25 @@ $(O)/tests/%: tests/%.c $(HLIBS) $(ALIBS)
 san:
 	$(MAKE) O=build/san SAN=1 all
 
+# libFuzzer needs clang; without it `make fuzz` says so and the fuzz tests skip.
+FUZZ_CC     ?= clang
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -Wall -Wextra -Werror \
+               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_proto  := common/proto.c
+FUZZ_oob    := agents/oob.c
+fuzz:
+	@if command -v $(FUZZ_CC) >/dev/null; then \
+		$(MAKE) --no-print-directory $(O)/fuzz/fuzz_proto $(O)/fuzz/fuzz_oob; \
+	else echo "fuzz: $(FUZZ_CC) not found (tests/deps installs it)" >&2; fi
+
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard */*.h) common/proto.c agents/oob.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_$*)
+
 # Unit tests run from both builds; suites run the plain build (ASan's shadow memory
 # would distort the memory-per-connection figures they report).
 unit:
-	@$(MAKE) --no-print-directory all san 1>&2
+	@$(MAKE) --no-print-directory all san fuzz 1>&2
 	@tests/run-unit $(O)/tests build/san/tests
 
 # The README's two commands are the whole set-up on a fresh machine: check and demo
@@ -85,7 +101,7 @@ setup:
 
 # stdout of `make check` is the TAP stream alone: the build talks on stderr.
 check: setup
-	@$(MAKE) --no-print-directory all san 1>&2
+	@$(MAKE) --no-print-directory all san fuzz 1>&2
 	@tests/check
 
 demo: setup

@@ -10,6 +10,7 @@
 
 #include "agents/ag.h"
 #include "agents/ctl.h"
+#include "common/proto.h"
 
 int ctl_init(struct ctl *c, int fd)
 {
@@ -44,28 +45,25 @@ int ctl_watch(struct ctl *c, int epfd, uint64_t tag)
 const char *ctl_name(enum ctl_cmd cmd)
 {
 	switch (cmd) {
-	case CTL_GO: return "go";
-	case CTL_RUN: return "run";
-	case CTL_STOP: return "stop";
+	case CTL_GO: return proto_cmd_word(PROTO_CMD_GO);
+	case CTL_RUN: return proto_cmd_word(PROTO_CMD_RUN);
+	case CTL_STOP: return proto_cmd_word(PROTO_CMD_STOP);
 	case CTL_EOF: return "eof";
 	default: return "none";
 	}
 }
 
-static enum ctl_cmd ctl_parse(char *line, size_t len)
+static enum ctl_cmd ctl_parse(const char *line, size_t len)
 {
-	while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' ||
-		       line[len - 1] == '\t'))
-		len--;
-	line[len] = '\0';
-	if (!strcmp(line, "go"))
-		return CTL_GO;
-	if (!strcmp(line, "run"))
-		return CTL_RUN;
-	if (!strcmp(line, "stop"))
-		return CTL_STOP;
+	static const enum ctl_cmd of[PROTO_NCMDS] = {
+		[PROTO_CMD_GO] = CTL_GO, [PROTO_CMD_RUN] = CTL_RUN, [PROTO_CMD_STOP] = CTL_STOP
+	};
+	int c = proto_cmd_parse(line, len);
+
+	if (c >= 0)
+		return of[c];
 	if (len)
-		ag_warn("stdin: unknown command '%.40s' ignored", line);
+		ag_warn("stdin: unknown command '%.*s' ignored", (int)(len < 40 ? len : 40), line);
 	return CTL_NONE;
 }
 

@@ -166,7 +166,7 @@ static void load_check_done(struct load *l)
 	if (!l->running || l->finished || l->active)
 		return;
 	l->finished = true;
-	l->t_end = ag_now_ns();
+	l->t_end = clock_ns();
 	load_arm(l);
 }
 
@@ -187,7 +187,7 @@ static void load_pump(struct load *l)
 		c->rx = 0;
 		c->bad = 0;
 		l->inflight++;
-		c->t = ag_now_ns();
+		c->t = clock_ns();
 		l->ops->start(l->arg, idx);
 	}
 	l->pumping = false;
@@ -201,7 +201,7 @@ int load_run(struct load *l)
 	if (l->running)
 		return 0;
 	l->running = true;
-	l->t_run = ag_now_ns();
+	l->t_run = clock_ns();
 	l->deadline = l->t_run + (uint64_t)l->cfg.timeout_s * 1000000000ull;
 	for (i = 0; i < l->cfg.nconn; i++) {
 		if (l->c[i].state != LS_IDLE)
@@ -228,8 +228,7 @@ void load_fail(struct load *l, uint32_t idx, const char *call, int err,
 
 	if (c->state == LS_OFF || c->state == LS_DONE || c->state == LS_FAIL)
 		return;
-	rep_line("msg fail id=%u call=%s errno=%d err=%s", l->cfg.first_id + idx,
-		 call, err, errname ? errname : rep_errname(err));
+	proto_msg_fail(l->cfg.first_id + idx, call, err, errname);
 	if (c->state == LS_BUSY)
 		l->inflight--;
 	/* IDLE is before "run"; READY/THINK entries are skipped when they leave their fifo */
@@ -256,9 +255,9 @@ void load_tx_fill(const struct load *l, uint32_t idx, size_t off, uint8_t *buf,
 static void load_complete(struct load *l, uint32_t idx)
 {
 	struct load_conn *c = &l->c[idx];
-	uint64_t now = ag_now_ns();
+	uint64_t now = clock_ns();
 
-	rep_hist_add(&l->hist, now - c->t);
+	proto_hist_add(&l->hist, now - c->t);
 	l->inflight--;
 	l->msgs++;
 	if (c->bad)
@@ -295,7 +294,7 @@ int load_rx(struct load *l, uint32_t idx, const uint8_t *buf, size_t len)
 		at = load_payload_check(l->cfg.first_id + idx, c->seq, c->rx, buf, len);
 		if (at < len) {
 			c->bad = 1;
-			rep_line("verify fail id=%u seq=%u", l->cfg.first_id + idx, c->seq);
+			proto_verify_fail(l->cfg.first_id + idx, c->seq);
 		}
 	}
 	c->rx += (uint32_t)len;
@@ -307,7 +306,7 @@ int load_rx(struct load *l, uint32_t idx, const uint8_t *buf, size_t len)
 
 int load_on_timer(struct load *l)
 {
-	uint64_t now = ag_now_ns(), exp;
+	uint64_t now = clock_ns(), exp;
 	uint32_t idx;
 	ssize_t r;
 
@@ -344,23 +343,10 @@ int load_on_timer(struct load *l)
 
 int load_report(const struct load *l)
 {
-	char *h = malloc(REP_HIST_STR_MAX);
-	int ret;
+	struct proto_result_client c = {
+		.ok = l->attached, .msgs = l->msgs, .verified = l->verified, .bad = l->bad,
+		.errors = l->errors, .us = (l->t_end - l->t_run) / 1000,
+	};
 
-	if (!h) {
-		ag_warn("malloc histogram: %s", strerror(errno));
-		return -1;
-	}
-	if (rep_hist_encode(&l->hist, h, PROTO_LINE_MAX - 200) < 0) {
-		/* cannot happen for real latencies; keep the record parseable anyway */
-		ag_warn("latency histogram does not fit a record, omitted");
-		strcpy(h, "-");
-	}
-	ret = rep_line("result role=client ok=%u msgs=%llu verified=%llu bad=%llu "
-		       "errors=%llu us=%llu hist=%s", l->attached,
-		       (unsigned long long)l->msgs, (unsigned long long)l->verified,
-		       (unsigned long long)l->bad, (unsigned long long)l->errors,
-		       (unsigned long long)((l->t_end - l->t_run) / 1000), h);
-	free(h);
-	return ret;
+	return proto_result_client(&c, &l->hist);
 }

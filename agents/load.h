@@ -72,7 +72,7 @@ struct load {
 	uint32_t inflight, active, attached;
 	uint64_t t_run, t_end, deadline, armed;
 	uint64_t msgs, verified, bad, errors;
-	struct rep_hist hist;
+	struct proto_hist hist;
 };
 
 int load_init(struct load *l, const struct load_cfg *cfg,

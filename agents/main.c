@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * rdmacap-agent: one connection endpoint set of rdmacap, server or client,
- * driven by the orchestrator over stdin/stdout (agents/proto.h).
+ * driven by the orchestrator over stdin/stdout (common/proto.h).
  */
 #include <errno.h>
 #include <signal.h>

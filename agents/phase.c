@@ -41,24 +41,22 @@ static void ph_settle(struct ph *p, bool ok)
 
 void ph_up(struct ph *p, uint32_t i)
 {
-	rep_line("conn ok id=%u us=%llu", p->o->first_id + i,
-		 (unsigned long long)((ag_now_ns() - p->t0[i]) / 1000));
+	proto_conn_ok(p->o->first_id + i, (clock_ns() - p->t0[i]) / 1000);
 	load_attach(&p->load, i);
 	ph_settle(p, true);
 }
 
 void ph_fail(struct ph *p, uint32_t i, const char *call, int err, const char *ename,
-	     bool at_server)
+	     bool at_server, int status)
 {
-	rep_line("conn fail id=%u call=%s errno=%d err=%s%s", p->o->first_id + i, call, err,
-		 ename ? ename : rep_errname(err), at_server ? " at=server" : "");
+	proto_conn_fail(p->o->first_id + i, call, err, ename, at_server, status);
 	ph_settle(p, false);
 }
 
 /* Starts the setups that are due; true when more are due right now. */
 static bool ph_start_due(struct ph *p)
 {
-	uint64_t step = (uint64_t)p->o->stagger_ms * 1000000ull, now = ag_now_ns(), due;
+	uint64_t step = (uint64_t)p->o->stagger_ms * 1000000ull, now = clock_ns(), due;
 	uint32_t budget = p->ops->batch;
 
 	while (p->next < p->n) {
@@ -69,7 +67,7 @@ static bool ph_start_due(struct ph *p)
 		}
 		if (!budget--)
 			return true;
-		p->t0[p->next] = ag_now_ns();
+		p->t0[p->next] = clock_ns();
 		p->ops->start(p->arg, p->next++);
 	}
 	return false;
@@ -87,7 +85,7 @@ static void ph_dl_arm(struct ph *p)
 
 static void ph_dl_expire(struct ph *p)
 {
-	uint64_t now = ag_now_ns(), t = (uint64_t)p->o->timeout_s * 1000000000ull, exp;
+	uint64_t now = clock_ns(), t = (uint64_t)p->o->timeout_s * 1000000000ull, exp;
 
 	if (read(p->dl, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
 		ag_warn("read deadline timer: %s", strerror(errno));
@@ -120,7 +118,7 @@ static void ph_ctl(struct ph *p)
 				ag_warn("stdin: 'go' twice ignored");
 				break;
 			}
-			p->t_go = ag_now_ns();
+			p->t_go = clock_ns();
 			p->phase = PH_CONNECT;
 			break;
 		case CTL_RUN:
@@ -147,8 +145,7 @@ static bool ph_progress(struct ph *p)
 		busy = ph_start_due(p);
 		ph_dl_arm(p);
 		if (p->next == p->n && p->settled == p->n) {
-			rep_line("connected ok=%u fail=%u us=%llu", p->nok, p->nfail,
-				 (unsigned long long)((ag_now_ns() - p->t_go) / 1000));
+			proto_connected(p->nok, p->nfail, (clock_ns() - p->t_go) / 1000);
 			p->phase = PH_WAIT_RUN;
 			if (p->run_pending)
 				ph_run(p);
@@ -169,7 +166,7 @@ int ph_loop(struct ph *p)
 	uint32_t t, v;
 	int i, n;
 
-	while (p->phase != PH_STOP && !rep_dead()) {
+	while (p->phase != PH_STOP && !proto_dead()) {
 		if (!p->ctl.pollable) {
 			ph_ctl(p);
 			busy |= ph_progress(p);

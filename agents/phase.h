@@ -68,9 +68,9 @@ void ph_fini(struct ph *p);
 int ph_watch(struct ph *p, int fd, uint32_t events, uint64_t tag, const char *what);
 /* "conn ok" for connection i, which joins the traffic */
 void ph_up(struct ph *p, uint32_t i);
-/* "conn fail" for connection i; at_server adds "at=server" */
+/* "conn fail" for connection i; at_server adds "at=server", status >= 0 "status=" */
 void ph_fail(struct ph *p, uint32_t i, const char *call, int err, const char *ename,
-	     bool at_server);
+	     bool at_server, int status);
 /* Runs the phases until stop; -1 after a fatal error (no "bye" then). */
 int ph_loop(struct ph *p);
 

@@ -36,15 +36,26 @@ void rcc_up(struct rcc *x, uint32_t i)
 	ph_up(&x->ph, i);
 }
 
-void rcc_fail(struct rcc *x, uint32_t i, const char *call, int err, const char *ename,
-	      bool at_server)
+static void rcc_fail_status(struct rcc *x, uint32_t i, const char *call, int err,
+			    const char *ename, bool at_server, int status)
 {
 	struct rcc_conn *c = &x->c[i];
 
 	if (c->state == RCC_FAILED || c->state == RCC_UP)
 		return;
-	ph_fail(&x->ph, i, call, err, ename, at_server);
+	ph_fail(&x->ph, i, call, err, ename, at_server, status);
 	c->state = RCC_FAILED;
+}
+
+void rcc_fail(struct rcc *x, uint32_t i, const char *call, int err, const char *ename,
+	      bool at_server)
+{
+	rcc_fail_status(x, i, call, err, ename, at_server, -1);
+}
+
+void rcc_rejected(struct rcc *x, uint32_t i, int status)
+{
+	rcc_fail_status(x, i, "rdma_connect", 0, "REJECTED", false, status);
 }
 
 /* --- data path --- */
@@ -231,12 +242,11 @@ int rc_client_run(const struct ag_opts *o)
 
 	if (rcc_init(&x))
 		goto out;
-	rep_line("hello role=client pid=%d first=%u clients=%u", (int)getpid(),
-		 o->first_id, o->clients);
+	proto_hello_client(o->first_id, o->clients);
 	ret = ph_loop(&x.ph) ? 1 : 0;
 out:
 	rcc_fini(&x);
 	if (!ret)
-		rep_line("bye");
+		proto_bye();
 	return ret;
 }

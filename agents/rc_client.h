@@ -72,6 +72,8 @@ struct rcc {
 void rcc_up(struct rcc *x, uint32_t i);
 void rcc_fail(struct rcc *x, uint32_t i, const char *call, int err, const char *ename,
 	      bool at_server);
+/* the CM rejected connection i without a word of ours: "err=REJECTED status=S" */
+void rcc_rejected(struct rcc *x, uint32_t i, int status);
 int rcc_dev_open(struct rcc *x, struct rdma_cm_id *cm);
 
 /* rc_client_oob.c */

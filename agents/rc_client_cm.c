@@ -161,7 +161,6 @@ static void rcc_cm_established(struct rcc *x, uint32_t i, const struct rdma_cm_e
 static void rcc_cm_rejected(struct rcc *x, uint32_t i, const struct rdma_cm_event *ev)
 {
 	struct oob_cm rej;
-	char name[40];
 
 	if (!oob_cm_parse(ev->param.conn.private_data, ev->param.conn.private_data_len,
 			  OOB_T(OOB_REJ), &rej)) {
@@ -169,8 +168,7 @@ static void rcc_cm_rejected(struct rcc *x, uint32_t i, const struct rdma_cm_even
 		return;
 	}
 	/* no word of ours: the CM's own reject (no listener, backlog full, ...) */
-	snprintf(name, sizeof(name), "REJECTED status=%d", ev->status);
-	rcc_fail(x, i, "rdma_connect", 0, name, false);
+	rcc_rejected(x, i, ev->status);
 }
 
 static const char *rcc_cm_word(enum rdma_cm_event_type t)

@@ -51,7 +51,7 @@ static void rcc_sess_fail(struct rcc *x, uint32_t si, const char *call, int err,
 	ss->failed = true;
 	ss->fail_call = call;
 	ss->fail_err = err;
-	snprintf(ss->fail_why, sizeof(ss->fail_why), "%s", why ? why : rep_errname(err));
+	snprintf(ss->fail_why, sizeof(ss->fail_why), "%s", why ? why : proto_errname(err));
 	if (x->nsess > 1) {
 		lo = si;
 		hi = si + 1;

@@ -28,7 +28,7 @@ int rs_watch(struct rs_srv *s, int fd, uint32_t events, uint64_t tag, const char
 void rs_drop(struct rs_srv *s, const char *peer, const char *reason)
 {
 	s->dropped++;
-	rep_line("drop peer=%s reason=%s", peer, reason);
+	proto_drop(peer, reason);
 }
 
 int rs_dev_open(struct rs_srv *s, struct rdma_cm_id *cm)
@@ -268,7 +268,7 @@ static int rs_loop(struct rs_srv *s)
 	uint32_t t;
 	int i, n;
 
-	while (!s->stop && !rep_dead()) {
+	while (!s->stop && !proto_dead()) {
 		if (!s->ctl.pollable)
 			rs_ctl(s);
 		if (s->stop)
@@ -386,25 +386,18 @@ int rc_server_run(const struct ag_opts *o)
 		return rc_server_thread_run(o);
 	if (rs_init(&s))
 		goto out;
-	if (o->cm == OPT_CM_RDMACM && s.max_backlog >= 0)
-		rep_line("hello role=server pid=%d ports=%u port=%u max_backlog=%ld",
-			 (int)getpid(), o->ports, o->port, s.max_backlog);
-	else
-		rep_line("hello role=server pid=%d ports=%u port=%u", (int)getpid(),
-			 o->ports, o->port);
+	proto_hello_server(o->ports, o->port, o->cm == OPT_CM_RDMACM ? s.max_backlog : -1);
 	if (rs_loop(&s))
 		goto out;
 	ret = 0;
 out:
 	rs_fini(&s);
 	if (!ret) {
-		rep_line("result role=server accepted=%llu peak=%u echoed=%llu bytes=%llu "
-			 "dropped=%llu rejected=%llu cq_events=%llu",
-			 (unsigned long long)s.accepted, s.peak,
-			 (unsigned long long)s.echoed, (unsigned long long)s.bytes,
-			 (unsigned long long)s.dropped, (unsigned long long)s.rejected,
-			 (unsigned long long)s.dev.cq_events);
-		rep_line("bye");
+		proto_result_server(&(struct proto_result_server){
+			.accepted = s.accepted, .peak = s.peak, .echoed = s.echoed,
+			.bytes = s.bytes, .dropped = s.dropped, .rejected = s.rejected,
+			.cq_events = s.dev.cq_events });
+		proto_bye();
 	}
 	return ret;
 }

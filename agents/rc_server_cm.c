@@ -187,7 +187,7 @@ static void rs_cm_request(struct rs_srv *s, struct rdma_cm_event *ev,
 	id->context = x;
 	if (rdma_accept(id, &cp)) {
 		rs_cm_peer(id, peer);
-		rs_drop(s, peer, rep_errname(errno));
+		rs_drop(s, peer, proto_errname(errno));
 		*kill_ep = x;
 	}
 	return;

@@ -169,7 +169,7 @@ static void rs_accept_one(struct rs_srv *s, int fd, const struct sockaddr_in *sa
 	ss->gen = s->sgens[slot];
 	memcpy(ss->peer, peer, sizeof(peer));
 	ss->addr = sa->sin_addr;
-	ss->deadline = ag_now_ns() + (uint64_t)s->o->timeout_s * 1000000000ull;
+	ss->deadline = clock_ns() + (uint64_t)s->o->timeout_s * 1000000000ull;
 	ss->events = EPOLLIN | EPOLLRDHUP;
 	s->sess[slot] = ss;
 	s->live_sess++;
@@ -260,7 +260,7 @@ static int rs_records(struct rs_srv *s, struct rs_sess *ss, bool *progress,
 			rs_sess_close(s, ss, why);
 			return -1;
 		}
-		t0 = ag_now_ns();
+		t0 = clock_ns();
 		if (rs_req(s, ss, &req)) {
 			rs_sess_close(s, ss, "ENOMEM");
 			return -1;
@@ -269,9 +269,9 @@ static int rs_records(struct rs_srv *s, struct rs_sess *ss, bool *progress,
 		*progress = true;
 		(*budget)--;
 		/* what the check cannot rule out stalls the loop once, not per record */
-		if (ag_now_ns() - t0 > RS_SLOW_NS) {
+		if (clock_ns() - t0 > RS_SLOW_NS) {
 			ag_warn("id %u from %s: answered in %llu ms", req.id, ss->peer,
-				(unsigned long long)((ag_now_ns() - t0) / 1000000));
+				(unsigned long long)((clock_ns() - t0) / 1000000));
 			if (++ss->slow >= RS_SLOW_MAX) {
 				rs_sess_close(s, ss, "slow_path");
 				return -1;
@@ -295,7 +295,7 @@ static void rs_sess_update(struct rs_srv *s, struct rs_sess *ss, bool progress)
 	if (!busy)
 		ss->deadline = 0;
 	else if (progress || !ss->deadline)
-		ss->deadline = ag_now_ns() + (uint64_t)s->o->timeout_s * 1000000000ull;
+		ss->deadline = clock_ns() + (uint64_t)s->o->timeout_s * 1000000000ull;
 	/* paused, any wakeup that lets the output move will do */
 	ev.events = ss->paused ? EPOLLOUT : tls_io_events(&ss->io);
 	if (ev.events == ss->events)
@@ -429,7 +429,7 @@ void rs_oob_ready(struct rs_srv *s)
 
 void rs_oob_tick(struct rs_srv *s)
 {
-	uint64_t now = ag_now_ns();
+	uint64_t now = clock_ns();
 	struct rs_sess *ss;
 	uint32_t i;
 

@@ -77,7 +77,7 @@ struct rt_sess {
 static void rt_drop(struct rt_srv *s, const char *peer, const char *reason)
 {
 	atomic_fetch_add(&s->dropped, 1);
-	rep_line("drop peer=%s reason=%s", peer, reason);
+	proto_drop(peer, reason);
 }
 
 static void rt_ep_free(struct rt_sess *t, uint32_t slot)
@@ -232,15 +232,15 @@ static const char *rt_serve(struct rt_sess *t, char *why, size_t wlen)
 			/* inside a record the peer owes us the rest within --timeout */
 			left = (uint64_t)s->o->timeout_s * 1000;
 			if (t->ilen) {
-				if ((ag_now_ns() - since) / 1000000 >= left)
+				if ((clock_ns() - since) / 1000000 >= left)
 					return "timeout";
-				left -= (ag_now_ns() - since) / 1000000;
+				left -= (clock_ns() - since) / 1000000;
 			}
 			r = poll(pf, 2, t->ilen ? (int)left : -1);
 			if (r < 0) {
 				if (errno == EINTR)
 					continue;
-				snprintf(why, wlen, "%s", rep_errname(errno));
+				snprintf(why, wlen, "%s", proto_errname(errno));
 				return why;
 			}
 			if (!r)
@@ -277,7 +277,7 @@ static const char *rt_serve(struct rt_sess *t, char *why, size_t wlen)
 			return reason;
 		/* the clock runs from the start of the oldest unfinished record */
 		if (!before || t->ilen < before + got)
-			since = ag_now_ns();
+			since = clock_ns();
 	}
 }
 
@@ -300,12 +300,12 @@ static void *rt_thread(void *arg)
 	}
 	t->ch = ibv_create_comp_channel(s->dev.ctx);
 	if (!t->ch) {
-		reason = rep_errname(errno);
+		reason = proto_errname(errno);
 		goto out;
 	}
 	fl = fcntl(t->ch->fd, F_GETFL);
 	if (fl < 0 || fcntl(t->ch->fd, F_SETFL, fl | O_NONBLOCK)) {
-		reason = rep_errname(errno);
+		reason = proto_errname(errno);
 		goto out_ch;
 	}
 	reason = rt_serve(t, why, sizeof(why));
@@ -387,7 +387,7 @@ fail:
 		char peer[SK_PEER_MAX];
 
 		sk_peer(peer, sa);
-		rt_drop(s, peer, rep_errname(err));
+		rt_drop(s, peer, proto_errname(err));
 	}
 }
 
@@ -455,7 +455,7 @@ static int rt_loop(struct rt_srv *s)
 		while ((cmd = ctl_next(&s->ctl)) != CTL_NONE)
 			if (cmd == CTL_STOP || cmd == CTL_EOF)
 				return 0;
-		if (rep_dead())
+		if (proto_dead())
 			return 0;
 	}
 }
@@ -528,7 +528,7 @@ int rc_server_thread_run(const struct ag_opts *o)
 		}
 		s.ctl.pollable = false;
 	}
-	rep_line("hello role=server pid=%d ports=%u port=%u", (int)getpid(), o->ports, o->port);
+	proto_hello_server(o->ports, o->port, -1);
 	if (rt_loop(&s))
 		goto out_ep;
 	ret = 0;
@@ -556,15 +556,12 @@ out_dev:
 out_attr:
 	pthread_attr_destroy(&s.attr);
 	if (!ret) {
-		rep_line("result role=server accepted=%llu peak=%u echoed=%llu bytes=%llu "
-			 "dropped=%llu rejected=%llu cq_events=%llu",
-			 (unsigned long long)atomic_load(&s.accepted), atomic_load(&s.peak),
-			 (unsigned long long)atomic_load(&s.echoed),
-			 (unsigned long long)atomic_load(&s.bytes),
-			 (unsigned long long)atomic_load(&s.dropped),
-			 (unsigned long long)atomic_load(&s.rejected),
-			 (unsigned long long)atomic_load(&s.cq_events));
-		rep_line("bye");
+		proto_result_server(&(struct proto_result_server){
+			.accepted = atomic_load(&s.accepted), .peak = atomic_load(&s.peak),
+			.echoed = atomic_load(&s.echoed), .bytes = atomic_load(&s.bytes),
+			.dropped = atomic_load(&s.dropped), .rejected = atomic_load(&s.rejected),
+			.cq_events = atomic_load(&s.cq_events) });
+		proto_bye();
 	}
 	return ret;
 }

@@ -60,7 +60,7 @@ static void tc_fail(struct tc_ctx *x, uint32_t i, const char *call, int err,
 {
 	struct tc_conn *c = &x->c[i];
 
-	ph_fail(&x->ph, i, call, err, ename, false);
+	ph_fail(&x->ph, i, call, err, ename, false, -1);
 	if (c->fd >= 0 && close(c->fd))
 		ag_warn("close connection %u: %s", x->o->first_id + i, strerror(errno));
 	c->fd = -1;
@@ -338,14 +338,13 @@ int tcp_client_run(const struct ag_opts *o)
 
 	if (tc_init(&x))
 		goto out;
-	rep_line("hello role=client pid=%d first=%u clients=%u", (int)getpid(),
-		 o->first_id, o->clients);
+	proto_hello_client(o->first_id, o->clients);
 	ret = ph_loop(&x.ph) ? 1 : 0;
 	for (i = 0; i < x.n; i++)
 		if (x.c[i].fd >= 0)
 			tc_close(&x, i);
 	if (!ret)
-		rep_line("bye");
+		proto_bye();
 out:
 	ph_fini(&x.ph);
 	free(x.rxb);

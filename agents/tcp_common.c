@@ -28,18 +28,17 @@ void tcp_stats_up(struct tcp_stats *st)
 void tcp_drop(struct tcp_stats *st, const char *peer, const char *reason)
 {
 	atomic_fetch_add(&st->dropped, 1);
-	rep_line("drop peer=%s reason=%s", peer, reason);
+	proto_drop(peer, reason);
 }
 
 int tcp_result(const struct tcp_stats *st, uint32_t size)
 {
 	uint64_t bytes = atomic_load(&st->bytes);
 
-	return rep_line("result role=server accepted=%llu peak=%u echoed=%llu bytes=%llu dropped=%llu",
-			(unsigned long long)atomic_load(&st->accepted),
-			atomic_load(&st->peak), (unsigned long long)(bytes / size),
-			(unsigned long long)bytes,
-			(unsigned long long)atomic_load(&st->dropped));
+	return proto_result_server(&(struct proto_result_server){
+		.accepted = atomic_load(&st->accepted), .peak = atomic_load(&st->peak),
+		.echoed = bytes / size, .bytes = bytes, .dropped = atomic_load(&st->dropped),
+		.rejected = PROTO_NONE, .cq_events = PROTO_NONE });
 }
 
 uint32_t tcp_fd_limit(void)
@@ -67,7 +66,7 @@ int tcp_shed(int lfd, int *reserve, int err, struct tcp_stats *st)
 	if (fd >= 0) {
 		sk_peer(peer, &sa);
 		atomic_fetch_add(&st->accepted, 1);
-		tcp_drop(st, peer, rep_errname(err));
+		tcp_drop(st, peer, proto_errname(err));
 		close(fd);
 	}
 	*reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);

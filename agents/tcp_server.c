@@ -76,7 +76,7 @@ struct ts_srv {
 
 static uint32_t ts_now_s(void)
 {
-	return (uint32_t)(ag_now_ns() / 1000000000ull);
+	return (uint32_t)(clock_ns() / 1000000000ull);
 }
 
 static void ts_peer(const struct ts_conn *c, char *buf)
@@ -134,7 +134,7 @@ static int ts_mod(struct ts_loop *lp, int fd, uint32_t events)
 
 	if (!epoll_ctl(lp->ep, EPOLL_CTL_MOD, fd, &ev))
 		return 0;
-	ts_close(lp, fd, rep_errname(errno));
+	ts_close(lp, fd, proto_errname(errno));
 	return -1;
 }
 
@@ -168,7 +168,7 @@ static void ts_add(struct ts_loop *lp, int fd, const struct sockaddr_in *sa)
 	/* ping-pong: never let Nagle hold an echo back */
 	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) ||
 	    epoll_ctl(lp->ep, EPOLL_CTL_ADD, fd, &ev))
-		ts_close(lp, fd, rep_errname(errno));
+		ts_close(lp, fd, proto_errname(errno));
 }
 
 static void ts_pause(struct ts_loop *lp, int err)
@@ -239,7 +239,7 @@ static int ts_echo(struct ts_loop *lp, int fd, size_t len)
 		w = send(fd, lp->buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	while (w < 0 && errno == EINTR);
 	if (w < 0 && errno != EAGAIN) {
-		ts_close(lp, fd, rep_errname(errno));
+		ts_close(lp, fd, proto_errname(errno));
 		return -1;
 	}
 	if (w < 0)
@@ -282,7 +282,7 @@ static void ts_read(struct ts_loop *lp, int fd)
 			if (errno == EINTR)
 				continue;
 			if (errno != EAGAIN)
-				ts_close(lp, fd, rep_errname(errno));
+				ts_close(lp, fd, proto_errname(errno));
 			return;
 		}
 		if (ts_echo(lp, fd, (size_t)r) || r < TS_BUF)
@@ -301,7 +301,7 @@ static void ts_flush(struct ts_loop *lp, int fd)
 	while (w < 0 && errno == EINTR);
 	if (w < 0) {
 		if (errno != EAGAIN)
-			ts_close(lp, fd, rep_errname(errno));
+			ts_close(lp, fd, proto_errname(errno));
 		return;
 	}
 	atomic_fetch_add(&lp->s->st.bytes, (uint64_t)w);
@@ -327,7 +327,7 @@ static void ts_conn_event(struct ts_loop *lp, int fd, uint16_t gen, uint32_t eve
 		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl))
 			err = errno;
 		if (err) {
-			ts_close(lp, fd, rep_errname(err));
+			ts_close(lp, fd, proto_errname(err));
 			return;
 		}
 	}
@@ -396,7 +396,7 @@ static void *ts_loop_run(void *arg)
 			if (atomic_load(&s->stop))
 				break;
 		}
-		if (rep_dead()) {
+		if (proto_dead()) {
 			ts_stop_all(s);
 			break;
 		}
@@ -557,8 +557,7 @@ int tcp_server_run(const struct ag_opts *o)
 			goto out_loops;
 	if (ctl_watch(&s.ctl, s.loops[0].ep, TS_TAG(TS_T_CTL, 0)))
 		goto out_loops;
-	rep_line("hello role=server pid=%d ports=%u port=%u", (int)getpid(), o->ports,
-		 o->port);
+	proto_hello_server(o->ports, o->port, -1);
 	for (i = 1; i < o->server_threads; i++) {
 		err = pthread_create(&s.loops[i].th, NULL, ts_loop_run, &s.loops[i]);
 		if (err) {
@@ -583,7 +582,7 @@ out_loops:
 		if (s.loops[i].s)
 			ts_loop_fini(&s.loops[i]);
 	if (!ret)
-		rep_line("bye");
+		proto_bye();
 out:
 	free(s.loops);
 	free(s.conn);

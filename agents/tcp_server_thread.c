@@ -57,7 +57,7 @@ static const char *tt_echo(int fd, uint8_t *buf, struct tcp_stats *st)
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			return rep_errname(errno);
+			return proto_errname(errno);
 		}
 		for (off = 0; off < r; off += w) {
 			w = send(fd, buf + off, (size_t)(r - off), MSG_NOSIGNAL);
@@ -70,7 +70,7 @@ static const char *tt_echo(int fd, uint8_t *buf, struct tcp_stats *st)
 			/* SO_SNDTIMEO ran out: the peer stopped reading */
 			if (errno == EAGAIN)
 				return "stall";
-			return rep_errname(errno);
+			return proto_errname(errno);
 		}
 		atomic_fetch_add(&st->bytes, (uint64_t)r);
 	}
@@ -141,7 +141,7 @@ drop_tc:
 	free(tc);
 drop:
 	sk_peer(peer, sa);
-	tcp_drop(&s->st, peer, rep_errname(err));
+	tcp_drop(&s->st, peer, proto_errname(err));
 	atomic_fetch_sub(&s->st.live, 1);
 	close(fd);
 }
@@ -205,7 +205,7 @@ static int tt_loop(struct tt_srv *s)
 	int i, n;
 
 	for (;;) {
-		if (rep_dead())
+		if (proto_dead())
 			return 0;
 		while (!s->ctl.pollable && (cmd = ctl_next(&s->ctl)) != CTL_NONE)
 			if (cmd == CTL_STOP || cmd == CTL_EOF)
@@ -290,15 +290,14 @@ int tcp_server_thread_run(const struct ag_opts *o)
 
 	if (tt_init(&s))
 		goto out;
-	rep_line("hello role=server pid=%d ports=%u port=%u", (int)getpid(), o->ports,
-		 o->port);
+	proto_hello_server(o->ports, o->port, -1);
 	if (tt_loop(&s))
 		goto out;
 	for (i = 0; i < o->ports; i++)
 		close(s.lfd[i]), s.lfd[i] = -1;
 	tt_stop(&s);
 	tcp_result(&s.st, o->size);
-	rep_line("bye");
+	proto_bye();
 	ret = 0;
 out:
 	/* client threads that outlived tt_stop still use s: leave mutex and table be */

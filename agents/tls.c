@@ -112,7 +112,7 @@ void tls_why(SSL *ssl, int ret, char *buf, size_t len)
 			snprintf(buf, len, "eof");
 			break;
 		}
-		snprintf(buf, len, "%s", serr ? rep_errname(serr) : "syscall");
+		snprintf(buf, len, "%s", serr ? proto_errname(serr) : "syscall");
 		break;
 	case SSL_ERROR_SSL:
 		ec = ERR_peek_last_error();
@@ -140,7 +140,7 @@ int tls_io_init(struct tls_io *t, SSL_CTX *ctx, int fd, bool server)
 	if (server) {
 		SSL_set_accept_state(t->ssl);
 	} else {
-		if (SSL_set1_host(t->ssl, TLS_SERVER_NAME) != 1)
+		if (SSL_set1_host(t->ssl, PROTO_TLS_SERVER_NAME) != 1)
 			goto err_ssl;
 		SSL_set_connect_state(t->ssl);
 	}

@@ -5,7 +5,7 @@
  * Contexts: TLS 1.3 only, the peer's certificate must chain to --tls-ca. The
  * server demands a client certificate (SSL_VERIFY_PEER |
  * SSL_VERIFY_FAIL_IF_NO_PEER_CERT) with clientAuth purpose; the client checks the
- * server certificate's purpose and its name TLS_SERVER_NAME (the CN/SAN that
+ * server certificate's purpose and its name PROTO_TLS_SERVER_NAME (the CN/SAN that
  * harness/certs.c issues; peers are reached by address, which is no identity).
  * No session tickets: every session is a full handshake, as measured.
  *
@@ -24,7 +24,7 @@
 
 #include <openssl/ssl.h>
 
-#define TLS_SERVER_NAME "rdmacap-server"
+#include "common/proto.h" /* PROTO_TLS_SERVER_NAME */
 #define TLS_WHY_MAX 48
 
 /* NULL on failure with "<call> <file>: <why>" in err */

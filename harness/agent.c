@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agents/proto.h"
+#include "common/proto.h"
 #include "harness/agent.h"
 #include "netns/netns.h"
 
@@ -117,10 +117,10 @@ err_buf:
 	return -1;
 }
 
-int ha_send(struct ha_agent *a, const char *cmd)
+int ha_send(struct ha_agent *a, enum proto_cmd cmd)
 {
 	char line[64];
-	int n = snprintf(line, sizeof(line), "%s\n", cmd);
+	int n = snprintf(line, sizeof(line), "%s\n", proto_cmd_word(cmd));
 
 	if (a->in_fd < 0)
 		return -1;

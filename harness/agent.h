@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * agent: start rdmacap-agent processes inside their namespaces and talk to them
- * over their stdin/stdout pipes (the line protocol of agents/proto.h).
+ * over their stdin/stdout pipes (the line protocol of common/proto.h).
  */
 #ifndef RDC_HARNESS_AGENT_H
 #define RDC_HARNESS_AGENT_H
@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+#include "common/proto.h"
 
 struct ha_agent {
 	int idx;              /* 0 = server, 1.. = client agents */
@@ -38,8 +40,8 @@ const char *ha_binary(void);
 int ha_spawn(struct ha_agent *a, const char *ns, char *const argv[], long nofile, char *err,
 	     size_t errlen);
 
-/* Writes one command line ("go", "run", "stop"); -1 if the agent is gone. */
-int ha_send(struct ha_agent *a, const char *cmd);
+/* Writes one command line; -1 if the agent is gone. */
+int ha_send(struct ha_agent *a, enum proto_cmd cmd);
 
 /* Closes the agent's stdin: EOF tells every agent to wind down. */
 void ha_close_in(struct ha_agent *a);

@@ -199,7 +199,7 @@ int hc_certs_make(const char *dir, char *err, size_t len)
 
 	if (hc_issue(&ca, NULL, "rdmacap throwaway CA", "ca", err, len))
 		goto out;
-	if (hc_issue(&srv, &ca, HC_SERVER_NAME, "server", err, len))
+	if (hc_issue(&srv, &ca, PROTO_TLS_SERVER_NAME, "server", err, len))
 		goto out_ca;
 	if (hc_issue(&cli, &ca, HC_CLIENT_NAME, "client", err, len))
 		goto out_srv;

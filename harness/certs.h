@@ -4,7 +4,7 @@
  *
  * hc_certs_make(dir) writes, with fresh EC P-256 keys and one day of validity:
  *   dir/ca.pem                   self-signed CA (basicConstraints CA:TRUE, keyCertSign)
- *   dir/server.pem, server.key   CN and DNS SAN HC_SERVER_NAME, EKU serverAuth
+ *   dir/server.pem, server.key   CN and DNS SAN PROTO_TLS_SERVER_NAME, EKU serverAuth
  *   dir/client.pem, client.key   CN HC_CLIENT_NAME, EKU clientAuth
  * hc_certs_make_rogue(dir) writes a second, unrelated CA and a client signed by it:
  *   dir/rogue-ca.pem, dir/rogue-client.pem, dir/rogue-client.key
@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 /* the name agents check in the server certificate (SSL_set1_host) */
-#define HC_SERVER_NAME "rdmacap-server"
+#include "common/proto.h" /* PROTO_TLS_SERVER_NAME */
 #define HC_CLIENT_NAME "rdmacap-client"
 
 int hc_certs_make(const char *dir, char *err, size_t len);

@@ -23,11 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agents/proto.h"
+#include "common/clock.h"
+#include "common/proto.h"
 #include "harness/agent.h"
 #include "harness/point.h"
 #include "harness/proc.h"
-#include "harness/rec.h"
 
 #define HR_CONNS_PER_PORT 20000 /* below the ~28k default ephemeral ports per destination */
 #define HR_CONNS_PER_AGENT 20000
@@ -54,7 +54,7 @@ struct hr_run {
 	size_t pid_cap;
 	uint8_t *st;         /* per client id */
 	uint32_t *us;        /* connect time per client id */
-	uint64_t *hist;
+	struct proto_hist *hist;
 	double t_start, t_go;
 	double last_progress;
 	long nconn_ok, nconn_fail;
@@ -63,14 +63,6 @@ struct hr_run {
 	int phase;           /* 0 start, 1 connect, 2 traffic, 3 stop */
 	long port;           /* first server port */
 };
-
-static double hr_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* --- pid lookup: agents may be thousands; reaping must not be O(P^2) --- */
 
@@ -123,7 +115,7 @@ static void hr_fail_add(struct hr_run *r, long id, const char *call, int err, co
 		snprintf(f->call, sizeof(f->call), "%s", call);
 		f->err = err;
 		snprintf(f->errname, sizeof(f->errname), "%s", errname);
-		f->t_s = r->t_go ? hr_now() - r->t_go : 0;
+		f->t_s = r->t_go ? clock_s() - r->t_go : 0;
 		/* the counters of the latest tick: at most 20 ms old */
 		f->res = r->res_now;
 	}
@@ -155,120 +147,141 @@ static void hr_fail_pending(struct hr_run *r, struct ha_agent *a, const char *ca
 
 /* --- records --- */
 
-static int hr_id(struct hr_run *r, struct ha_agent *a, const struct rec *rc, long *id)
+/* A client id the agent owns, or -1 (a protocol error). */
+static long hr_id(struct hr_run *r, struct ha_agent *a, uint64_t v)
 {
-	uint64_t v;
-
-	if (rec_u64(rc, "id", &v) || (long)v < a->first || (long)v >= a->first + a->n) {
+	if (v >= (uint64_t)(a->first + a->n) || (long)v < a->first) {
 		r->pt->proto_errors++;
 		return -1;
 	}
-	*id = (long)v;
-	return 0;
+	return (long)v;
 }
 
-static int hr_errnum(const struct rec *rc)
+static void hr_result_server(struct hr_run *r, struct ha_agent *a,
+			     const struct proto_result_server *s)
 {
-	uint64_t v;
-
-	return rec_u64(rc, "errno", &v) ? 0 : (int)v;
+	a->result = true;
+	r->pt->srv_accepted += (long)s->accepted;
+	r->pt->srv_drops += (long)s->dropped;
 }
 
-static const char *hr_str(const struct rec *rc, const char *k, const char *dflt)
-{
-	const char *v = rec_get(rc, k);
-
-	return v ? v : dflt;
-}
-
-static void hr_result(struct hr_run *r, struct ha_agent *a, const struct rec *rc)
+static void hr_result_client(struct hr_run *r, struct ha_agent *a,
+			     const struct proto_result_client *c)
 {
 	struct hr_point *pt = r->pt;
-	uint64_t v;
 
 	a->result = true;
-	if (a->server) {
-		if (!rec_u64(rc, "accepted", &v))
-			pt->srv_accepted += (long)v;
-		if (!rec_u64(rc, "dropped", &v))
-			pt->srv_drops += (long)v;
-		return;
-	}
 	r->n_result_agents++;
-	if (!rec_u64(rc, "msgs", &v))
-		pt->msgs += v;
-	if (!rec_u64(rc, "verified", &v))
-		pt->verified += v;
-	if (!rec_u64(rc, "bad", &v))
-		pt->bad += v;
-	if (!rec_u64(rc, "errors", &v))
-		pt->lost += v;
-	if (rec_hist_add(hr_str(rc, "hist", "-"), r->hist, PROTO_HIST_BUCKETS))
+	pt->msgs += c->msgs;
+	pt->verified += c->verified;
+	pt->bad += c->bad;
+	pt->lost += c->errors;
+	/* checked by proto_parse: only a total overflow can fail here */
+	if (proto_hist_decode(c->hist, r->hist))
 		pt->proto_errors++;
+}
+
+static void hr_conn(struct hr_run *r, struct ha_agent *a, const struct proto_rec *rc)
+{
+	long id = hr_id(r, a, rc->type == PROTO_CONN_OK ? rc->conn_ok.id : rc->fail.id);
+
+	if (id < 0 || r->st[id] != ST_PENDING)
+		return;
+	if (rc->type == PROTO_CONN_OK) {
+		r->us[id] = rc->conn_ok.us > UINT32_MAX ? UINT32_MAX : (uint32_t)rc->conn_ok.us;
+		hr_settle(r, id, ST_OK);
+		a->ok++;
+	} else {
+		hr_fail_add(r, id, rc->fail.call, (int)rc->fail.err, rc->fail.errname);
+		hr_settle(r, id, ST_FAIL);
+		a->fail++;
+	}
+}
+
+static void hr_error(struct hr_run *r, struct ha_agent *a, const struct proto_fail *f)
+{
+	fprintf(stderr, "rdmacap: agent %d: %s: %s\n", a->idx, f->call, f->errname);
+	if (a->server)
+		snprintf(r->pt->why, sizeof(r->pt->why), "server agent: %s: %s", f->call,
+			 f->errname);
+	else
+		hr_fail_pending(r, a, f->call, f->errname);
 }
 
 static int hr_line(void *ctx, struct ha_agent *a, char *line)
 {
 	struct hr_run *r = ctx;
-	struct rec rc;
-	uint64_t v;
-	long id;
+	struct proto_rec rc;
+	int err;
 
 	if (r->c->plan->verbose)
 		fprintf(stderr, "rdmacap: agent %d: %s\n", a->idx, line);
-	if (rec_parse(line, &rc)) {
+	err = proto_parse(line, &rc);
+	if (err) {
+		if (r->c->plan->verbose)
+			fprintf(stderr, "rdmacap: agent %d: %s\n", a->idx, proto_strerror(err));
 		r->pt->proto_errors++;
 		return 0;
 	}
-	if (!strcmp(rc.type, "hello")) {
+	switch (rc.type) {
+	case PROTO_HELLO_SERVER:
+	case PROTO_HELLO_CLIENT:
+		if ((rc.type == PROTO_HELLO_SERVER) != a->server)
+			break;
 		if (!a->hello)
 			r->n_hello++;
 		a->hello = true;
-	} else if (!strcmp(rc.type, "conn") && !a->server) {
-		if (hr_id(r, a, &rc, &id) || r->st[id] != ST_PENDING)
-			return 0;
-		if (!strcmp(rc.sub, "ok")) {
-			r->us[id] = rec_u64(&rc, "us", &v) ? 0 : (uint32_t)(v > UINT32_MAX ? UINT32_MAX : v);
-			hr_settle(r, id, ST_OK);
-			a->ok++;
-		} else {
-			hr_fail_add(r, id, hr_str(&rc, "call", "?"), hr_errnum(&rc),
-				    hr_str(&rc, "err", "?"));
-			hr_settle(r, id, ST_FAIL);
-			a->fail++;
-		}
-	} else if (!strcmp(rc.type, "connected") && !a->server) {
+		return 0;
+	case PROTO_CONN_OK:
+	case PROTO_CONN_FAIL:
+		if (a->server)
+			break;
+		hr_conn(r, a, &rc);
+		return 0;
+	case PROTO_CONNECTED:
+		if (a->server)
+			break;
 		if (!a->connected)
 			r->n_connected_agents++;
 		a->connected = true;
 		/* anything the agent did not report is lost: count it, don't wait for it */
 		hr_fail_pending(r, a, "agent", "unreported");
-	} else if (!strcmp(rc.type, "msg")) {
-		hr_fail_add(r, hr_id(r, a, &rc, &id) ? -1 : id, hr_str(&rc, "call", "?"),
-			    hr_errnum(&rc), hr_str(&rc, "err", "?"));
-	} else if (!strcmp(rc.type, "verify")) {
-		hr_fail_add(r, hr_id(r, a, &rc, &id) ? -1 : id, "verify", 0, "mismatch");
-	} else if (!strcmp(rc.type, "result")) {
-		hr_result(r, a, &rc);
-	} else if (!strcmp(rc.type, "bye")) {
-		a->bye = true;
-	} else if (!strcmp(rc.type, "drop")) {
-		/* the server side of a failure: often the real cause of a client's EOF */
-		hr_fail_add(r, -1, "server", 0, hr_str(&rc, "reason", "?"));
-		if (r->c->plan->verbose)
-			fprintf(stderr, "rdmacap: server dropped %s: %s\n", hr_str(&rc, "peer", "?"),
-				hr_str(&rc, "reason", "?"));
-	} else if (!strcmp(rc.type, "error")) {
-		fprintf(stderr, "rdmacap: agent %d: %s: %s\n", a->idx, hr_str(&rc, "call", "?"),
-			hr_str(&rc, "err", "?"));
+		return 0;
+	case PROTO_MSG_FAIL:
+		hr_fail_add(r, hr_id(r, a, rc.fail.id), rc.fail.call, (int)rc.fail.err,
+			    rc.fail.errname);
+		return 0;
+	case PROTO_VERIFY_FAIL:
+		hr_fail_add(r, hr_id(r, a, rc.verify_fail.id), "verify", 0, "mismatch");
+		return 0;
+	case PROTO_RESULT_SERVER:
+		if (!a->server)
+			break;
+		hr_result_server(r, a, &rc.result_server);
+		return 0;
+	case PROTO_RESULT_CLIENT:
 		if (a->server)
-			snprintf(r->pt->why, sizeof(r->pt->why), "server agent: %s: %s",
-				 hr_str(&rc, "call", "?"), hr_str(&rc, "err", "?"));
-		else
-			hr_fail_pending(r, a, hr_str(&rc, "call", "?"), hr_str(&rc, "err", "?"));
-	} else {
-		r->pt->proto_errors++;
+			break;
+		hr_result_client(r, a, &rc.result_client);
+		return 0;
+	case PROTO_BYE:
+		a->bye = true;
+		return 0;
+	case PROTO_DROP:
+		/* the server side of a failure: often the real cause of a client's EOF */
+		hr_fail_add(r, -1, "server", 0, rc.drop.reason);
+		if (r->c->plan->verbose)
+			fprintf(stderr, "rdmacap: server dropped %s: %s\n", rc.drop.peer,
+				rc.drop.reason);
+		return 0;
+	case PROTO_ERROR:
+		hr_error(r, a, &rc.fail);
+		return 0;
+	case PROTO_NTYPES:
+		break;
 	}
+	/* a record of the other role */
+	r->pt->proto_errors++;
 	return 0;
 }
 
@@ -318,7 +331,7 @@ static void hr_reap(struct hr_run *r)
 
 static void hr_progress(struct hr_run *r, bool force)
 {
-	double now = hr_now();
+	double now = clock_s();
 
 	if (!r->c->tty || (!force && now - r->last_progress < 0.2))
 		return;
@@ -337,7 +350,7 @@ static void hr_tick(struct hr_run *r)
 
 	if (read(r->tfd, &exp, sizeof(exp)) != sizeof(exp))
 		return;
-	x.t_ms = (uint32_t)((hr_now() - r->t_start) * 1000);
+	x.t_ms = (uint32_t)((clock_s() - r->t_start) * 1000);
 	x.connected = (uint32_t)r->nconn_ok;
 	for (long i = 0; i < r->nsrv; i++) {
 		if (hx_proc_read(r->ag[i].pid, false, &p))
@@ -357,7 +370,7 @@ static int hr_loop(struct hr_run *r, bool (*done)(struct hr_run *), double deadl
 	struct epoll_event ev[64];
 
 	while (!done(r)) {
-		double left = deadline - hr_now();
+		double left = deadline - clock_s();
 		int n;
 
 		if (r->c->aborted)
@@ -551,7 +564,7 @@ static int hr_start_agents(struct hr_run *r)
 			return -1;
 		}
 	}
-	if (hr_loop(r, hr_srv_hello, hr_now() + 15) || r->srv_exited) {
+	if (hr_loop(r, hr_srv_hello, clock_s() + 15) || r->srv_exited) {
 		if (!pt->why[0])
 			snprintf(pt->why, sizeof(pt->why), "server agents did not start within 15 s");
 		r->nag = S;
@@ -729,7 +742,7 @@ static void hr_srv_read(struct hr_run *r)
 static void hr_peak(struct hr_run *r)
 {
 	struct hr_point *pt = r->pt;
-	double end = hr_now() + 5;
+	double end = clock_s() + 5;
 	struct hx_proc p;
 
 	/*
@@ -743,7 +756,7 @@ static void hr_peak(struct hr_run *r)
 	/* the thread model starts its client's thread just after accept (+1: main) */
 	while ((pt->srv_fds < r->srv_fds_base + pt->connected ||
 		(threads && pt->srv_threads < pt->connected + r->nsrv)) &&
-	       hr_now() < end && !r->srv_exited) {
+	       clock_s() < end && !r->srv_exited) {
 		usleep(20000);
 		hr_srv_read(r);
 	}
@@ -768,21 +781,21 @@ static void hr_stop_all(struct hr_run *r)
 {
 	r->phase = 3;
 	for (long i = r->nsrv; i < r->nag; i++) {
-		ha_send(&r->ag[i], "stop");
+		ha_send(&r->ag[i], PROTO_CMD_STOP);
 		ha_close_in(&r->ag[i]);
 	}
-	if (hr_loop(r, hr_clients_gone, hr_now() + 10))
+	if (hr_loop(r, hr_clients_gone, clock_s() + 10))
 		for (long i = r->nsrv; i < r->nag; i++)
 			ha_kill(&r->ag[i], SIGKILL);
-	hr_loop(r, hr_clients_gone, hr_now() + 5);
+	hr_loop(r, hr_clients_gone, clock_s() + 5);
 	for (long i = 0; i < r->nsrv && i < r->nag; i++) {
-		ha_send(&r->ag[i], "stop");
+		ha_send(&r->ag[i], PROTO_CMD_STOP);
 		ha_close_in(&r->ag[i]);
 	}
-	if (hr_loop(r, hr_server_gone, hr_now() + 10))
+	if (hr_loop(r, hr_server_gone, clock_s() + 10))
 		for (long i = 0; i < r->nsrv && i < r->nag; i++)
 			ha_kill(&r->ag[i], SIGKILL);
-	hr_loop(r, hr_server_gone, hr_now() + 5);
+	hr_loop(r, hr_server_gone, clock_s() + 5);
 	/* drain what the agents wrote last (results, bye) */
 	for (long i = 0; i < r->nag; i++)
 		if (r->ag[i].out_fd >= 0)
@@ -793,7 +806,7 @@ static void hr_stop_all(struct hr_run *r)
 static void hr_after(struct hr_run *r)
 {
 	struct hr_point *pt = r->pt;
-	double end = hr_now() + 5;
+	double end = clock_s() + 5;
 
 	if (!pt->have_res)
 		return;
@@ -803,7 +816,7 @@ static void hr_after(struct hr_run *r)
 		    !memcmp(pt->res_after.cli, pt->res_base.cli, sizeof(pt->res_base.cli)))
 			return;
 		usleep(50000);
-	} while (hr_now() < end);
+	} while (clock_s() < end);
 	pt->leak = true;
 	for (int i = 0; i < HS_NRES; i++) {
 		size_t l = strlen(pt->leak_what);
@@ -849,10 +862,10 @@ static void hr_verdict(struct hr_run *r)
 		hs_exact(ok_us, (size_t)n, &pt->conn_us);
 		free(ok_us);
 	}
-	hs_hist(r->hist, PROTO_HIST_BUCKETS, &pt->lat_ns);
+	hs_hist(r->hist->n, PROTO_HIST_BUCKETS, &pt->lat_ns);
 	for (unsigned b = 0; b < PROTO_HIST_BUCKETS; b++)
 		if (pt->lat_ns.p50 && proto_hist_value(b) > 10 * pt->lat_ns.p50)
-			pt->lat_slow += r->hist[b];
+			pt->lat_slow += r->hist->n[b];
 	if (pt->t_traffic_s > 0)
 		pt->msgs_per_s = (double)pt->msgs / pt->t_traffic_s;
 	if (pt->connected) {
@@ -929,7 +942,7 @@ static int hr_setup(struct hr_run *r, long clients)
 	r->pid_of = calloc(r->pid_cap * 2, sizeof(*r->pid_of));
 	r->st = calloc((size_t)clients, 1);
 	r->us = calloc((size_t)clients, sizeof(*r->us));
-	r->hist = calloc(PROTO_HIST_BUCKETS, sizeof(*r->hist));
+	r->hist = calloc(1, sizeof(*r->hist));
 	if (!r->ag || !r->pid_of || !r->st || !r->us || !r->hist)
 		return -1;
 	return 0;
@@ -957,7 +970,7 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 	int rc;
 
 	memset(pt, 0, sizeof(*pt));
-	r.t_start = hr_now();
+	r.t_start = clock_s();
 	hr_layout(&r, clients);
 	pt->expect_msgs = (uint64_t)clients * (uint64_t)c->plan->msgs;
 	/*
@@ -985,7 +998,7 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 			r.srv_fds_base += p.fds;
 		}
 	hx_slab_kb(&pt->slab_base_kb);
-	rc = hr_loop(&r, hr_all_hello, hr_now() + 30 + 0.05 * (double)r.nag);
+	rc = hr_loop(&r, hr_all_hello, clock_s() + 30 + 0.05 * (double)r.nag);
 	if (rc || !hr_all_hello(&r) || r.srv_exited) {
 		if (!pt->why[0])
 			snprintf(pt->why, sizeof(pt->why), "client agents did not start: %s",
@@ -995,13 +1008,13 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 	pt->started = true;
 
 	r.phase = 1;
-	r.t_go = hr_now();
+	r.t_go = clock_s();
 	for (long i = r.nsrv; i < r.nag; i++)
-		ha_send(&r.ag[i], "go");
+		ha_send(&r.ag[i], PROTO_CMD_GO);
 	rc = hr_loop(&r, hr_all_connected,
 		     r.t_go + (double)pt->timeout_s +
 			     (double)c->plan->stagger_ms * (double)(clients / pt->agents + 1) / 1000.0 + 5);
-	pt->t_connect_s = hr_now() - r.t_go;
+	pt->t_connect_s = clock_s() - r.t_go;
 	hr_progress(&r, true);
 	pt->connected = r.nconn_ok;
 	if (rc == 2)
@@ -1016,12 +1029,12 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 
 	r.phase = 2;
 	{
-		double t0 = hr_now();
+		double t0 = clock_s();
 		long waiting = 0;
 
 		for (long i = r.nsrv; i < r.nag; i++) {
 			if (r.ag[i].connected && !r.ag[i].exited && r.ag[i].ok && !r.ag[i].result &&
-			    !ha_send(&r.ag[i], "run")) {
+			    !ha_send(&r.ag[i], PROTO_CMD_RUN)) {
 				waiting++;
 				continue;
 			}
@@ -1035,7 +1048,7 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 				       t0 + (double)pt->timeout_s +
 					       (double)(c->plan->think_ms * c->plan->msgs) / 1000.0)
 			     : 0;
-		pt->t_traffic_s = hr_now() - t0;
+		pt->t_traffic_s = clock_s() - t0;
 		if (rc == 1)
 			pt->timeout_traffic = true;
 	}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <stdlib.h>
 
-#include "agents/proto.h"
+#include "common/proto.h"
 #include "harness/stats.h"
 
 static int hs_cmp(const void *a, const void *b)

@@ -15,7 +15,7 @@ struct hs_summary {
 /* Exact percentiles (nearest-rank) of v[0..n); v is sorted in place. */
 void hs_exact(uint32_t *v, size_t n, struct hs_summary *s);
 /*
- * Percentiles of a proto histogram (agents/proto.h). Values are bucket midpoints,
+ * Percentiles of a proto histogram (common/proto.h). Values are bucket midpoints,
  * so they carry the histogram's resolution (1/16 of a power of two, ~3%).
  */
 void hs_hist(const uint64_t *hist, unsigned nb, struct hs_summary *s);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # rdmacap-agent --transport tcp end to end on 127.0.0.1: a server agent and
-# client agents driven over fifos exactly as the orchestrator does (proto.h):
+# client agents driven over fifos exactly as the orchestrator does (common/proto.h):
 # hello, go, conn ok/fail, connected, run, result, stop/EOF, bye. Also hostile
 # peers against the server, EOF in every phase, failure records and bad flags.
 # Prints TAP; AGENT overrides the binary (default build/rdmacap-agent).

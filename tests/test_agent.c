@@ -18,7 +18,7 @@
 #include "agents/ctl.h"
 #include "agents/load.h"
 #include "agents/opts.h"
-#include "agents/proto.h"
+#include "common/proto.h"
 #include "agents/report.h"
 
 static int t_n, t_fail;
@@ -83,8 +83,8 @@ static uint64_t t_rand(void)
 
 static void test_hist(void)
 {
-	static struct rep_hist h, d;
-	static char buf[REP_HIST_STR_MAX];
+	static struct proto_hist h, d;
+	static char buf[PROTO_HIST_STR_MAX];
 	static const char *bad[] = {
 		"", "1", "1:", "1:0", ":1", "1:1,", "2:1,1:1", "3:1,3:1", "01:1",
 		"1:01", "975:1x", "976:1", "1:18446744073709551616", "-1:1", "1:-1",
@@ -94,23 +94,23 @@ static void test_hist(void)
 	uint64_t v;
 	int n, good = 1;
 
-	n = rep_hist_encode(&h, buf, sizeof(buf));
-	t_ok(n == 1 && !strcmp(buf, "-") && !rep_hist_decode(&d, "-") && !d.total,
+	n = proto_hist_encode(&h, buf, sizeof(buf));
+	t_ok(n == 1 && !strcmp(buf, "-") && !proto_hist_decode("-", &d) && !d.total,
 	     "hist: empty encodes as '-' and decodes back");
 
 	for (i = 0; i < 100000; i++)
-		rep_hist_add(&h, t_rand() >> (t_rand() % 64));
-	rep_hist_add(&h, 0);
-	rep_hist_add(&h, UINT64_MAX);
-	n = rep_hist_encode(&h, buf, sizeof(buf));
-	t_ok(n > 0 && !rep_hist_decode(&d, buf) && !memcmp(&h, &d, sizeof(h)),
+		proto_hist_add(&h, t_rand() >> (t_rand() % 64));
+	proto_hist_add(&h, 0);
+	proto_hist_add(&h, UINT64_MAX);
+	n = proto_hist_encode(&h, buf, sizeof(buf));
+	t_ok(n > 0 && !proto_hist_decode(buf, &d) && !memcmp(&h, &d, sizeof(h)),
 	     "hist: 100002 values encode and decode to the same buckets (%d chars)", n);
-	t_ok(rep_hist_encode(&h, buf, (size_t)n) == -1 &&
-	     rep_hist_encode(&h, buf, (size_t)n + 1) == n,
+	t_ok(proto_hist_encode(&h, buf, (size_t)n) == -1 &&
+	     proto_hist_encode(&h, buf, (size_t)n + 1) == n,
 	     "hist: encode refuses a buffer one byte short");
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (!rep_hist_decode(&d, bad[i])) {
+		if (!proto_hist_decode(bad[i], &d)) {
 			t_diag("accepted malformed histogram '%s'", bad[i]);
 			good = 0;
 		}
@@ -325,7 +325,7 @@ static void test_load_think(void)
 	load_run(&l);
 	t_echo(&l, &t, 0, 0);
 	t_echo(&l, &t, 1, 0);
-	t0 = ag_now_ns();
+	t0 = clock_ns();
 	t_ok(t.nstarted == 2 && !load_want(&l, 0),
 	     "load: --think-ms holds the next round trip back");
 	pfd.fd = load_timer_fd(&l);
@@ -333,7 +333,7 @@ static void test_load_think(void)
 	n = poll(&pfd, 1, 2000);
 	if (n == 1)
 		load_on_timer(&l);
-	waited = (ag_now_ns() - t0) / 1000000;
+	waited = (clock_ns() - t0) / 1000000;
 	t_ok(n == 1 && t.nstarted == 4 && waited >= 25 && waited < 1000,
 	     "load: the think timer releases both after ~30 ms (%llu ms)",
 	     (unsigned long long)waited);
@@ -385,7 +385,7 @@ static void test_ctl(void)
 	memset(big, 'x', sizeof(big));
 	memcpy(big + sizeof(big) - 5, "stop\n", 5);
 	if (write(p[1], "go\nbogus\r\n", 10) != 10 || write(p[1], big, sizeof(big)) < 0 ||
-	    write(p[1], "run \nst", 7) != 7)
+	    write(p[1], "run \nrun\nst", 11) != 11)
 		perror("write");
 	a = ctl_next(&c);
 	b = ctl_next(&c);
@@ -398,7 +398,8 @@ static void test_ctl(void)
 	g = ctl_next(&c);
 	t_ok(a == CTL_GO && b == CTL_RUN && d == CTL_NONE && e == CTL_STOP &&
 	     f == CTL_EOF && g == CTL_EOF,
-	     "ctl: go, junk and an overlong line skipped, run, split 'stop', EOF (%s %s %s %s %s)",
+	     "ctl: go, junk, 'run ' and an overlong line skipped, run, split 'stop', EOF "
+	     "(%s %s %s %s %s)",
 	     ctl_name(a), ctl_name(b), ctl_name(d), ctl_name(e), ctl_name(f));
 	close(p[0]);
 }
@@ -491,7 +492,7 @@ int main(void)
 		perror("memfd_create");
 		return 1;
 	}
-	rep_set_fd(t_rec);
+	proto_set_fd(t_rec);
 	printf("TAP version 13\n1..27\n");
 	test_hist();
 	test_payload();

@@ -1,52 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the orchestrator's own logic: the agent record parser, the
- * histogram decoder, percentiles, and the command line (good lines parse, bad
+ * Unit tests of the orchestrator's own logic: the histogram mapping, percentiles, and the command line (good lines parse, bad
  * ones are rejected naming the bad part, with nothing created).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "agents/proto.h"
+#include "common/proto.h"
 #include "harness/plan.h"
-#include "harness/rec.h"
 #include "harness/stats.h"
 #include "tap/tap.h"
 
 static struct tap t;
 
-static void t_rec(void)
-{
-	char l1[] = "conn fail id=7 call=connect errno=111 err=ECONNREFUSED";
-	char l2[] = "hello role=server pid=12 ports=2 port=18515";
-	char l3[] = "conn ok id=1 us=20 extra";
-	char l4[] = "conn ok id=1 us=a b";
-	char l5[] = "bad key=val=ue";
-	char l6[] = "";
-	char l7[] = "conn ok id=$(rm)";
-	char l8[] = "result msgs=x1";
-	struct rec r;
-	uint64_t v = 0;
-
-	tap_ok(&t, !rec_parse(l1, &r) && !strcmp(r.type, "conn") && !strcmp(r.sub, "fail") &&
-			   !strcmp(rec_get(&r, "call"), "connect") && !rec_u64(&r, "errno", &v) &&
-			   v == 111 && !strcmp(rec_get(&r, "err"), "ECONNREFUSED"),
-	       "rec: conn fail record parses");
-	tap_ok(&t, !rec_parse(l2, &r) && !*r.sub && r.nkv == 4 && !rec_u64(&r, "port", &v) &&
-			   v == 18515 && !rec_get(&r, "nope"),
-	       "rec: hello record, missing key is NULL");
-	tap_ok(&t, rec_parse(l3, &r) == -1, "rec: a second bare word is rejected");
-	tap_ok(&t, rec_parse(l4, &r) == -1, "rec: bare word after key=value is rejected");
-	tap_ok(&t, rec_parse(l5, &r) == -1, "rec: '=' inside a value is rejected");
-	tap_ok(&t, !rec_parse(l8, &r) && rec_u64(&r, "msgs", &v) == -1,
-	       "rec: non-numeric value is not a number");
-	tap_ok(&t, rec_parse(l6, &r) == -1, "rec: empty line is rejected");
-	tap_ok(&t, rec_parse(l7, &r) == -1, "rec: shell metacharacters are rejected");
-}
-
 static void t_hist(void)
 {
+	static struct proto_hist ph;
 	uint64_t h[PROTO_HIST_BUCKETS] = { 0 };
 	struct hs_summary s;
 	bool mono = true;
@@ -59,13 +29,9 @@ static void t_hist(void)
 			   proto_hist_bucket(123456789) == proto_hist_bucket(proto_hist_value(
 								  proto_hist_bucket(123456789))),
 	       "hist: value -> bucket -> value round trip");
-	tap_ok(&t, !rec_hist_add("16:3,200:1", h, PROTO_HIST_BUCKETS) && h[16] == 3 && h[200] == 1,
-	       "hist: decode b:c pairs");
-	tap_ok(&t, rec_hist_add("16:3,", h, PROTO_HIST_BUCKETS) == -1 &&
-			   rec_hist_add("99999:1", h, PROTO_HIST_BUCKETS) == -1 &&
-			   rec_hist_add("1:x", h, PROTO_HIST_BUCKETS) == -1 &&
-			   !rec_hist_add("-", h, PROTO_HIST_BUCKETS),
-	       "hist: trailing comma, out-of-range bucket, garbage rejected; '-' is empty");
+	tap_ok(&t, !proto_hist_decode("16:3,200:1", &ph) && !proto_hist_decode("16:1", &ph) &&
+			   ph.n[16] == 4 && ph.n[200] == 1 && ph.total == 5,
+	       "hist: decode adds b:c pairs from several agents");
 
 	memset(h, 0, sizeof(h));
 	/* 99 samples at ~1000 ns and one at ~1 ms */
@@ -170,8 +136,7 @@ static void t_cli(void)
 int main(void)
 {
 	tap_init(&t, stdout);
-	tap_plan(&t, 31);
-	t_rec();
+	tap_plan(&t, 22);
 	t_hist();
 	t_exact();
 	t_cli();

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # rc-agent.sh: rdmacap-agent --transport rc on a real rxe pair, driven directly
-# over its stdin/stdout (agents/proto.h). Runs as root where rxe works inside
+# over its stdin/stdout (common/proto.h). Runs as root where rxe works inside
 # network namespaces (Linux >= 7.1), which on a host without RDMA means the VM:
 #
 #   vm/run -- suites/vm/rc-agent.sh
