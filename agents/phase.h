@@ -7,7 +7,9 @@
  * apart, at most ops->batch per loop turn, each with --timeout; once every one
  * is settled (ph_up() or ph_fail()) comes the "connected" record, then "run"
  * (remembered if it came early) starts load.h's round trips, whose report ends
- * the traffic; "stop" or EOF ends the loop. The transport keeps the state of
+ * the traffic; "stop" or EOF ends the loop (during traffic, after the report of
+ * what was measured so far, unfinished round trips lost). Deadlines follow
+ * common/deadline.h. The transport keeps the state of
  * its connections; the driver keeps their setup start times and the counts.
  */
 #ifndef RDC_AGENTS_PHASE_H
