@@ -19,7 +19,7 @@
 #include "agents/ag.h"
 #include "agents/ctl.h"
 #include "agents/report.h"
-#include "agents/tcp.h"
+#include "agents/tcp/tcp.h"
 
 /* one shared read buffer per loop; it also bounds a connection's pending echo */
 #define TS_BUF (64 * 1024)

@@ -26,12 +26,12 @@
 
 #include "agents/ag.h"
 #include "agents/ctl.h"
-#include "agents/oob.h"
-#include "agents/rc.h"
-#include "agents/rc_rep.h"
+#include "agents/rc/oob.h"
+#include "agents/rc/rc.h"
+#include "agents/rc/rc_rep.h"
 #include "agents/report.h"
-#include "agents/sock.h"
-#include "agents/tls.h"
+#include "agents/srv/sock.h"
+#include "agents/rc/tls.h"
 
 #define RT_STACK (256 * 1024)
 #define RT_STOP_WAIT_S 10

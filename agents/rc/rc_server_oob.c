@@ -21,10 +21,10 @@
 #include <unistd.h>
 
 #include "agents/ag.h"
-#include "agents/rc_rep.h"
-#include "agents/rc_server.h"
+#include "agents/rc/rc_rep.h"
+#include "agents/rc/rc_server.h"
 #include "agents/report.h"
-#include "agents/sock.h"
+#include "agents/srv/sock.h"
 
 #define RS_ACCEPT_BURST 64
 /* rejects are logged up to this many; the count is in the result record */

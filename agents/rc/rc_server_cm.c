@@ -16,7 +16,7 @@
 #include <sys/epoll.h>
 
 #include "agents/ag.h"
-#include "agents/rc_server.h"
+#include "agents/rc/rc_server.h"
 #include "agents/report.h"
 
 #define RS_MAX_BACKLOG "/proc/sys/net/rdma_ucm/max_backlog"

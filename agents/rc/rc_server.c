@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "agents/ag.h"
-#include "agents/rc_server.h"
+#include "agents/rc/rc_server.h"
 #include "agents/report.h"
 
 #define RS_EVENTS 256

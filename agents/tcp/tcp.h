@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "agents/opts.h"
-#include "agents/sock.h"
+#include "agents/srv/sock.h"
 
 int tcp_server_run(const struct ag_opts *o);
 int tcp_server_thread_run(const struct ag_opts *o);

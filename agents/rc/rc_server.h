@@ -22,10 +22,10 @@
 #include <stdint.h>
 
 #include "agents/ctl.h"
-#include "agents/oob.h"
-#include "agents/rc.h"
-#include "agents/sock.h"
-#include "agents/tls.h"
+#include "agents/rc/oob.h"
+#include "agents/rc/rc.h"
+#include "agents/srv/sock.h"
+#include "agents/rc/tls.h"
 
 enum { RS_T_CTL = 1, RS_T_CHAN, RS_T_TICK, RS_T_LISTEN, RS_T_SESS, RS_T_CM };
 #define RS_TAG(t, gen, v) (((uint64_t)(t) << 56) | ((uint64_t)(uint16_t)(gen) << 32) | \

@@ -18,7 +18,7 @@
 #include "agents/ag.h"
 #include "agents/ctl.h"
 #include "agents/report.h"
-#include "agents/tcp.h"
+#include "agents/tcp/tcp.h"
 
 #define TT_STACK (64 * 1024)
 #define TT_BUF (16 * 1024)

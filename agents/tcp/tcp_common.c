@@ -13,7 +13,7 @@
 
 #include "agents/ag.h"
 #include "agents/report.h"
-#include "agents/tcp.h"
+#include "agents/tcp/tcp.h"
 
 void tcp_stats_up(struct tcp_stats *st)
 {
