@@ -196,8 +196,8 @@ int ph_loop(struct ph *p)
 			return -1;
 		}
 		for (i = 0; i < n && p->phase != PH_STOP; i++) {
-			t = (uint32_t)(ev[i].data.u64 >> 32);
-			v = (uint32_t)ev[i].data.u64;
+			t = TAG_TYPE(ev[i].data.u64);
+			v = TAG_VAL(ev[i].data.u64);
 			switch (t) {
 			case PH_T_CTL:
 				ph_ctl(p);
@@ -227,12 +227,7 @@ int ph_loop(struct ph *p)
 
 int ph_watch(struct ph *p, int fd, uint32_t events, uint64_t tag, const char *what)
 {
-	struct epoll_event ev = { .events = events, .data.u64 = tag };
-
-	if (!epoll_ctl(p->ep, EPOLL_CTL_ADD, fd, &ev))
-		return 0;
-	rep_fatal("epoll_ctl", what, errno);
-	return -1;
+	return tag_watch(p->ep, fd, events, tag, what);
 }
 
 int ph_init(struct ph *p, const struct ag_opts *o, const struct ph_ops *ops,
