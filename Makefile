@@ -30,7 +30,9 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 MODS        := common tap netns rdma harness agents
-lib_srcs     = $(filter-out $(1)/main.c,$(wildcard $(1)/*.c))
+# a module's library takes its subfolders too (agents/tcp, agents/rc, ...)
+lib_srcs     = $(filter-out $(1)/main.c,$(wildcard $(1)/*.c $(1)/*/*.c))
+HDRS        := $(wildcard */*.h */*/*.h)
 lib_objs     = $(patsubst %.c,$(O)/obj/%.o,$(call lib_srcs,$(1)))
 LIB_common  := $(O)/lib/libcommon.a
 LIB_tap     := $(O)/lib/libtap.a
@@ -45,7 +47,7 @@ TESTS       := $(patsubst tests/%.c,$(O)/tests/%,$(wildcard tests/test_*.c))
 .PHONY: all check unit suites san fuzz demo deps setup vm-kernel vm-check install clean format
 all: $(O)/rdmacap $(O)/rdmacap-agent $(TESTS)
 
-$(O)/obj/%.o: %.c $(wildcard */*.h)
+$(O)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -75,13 +77,13 @@ FUZZ_CC     ?= clang
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -Wall -Wextra -Werror \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_proto  := common/proto.c
-FUZZ_oob    := agents/oob.c
+FUZZ_oob    := agents/rc/oob.c
 fuzz:
 	@if command -v $(FUZZ_CC) >/dev/null; then \
 		$(MAKE) --no-print-directory $(O)/fuzz/fuzz_proto $(O)/fuzz/fuzz_oob; \
 	else echo "fuzz: $(FUZZ_CC) not found (tests/deps installs it)" >&2; fi
 
-$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard */*.h) common/proto.c agents/oob.c
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HDRS) common/proto.c agents/rc/oob.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_$*)
 
@@ -125,7 +127,7 @@ install: all
 	install -D -m 0755 $(O)/rdmacap-agent $(DESTDIR)$(PREFIX)/bin/rdmacap-agent
 
 format:
-	clang-format -i $(wildcard */*.c */*.h)
+	clang-format -i $(wildcard */*.c */*/*.c) $(HDRS)
 
 clean:
 	rm -rf build

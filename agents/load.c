@@ -11,6 +11,7 @@
 
 #include "agents/ag.h"
 #include "agents/load.h"
+#include "common/deadline.h"
 
 #define LOAD_GOLDEN 0x9e3779b97f4a7c15ull
 
@@ -202,7 +203,7 @@ int load_run(struct load *l)
 		return 0;
 	l->running = true;
 	l->t_run = clock_ns();
-	l->deadline = l->t_run + (uint64_t)l->cfg.timeout_s * 1000000000ull;
+	l->deadline = l->t_run + dl_traffic_ns(l->cfg.timeout_s, l->cfg.think_ms, l->cfg.msgs);
 	for (i = 0; i < l->cfg.nconn; i++) {
 		if (l->c[i].state != LS_IDLE)
 			continue;
@@ -304,6 +305,38 @@ int load_rx(struct load *l, uint32_t idx, const uint8_t *buf, size_t len)
 	return 1;
 }
 
+static bool load_unfinished(const struct load_conn *c)
+{
+	return c->state == LS_BUSY || c->state == LS_READY || c->state == LS_THINK;
+}
+
+void load_cut(struct load *l, bool named)
+{
+	uint32_t idx;
+
+	if (!l->running || l->finished)
+		return;
+	/* finished first, so the failures below start no new round trips */
+	l->finished = true;
+	l->t_end = clock_ns();
+	for (idx = 0; idx < l->cfg.nconn; idx++) {
+		if (!load_unfinished(&l->c[idx]))
+			continue;
+		if (named) {
+			/* a round trip in flight waited for its echo; the others for a turn */
+			load_fail(l, idx, l->c[idx].state == LS_BUSY ? "recv" : "deadline", 0,
+				  "timeout");
+			continue;
+		}
+		if (l->c[idx].state == LS_BUSY)
+			l->inflight--;
+		l->active--;
+		l->c[idx].state = LS_FAIL;
+		l->errors++;
+	}
+	load_arm(l);
+}
+
 int load_on_timer(struct load *l)
 {
 	uint64_t now = clock_ns(), exp;
@@ -319,14 +352,8 @@ int load_on_timer(struct load *l)
 	if (!l->running || l->finished)
 		return 0;
 	if (now >= l->deadline) {
-		/* finished first, so the failures below start no new round trips */
-		l->finished = true;
-		l->t_end = now;
-		for (idx = 0; idx < l->cfg.nconn; idx++)
-			if (l->c[idx].state == LS_BUSY)
-				load_fail(l, idx, "recv", 0, "timeout");
-		/* connections still waiting for a turn are short of msgs, not lost */
-		return load_arm(l);
+		load_cut(l, true);
+		return 0;
 	}
 	while (l->think.len && l->c[fifo_front(&l->think)].t <= now) {
 		idx = fifo_pop(&l->think);

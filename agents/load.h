@@ -12,7 +12,8 @@
  * oldest ready connection (round-robin over the pool, as in the seed's client
  * pool). After a round trip a connection thinks think_ms before it is ready again;
  * since every think time is equal, deadlines leave in FIFO order and one timerfd
- * serves them all. The timerfd also carries the traffic-phase deadline.
+ * serves them all. The timerfd also carries the traffic-phase deadline
+ * (common/deadline.h), which fails every unfinished connection with err=timeout.
  *
  * The transport:
  *   - calls load_attach() for every connection that came up, load_run() on "run";
@@ -94,6 +95,14 @@ uint32_t load_want(const struct load *l, uint32_t idx);
 int load_rx(struct load *l, uint32_t idx, const uint8_t *buf, size_t len);
 void load_tx_fill(const struct load *l, uint32_t idx, size_t off, uint8_t *buf,
 		  size_t len);
+
+/*
+ * Ends the traffic now: every connection short of its msgs is lost. named prints
+ * "msg fail ... err=timeout" for each (the traffic deadline); without it they
+ * are only counted (the orchestrator said stop and knows why). No-op unless
+ * running and not finished.
+ */
+void load_cut(struct load *l, bool named);
 
 static inline int load_timer_fd(const struct load *l)
 {

@@ -11,9 +11,8 @@
 
 #include "agents/ag.h"
 #include "agents/opts.h"
-#include "agents/rc.h"
 #include "agents/report.h"
-#include "agents/tcp.h"
+#include "agents/transport.h"
 
 /* The orchestrator raises the hard limit; the soft one is ours to take. */
 static int ag_raise_nofile(void)
@@ -36,6 +35,7 @@ static int ag_raise_nofile(void)
 
 int main(int argc, char **argv)
 {
+	const struct transport *t;
 	struct ag_opts o;
 	char err[256];
 	int r;
@@ -57,9 +57,11 @@ int main(int argc, char **argv)
 	}
 	if (ag_raise_nofile())
 		return 1;
-	if (o.transport == OPT_TR_RC)
-		return o.role == AG_ROLE_SERVER ? rc_server_run(&o) : rc_client_run(&o);
-	if (o.role == AG_ROLE_SERVER)
-		return tcp_server_run(&o);
-	return tcp_client_run(&o);
+	t = transport_find(o.transport);
+	if (!t) {
+		/* opts.c accepts only the vocabulary's words: a word without a row */
+		rep_fatal("transport_find", opt_word(OPT_TRANSPORT, o.transport), ENOSYS);
+		return 1;
+	}
+	return o.role == AG_ROLE_SERVER ? t->server(&o) : t->client(&o);
 }

@@ -13,6 +13,7 @@
 #include "agents/ag.h"
 #include "agents/phase.h"
 #include "agents/report.h"
+#include "common/deadline.h"
 
 static int ph_arm(int tfd, uint64_t at, uint64_t *armed)
 {
@@ -79,13 +80,13 @@ static void ph_dl_arm(struct ph *p)
 	while (p->dl_head < p->next && !p->ops->pending(p->arg, p->dl_head))
 		p->dl_head++;
 	if (p->dl_head < p->next)
-		ph_arm(p->dl, p->t0[p->dl_head] + (uint64_t)p->o->timeout_s * 1000000000ull,
+		ph_arm(p->dl, p->t0[p->dl_head] + dl_setup_ns(p->o->timeout_s),
 		       &p->dl_armed);
 }
 
 static void ph_dl_expire(struct ph *p)
 {
-	uint64_t now = clock_ns(), t = (uint64_t)p->o->timeout_s * 1000000000ull, exp;
+	uint64_t now = clock_ns(), t = dl_setup_ns(p->o->timeout_s), exp;
 
 	if (read(p->dl, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
 		ag_warn("read deadline timer: %s", strerror(errno));
@@ -105,6 +106,19 @@ static void ph_run(struct ph *p)
 	p->phase = PH_RUN;
 	if (load_run(&p->load))
 		p->phase = PH_STOP;
+}
+
+/*
+ * "stop" or EOF. Traffic cut short still earned its record: what was measured,
+ * the unfinished round trips as lost, before the caller's "bye".
+ */
+static void ph_stop(struct ph *p)
+{
+	if (p->phase == PH_RUN) {
+		load_cut(&p->load, false);
+		load_report(&p->load);
+	}
+	p->phase = PH_STOP;
 }
 
 static void ph_ctl(struct ph *p)
@@ -130,7 +144,7 @@ static void ph_ctl(struct ph *p)
 				ag_warn("stdin: 'run' twice ignored");
 			break;
 		default:
-			p->phase = PH_STOP;
+			ph_stop(p);
 			return;
 		}
 	}
@@ -182,8 +196,8 @@ int ph_loop(struct ph *p)
 			return -1;
 		}
 		for (i = 0; i < n && p->phase != PH_STOP; i++) {
-			t = (uint32_t)(ev[i].data.u64 >> 32);
-			v = (uint32_t)ev[i].data.u64;
+			t = TAG_TYPE(ev[i].data.u64);
+			v = TAG_VAL(ev[i].data.u64);
 			switch (t) {
 			case PH_T_CTL:
 				ph_ctl(p);
@@ -213,12 +227,7 @@ int ph_loop(struct ph *p)
 
 int ph_watch(struct ph *p, int fd, uint32_t events, uint64_t tag, const char *what)
 {
-	struct epoll_event ev = { .events = events, .data.u64 = tag };
-
-	if (!epoll_ctl(p->ep, EPOLL_CTL_ADD, fd, &ev))
-		return 0;
-	rep_fatal("epoll_ctl", what, errno);
-	return -1;
+	return tag_watch(p->ep, fd, events, tag, what);
 }
 
 int ph_init(struct ph *p, const struct ag_opts *o, const struct ph_ops *ops,

@@ -7,7 +7,9 @@
  * apart, at most ops->batch per loop turn, each with --timeout; once every one
  * is settled (ph_up() or ph_fail()) comes the "connected" record, then "run"
  * (remembered if it came early) starts load.h's round trips, whose report ends
- * the traffic; "stop" or EOF ends the loop. The transport keeps the state of
+ * the traffic; "stop" or EOF ends the loop (during traffic, after the report of
+ * what was measured so far, unfinished round trips lost). Deadlines follow
+ * common/deadline.h. The transport keeps the state of
  * its connections; the driver keeps their setup start times and the counts.
  */
 #ifndef RDC_AGENTS_PHASE_H
@@ -19,10 +21,11 @@
 #include "agents/ctl.h"
 #include "agents/load.h"
 #include "agents/opts.h"
+#include "agents/tag.h"
 
-/* epoll tags: type << 32 | value; the transport's types start at PH_T_USER */
+/* tag types (tag.h) of the client loop; the transport's types start at PH_T_USER */
 enum { PH_T_CTL = 1, PH_T_STAGGER, PH_T_DEADLINE, PH_T_LOAD, PH_T_USER };
-#define PH_TAG(t, v) (((uint64_t)(t) << 32) | (uint32_t)(v))
+#define PH_TAG(t, v) TAG(t, 0, v)
 
 enum ph_phase { PH_WAIT_GO, PH_CONNECT, PH_WAIT_RUN, PH_RUN, PH_HOLD, PH_STOP };
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/deadline.h"
 #include "common/proto.h"
 #include "harness/agent.h"
 #include "harness/point.h"
@@ -1012,8 +1013,10 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 	for (long i = r.nsrv; i < r.nag; i++)
 		ha_send(&r.ag[i], PROTO_CMD_GO);
 	rc = hr_loop(&r, hr_all_connected,
-		     r.t_go + (double)pt->timeout_s +
-			     (double)c->plan->stagger_ms * (double)(clients / pt->agents + 1) / 1000.0 + 5);
+		     r.t_go + (double)dl_connect_ns((uint64_t)pt->timeout_s,
+						    (uint64_t)c->plan->stagger_ms,
+						    (uint64_t)(clients / pt->agents + 1)) / 1e9 +
+			     DL_GRACE_S);
 	pt->t_connect_s = clock_s() - r.t_go;
 	hr_progress(&r, true);
 	pt->connected = r.nconn_ok;
@@ -1045,8 +1048,10 @@ int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt)
 			}
 		}
 		rc = waiting ? hr_loop(&r, hr_all_results,
-				       t0 + (double)pt->timeout_s +
-					       (double)(c->plan->think_ms * c->plan->msgs) / 1000.0)
+				       t0 + (double)dl_traffic_ns((uint64_t)pt->timeout_s,
+								  (uint64_t)c->plan->think_ms,
+								  (uint64_t)c->plan->msgs) / 1e9 +
+					       DL_GRACE_S)
 			     : 0;
 		pt->t_traffic_s = clock_s() - t0;
 		if (rc == 1)

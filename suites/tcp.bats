@@ -106,6 +106,16 @@ no_rdc_left() {
 	[ "$(kv srv_threads)" -gt 50 ]
 }
 
+@test "think time longer than --timeout: the plan's think time is allowed, not cut" {
+	# 100 round trips 100 ms apart take 10 s: one deadline rule (common/deadline.h)
+	# gives the agent --timeout plus the think time, and the orchestrator waits longer
+	rdc_run run --transport tcp --topology loop --clients 10 --msgs 100 --think-ms 100 \
+		--timeout 5
+	assert_success
+	[ "$(kv verified)" -eq 1000 ]
+	[ "$(kv lost)" -eq 0 ]
+}
+
 @test "a load point beyond the fd limit is not ok with the cause, and cleans up" {
 	rdc_require_root
 	# 1500 clients in one agent under a hard limit of 1100 fds that nobody may

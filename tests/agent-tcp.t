@@ -115,7 +115,7 @@ if [ ! -x "$AGENT" ]; then
 	exit 0
 fi
 echo "TAP version 13"
-echo "1..23"
+echo "1..29"
 
 # --- bad command lines ---------------------------------------------------------
 rc=0
@@ -195,6 +195,13 @@ check "the server still serves after hostile peers (${line%% hist=*})" \
 exec {idle}>&-
 
 # --- stop and EOF ----------------------------------------------------------------
+# a silent peer: the kernel completes its handshakes, nobody ever echoes
+SILENT=$((P + 2))
+(ag_close_fds && exec perl -MIO::Socket::INET -e '
+	my $l = IO::Socket::INET->new(Listen => 16, ReuseAddr => 1,
+		LocalAddr => "127.0.0.1:'"$SILENT"'") or die "listen: $!";
+	sleep 120;') &
+PID[silent]=$!
 ag_send c1 stop
 ag_wait c1 '^bye$' >/dev/null
 ag_reap c1
@@ -212,19 +219,57 @@ rc=$?
 check "client: EOF before go ends it (exit $rc)" test "$rc" = 0 -a "$(tail -1 "$T/c4.out")" = bye
 ag_send c3 stop
 ag_reap c3
-# traffic that would last 100 s: EOF must end it at once, without a result
+# traffic that would last 100 s: EOF must end it at once, with what it measured
 ag_start c7 --role client --transport tcp --port "$P" --ports 2 --clients 10 \
 	--msgs 100 --think-ms 1000
 ag_wait c7 '^hello ' >/dev/null
 ag_send c7 go
 ag_send c7 run
 ag_wait c7 '^connected ' >/dev/null
+sleep 0.5
 t0=$SECONDS
 ag_eof c7
 ag_reap c7
 rc=$?
 check "client: EOF during traffic ends it within 2 s (exit $rc, $((SECONDS - t0)) s)" \
 	test "$rc" = 0 -a $((SECONDS - t0)) -le 2 -a "$(tail -1 "$T/c7.out")" = bye
+line=$(tail -2 "$T/c7.out" | head -1)
+check "client: cut traffic reports before bye, unfinished lost (${line%% hist=*})" \
+	test "$line" != "${line#result role=client ok=10 msgs=10 verified=10 bad=0 errors=10 us=}"
+# the same with "stop" while a round trip is still in flight (a silent peer)
+ag_start c8 --role client --transport tcp --port "$SILENT" --clients 2 --msgs 5 --timeout 30
+ag_wait c8 '^hello ' >/dev/null
+ag_send c8 go
+ag_send c8 run
+ag_wait c8 '^connected ok=2 ' >/dev/null
+ag_send c8 stop
+ag_reap c8
+line=$(tail -2 "$T/c8.out" | head -1)
+check "client: stop during traffic reports before bye (${line%% hist=*})" \
+	test "$(tail -1 "$T/c8.out")" = bye -a \
+	"$line" != "${line#result role=client ok=2 msgs=0 verified=0 bad=0 errors=2 us=}"
+# think time beyond --timeout is the plan's, not a stall (common/deadline.h)
+run_client c9 --ports 2 --first-id 3000 --clients 5 --msgs 15 --think-ms 100 \
+	--timeout 1 >/dev/null
+line=$(cat "$T/c9.result")
+check "--think-ms 100 x 15 msgs with --timeout 1: all 75 verified (${line%% hist=*})" \
+	test "$line" != "${line#result role=client ok=5 msgs=75 verified=75 bad=0 errors=0 us=}"
+ag_eof c9
+ag_reap c9
+# the traffic deadline names every connection it cuts, in flight or waiting its turn
+run_client c10 --port "$SILENT" --clients 2 --workers 1 --msgs 1 --timeout 1 >/dev/null
+line=$(cat "$T/c10.result")
+check "deadline: round trip in flight named (call=recv err=timeout)" \
+	grep -q '^msg fail id=0 call=recv errno=0 err=timeout$' "$T/c10.out"
+check "deadline: connection waiting for a worker named (call=deadline err=timeout)" \
+	grep -q '^msg fail id=1 call=deadline errno=0 err=timeout$' "$T/c10.out"
+check "deadline: result counts both lost (${line%% hist=*})" \
+	test "$line" != "${line#result role=client ok=2 msgs=0 verified=0 bad=0 errors=2 us=}"
+ag_eof c10
+ag_reap c10
+kill "${PID[silent]}"
+wait "${PID[silent]}" 2>/dev/null
+unset "PID[silent]"
 
 ag_eof srv
 ag_reap srv
@@ -269,5 +314,5 @@ ag_wait srv2 '^bye$' >/dev/null
 ag_reap srv2
 check "thread model server: stop gives bye and exit 0" test $? = 0
 
-[ "$N" = 23 ] || not_ok "plan: ran $N tests, planned 23"
+[ "$N" = 29 ] || not_ok "plan: ran $N tests, planned 29"
 exit $((FAILED > 0))

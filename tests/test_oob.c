@@ -27,9 +27,9 @@
 
 #include <openssl/ssl.h>
 
-#include "agents/oob.h"
-#include "agents/rc_rep.h"
-#include "agents/tls.h"
+#include "agents/rc/oob.h"
+#include "agents/rc/rc_rep.h"
+#include "agents/rc/tls.h"
 #include "harness/certs.h"
 #include "tap/tap.h"
 

@@ -12,7 +12,7 @@
 #include <openssl/rand.h>
 
 #include "agents/ag.h"
-#include "agents/rc.h"
+#include "agents/rc/rc.h"
 #include "agents/report.h"
 #include "rdma/dev.h"
 

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "agents/report.h"
-#include "agents/sock.h"
+#include "agents/srv/sock.h"
 
 void sk_peer(char *buf, const struct sockaddr_in *sa)
 {

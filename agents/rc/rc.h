@@ -21,6 +21,11 @@
  * slot of the endpoint and its generation, so a completion that outlives its
  * QP (a shared CQ keeps them) is never applied to the slot's next tenant;
  * SRQ receives carry the buffer slot and are resolved by wc.qp_num.
+ *
+ * The rc/ folder: one row of agents/transport.c; its connection setups are
+ * oob-tls (oob.h records over tls.h, rc_*_oob.c) and rdmacm (rc_*_cm.c). May
+ * use the engine (ag, ctl, load, phase, report, tag, opts), srv/, common/,
+ * rdma/, libibverbs, librdmacm, OpenSSL; never harness/ or tap/.
  */
 #ifndef RDC_AGENTS_RC_H
 #define RDC_AGENTS_RC_H

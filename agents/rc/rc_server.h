@@ -22,14 +22,14 @@
 #include <stdint.h>
 
 #include "agents/ctl.h"
-#include "agents/oob.h"
-#include "agents/rc.h"
-#include "agents/sock.h"
-#include "agents/tls.h"
+#include "agents/rc/oob.h"
+#include "agents/rc/rc.h"
+#include "agents/rc/tls.h"
+#include "agents/srv/srv.h"
+#include "agents/tag.h"
 
+/* tag types (tag.h) of the server loop */
 enum { RS_T_CTL = 1, RS_T_CHAN, RS_T_TICK, RS_T_LISTEN, RS_T_SESS, RS_T_CM };
-#define RS_TAG(t, gen, v) (((uint64_t)(t) << 56) | ((uint64_t)(uint16_t)(gen) << 32) | \
-			   (uint32_t)(v))
 
 /* a client that does not read its replies stops being read (bytes queued) */
 #define RS_OUT_HIGH (64 * 1024)
@@ -86,15 +86,14 @@ struct rs_srv {
 	uint32_t nreap, reap_cap;
 	/* oob-tls */
 	SSL_CTX *ssl;
-	int *lfd;
-	bool lpaused;
+	struct srv_lis lis;
 	struct rs_sess **sess;
 	uint32_t nsess, sess_cap;
 	uint32_t *sfree;
 	uint32_t nsfree;
 	uint16_t *sgens;
 	uint32_t live_sess;
-	uint64_t *ready;	/* (gen << 32 | slot) of sessions to run again */
+	uint64_t *ready;	/* session tags (tag.h) to run again */
 	uint32_t nready, ready_cap;
 	/* rdmacm */
 	struct rdma_event_channel *cmch;
@@ -114,7 +113,6 @@ void rs_ep_up(struct rs_srv *s, struct rs_ep *x);
 /* Marks x dead with a drop record when reason is set; the loop frees it. */
 void rs_ep_kill(struct rs_srv *s, struct rs_ep *x, const char *reason);
 void rs_drop(struct rs_srv *s, const char *peer, const char *reason);
-int rs_watch(struct rs_srv *s, int fd, uint32_t events, uint64_t tag, const char *what);
 /* Opens the device; for rdmacm, that of cm (rc_dev_open). */
 int rs_dev_open(struct rs_srv *s, struct rdma_cm_id *cm);
 

@@ -19,7 +19,7 @@
 #include "agents/load.h"
 #include "agents/phase.h"
 #include "agents/report.h"
-#include "agents/tcp.h"
+#include "agents/tcp/tcp.h"
 
 #define TC_BUF (64 * 1024)
 /* connects started per loop turn, so stdin and completions are served between */

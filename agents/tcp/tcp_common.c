@@ -13,7 +13,7 @@
 
 #include "agents/ag.h"
 #include "agents/report.h"
-#include "agents/tcp.h"
+#include "agents/tcp/tcp.h"
 
 void tcp_stats_up(struct tcp_stats *st)
 {
@@ -51,25 +51,14 @@ uint32_t tcp_fd_limit(void)
 	return (uint32_t)rl.rlim_cur;
 }
 
-int tcp_shed(int lfd, int *reserve, int err, struct tcp_stats *st)
+int tcp_shed(struct srv_lis *l, uint32_t port, int err, struct tcp_stats *st)
 {
 	char peer[SK_PEER_MAX];
-	struct sockaddr_in sa;
-	socklen_t sl = sizeof(sa);
-	int fd, aerr;
+	int r = srv_shed(l, port, err, peer);
 
-	if ((err != EMFILE && err != ENFILE) || *reserve < 0)
-		return -1;
-	close(*reserve);
-	fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC);
-	aerr = errno;
-	if (fd >= 0) {
-		sk_peer(peer, &sa);
+	if (r > 0) {
 		atomic_fetch_add(&st->accepted, 1);
 		tcp_drop(st, peer, proto_errname(err));
-		close(fd);
 	}
-	*reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	/* an empty queue is fine: the caller's next accept sees EAGAIN */
-	return fd >= 0 || aerr == EAGAIN ? 0 : -1;
+	return r < 0 ? -1 : 0;
 }

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "agents/ag.h"
-#include "agents/rc_client.h"
+#include "agents/rc/rc_client.h"
 #include "agents/report.h"
 
 int rcc_oob_init(struct rcc *x)

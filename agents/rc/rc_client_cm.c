@@ -15,7 +15,7 @@
 #include <sys/epoll.h>
 
 #include "agents/ag.h"
-#include "agents/rc_client.h"
+#include "agents/rc/rc_client.h"
 #include "agents/report.h"
 
 /* per step; the connection as a whole has --timeout */

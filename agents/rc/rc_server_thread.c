@@ -26,16 +26,17 @@
 
 #include "agents/ag.h"
 #include "agents/ctl.h"
-#include "agents/oob.h"
-#include "agents/rc.h"
-#include "agents/rc_rep.h"
+#include "agents/rc/oob.h"
+#include "agents/rc/rc.h"
+#include "agents/rc/rc_rep.h"
 #include "agents/report.h"
-#include "agents/sock.h"
-#include "agents/tls.h"
+#include "agents/rc/tls.h"
+#include "agents/srv/srv.h"
+#include "agents/tag.h"
 
 #define RT_STACK (256 * 1024)
 #define RT_STOP_WAIT_S 10
-#define RT_T_CTL UINT32_MAX
+enum { RT_T_LISTEN = 1, RT_T_CTL };
 
 struct rt_srv {
 	const struct ag_opts *o;
@@ -48,7 +49,8 @@ struct rt_srv {
 	uint32_t nfd;
 	bool stopping;		/* under mu */
 	unsigned threads;	/* under mu */
-	int ep, *lfd;
+	int ep;
+	struct srv_lis lis;
 	struct ctl ctl;
 	atomic_uint_fast64_t accepted, echoed, bytes, dropped, rejected, cq_events;
 	atomic_uint live, peak;
@@ -391,50 +393,22 @@ fail:
 	}
 }
 
-static void rt_accept(struct rt_srv *s, int lfd)
+static void rt_accept(struct rt_srv *s, uint32_t port)
 {
 	struct sockaddr_in sa;
-	socklen_t sl;
 	int i, fd;
 
 	for (i = 0; i < 64; i++) {
-		sl = sizeof(sa);
-		fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC);
+		fd = srv_accept(&s->lis, port, SOCK_CLOEXEC, &sa);
 		if (fd >= 0) {
 			rt_spawn(s, fd, &sa);
 			continue;
 		}
-		if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
+		if (errno == EAGAIN)
 			return;
 		ag_warn("accept: %s", strerror(errno));
 		return;
 	}
-}
-
-static int rt_listen(struct rt_srv *s)
-{
-	const struct ag_opts *o = s->o;
-	struct epoll_event ev = { .events = EPOLLIN };
-	uint32_t i;
-
-	s->lfd = malloc(o->ports * sizeof(*s->lfd));
-	if (!s->lfd) {
-		rep_fatal("malloc", "listeners", ENOMEM);
-		return -1;
-	}
-	for (i = 0; i < o->ports; i++)
-		s->lfd[i] = -1;
-	for (i = 0; i < o->ports; i++) {
-		s->lfd[i] = sk_listen(o, o->port + i, 1, 0);
-		if (s->lfd[i] < 0)
-			return -1;
-		ev.data.u32 = i;
-		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, s->lfd[i], &ev)) {
-			rep_fatal("epoll_ctl", "listener", errno);
-			return -1;
-		}
-	}
-	return 0;
 }
 
 static int rt_loop(struct rt_srv *s)
@@ -450,8 +424,8 @@ static int rt_loop(struct rt_srv *s)
 			return -1;
 		}
 		for (i = 0; i < n; i++)
-			if (ev[i].data.u32 != RT_T_CTL)
-				rt_accept(s, s->lfd[ev[i].data.u32]);
+			if (TAG_TYPE(ev[i].data.u64) == RT_T_LISTEN)
+				rt_accept(s, TAG_VAL(ev[i].data.u64));
 		while ((cmd = ctl_next(&s->ctl)) != CTL_NONE)
 			if (cmd == CTL_STOP || cmd == CTL_EOF)
 				return 0;
@@ -483,12 +457,10 @@ static bool rt_stop(struct rt_srv *s)
 int rc_server_thread_run(const struct ag_opts *o)
 {
 	struct rt_srv s = { .o = o, .ep = -1 };
-	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = RT_T_CTL };
 	struct rlimit rl;
 	char err[320];
 	int ret = 1;
 	bool clean = true;
-	uint32_t i;
 
 	if (o->cq != OPT_CQ_PER_CONN || o->srq || o->cm != OPT_CM_OOB_TLS) {
 		rep_fatal("rc_server_thread", "--server-model thread takes --cq per-conn, "
@@ -519,26 +491,16 @@ int rc_server_thread_run(const struct ag_opts *o)
 		rep_fatal("epoll_create1", "accept loop", s.live_fd ? errno : ENOMEM);
 		goto out_ssl;
 	}
-	if (rt_listen(&s) || ctl_init(&s.ctl, STDIN_FILENO))
+	if (srv_lis_open(&s.lis, o, s.ep, RT_T_LISTEN, false, false) ||
+	    ctl_init(&s.ctl, STDIN_FILENO) || ctl_watch(&s.ctl, s.ep, TAG(RT_T_CTL, 0, 0)))
 		goto out_ep;
-	if (epoll_ctl(s.ep, EPOLL_CTL_ADD, STDIN_FILENO, &ev)) {
-		if (errno != EPERM) {
-			rep_fatal("epoll_ctl", "stdin", errno);
-			goto out_ep;
-		}
-		s.ctl.pollable = false;
-	}
 	proto_hello_server(o->ports, o->port, -1);
 	if (rt_loop(&s))
 		goto out_ep;
 	ret = 0;
 out_ep:
 	clean = rt_stop(&s);
-	if (s.lfd)
-		for (i = 0; i < o->ports; i++)
-			if (s.lfd[i] >= 0)
-				close(s.lfd[i]);
-	free(s.lfd);
+	srv_lis_close(&s.lis);
 	if (s.ep >= 0)
 		close(s.ep);
 out_ssl:

@@ -12,6 +12,9 @@
  * is a normal close. "echoed" in the result is bytes / --size.
  *
  * Client: --clients nonblocking connects in one epoll loop, traffic from load.h.
+ *
+ * The tcp/ folder: one row of agents/transport.c. May use the engine (ag, ctl,
+ * load, phase, report, tag, opts), srv/, common/; never harness/ or tap/.
  */
 #ifndef RDC_AGENTS_TCP_H
 #define RDC_AGENTS_TCP_H
@@ -22,7 +25,7 @@
 #include <stdint.h>
 
 #include "agents/opts.h"
-#include "agents/sock.h"
+#include "agents/srv/srv.h"
 
 int tcp_server_run(const struct ag_opts *o);
 int tcp_server_thread_run(const struct ag_opts *o);
@@ -42,12 +45,11 @@ void tcp_stats_up(struct tcp_stats *st);
 void tcp_drop(struct tcp_stats *st, const char *peer, const char *reason);
 int tcp_result(const struct tcp_stats *st, uint32_t size);
 /*
- * accept() failed with err. For EMFILE/ENFILE spend the reserve fd (an open
- * /dev/null) to take one peer off the queue and drop it, so it learns now
- * instead of at its timeout; then reopen the reserve. Returns 0 when a peer was
- * shed, -1 when the caller must back off (no reserve, other errors).
+ * accept() on listener port of l failed with err: srv_shed(), counting and
+ * naming the peer shed ("drop" record). 0 when the caller may accept again,
+ * -1 when it must back off.
  */
-int tcp_shed(int lfd, int *reserve, int err, struct tcp_stats *st);
+int tcp_shed(struct srv_lis *l, uint32_t port, int err, struct tcp_stats *st);
 /* RLIMIT_NOFILE soft limit: the size of fd-indexed tables */
 uint32_t tcp_fd_limit(void);
 

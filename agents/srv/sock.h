@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sock: the IPv4 listeners and peer names every server model shares (tcp's
- * echo servers and rc's TLS side channel).
+ * echo servers and rc's TLS side channel). May use: opts.h, report.h, libc.
  */
 #ifndef RDC_AGENTS_SOCK_H
 #define RDC_AGENTS_SOCK_H

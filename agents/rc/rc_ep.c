@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "agents/ag.h"
-#include "agents/rc.h"
+#include "agents/rc/rc.h"
 
 /* ibv_rc_pingpong's values: 4.096 us * 2^14 = 67 ms ACK timeout, 7 retries */
 #define RC_TIMEOUT 14

@@ -16,7 +16,8 @@
 #include <sys/epoll.h>
 
 #include "agents/ag.h"
-#include "agents/rc_server.h"
+#include "agents/rc/rc_server.h"
+#include "agents/tag.h"
 #include "agents/report.h"
 
 #define RS_MAX_BACKLOG "/proc/sys/net/rdma_ucm/max_backlog"
@@ -84,7 +85,7 @@ int rs_cm_open(struct rs_srv *s)
 	/* bound to a device's address: its context is known before any request */
 	if (s->listen[0]->verbs && rs_dev_open(s, s->listen[0]))
 		return -1;
-	return rs_watch(s, s->cmch->fd, EPOLLIN, RS_TAG(RS_T_CM, 0, 0), "rdma_cm channel");
+	return tag_watch(s->ep, s->cmch->fd, EPOLLIN, TAG(RS_T_CM, 0, 0), "rdma_cm channel");
 }
 
 static void rs_cm_peer(struct rdma_cm_id *id, char *buf)

@@ -10,20 +10,11 @@
 #include <unistd.h>
 
 #include "agents/ag.h"
-#include "agents/rc_server.h"
+#include "agents/rc/rc_server.h"
+#include "agents/tag.h"
 #include "agents/report.h"
 
 #define RS_EVENTS 256
-
-int rs_watch(struct rs_srv *s, int fd, uint32_t events, uint64_t tag, const char *what)
-{
-	struct epoll_event ev = { .events = events, .data.u64 = tag };
-
-	if (!epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev))
-		return 0;
-	rep_fatal("epoll_ctl", what, errno);
-	return -1;
-}
 
 void rs_drop(struct rs_srv *s, const char *peer, const char *reason)
 {
@@ -36,7 +27,7 @@ int rs_dev_open(struct rs_srv *s, struct rdma_cm_id *cm)
 	if (rc_dev_open(&s->dev, s->o, s->o->addr, cm))
 		return -1;
 	s->dev_up = true;
-	return rs_watch(s, s->dev.ch->fd, EPOLLIN, RS_TAG(RS_T_CHAN, 0, 0),
+	return tag_watch(s->ep, s->dev.ch->fd, EPOLLIN, TAG(RS_T_CHAN, 0, 0),
 			"completion channel");
 }
 
@@ -282,7 +273,7 @@ static int rs_loop(struct rs_srv *s)
 			return -1;
 		}
 		for (i = 0; i < n && !s->stop; i++) {
-			t = (uint32_t)(ev[i].data.u64 >> 56);
+			t = TAG_TYPE(ev[i].data.u64);
 			switch (t) {
 			case RS_T_CTL:
 				rs_ctl(s);
@@ -297,11 +288,11 @@ static int rs_loop(struct rs_srv *s)
 				rs_oob_tick(s);
 				break;
 			case RS_T_LISTEN:
-				rs_oob_listen_event(s, (uint32_t)ev[i].data.u64);
+				rs_oob_listen_event(s, TAG_VAL(ev[i].data.u64));
 				break;
 			case RS_T_SESS:
-				rs_oob_sess_event(s, (uint32_t)ev[i].data.u64,
-						  (uint16_t)(ev[i].data.u64 >> 32), ev[i].events);
+				rs_oob_sess_event(s, TAG_VAL(ev[i].data.u64),
+						  TAG_GEN(ev[i].data.u64), ev[i].events);
 				break;
 			case RS_T_CM:
 				rs_cm_event(s);
@@ -336,10 +327,10 @@ static int rs_init(struct rs_srv *s)
 		rep_fatal("timerfd_settime", "tick", errno);
 		return -1;
 	}
-	if (rs_watch(s, s->tick, EPOLLIN, RS_TAG(RS_T_TICK, 0, 0), "tick timer"))
+	if (tag_watch(s->ep, s->tick, EPOLLIN, TAG(RS_T_TICK, 0, 0), "tick timer"))
 		return -1;
 	if (ctl_init(&s->ctl, STDIN_FILENO) ||
-	    ctl_watch(&s->ctl, s->ep, RS_TAG(RS_T_CTL, 0, 0)))
+	    ctl_watch(&s->ctl, s->ep, TAG(RS_T_CTL, 0, 0)))
 		return -1;
 	if (s->o->server_threads > 1)
 		ag_warn("--transport rc runs one event loop; --server-threads %u ignored",

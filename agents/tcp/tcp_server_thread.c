@@ -18,12 +18,13 @@
 #include "agents/ag.h"
 #include "agents/ctl.h"
 #include "agents/report.h"
-#include "agents/tcp.h"
+#include "agents/tag.h"
+#include "agents/tcp/tcp.h"
 
 #define TT_STACK (64 * 1024)
 #define TT_BUF (16 * 1024)
 #define TT_STOP_WAIT_S 5
-#define TT_T_CTL UINT32_MAX
+enum { TT_T_LISTEN = 1, TT_T_CTL };
 
 struct tt_srv {
 	const struct ag_opts *o;
@@ -35,8 +36,8 @@ struct tt_srv {
 	uint32_t nconn;
 	int maxfd;		/* under mu */
 	bool stopping;		/* under mu */
-	int ep, reserve;
-	int *lfd;
+	int ep;
+	struct srv_lis lis;
 	struct ctl ctl;
 };
 
@@ -146,16 +147,14 @@ drop:
 	close(fd);
 }
 
-static void tt_accept(struct tt_srv *s, int lfd)
+static void tt_accept(struct tt_srv *s, uint32_t port)
 {
 	struct sockaddr_in sa;
-	socklen_t sl;
 	int i, fd, err;
 
 	for (i = 0; i < 64; i++) {
-		sl = sizeof(sa);
 		/* no SOCK_NONBLOCK: the client thread blocks on its socket */
-		fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC);
+		fd = srv_accept(&s->lis, port, SOCK_CLOEXEC, &sa);
 		if (fd >= 0) {
 			if ((uint32_t)fd >= s->nconn) {
 				close(fd);
@@ -167,9 +166,7 @@ static void tt_accept(struct tt_srv *s, int lfd)
 		err = errno;
 		if (err == EAGAIN)
 			return;
-		if (err == EINTR || err == ECONNABORTED)
-			continue;
-		if (!tcp_shed(lfd, &s->reserve, err, &s->st))
+		if (!tcp_shed(&s->lis, port, err, &s->st))
 			continue;
 		ag_warn("accept on %s: %s", s->o->addr_str, strerror(err));
 		return;
@@ -218,8 +215,8 @@ static int tt_loop(struct tt_srv *s)
 			return -1;
 		}
 		for (i = 0; i < n; i++) {
-			if (ev[i].data.u32 != TT_T_CTL) {
-				tt_accept(s, s->lfd[ev[i].data.u32]);
+			if (TAG_TYPE(ev[i].data.u64) == TT_T_LISTEN) {
+				tt_accept(s, TAG_VAL(ev[i].data.u64));
 				continue;
 			}
 			while ((cmd = ctl_next(&s->ctl)) != CTL_NONE)
@@ -233,19 +230,14 @@ static int tt_init(struct tt_srv *s)
 {
 	const struct ag_opts *o = s->o;
 	pthread_condattr_t ca;
-	struct epoll_event ev = { .events = EPOLLIN };
-	uint32_t i;
 	int err;
 
 	s->nconn = tcp_fd_limit();
 	s->live = calloc(s->nconn, 1);
-	s->lfd = malloc(o->ports * sizeof(*s->lfd));
-	if (!s->live || !s->lfd) {
+	if (!s->live) {
 		rep_fatal("calloc", "connection table", ENOMEM);
 		return -1;
 	}
-	for (i = 0; i < o->ports; i++)
-		s->lfd[i] = -1;
 	if ((err = pthread_condattr_init(&ca)) ||
 	    (err = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC)) ||
 	    (err = pthread_cond_init(&s->cv, &ca)) ||
@@ -257,60 +249,37 @@ static int tt_init(struct tt_srv *s)
 		return -1;
 	}
 	pthread_condattr_destroy(&ca);
-	s->reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (s->reserve < 0) {
-		rep_fatal("open", "/dev/null", errno);
-		return -1;
-	}
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (s->ep < 0) {
 		rep_fatal("epoll_create1", "accept loop", errno);
 		return -1;
 	}
-	if (ctl_init(&s->ctl, STDIN_FILENO) || ctl_watch(&s->ctl, s->ep, TT_T_CTL))
+	if (ctl_init(&s->ctl, STDIN_FILENO) || ctl_watch(&s->ctl, s->ep, TAG(TT_T_CTL, 0, 0)))
 		return -1;
-	for (i = 0; i < o->ports; i++) {
-		s->lfd[i] = sk_listen(o, o->port + i, 1, 0);
-		if (s->lfd[i] < 0)
-			return -1;
-		ev.data.u64 = i;
-		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, s->lfd[i], &ev)) {
-			rep_fatal("epoll_ctl", "listener", errno);
-			return -1;
-		}
-	}
-	return 0;
+	return srv_lis_open(&s->lis, o, s->ep, TT_T_LISTEN, false, true);
 }
 
 int tcp_server_thread_run(const struct ag_opts *o)
 {
-	struct tt_srv s = { .o = o, .maxfd = -1, .ep = -1, .reserve = -1 };
+	struct tt_srv s = { .o = o, .maxfd = -1, .ep = -1 };
 	int ret = 1;
-	uint32_t i;
 
 	if (tt_init(&s))
 		goto out;
 	proto_hello_server(o->ports, o->port, -1);
 	if (tt_loop(&s))
 		goto out;
-	for (i = 0; i < o->ports; i++)
-		close(s.lfd[i]), s.lfd[i] = -1;
+	srv_lis_close(&s.lis);
 	tt_stop(&s);
 	tcp_result(&s.st, o->size);
 	proto_bye();
 	ret = 0;
 out:
 	/* client threads that outlived tt_stop still use s: leave mutex and table be */
-	if (s.lfd)
-		for (i = 0; i < o->ports; i++)
-			if (s.lfd[i] >= 0)
-				close(s.lfd[i]);
+	srv_lis_close(&s.lis);
 	if (s.ep >= 0)
 		close(s.ep);
-	if (s.reserve >= 0)
-		close(s.reserve);
 	if (!ret && !atomic_load(&s.st.live))
 		free(s.live);
-	free(s.lfd);
 	return ret;
 }

@@ -9,8 +9,8 @@
 
 #include <netinet/in.h>
 
-#include "agents/oob.h"
-#include "agents/rc.h"
+#include "agents/rc/oob.h"
+#include "agents/rc/rc.h"
 
 /*
  * What a REQ asks of the server that its certificate does not vouch for: the

@@ -19,7 +19,9 @@
 #include "agents/ag.h"
 #include "agents/ctl.h"
 #include "agents/report.h"
-#include "agents/tcp.h"
+#include "agents/srv/srv.h"
+#include "agents/tag.h"
+#include "agents/tcp/tcp.h"
 
 /* one shared read buffer per loop; it also bounds a connection's pending echo */
 #define TS_BUF (64 * 1024)
@@ -29,12 +31,11 @@
 
 enum { TS_T_LISTEN = 1, TS_T_CONN, TS_T_WAKE, TS_T_TICK, TS_T_CTL };
 /*
- * epoll tag: type, and for connections the slot's generation, so an event
- * still queued for a closed fd is not applied to the next connection with the
- * same fd number (in this loop or another).
+ * a connection's tag carries its slot's generation, so an event still queued
+ * for a closed fd is not applied to the next connection with the same fd
+ * number (in this loop or another)
  */
-#define TS_TAG(t, v) (((uint64_t)(t) << 56) | (uint32_t)(v))
-#define TS_CTAG(fd, gen) (TS_TAG(TS_T_CONN, fd) | ((uint64_t)(gen) << 32))
+#define TS_CTAG(fd, gen) TAG(TS_T_CONN, gen, fd)
 
 /* the whole per-connection cost in user space: 32 bytes while idle */
 struct ts_conn {
@@ -54,9 +55,8 @@ struct ts_srv;
 struct ts_loop {
 	struct ts_srv *s;
 	unsigned id;
-	int ep, wake, tick, reserve;
-	int *lfd;
-	bool paused;
+	int ep, wake, tick;
+	struct srv_lis lis;
 	int32_t pend_head;
 	uint8_t *buf;
 	pthread_t th;
@@ -173,46 +173,20 @@ static void ts_add(struct ts_loop *lp, int fd, const struct sockaddr_in *sa)
 
 static void ts_pause(struct ts_loop *lp, int err)
 {
-	struct epoll_event ev = { .events = 0 };
-	uint32_t i;
-
-	if (lp->paused)
+	if (lp->lis.paused)
 		return;
 	ag_warn("accept on %s: %s; not accepting for a second", lp->s->o->addr_str,
 		strerror(err));
-	/* a listener with a queue we cannot take from stays readable: stop polling it */
-	for (i = 0; i < lp->s->o->ports; i++) {
-		ev.data.u64 = TS_TAG(TS_T_LISTEN, i);
-		if (epoll_ctl(lp->ep, EPOLL_CTL_MOD, lp->lfd[i], &ev))
-			ag_warn("epoll_ctl listener: %s", strerror(errno));
-	}
-	lp->paused = true;
+	srv_lis_pause(&lp->lis, true);
 }
 
-static void ts_resume(struct ts_loop *lp)
-{
-	struct epoll_event ev = { .events = EPOLLIN };
-	uint32_t i;
-
-	if (!lp->paused)
-		return;
-	for (i = 0; i < lp->s->o->ports; i++) {
-		ev.data.u64 = TS_TAG(TS_T_LISTEN, i);
-		if (epoll_ctl(lp->ep, EPOLL_CTL_MOD, lp->lfd[i], &ev))
-			ag_warn("epoll_ctl listener: %s", strerror(errno));
-	}
-	lp->paused = false;
-}
-
-static void ts_accept(struct ts_loop *lp, int lfd)
+static void ts_accept(struct ts_loop *lp, uint32_t port)
 {
 	struct sockaddr_in sa;
-	socklen_t sl;
 	int i, fd, err;
 
 	for (i = 0; i < TS_ACCEPT_BURST; i++) {
-		sl = sizeof(sa);
-		fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		fd = srv_accept(&lp->lis, port, SOCK_NONBLOCK | SOCK_CLOEXEC, &sa);
 		if (fd >= 0) {
 			ts_add(lp, fd, &sa);
 			continue;
@@ -220,9 +194,7 @@ static void ts_accept(struct ts_loop *lp, int lfd)
 		err = errno;
 		if (err == EAGAIN)
 			return;
-		if (err == EINTR || err == ECONNABORTED)
-			continue;
-		if (!tcp_shed(lfd, &lp->reserve, err, &lp->s->st))
+		if (!tcp_shed(&lp->lis, port, err, &lp->s->st))
 			continue;
 		ts_pause(lp, err);
 		return;
@@ -354,7 +326,7 @@ static void ts_tick(struct ts_loop *lp)
 		if (now - s->conn[fd].since >= s->o->timeout_s)
 			ts_close(lp, fd, "stall");
 	}
-	ts_resume(lp);
+	srv_lis_pause(&lp->lis, false);
 }
 
 static void ts_stop_all(struct ts_srv *s)
@@ -409,15 +381,15 @@ static void *ts_loop_run(void *arg)
 			break;
 		}
 		for (i = 0; i < n; i++) {
-			t = (uint32_t)(ev[i].data.u64 >> 56);
-			gen = (uint16_t)(ev[i].data.u64 >> 32);
-			v = (uint32_t)ev[i].data.u64;
+			t = TAG_TYPE(ev[i].data.u64);
+			gen = TAG_GEN(ev[i].data.u64);
+			v = TAG_VAL(ev[i].data.u64);
 			switch (t) {
 			case TS_T_CONN:
 				ts_conn_event(lp, (int)v, gen, ev[i].events);
 				break;
 			case TS_T_LISTEN:
-				ts_accept(lp, lp->lfd[v]);
+				ts_accept(lp, v);
 				break;
 			case TS_T_TICK:
 				ts_tick(lp);
@@ -433,34 +405,20 @@ static void *ts_loop_run(void *arg)
 	return NULL;
 }
 
-static int ts_watch(struct ts_loop *lp, int fd, uint64_t tag, const char *what)
-{
-	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
-
-	if (!epoll_ctl(lp->ep, EPOLL_CTL_ADD, fd, &ev))
-		return 0;
-	rep_fatal("epoll_ctl", what, errno);
-	return -1;
-}
-
 static int ts_loop_init(struct ts_srv *s, struct ts_loop *lp, unsigned id)
 {
 	const struct ag_opts *o = s->o;
 	struct itimerspec its = { .it_interval.tv_sec = 1, .it_value.tv_sec = 1 };
-	uint32_t i;
 
 	lp->s = s;
 	lp->id = id;
 	lp->pend_head = -1;
-	lp->ep = lp->wake = lp->tick = lp->reserve = -1;
-	lp->lfd = malloc(o->ports * sizeof(*lp->lfd));
+	lp->ep = lp->wake = lp->tick = -1;
 	lp->buf = malloc(TS_BUF);
-	if (!lp->lfd || !lp->buf) {
+	if (!lp->buf) {
 		rep_fatal("malloc", "event loop", ENOMEM);
 		return -1;
 	}
-	for (i = 0; i < o->ports; i++)
-		lp->lfd[i] = -1;
 	lp->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (lp->ep < 0) {
 		rep_fatal("epoll_create1", "event loop", errno);
@@ -480,33 +438,15 @@ static int ts_loop_init(struct ts_srv *s, struct ts_loop *lp, unsigned id)
 		rep_fatal("timerfd_settime", "event loop", errno);
 		return -1;
 	}
-	lp->reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (lp->reserve < 0) {
-		rep_fatal("open", "/dev/null", errno);
+	if (tag_watch(lp->ep, lp->wake, EPOLLIN, TAG(TS_T_WAKE, 0, 0), "eventfd") ||
+	    tag_watch(lp->ep, lp->tick, EPOLLIN, TAG(TS_T_TICK, 0, 0), "timerfd"))
 		return -1;
-	}
-	if (ts_watch(lp, lp->wake, TS_TAG(TS_T_WAKE, 0), "eventfd") ||
-	    ts_watch(lp, lp->tick, TS_TAG(TS_T_TICK, 0), "timerfd"))
-		return -1;
-	for (i = 0; i < o->ports; i++) {
-		lp->lfd[i] = sk_listen(o, o->port + i, 1, o->server_threads > 1);
-		if (lp->lfd[i] < 0 ||
-		    ts_watch(lp, lp->lfd[i], TS_TAG(TS_T_LISTEN, i), "listener"))
-			return -1;
-	}
-	return 0;
+	return srv_lis_open(&lp->lis, o, lp->ep, TS_T_LISTEN, o->server_threads > 1, true);
 }
 
 static void ts_loop_fini(struct ts_loop *lp)
 {
-	uint32_t i;
-
-	if (lp->lfd)
-		for (i = 0; i < lp->s->o->ports; i++)
-			if (lp->lfd[i] >= 0)
-				close(lp->lfd[i]);
-	if (lp->reserve >= 0)
-		close(lp->reserve);
+	srv_lis_close(&lp->lis);
 	if (lp->tick >= 0)
 		close(lp->tick);
 	if (lp->wake >= 0)
@@ -514,7 +454,6 @@ static void ts_loop_fini(struct ts_loop *lp)
 	if (lp->ep >= 0)
 		close(lp->ep);
 	free(lp->buf);
-	free(lp->lfd);
 }
 
 /* After every loop has stopped: orderly close of what is left, no records. */
@@ -555,7 +494,7 @@ int tcp_server_run(const struct ag_opts *o)
 	for (i = 0; i < o->server_threads; i++)
 		if (ts_loop_init(&s, &s.loops[i], i))
 			goto out_loops;
-	if (ctl_watch(&s.ctl, s.loops[0].ep, TS_TAG(TS_T_CTL, 0)))
+	if (ctl_watch(&s.ctl, s.loops[0].ep, TAG(TS_T_CTL, 0, 0)))
 		goto out_loops;
 	proto_hello_server(o->ports, o->port, -1);
 	for (i = 1; i < o->server_threads; i++) {

@@ -21,10 +21,11 @@
 #include <unistd.h>
 
 #include "agents/ag.h"
-#include "agents/rc_rep.h"
-#include "agents/rc_server.h"
+#include "agents/rc/rc_rep.h"
+#include "agents/rc/rc_server.h"
+#include "agents/tag.h"
 #include "agents/report.h"
-#include "agents/sock.h"
+#include "agents/srv/sock.h"
 
 #define RS_ACCEPT_BURST 64
 /* rejects are logged up to this many; the count is in the result record */
@@ -34,40 +35,13 @@ int rs_oob_open(struct rs_srv *s)
 {
 	const struct ag_opts *o = s->o;
 	char err[320];
-	uint32_t i;
 
 	s->ssl = tls_ctx_new(true, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
 	if (!s->ssl) {
 		rep_fatal("SSL_CTX_new", err, EINVAL);
 		return -1;
 	}
-	s->lfd = malloc(o->ports * sizeof(*s->lfd));
-	if (!s->lfd) {
-		rep_fatal("malloc", "listeners", ENOMEM);
-		return -1;
-	}
-	for (i = 0; i < o->ports; i++)
-		s->lfd[i] = -1;
-	for (i = 0; i < o->ports; i++) {
-		s->lfd[i] = sk_listen(o, o->port + i, 1, 0);
-		if (s->lfd[i] < 0 ||
-		    rs_watch(s, s->lfd[i], EPOLLIN, RS_TAG(RS_T_LISTEN, 0, i), "listener"))
-			return -1;
-	}
-	return 0;
-}
-
-static void rs_listen_mod(struct rs_srv *s, uint32_t events)
-{
-	struct epoll_event ev = { .events = events };
-	uint32_t i;
-
-	for (i = 0; i < s->o->ports; i++) {
-		ev.data.u64 = RS_TAG(RS_T_LISTEN, 0, i);
-		if (epoll_ctl(s->ep, EPOLL_CTL_MOD, s->lfd[i], &ev))
-			ag_warn("epoll_ctl listener: %s", strerror(errno));
-	}
-	s->lpaused = !events;
+	return srv_lis_open(&s->lis, o, s->ep, RS_T_LISTEN, false, false);
 }
 
 /* --- sessions --- */
@@ -173,32 +147,27 @@ static void rs_accept_one(struct rs_srv *s, int fd, const struct sockaddr_in *sa
 	ss->events = EPOLLIN | EPOLLRDHUP;
 	s->sess[slot] = ss;
 	s->live_sess++;
-	if (rs_watch(s, fd, ss->events, RS_TAG(RS_T_SESS, ss->gen, slot), "session"))
+	if (tag_watch(s->ep, fd, ss->events, TAG(RS_T_SESS, ss->gen, slot), "session"))
 		rs_sess_close(s, ss, "epoll_ctl");
 }
 
 void rs_oob_listen_event(struct rs_srv *s, uint32_t port)
 {
 	struct sockaddr_in sa;
-	socklen_t sl;
 	int i, fd;
 
 	for (i = 0; i < RS_ACCEPT_BURST; i++) {
-		sl = sizeof(sa);
-		fd = accept4(s->lfd[port], (struct sockaddr *)&sa, &sl,
-			     SOCK_NONBLOCK | SOCK_CLOEXEC);
+		fd = srv_accept(&s->lis, port, SOCK_NONBLOCK | SOCK_CLOEXEC, &sa);
 		if (fd >= 0) {
 			rs_accept_one(s, fd, &sa);
 			continue;
 		}
 		if (errno == EAGAIN)
 			return;
-		if (errno == EINTR || errno == ECONNABORTED)
-			continue;
 		/* EMFILE and friends: stop polling the full queue until the next tick */
 		ag_warn("accept on port %u: %s; not accepting for a second",
 			s->o->port + port, strerror(errno));
-		rs_listen_mod(s, 0);
+		srv_lis_pause(&s->lis, true);
 		return;
 	}
 }
@@ -288,7 +257,7 @@ static int rs_records(struct rs_srv *s, struct rs_sess *ss, bool *progress,
 
 static void rs_sess_update(struct rs_srv *s, struct rs_sess *ss, bool progress)
 {
-	struct epoll_event ev = { .data.u64 = RS_TAG(RS_T_SESS, ss->gen, ss->slot) };
+	struct epoll_event ev = { .data.u64 = TAG(RS_T_SESS, ss->gen, ss->slot) };
 	bool busy = !ss->io.up || ss->ilen || tls_io_pending(&ss->io);
 
 	/* the deadline runs while the peer owes us bytes or we wait on it to read */
@@ -323,7 +292,7 @@ static void rs_sess_queue(struct rs_srv *s, struct rs_sess *ss)
 		s->ready = v;
 		s->ready_cap = s->ready_cap ? s->ready_cap * 2 : 64;
 	}
-	s->ready[s->nready++] = (uint64_t)ss->gen << 32 | ss->slot;
+	s->ready[s->nready++] = TAG(RS_T_SESS, ss->gen, ss->slot);
 	ss->queued = true;
 }
 
@@ -416,8 +385,8 @@ void rs_oob_ready(struct rs_srv *s)
 
 	/* runs may queue again: they go behind, for the next turn */
 	for (i = 0; i < n; i++) {
-		slot = (uint32_t)s->ready[i];
-		gen = (uint16_t)(s->ready[i] >> 32);
+		slot = TAG_VAL(s->ready[i]);
+		gen = TAG_GEN(s->ready[i]);
 		if (slot >= s->nsess || !(ss = s->sess[slot]) || ss->gen != gen)
 			continue;
 		ss->queued = false;
@@ -433,8 +402,7 @@ void rs_oob_tick(struct rs_srv *s)
 	struct rs_sess *ss;
 	uint32_t i;
 
-	if (s->lpaused)
-		rs_listen_mod(s, EPOLLIN);
+	srv_lis_pause(&s->lis, false);
 	for (i = 0; i < s->nsess; i++) {
 		ss = s->sess[i];
 		if (ss && ss->deadline && ss->deadline <= now)
@@ -449,18 +417,12 @@ void rs_oob_close(struct rs_srv *s)
 	for (i = 0; i < s->nsess; i++)
 		if (s->sess[i])
 			rs_sess_close(s, s->sess[i], NULL);
-	if (s->lfd) {
-		for (i = 0; i < s->o->ports; i++)
-			if (s->lfd[i] >= 0)
-				close(s->lfd[i]);
-		free(s->lfd);
-	}
+	srv_lis_close(&s->lis);
 	free(s->sess);
 	free(s->sfree);
 	free(s->sgens);
 	free(s->ready);
 	SSL_CTX_free(s->ssl);
-	s->lfd = NULL;
 	s->sess = NULL;
 	s->ssl = NULL;
 }

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "agents/ag.h"
-#include "agents/rc_client.h"
+#include "agents/rc/rc_client.h"
 #include "agents/report.h"
 #include "rdma/dev.h"
 

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The transports built into the agent: one row each. See transport.h.
+ */
+#include <stddef.h>
+
+#include "agents/rc/rc.h"
+#include "agents/tcp/tcp.h"
+#include "agents/transport.h"
+
+static const struct transport transports[] = {
+	{ OPT_TR_TCP, tcp_server_run, tcp_client_run },
+	{ OPT_TR_RC, rc_server_run, rc_client_run },
+};
+
+const struct transport *transport_find(enum opt_transport id)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(transports) / sizeof(transports[0]); i++)
+		if (transports[i].id == id)
+			return &transports[i];
+	return NULL;
+}
