@@ -27,7 +27,7 @@ json_t *hj_plan(const struct hp_plan *p)
 			 (json_int_t)p->max, "server_threads", (json_int_t)p->server_threads);
 }
 
-static json_t *hj_summary(const struct hs_summary *s, double scale)
+static json_t *hj_summary(const struct st_summary *s, double scale)
 {
 	return json_pack("{s:I, s:f, s:f, s:f, s:f}", "n", (json_int_t)s->n, "avg", s->avg / scale,
 			 "p50", (double)s->p50 / scale, "p99", (double)s->p99 / scale, "max",
@@ -67,12 +67,12 @@ static json_t *hj_series(const struct hs_series *se)
 	return a;
 }
 
-json_t *hj_point(const struct hr_point *pt, const char *verdict)
+json_t *hj_point(const struct pt_point *pt, const char *verdict)
 {
 	json_t *fails = json_array(), *causes = json_array(), *o;
 
 	for (int i = 0; i < pt->nfails; i++) {
-		const struct hr_fail *f = &pt->fails[i];
+		const struct pt_fail *f = &pt->fails[i];
 
 		json_array_append_new(fails, json_pack("{s:I, s:s, s:s, s:i, s:s, s:f, s:o}", "id",
 						       (json_int_t)f->id, "phase", f->phase, "call",

@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/point.h"
+#include "harness/pointtap.h"
 
-static void hp_res_diag(struct tap *t, const char *what, const struct hs_res *r)
+static void ptap_res_diag(struct tap *t, const char *what, const struct hs_res *r)
 {
 	char line[512];
 	size_t l = 0;
@@ -16,7 +16,7 @@ static void hp_res_diag(struct tap *t, const char *what, const struct hs_res *r)
 	tap_diag(t, "%s", line + 1);
 }
 
-static void hp_delta_diag(struct tap *t, const char *what, const uint64_t *peak,
+static void ptap_delta_diag(struct tap *t, const char *what, const uint64_t *peak,
 			  const uint64_t *base)
 {
 	char line[256];
@@ -33,7 +33,7 @@ static void hp_delta_diag(struct tap *t, const char *what, const uint64_t *peak,
  * first message afterwards was fair - connections starved behind a long
  * handshake queue show up as a long tail against the median.
  */
-static void hp_storm_diag(struct tap *t, const struct hr_point *pt)
+static void ptap_storm_diag(struct tap *t, const struct pt_point *pt)
 {
 	double p50 = (double)pt->lat_ns.p50;
 
@@ -52,7 +52,7 @@ static void hp_storm_diag(struct tap *t, const struct hr_point *pt)
  * the finding, not a defect: those checks become XFAIL. Leaks, crashes and
  * malformed records still fail.
  */
-enum tap_res hr_point_tap(struct hr_ctx *c, const struct hr_point *pt, const char *desc, bool probe)
+enum tap_res ptap_point(struct pt_ctx *c, const struct pt_point *pt, const char *desc, bool probe)
 {
 	const struct hp_plan *p = c->plan;
 	struct tap *t = c->tap;
@@ -105,7 +105,7 @@ enum tap_res hr_point_tap(struct hr_ctx *c, const struct hr_point *pt, const cha
 		 pt->lat_ns.avg / 1e3, (double)pt->lat_ns.p50 / 1e3, (double)pt->lat_ns.p99 / 1e3,
 		 (double)pt->lat_ns.max / 1e3);
 	if (p->cmd == HP_STORM)
-		hp_storm_diag(t, pt);
+		ptap_storm_diag(t, pt);
 	if (!pt->started)
 		tap_result(t, TAP_SKIP, "agents did not start", "traffic");
 	else
@@ -129,14 +129,14 @@ enum tap_res hr_point_tap(struct hr_ctx *c, const struct hr_point *pt, const cha
 	if (pt->proto_errors)
 		tap_kv(t, "proto_errors", "%ld", pt->proto_errors);
 	if (pt->have_res) {
-		hp_res_diag(t, "base", &pt->res_base);
-		hp_res_diag(t, "peak", &pt->res_peak);
-		hp_res_diag(t, "after", &pt->res_after);
+		ptap_res_diag(t, "base", &pt->res_base);
+		ptap_res_diag(t, "peak", &pt->res_peak);
+		ptap_res_diag(t, "after", &pt->res_after);
 		/* what each side's devices hold at peak above their baseline: per client
 		 * this is the resource model (the seed's: 1 QP, 2 CQs, 2 MRs), and ctx
 		 * counts the processes that opened the device */
-		hp_delta_diag(t, "srv_dev_delta", pt->res_peak.srv, pt->res_base.srv);
-		hp_delta_diag(t, "cli_dev_delta", pt->res_peak.cli, pt->res_base.cli);
+		ptap_delta_diag(t, "srv_dev_delta", pt->res_peak.srv, pt->res_base.srv);
+		ptap_delta_diag(t, "cli_dev_delta", pt->res_peak.cli, pt->res_base.cli);
 		tap_result(t, pt->leak || pt->proto_errors ? TAP_FAIL : TAP_PASS, NULL,
 			   "RDMA resources back to baseline%s%s", pt->leak ? ": " : "", pt->leak_what);
 	} else if (pt->proto_errors) {

@@ -452,7 +452,7 @@ static int rp_out(const char *path, void (*fn)(FILE *, const struct rp_set *, co
 	return 0;
 }
 
-int hrep_main(const struct hp_plan *p)
+int rp_main(const struct hp_plan *p)
 {
 	struct rp_set *s = calloc(1, sizeof(*s)), *old = NULL;
 	int rc = 1;
