@@ -30,7 +30,7 @@ struct pl_memo {
 
 struct pl_sess {
 	struct pt_ctx *c;
-	json_t *points;
+	json_t *doc, *points;
 	struct pl_memo memo[PL_MAX_MEMO];
 	int nmemo;
 	double t0;
@@ -204,6 +204,9 @@ static int pl_point(struct pl_sess *s, long n, bool probe, const char *label)
 		 pt->connected, pt->success_pct);
 	res = ptap_point(c, pt, desc, probe);
 	json_array_append_new(s->points, hj_point(pt, tap_res_name(res)));
+	/* every finished point is on disk: a run cut short later loses nothing measured */
+	if (c->plan->json)
+		hj_write(s->doc, c->plan->json);
 	if (s->nmemo < PL_MAX_MEMO) {
 		struct pl_memo *m = &s->memo[s->nmemo++];
 
@@ -313,7 +316,7 @@ static void pl_limit_result(struct pl_sess *s, double th)
 int pl_load(struct pt_ctx *c, json_t *doc)
 {
 	const struct hp_plan *p = c->plan;
-	struct pl_sess s = { .c = c, .t0 = pl_now() };
+	struct pl_sess s = { .c = c, .doc = doc, .t0 = pl_now() };
 	struct tap *t = c->tap;
 	char why[256], skip[256], run[8];
 	const char *reason;
