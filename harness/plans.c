@@ -203,7 +203,7 @@ static int pl_point(struct pl_sess *s, long n, bool probe, const char *label)
 	snprintf(desc, sizeof(desc), "%s clients=%ld connected=%ld success=%.2f%%", label, n,
 		 pt->connected, pt->success_pct);
 	res = ptap_point(c, pt, desc, probe);
-	json_array_append_new(s->points, hj_point(pt, tap_res_name(res)));
+	json_array_append_new(s->points, hj_point(pt, c->plan, tap_res_name(res)));
 	/* every finished point is on disk: a run cut short later loses nothing measured */
 	if (c->plan->json)
 		hj_write(s->doc, c->plan->json);
