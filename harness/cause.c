@@ -8,15 +8,15 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "harness/point.h"
+#include "harness/run.h"
 
-static void hc_sysctl(const char *ns, const char *key, char *buf, size_t len)
+static void cause_sysctl(const char *ns, const char *key, char *buf, size_t len)
 {
 	if (nn_sysctl_get(ns, key, buf, len))
 		snprintf(buf, len, "?");
 }
 
-static const char *hc_nofile(char *buf, size_t len)
+static const char *cause_nofile(char *buf, size_t len)
 {
 	struct rlimit rl;
 
@@ -26,7 +26,7 @@ static const char *hc_nofile(char *buf, size_t len)
 	return buf;
 }
 
-void hr_explain(const struct hr_ctx *c, const char *call, int err, const char *errname, long n,
+static void cause_explain(const struct pt_ctx *c, const char *call, int err, const char *errname, long n,
 		char *out, size_t len)
 {
 	const char *cns = c->topo->cli[0].ns, *sns = c->topo->srv.ns;
@@ -35,19 +35,19 @@ void hr_explain(const struct hr_ctx *c, const char *call, int err, const char *e
 	const char *why = NULL;
 
 	if (!strcmp(errname, "EMFILE") || err == EMFILE) {
-		snprintf(v, sizeof(v), "%s", hc_nofile(w, sizeof(w)));
+		snprintf(v, sizeof(v), "%s", cause_nofile(w, sizeof(w)));
 		snprintf(out, len, "%s %s (%ld times): per-process open files (RLIMIT_NOFILE, hard %s)",
 			 call, errname, n, v);
 		return;
 	}
 	if (!strcmp(errname, "ENFILE") || err == ENFILE) {
-		hc_sysctl("", "fs.file-max", v, sizeof(v));
+		cause_sysctl("", "fs.file-max", v, sizeof(v));
 		snprintf(out, len, "%s %s (%ld times): system-wide open files (fs.file-max=%s)", call,
 			 errname, n, v);
 		return;
 	}
 	if (!strcmp(errname, "EADDRNOTAVAIL") || err == EADDRNOTAVAIL) {
-		hc_sysctl(cns, "net.ipv4.ip_local_port_range", v, sizeof(v));
+		cause_sysctl(cns, "net.ipv4.ip_local_port_range", v, sizeof(v));
 		snprintf(out, len,
 			 "%s %s (%ld times): ephemeral ports exhausted (net.ipv4.ip_local_port_range=%s, "
 			 "--ports spreads clients over more server ports)",
@@ -55,7 +55,7 @@ void hr_explain(const struct hr_ctx *c, const char *call, int err, const char *e
 		return;
 	}
 	if (!strcmp(errname, "ECONNREFUSED") && !verbs) {
-		hc_sysctl(sns, "net.core.somaxconn", v, sizeof(v));
+		cause_sysctl(sns, "net.core.somaxconn", v, sizeof(v));
 		snprintf(out, len,
 			 "%s %s (%ld times): server refused (listen backlog full or not listening; "
 			 "net.core.somaxconn=%s)",
@@ -75,7 +75,7 @@ void hr_explain(const struct hr_ctx *c, const char *call, int err, const char *e
 		return;
 	}
 	if (verbs && err == ENOMEM) {
-		hc_sysctl("", "vm.max_map_count", v, sizeof(v));
+		cause_sysctl("", "vm.max_map_count", v, sizeof(v));
 		snprintf(out, len,
 			 "%s %s (%ld times): memory maps per process (vm.max_map_count=%s; each QP maps "
 			 "its SQ and RQ, each CQ its ring) or kernel memory",
@@ -97,7 +97,7 @@ void hr_explain(const struct hr_ctx *c, const char *call, int err, const char *e
 	if (!strcmp(call, "ibv_open_device") || !strcmp(call, "ibv_alloc_pd"))
 		why = why ? why : "device contexts (one per process opening the device)";
 	if (!strcmp(errname, "REJECTED") || !strcmp(errname, "ECONNREFUSED")) {
-		hc_sysctl("", "net.rdma_ucm.max_backlog", v, sizeof(v));
+		cause_sysctl("", "net.rdma_ucm.max_backlog", v, sizeof(v));
 		snprintf(out, len, "%s %s (%ld times): CM reject (listen backlog net.rdma_ucm.max_backlog=%s)",
 			 call, errname, n, v);
 		return;
@@ -116,4 +116,29 @@ void hr_explain(const struct hr_ctx *c, const char *call, int err, const char *e
 		return;
 	}
 	snprintf(out, len, "%s %s (%ld times)%s%s", call, errname, n, why ? ": " : "", why ? why : "");
+}
+
+/*
+ * The first failure's cause names the limit. When what a client saw is only
+ * the effect of the server closing on it (EOF, reset), the server's own reason
+ * for dropping peers is the cause.
+ */
+void cause_pick(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	const char *e = pt->fails[0].errname;
+	bool effect = !strcmp(e, "eof") || !strcmp(e, "ECONNRESET") || !strcmp(e, "EPIPE");
+	int best = 0;
+
+	if (!pt->ncauses)
+		return;
+	for (int i = 0; i < pt->ncauses; i++)
+		if (!strcmp(pt->causes[i].call, pt->fails[0].call) &&
+		    !strcmp(pt->causes[i].errname, e))
+			best = i;
+	for (int i = pt->ncauses - 1; effect && i >= 0; i--)
+		if (!strcmp(pt->causes[i].call, "server"))
+			best = i;
+	cause_explain(r->c, pt->causes[best].call, pt->causes[best].err, pt->causes[best].errname,
+		      pt->causes[best].count, pt->cause, sizeof(pt->cause));
 }

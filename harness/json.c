@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/fig.h"
 #include "harness/json.h"
 
 json_t *hj_plan(const struct hp_plan *p)
@@ -25,13 +26,6 @@ json_t *hj_plan(const struct hp_plan *p)
 			 (json_int_t)p->ports, "oob_session",
 			 opt_word(OPT_OOB_SESSION, p->oob_session), "max",
 			 (json_int_t)p->max, "server_threads", (json_int_t)p->server_threads);
-}
-
-static json_t *hj_summary(const struct hs_summary *s, double scale)
-{
-	return json_pack("{s:I, s:f, s:f, s:f, s:f}", "n", (json_int_t)s->n, "avg", s->avg / scale,
-			 "p50", (double)s->p50 / scale, "p99", (double)s->p99 / scale, "max",
-			 (double)s->max / scale);
 }
 
 static json_t *hj_res(const uint64_t *v)
@@ -67,12 +61,12 @@ static json_t *hj_series(const struct hs_series *se)
 	return a;
 }
 
-json_t *hj_point(const struct hr_point *pt, const char *verdict)
+json_t *hj_point(const struct pt_point *pt, const struct hp_plan *plan, const char *verdict)
 {
 	json_t *fails = json_array(), *causes = json_array(), *o;
 
 	for (int i = 0; i < pt->nfails; i++) {
-		const struct hr_fail *f = &pt->fails[i];
+		const struct pt_fail *f = &pt->fails[i];
 
 		json_array_append_new(fails, json_pack("{s:I, s:s, s:s, s:i, s:s, s:f, s:o}", "id",
 						       (json_int_t)f->id, "phase", f->phase, "call",
@@ -85,36 +79,8 @@ json_t *hj_point(const struct hr_point *pt, const char *verdict)
 							pt->causes[i].errname, "errno",
 							pt->causes[i].err, "count",
 							(json_int_t)pt->causes[i].count));
-	o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:o}", "clients",
-		      (json_int_t)pt->clients, "agents", (json_int_t)pt->agents, "servers",
-		      (json_int_t)pt->servers, "ports",
-		      (json_int_t)pt->ports, "connected", (json_int_t)pt->connected, "failed",
-		      (json_int_t)pt->failed, "unsettled", (json_int_t)pt->unsettled, "connect_pct",
-		      pt->connect_pct, "success_pct", pt->success_pct, "t_connect_s", pt->t_connect_s,
-		      "connect_us", hj_summary(&pt->conn_us, 1));
-	json_object_set_new(o, "traffic",
-			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o}", "msgs",
-				      (json_int_t)pt->msgs, "expected", (json_int_t)pt->expect_msgs,
-				      "verified", (json_int_t)pt->verified, "bad", (json_int_t)pt->bad,
-				      "lost", (json_int_t)pt->lost, "t_traffic_s", pt->t_traffic_s,
-				      "msgs_per_s", pt->msgs_per_s, "lat_us",
-				      hj_summary(&pt->lat_ns, 1e3)));
-	json_object_set_new(o, "server",
-			    json_pack("{s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
-				      "rss_kb_base", (json_int_t)pt->srv_rss_base_kb, "rss_kb_peak",
-				      (json_int_t)pt->srv_rss_peak_kb, "bytes_per_conn",
-				      pt->srv_bytes_per_conn, "fds", (json_int_t)pt->srv_fds, "threads",
-				      (json_int_t)pt->srv_threads, "accepted",
-				      (json_int_t)pt->srv_accepted, "drops", (json_int_t)pt->srv_drops,
-				      "tcp_inuse_peak", (json_int_t)pt->tcp_inuse_peak,
-				      "slab_kb_delta", (json_int_t)(pt->slab_peak_kb - pt->slab_base_kb),
-				      "kern_slab_bytes_per_conn", pt->kern_bytes_per_conn));
-	json_object_set_new(o, "agents_total",
-			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "rss_kb", (json_int_t)pt->cli_rss_kb,
-				      "rss_kb_max", (json_int_t)pt->cli_rss_max_kb, "threads",
-				      (json_int_t)pt->cli_threads, "fds", (json_int_t)pt->cli_fds,
-				      "nofile_needed", (json_int_t)pt->per_agent_nofile, "nofile_cap",
-				      (json_int_t)pt->nofile_got));
+	o = json_object();
+	fig_json(o, pt, plan);
 	json_object_set_new(o, "resources",
 			    json_pack("{s:o, s:o, s:o, s:b, s:s}", "base", hj_res_pair(&pt->res_base),
 				      "peak", hj_res_pair(&pt->res_peak), "after",
@@ -122,12 +88,6 @@ json_t *hj_point(const struct hr_point *pt, const char *verdict)
 				      pt->leak_what));
 	json_object_set_new(o, "failures", fails);
 	json_object_set_new(o, "causes", causes);
-	json_object_set_new(o, "lat_over_10x_p50", json_integer((json_int_t)pt->lat_slow));
-	json_object_set_new(o, "cause", json_string(pt->cause));
-	json_object_set_new(o, "capped", json_string(pt->capped));
-	json_object_set_new(o, "timeout_s", json_integer(pt->timeout_s));
-	json_object_set_new(o, "srv_maps_max", json_integer(pt->srv_maps_max));
-	json_object_set_new(o, "agents_maps_max", json_integer(pt->cli_maps_max));
 	json_object_set_new(o, "ok", json_boolean(pt->ok));
 	json_object_set_new(o, "why", json_string(pt->why));
 	json_object_set_new(o, "verdict", json_string(verdict));

@@ -9,7 +9,8 @@
 #include "harness/point.h"
 
 json_t *hj_plan(const struct hp_plan *p);
-json_t *hj_point(const struct hr_point *pt, const char *verdict);
+/* A point: its figures (harness/fig.h), resources, failures, verdict and series. */
+json_t *hj_point(const struct pt_point *pt, const struct hp_plan *plan, const char *verdict);
 /* Writes doc to path atomically (temp file + rename). 0 or -1 with a message. */
 int hj_write(json_t *doc, const char *path);
 

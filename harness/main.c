@@ -99,7 +99,7 @@ static int hm_down(struct hp_plan *p, struct tap *t)
 int main(int argc, char **argv)
 {
 	struct hp_plan *p = calloc(1, sizeof(*p));
-	struct hr_ctx c = { 0 };
+	struct pt_ctx c = { 0 };
 	struct tap t;
 	sigset_t set;
 	json_t *doc;
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 		return rc > 0 ? 0 : TAP_EXIT_USAGE;
 	}
 	if (p->cmd == HP_REPORT) {
-		rc = hrep_main(p);
+		rc = rp_main(p);
 		free(p);
 		return rc;
 	}
@@ -147,7 +147,7 @@ int main(int argc, char **argv)
 		doc = json_object();
 		json_object_set_new(doc, "rdmacap", json_string(RDMACAP_VERSION));
 		json_object_set_new(doc, "plan", hj_plan(p));
-		rc = hl_load(&c, doc);
+		rc = pl_load(&c, doc);
 		if (c.aborted) {
 			fprintf(stderr, "rdmacap: interrupted: agents stopped, topology removed\n");
 			json_object_set_new(doc, "interrupted", json_true());

@@ -18,25 +18,26 @@
 #include "harness/env.h"
 #include "harness/json.h"
 #include "harness/plans.h"
+#include "harness/pointtap.h"
 
-#define HL_MAX_MEMO 256
+#define PL_MAX_MEMO 256
 
-struct hl_memo {
+struct pl_memo {
 	long n;
 	double success, connect;
 	char cause[256];
 };
 
-struct hl_sess {
-	struct hr_ctx *c;
-	json_t *points;
-	struct hl_memo memo[HL_MAX_MEMO];
+struct pl_sess {
+	struct pt_ctx *c;
+	json_t *doc, *points;
+	struct pl_memo memo[PL_MAX_MEMO];
 	int nmemo;
 	double t0;
 	int ran;
 };
 
-static double hl_now(void)
+static double pl_now(void)
 {
 	struct timespec ts;
 
@@ -47,11 +48,11 @@ static double hl_now(void)
 /*
  * rdma_cm's listen backlog is one global sysctl (init_net only): a connection
  * storm past it is refused. Raise it for the run when the plan needs more, say
- * so, and put the old value back at the end (hl_backlog_restore).
+ * so, and put the old value back at the end (pl_backlog_restore).
  */
-static char hl_backlog_old[32];
+static char pl_backlog_old[32];
 
-static void hl_backlog(struct hr_ctx *c)
+static void pl_backlog(struct pt_ctx *c)
 {
 	const struct hp_plan *p = c->plan;
 	long need = 0, cur;
@@ -77,23 +78,23 @@ static void hl_backlog(struct hr_ctx *c)
 		tap_diag(c->tap, "net.rdma_ucm.max_backlog=%ld could not be raised to %ld", cur, need);
 		return;
 	}
-	snprintf(hl_backlog_old, sizeof(hl_backlog_old), "%ld", cur);
+	snprintf(pl_backlog_old, sizeof(pl_backlog_old), "%ld", cur);
 	tap_diag(c->tap, "tuned net.rdma_ucm.max_backlog=%ld (was %ld, restored after the run)", need,
 		 cur);
 }
 
-static void hl_backlog_restore(void)
+static void pl_backlog_restore(void)
 {
-	if (!hl_backlog_old[0])
+	if (!pl_backlog_old[0])
 		return;
-	if (nn_sysctl_set("", "net.rdma_ucm.max_backlog", hl_backlog_old))
+	if (nn_sysctl_set("", "net.rdma_ucm.max_backlog", pl_backlog_old))
 		fprintf(stderr, "rdmacap: net.rdma_ucm.max_backlog not restored to %s\n",
-			hl_backlog_old);
-	hl_backlog_old[0] = '\0';
+			pl_backlog_old);
+	pl_backlog_old[0] = '\0';
 }
 
 /* Namespaced sysctls that make a topology able to hold what the plan asks for. */
-static void hl_tune(struct hr_ctx *c)
+static void pl_tune(struct pt_ctx *c)
 {
 	struct nn_topo *t = c->topo;
 	static const char *const srv[][2] = {
@@ -105,7 +106,7 @@ static void hl_tune(struct hr_ctx *c)
 		{ "net.ipv4.tcp_tw_reuse", "1" },
 	};
 
-	hl_backlog(c);
+	pl_backlog(c);
 	if (t->kind == NN_LOOP)
 		return; /* the caller's own namespace: we change nothing there */
 	for (size_t i = 0; i < 2; i++) {
@@ -125,7 +126,7 @@ static void hl_tune(struct hr_ctx *c)
  * rxe needs rdma_rxe, ib_uverbs for user verbs and rdma_ucm for rdmacm: load them
  * (as root, like `rdma link add` would expect) so a fresh boot just works.
  */
-static int hl_modprobe(char *why, size_t len)
+static int pl_modprobe(char *why, size_t len)
 {
 	char *const argv[] = { "modprobe", "-a", "rdma_rxe", "ib_uverbs", "rdma_ucm", NULL };
 	extern char **environ;
@@ -145,7 +146,7 @@ static int hl_modprobe(char *why, size_t len)
 }
 
 /* A whole run skipped for a missing capability, before anything is created. */
-static const char *hl_skip_reason(const struct hp_plan *p, char *buf, size_t len)
+static const char *pl_skip_reason(const struct hp_plan *p, char *buf, size_t len)
 {
 	struct nn_caps caps;
 	bool rc = p->transport == OPT_TR_RC;
@@ -161,7 +162,7 @@ static const char *hl_skip_reason(const struct hp_plan *p, char *buf, size_t len
 		snprintf(buf, len, "rdma_rxe: %s", caps.why_rxe);
 		return buf;
 	}
-	if (hl_modprobe(buf, len))
+	if (pl_modprobe(buf, len))
 		return buf;
 	if (p->topo.kind != NN_LOOP && !caps.rxe_netns) {
 		snprintf(buf, len, "rxe inside network namespaces: %s", caps.why_rxe_netns);
@@ -171,7 +172,7 @@ static const char *hl_skip_reason(const struct hp_plan *p, char *buf, size_t len
 }
 
 /* A throwaway CA and certificates for this run's oob-tls, removed at the end. */
-static int hl_certs(struct hr_ctx *c, char *why, size_t len)
+static int pl_certs(struct pt_ctx *c, char *why, size_t len)
 {
 	snprintf(c->tls_dir, sizeof(c->tls_dir), "/tmp/rdmacap-tls.XXXXXX");
 	if (!mkdtemp(c->tls_dir)) {
@@ -187,10 +188,10 @@ static int hl_certs(struct hr_ctx *c, char *why, size_t len)
 	return 0;
 }
 
-static int hl_point(struct hl_sess *s, long n, bool probe, const char *label)
+static int pl_point(struct pl_sess *s, long n, bool probe, const char *label)
 {
-	struct hr_ctx *c = s->c;
-	struct hr_point *pt = calloc(1, sizeof(*pt));
+	struct pt_ctx *c = s->c;
+	struct pt_point *pt = calloc(1, sizeof(*pt));
 	char desc[128];
 	enum tap_res res;
 	int rc;
@@ -198,13 +199,16 @@ static int hl_point(struct hl_sess *s, long n, bool probe, const char *label)
 	if (!pt)
 		return -1;
 	fprintf(stderr, "rdmacap: %s: %ld clients\n", label, n);
-	rc = hr_point_run(c, n, pt);
+	rc = pt_run(c, n, pt);
 	snprintf(desc, sizeof(desc), "%s clients=%ld connected=%ld success=%.2f%%", label, n,
 		 pt->connected, pt->success_pct);
-	res = hr_point_tap(c, pt, desc, probe);
-	json_array_append_new(s->points, hj_point(pt, tap_res_name(res)));
-	if (s->nmemo < HL_MAX_MEMO) {
-		struct hl_memo *m = &s->memo[s->nmemo++];
+	res = ptap_point(c, pt, desc, probe);
+	json_array_append_new(s->points, hj_point(pt, c->plan, tap_res_name(res)));
+	/* every finished point is on disk: a run cut short later loses nothing measured */
+	if (c->plan->json)
+		hj_write(s->doc, c->plan->json);
+	if (s->nmemo < PL_MAX_MEMO) {
+		struct pl_memo *m = &s->memo[s->nmemo++];
 
 		m->n = n;
 		m->success = pt->success_pct;
@@ -212,12 +216,12 @@ static int hl_point(struct hl_sess *s, long n, bool probe, const char *label)
 		snprintf(m->cause, sizeof(m->cause), "%s", pt->cause[0] ? pt->cause : pt->why);
 	}
 	s->ran++;
-	hr_point_free(pt);
+	pt_free(pt);
 	free(pt);
 	return rc;
 }
 
-static const struct hl_memo *hl_find(struct hl_sess *s, long n)
+static const struct pl_memo *pl_find(struct pl_sess *s, long n)
 {
 	for (int i = 0; i < s->nmemo; i++)
 		if (s->memo[i].n == n)
@@ -226,7 +230,7 @@ static const struct hl_memo *hl_find(struct hl_sess *s, long n)
 }
 
 /* Largest n that met 'th', and the smallest n above it that did not (0 if none). */
-static void hl_bounds(struct hl_sess *s, double th, long *lo, long *hi)
+static void pl_bounds(struct pl_sess *s, double th, long *lo, long *hi)
 {
 	*lo = 0;
 	*hi = 0;
@@ -238,58 +242,58 @@ static void hl_bounds(struct hl_sess *s, double th, long *lo, long *hi)
 			*hi = s->memo[i].n;
 }
 
-static bool hl_budget(struct hl_sess *s)
+static bool pl_budget(struct pl_sess *s)
 {
 	const struct hp_plan *p = s->c->plan;
 
-	return !s->c->aborted && s->ran < p->steps && hl_now() - s->t0 < (double)p->budget_s;
+	return !s->c->aborted && s->ran < p->steps && pl_now() - s->t0 < (double)p->budget_s;
 }
 
-static int hl_probe(struct hl_sess *s, long n)
+static int pl_probe(struct pl_sess *s, long n)
 {
-	if (hl_find(s, n))
+	if (pl_find(s, n))
 		return 0;
-	return hl_point(s, n, true, "limit");
+	return pl_point(s, n, true, "limit");
 }
 
-static void hl_search(struct hl_sess *s, double th)
+static void pl_search(struct pl_sess *s, double th)
 {
 	const struct hp_plan *p = s->c->plan;
 	long lo, hi, n;
 
-	hl_bounds(s, th, &lo, &hi);
+	pl_bounds(s, th, &lo, &hi);
 	/* grow: double from the best point so far until one misses the threshold */
 	n = lo ? lo * 2 : p->start;
-	while (!hi && hl_budget(s)) {
+	while (!hi && pl_budget(s)) {
 		if (n > p->max)
 			n = p->max;
-		if (hl_find(s, n) && n == p->max)
+		if (pl_find(s, n) && n == p->max)
 			break;
-		if (hl_probe(s, n))
+		if (pl_probe(s, n))
 			return;
-		hl_bounds(s, th, &lo, &hi);
+		pl_bounds(s, th, &lo, &hi);
 		if (n == p->max)
 			break;
 		n *= 2;
 	}
 	/* bisect to 2% of the limit (or 1 client) */
-	while (hi && hi - lo > (lo / 50 > 1 ? lo / 50 : 1) && hl_budget(s)) {
+	while (hi && hi - lo > (lo / 50 > 1 ? lo / 50 : 1) && pl_budget(s)) {
 		n = lo + (hi - lo) / 2;
-		if (hl_probe(s, n))
+		if (pl_probe(s, n))
 			return;
-		hl_bounds(s, th, &lo, &hi);
+		pl_bounds(s, th, &lo, &hi);
 	}
 }
 
-static void hl_limit_result(struct hl_sess *s, double th)
+static void pl_limit_result(struct pl_sess *s, double th)
 {
 	const struct hp_plan *p = s->c->plan;
 	struct tap *t = s->c->tap;
-	const struct hl_memo *m;
+	const struct pl_memo *m;
 	long lo, hi;
 
-	hl_bounds(s, th, &lo, &hi);
-	m = hi ? hl_find(s, hi) : NULL;
+	pl_bounds(s, th, &lo, &hi);
+	m = hi ? pl_find(s, hi) : NULL;
 	tap_kv(t, "threshold_pct", "%.0f", th);
 	tap_kv(t, "limit", "%ld", lo);
 	if (hi) {
@@ -309,10 +313,10 @@ static void hl_limit_result(struct hl_sess *s, double th)
 	}
 }
 
-int hl_load(struct hr_ctx *c, json_t *doc)
+int pl_load(struct pt_ctx *c, json_t *doc)
 {
 	const struct hp_plan *p = c->plan;
-	struct hl_sess s = { .c = c, .t0 = hl_now() };
+	struct pl_sess s = { .c = c, .doc = doc, .t0 = pl_now() };
 	struct tap *t = c->tap;
 	char why[256], skip[256], run[8];
 	const char *reason;
@@ -323,7 +327,7 @@ int hl_load(struct hr_ctx *c, json_t *doc)
 	json_object_set_new(doc, "points", s.points);
 	json_object_set_new(doc, "env", env);
 
-	reason = hl_skip_reason(p, skip, sizeof(skip));
+	reason = pl_skip_reason(p, skip, sizeof(skip));
 	if (reason) {
 		tap_skip_all(t, "%s", reason);
 		json_object_set_new(doc, "skipped", json_string(reason));
@@ -338,7 +342,7 @@ int hl_load(struct hr_ctx *c, json_t *doc)
 		return -1;
 	}
 	if (p->transport == OPT_TR_RC && p->cm == OPT_CM_OOB_TLS && !p->tls_ca &&
-	    hl_certs(c, why, sizeof(why))) {
+	    pl_certs(c, why, sizeof(why))) {
 		tap_bail(t, "TLS certificates: %s", why);
 		rc = -1;
 		goto down;
@@ -354,20 +358,20 @@ int hl_load(struct hr_ctx *c, json_t *doc)
 	tap_kv(t, "run", "%s", c->topo->run);
 	tap_kv(t, "topology", "%s server=%s%s%s", p->topo_spec, c->topo->srv.addr,
 	       c->topo->srv.ns[0] ? " ns=" : "", c->topo->srv.ns);
-	hl_tune(c);
+	pl_tune(c);
 
 	if (p->cmd == HP_LIMIT) {
-		hl_search(&s, p->thresholds[0]);
+		pl_search(&s, p->thresholds[0]);
 		if (p->thresholds[1] != p->thresholds[0])
-			hl_search(&s, p->thresholds[1]);
-		hl_limit_result(&s, p->thresholds[0]);
+			pl_search(&s, p->thresholds[1]);
+		pl_limit_result(&s, p->thresholds[0]);
 		if (p->thresholds[1] != p->thresholds[0])
-			hl_limit_result(&s, p->thresholds[1]);
+			pl_limit_result(&s, p->thresholds[1]);
 		tap_plan(t, s.ran + 1 + (p->thresholds[1] != p->thresholds[0]));
 	} else {
 		tap_plan(t, p->npoints);
 		for (int i = 0; i < p->npoints && !c->aborted; i++)
-			if (hl_point(&s, p->clients[i], false, p->cmd_name))
+			if (pl_point(&s, p->clients[i], false, p->cmd_name))
 				break;
 	}
 	{
@@ -385,7 +389,7 @@ int hl_load(struct hr_ctx *c, json_t *doc)
 		json_decref(caps);
 	}
 down:
-	hl_backlog_restore();
+	pl_backlog_restore();
 	if (c->tls_dir[0]) {
 		static const char *const f[] = { "ca.pem", "server.pem", "server.key",
 						 "client.pem", "client.key" };

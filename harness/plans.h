@@ -11,6 +11,6 @@
  * Brings up c->topo, runs the plan's points into TAP (c->tap) and doc, tears the
  * topology down. A missing capability is a whole-run SKIP. -1 on a fatal error.
  */
-int hl_load(struct hr_ctx *c, json_t *doc);
+int pl_load(struct pt_ctx *c, json_t *doc);
 
 #endif

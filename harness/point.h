@@ -3,7 +3,7 @@
  * point: one load point. N clients spread over P agent processes against one
  * server agent, released together; every phase has a deadline; the point's
  * metrics, failures and their causes, and the sampler's series end up in
- * struct hr_point, which the plans turn into TAP and JSON.
+ * struct pt_point, which the plans turn into TAP and JSON.
  */
 #ifndef RDC_HARNESS_POINT_H
 #define RDC_HARNESS_POINT_H
@@ -16,10 +16,10 @@
 #include "harness/stats.h"
 #include "tap/tap.h"
 
-#define HR_MAX_FAILS 32
-#define HR_MAX_CAUSES 16
+#define PT_MAX_FAILS 32
+#define PT_MAX_CAUSES 16
 
-struct hr_fail {
+struct pt_fail {
 	long id;           /* client id, -1 for an agent-wide failure */
 	char phase[8];     /* connect | traffic | start */
 	char call[32];     /* the failing call as the agent named it */
@@ -29,14 +29,14 @@ struct hr_fail {
 	struct hs_res res; /* counters at that moment (when sampled) */
 };
 
-struct hr_cause {
+struct pt_cause {
 	char call[32];
 	char errname[24];
 	int err;
 	long count;
 };
 
-struct hr_point {
+struct pt_point {
 	long clients, agents, ports, servers;
 	long timeout_s;                    /* deadline per phase used for this point */
 	long per_agent_nofile, nofile_got; /* what agents needed / what the limit allowed */
@@ -44,11 +44,11 @@ struct hr_point {
 
 	long connected, failed, unsettled;
 	double connect_pct, success_pct;
-	struct hs_summary conn_us;         /* exact, per connection */
+	struct st_summary conn_us;         /* exact, per connection */
 	double t_connect_s;
 
 	uint64_t msgs, verified, bad, lost, expect_msgs;
-	struct hs_summary lat_ns;          /* from the agents' histograms */
+	struct st_summary lat_ns;          /* from the agents' histograms */
 	uint64_t lat_slow;                 /* round trips slower than 10x the median */
 	double t_traffic_s, msgs_per_s;
 
@@ -67,9 +67,9 @@ struct hr_point {
 	bool leak;
 	char leak_what[160];
 
-	struct hr_fail fails[HR_MAX_FAILS];
+	struct pt_fail fails[PT_MAX_FAILS];
 	int nfails;
-	struct hr_cause causes[HR_MAX_CAUSES];
+	struct pt_cause causes[PT_MAX_CAUSES];
 	int ncauses;
 	char cause[256];                   /* the first cause, explained */
 
@@ -81,7 +81,7 @@ struct hr_point {
 	struct hs_series series;
 };
 
-struct hr_ctx {
+struct pt_ctx {
 	const struct hp_plan *plan;
 	struct nn_topo *topo;
 	struct tap *tap;
@@ -92,15 +92,8 @@ struct hr_ctx {
 	char tls_dir[64];   /* throwaway PKI of this run (oob-tls without --tls-*), or "" */
 };
 
-/* Runs one point; fills pt (caller frees with hr_point_free). 0, or -1 if aborted. */
-int hr_point_run(struct hr_ctx *c, long clients, struct hr_point *pt);
-void hr_point_free(struct hr_point *pt);
-
-/* Writes the point as a TAP subtest plus its parent result line "desc". */
-enum tap_res hr_point_tap(struct hr_ctx *c, const struct hr_point *pt, const char *desc, bool probe);
-
-/* Explains a failing call/errno as the limit behind it (reads the sysctls involved). */
-void hr_explain(const struct hr_ctx *c, const char *call, int err, const char *errname, long n,
-		char *out, size_t len);
+/* Runs one point; fills pt (caller frees with pt_free). 0, or -1 if aborted. */
+int pt_run(struct pt_ctx *c, long clients, struct pt_point *pt);
+void pt_free(struct pt_point *pt);
 
 #endif

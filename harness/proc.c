@@ -5,7 +5,7 @@
 
 #include "harness/proc.h"
 
-static long hx_count_lines(pid_t pid, const char *what)
+static long proc_count_lines(pid_t pid, const char *what)
 {
 	char path[64], buf[65536];
 	long n = 0;
@@ -23,7 +23,7 @@ static long hx_count_lines(pid_t pid, const char *what)
 	return n;
 }
 
-int hx_proc_read(pid_t pid, bool fds, struct hx_proc *p)
+int proc_read(pid_t pid, bool fds, struct proc_stat *p)
 {
 	char path[64], line[256];
 	FILE *f;
@@ -56,12 +56,12 @@ int hx_proc_read(pid_t pid, bool fds, struct hx_proc *p)
 			if (de->d_name[0] != '.')
 				p->fds++;
 		closedir(d);
-		p->maps = hx_count_lines(pid, "maps");
+		p->maps = proc_count_lines(pid, "maps");
 	}
 	return 0;
 }
 
-int hx_sockstat(pid_t pid, long *inuse, long *mem_pages)
+int proc_sockstat(pid_t pid, long *inuse, long *mem_pages)
 {
 	char path[64], line[256];
 	int found = -1;
@@ -85,7 +85,7 @@ int hx_sockstat(pid_t pid, long *inuse, long *mem_pages)
 	return found;
 }
 
-int hx_slab_kb(long *kb)
+int proc_slab_kb(long *kb)
 {
 	char line[256];
 	int found = -1;
@@ -98,4 +98,22 @@ int hx_slab_kb(long *kb)
 			found = 0;
 	fclose(f);
 	return found;
+}
+
+bool proc_has_cap(int bit)
+{
+	char line[256];
+	bool yes = false;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long caps;
+
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			yes = caps & (1ull << bit);
+	}
+	fclose(f);
+	return yes;
 }

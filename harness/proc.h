@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-struct hx_proc {
+struct proc_stat {
 	long rss_kb;   /* VmRSS */
 	long hwm_kb;   /* VmHWM: peak RSS */
 	long threads;
@@ -15,12 +15,15 @@ struct hx_proc {
 };
 
 /* 0, or -1 when the process is gone. */
-int hx_proc_read(pid_t pid, bool fds, struct hx_proc *p);
+int proc_read(pid_t pid, bool fds, struct proc_stat *p);
 
 /* TCP sockets in use and TCP memory (pages) of the namespace 'pid' lives in. */
-int hx_sockstat(pid_t pid, long *inuse, long *mem_pages);
+int proc_sockstat(pid_t pid, long *inuse, long *mem_pages);
+
+/* Whether this process holds capability 'bit' (CapEff of /proc/self/status). */
+bool proc_has_cap(int bit);
 
 /* Kernel slab memory in use, system-wide (/proc/meminfo "Slab"). */
-int hx_slab_kb(long *kb);
+int proc_slab_kb(long *kb);
 
 #endif

@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "harness/fig.h"
 #include "harness/report.h"
 
 #define RP_MAX 512
@@ -37,21 +38,9 @@ struct rp_set {
 	int n;
 };
 
-/* The number at a dotted path ("traffic.lat_us.p50"), 0 when absent. */
-static double rp_num(json_t *o, const char *path)
-{
-	char buf[128], *save = NULL;
-	json_t *v = o;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *k = strtok_r(buf, ".", &save); k && v; k = strtok_r(NULL, ".", &save))
-		v = json_object_get(v, k);
-	return v && json_is_number(v) ? json_number_value(v) : 0;
-}
-
 static long rp_int(json_t *o, const char *path)
 {
-	return (long)rp_num(o, path);
+	return (long)fig_json_at(o, path);
 }
 
 static int rp_load(const char *path, struct rp_set *s)
@@ -82,14 +71,14 @@ static int rp_load(const char *path, struct rp_set *s)
 			break;
 		r = &s->r[s->n++];
 		memset(r, 0, sizeof(*r));
-		r->clients = rp_int(pt, "clients");
-		r->connected = rp_int(pt, "connected");
-		r->success = rp_num(pt, "success_pct");
-		r->lat_p50 = rp_num(pt, "traffic.lat_us.p50");
-		r->lat_p99 = rp_num(pt, "traffic.lat_us.p99");
-		r->msgs_per_s = rp_num(pt, "traffic.msgs_per_s");
-		r->srv_rss_kb = rp_int(pt, "server.rss_kb_peak");
-		r->agents_rss_kb = rp_int(pt, "agents_total.rss_kb");
+		r->clients = (long)fig_json_num(pt, "clients");
+		r->connected = (long)fig_json_num(pt, "connected");
+		r->success = fig_json_num(pt, "success_pct");
+		r->lat_p50 = fig_json_num(pt, "lat_us_p50");
+		r->lat_p99 = fig_json_num(pt, "lat_us_p99");
+		r->msgs_per_s = fig_json_num(pt, "msgs_per_s");
+		r->srv_rss_kb = (long)fig_json_num(pt, "srv_rss_kb_peak");
+		r->agents_rss_kb = (long)fig_json_num(pt, "agents_rss_kb");
 		if (json_is_object(peak) && json_is_object(base)) {
 			r->have_res = true;
 			r->qp = rp_int(peak, "server.qp") - rp_int(base, "server.qp");
@@ -452,7 +441,7 @@ static int rp_out(const char *path, void (*fn)(FILE *, const struct rp_set *, co
 	return 0;
 }
 
-int hrep_main(const struct hp_plan *p)
+int rp_main(const struct hp_plan *p)
 {
 	struct rp_set *s = calloc(1, sizeof(*s)), *old = NULL;
 	int rc = 1;

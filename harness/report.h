@@ -6,6 +6,6 @@
 #include "harness/plan.h"
 
 /* 0, or 1 after printing why (unreadable file, not an rdmacap result, ...). */
-int hrep_main(const struct hp_plan *p);
+int rp_main(const struct hp_plan *p);
 
 #endif

@@ -19,11 +19,11 @@ static size_t hs_rank(uint64_t n, double q)
 	return r ? r - 1 : 0;
 }
 
-void hs_exact(uint32_t *v, size_t n, struct hs_summary *s)
+void st_exact(uint32_t *v, size_t n, struct st_summary *s)
 {
 	double sum = 0;
 
-	*s = (struct hs_summary){ .n = n };
+	*s = (struct st_summary){ .n = n };
 	if (!n)
 		return;
 	qsort(v, n, sizeof(*v), hs_cmp);
@@ -54,12 +54,12 @@ static uint64_t hs_at(const uint64_t *hist, unsigned nb, uint64_t rank)
 	return 0;
 }
 
-void hs_hist(const uint64_t *hist, unsigned nb, struct hs_summary *s)
+void st_hist(const uint64_t *hist, unsigned nb, struct st_summary *s)
 {
 	double sum = 0;
 	uint64_t n = 0;
 
-	*s = (struct hs_summary){ 0 };
+	*s = (struct st_summary){ 0 };
 	for (unsigned b = 0; b < nb; b++) {
 		n += hist[b];
 		sum += (double)hist[b] * (double)hs_mid(b);

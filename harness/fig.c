@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: MIT
+/* The table of a load point's figures, and the writers that walk it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/fig.h"
+
+#define L(f) .type = FIG_LONG, .off = offsetof(struct pt_point, f)
+#define U(f) .type = FIG_U64, .off = offsetof(struct pt_point, f)
+#define D(f) .type = FIG_DBL, .off = offsetof(struct pt_point, f)
+#define S(f) .type = FIG_STR, .off = offsetof(struct pt_point, f)
+#define G(fn) .get = fn
+
+/* --- figures computed from others, or words of the plan --- */
+
+static void g_transport(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
+{
+	(void)pt;
+	*v = (struct fig_val){ .type = FIG_STR, .s = opt_word(OPT_TRANSPORT, p->transport) };
+}
+
+static void g_cm(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
+{
+	(void)pt;
+	*v = (struct fig_val){ .type = FIG_STR, .s = opt_word(OPT_CM, p->cm) };
+}
+
+static void g_topology(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
+{
+	(void)pt;
+	*v = (struct fig_val){ .type = FIG_STR, .s = p->topo_spec };
+}
+
+static void g_server_model(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
+{
+	(void)pt;
+	*v = (struct fig_val){ .type = FIG_STR, .s = opt_word(OPT_SERVER_MODEL, p->server_model) };
+}
+
+#define PLAN_LONG(fn, field)                                                                      \
+	static void fn(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)     \
+	{                                                                                         \
+		(void)pt;                                                                         \
+		*v = (struct fig_val){ .type = FIG_LONG, .l = p->field };                         \
+	}
+PLAN_LONG(g_msgs, msgs)
+PLAN_LONG(g_size, size)
+PLAN_LONG(g_workers, workers)
+
+/* a latency summary in ns, as us */
+#define LAT_US(fn, field)                                                                         \
+	static void fn(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)     \
+	{                                                                                         \
+		(void)p;                                                                          \
+		*v = (struct fig_val){ .type = FIG_DBL, .d = (double)pt->lat_ns.field / 1e3 };    \
+	}
+LAT_US(g_lat_avg, avg)
+LAT_US(g_lat_p50, p50)
+LAT_US(g_lat_p99, p99)
+LAT_US(g_lat_max, max)
+
+static void g_setup_rate(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
+{
+	(void)p;
+	*v = (struct fig_val){ .type = FIG_DBL, .d = pt->t_connect_s > 0 ?
+			       (double)pt->connected / pt->t_connect_s : 0.0 };
+}
+
+static void g_p99_over_p50(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
+{
+	double p50 = (double)pt->lat_ns.p50;
+
+	(void)p;
+	*v = (struct fig_val){ .type = FIG_DBL, .d = p50 > 0 ? (double)pt->lat_ns.p99 / p50 : 0.0 };
+}
+
+static void g_slab_delta(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
+{
+	(void)p;
+	*v = (struct fig_val){ .type = FIG_LONG, .l = pt->slab_peak_kb - pt->slab_base_kb };
+}
+
+static void g_total_threads(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
+{
+	(void)p;
+	*v = (struct fig_val){ .type = FIG_LONG, .l = pt->cli_threads + pt->srv_threads };
+}
+
+static void g_total_fds(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
+{
+	(void)p;
+	*v = (struct fig_val){ .type = FIG_LONG, .l = pt->cli_fds + pt->srv_fds };
+}
+
+/* name, unit, TAP line, TAP format, JSON path, when TAP shows it, JSON real?, value */
+const struct fig fig_table[] = {
+	{ "clients", "", FIG_L_PLAN, "%ld", "clients", 0, 0, L(clients) },
+	{ "agents", "processes", FIG_L_PLAN, "%ld", "agents", 0, 0, L(agents) },
+	{ "servers", "processes", FIG_L_PLAN, "%ld", "servers", 0, 0, L(servers) },
+	{ "ports", "", FIG_L_PLAN, "%ld", "ports", 0, 0, L(ports) },
+	{ "transport", "", FIG_L_PLAN, "%s", NULL, 0, 0, G(g_transport) },
+	{ "cm", "", FIG_L_PLAN, "%s", NULL, FIG_RC, 0, G(g_cm) },
+	{ "topology", "", FIG_L_PLAN, "%s", NULL, 0, 0, G(g_topology) },
+	{ "server_model", "", FIG_L_PLAN, "%s", NULL, 0, 0, G(g_server_model) },
+	{ "msgs", "per client", FIG_L_PLAN, "%ld", NULL, 0, 0, G(g_msgs) },
+	{ "size", "bytes", FIG_L_PLAN, "%ld", NULL, 0, 0, G(g_size) },
+	{ "workers", "", FIG_L_PLAN, "%ld", NULL, 0, 0, G(g_workers) },
+	{ "timeout_s", "s", FIG_L_TIMEOUT, "%ld", "timeout_s", 0, 0, L(timeout_s) },
+	{ "capped", "", FIG_L_CAPPED, "%s", "capped", FIG_NONZERO, 0, S(capped) },
+
+	{ "connected", "clients", FIG_L_CONNECT, "%ld", "connected", 0, 0, L(connected) },
+	{ "failed", "clients", FIG_L_CONNECT, "%ld", "failed", 0, 0, L(failed) },
+	{ "unsettled", "clients", FIG_L_CONNECT, "%ld", "unsettled", 0, 0, L(unsettled) },
+	{ "connect_pct", "%", FIG_L_CONNECT, "%.2f", "connect_pct", 0, 0, D(connect_pct) },
+	{ "t_connect_s", "s", FIG_L_CONNECT, "%.3f", "t_connect_s", 0, 0, D(t_connect_s) },
+	{ "connect_us_n", "", FIG_JSON_ONLY, NULL, "connect_us.n", 0, 0, U(conn_us.n) },
+	{ "connect_us_avg", "us", FIG_L_CONNECT_US, "%.0f", "connect_us.avg", 0, 0, D(conn_us.avg) },
+	{ "connect_us_p50", "us", FIG_L_CONNECT_US, "%llu", "connect_us.p50", 0, 1, U(conn_us.p50) },
+	{ "connect_us_p99", "us", FIG_L_CONNECT_US, "%llu", "connect_us.p99", 0, 1, U(conn_us.p99) },
+	{ "connect_us_max", "us", FIG_L_CONNECT_US, "%llu", "connect_us.max", 0, 1, U(conn_us.max) },
+	{ "cause", "", FIG_L_CAUSE, "%s", "cause", FIG_NONZERO, 0, S(cause) },
+	{ "success_pct", "%", FIG_JSON_ONLY, NULL, "success_pct", 0, 0, D(success_pct) },
+
+	{ "msgs", "round trips", FIG_L_TRAFFIC, "%llu", "traffic.msgs", 0, 0, U(msgs) },
+	{ "expected", "round trips", FIG_L_TRAFFIC, "%llu", "traffic.expected", 0, 0, U(expect_msgs) },
+	{ "verified", "round trips", FIG_L_TRAFFIC, "%llu", "traffic.verified", 0, 0, U(verified) },
+	{ "bad", "round trips", FIG_L_TRAFFIC, "%llu", "traffic.bad", 0, 0, U(bad) },
+	{ "lost", "round trips", FIG_L_TRAFFIC, "%llu", "traffic.lost", 0, 0, U(lost) },
+	{ "t_traffic_s", "s", FIG_L_TRAFFIC, "%.3f", "traffic.t_traffic_s", 0, 0, D(t_traffic_s) },
+	{ "msgs_per_s", "1/s", FIG_L_TRAFFIC, "%.0f", "traffic.msgs_per_s", 0, 0, D(msgs_per_s) },
+	{ "lat_us_n", "", FIG_JSON_ONLY, NULL, "traffic.lat_us.n", 0, 0, U(lat_ns.n) },
+	{ "lat_us_avg", "us", FIG_L_LAT, "%.1f", "traffic.lat_us.avg", 0, 0, G(g_lat_avg) },
+	{ "lat_us_p50", "us", FIG_L_LAT, "%.1f", "traffic.lat_us.p50", 0, 0, G(g_lat_p50) },
+	{ "lat_us_p99", "us", FIG_L_LAT, "%.1f", "traffic.lat_us.p99", 0, 0, G(g_lat_p99) },
+	{ "lat_us_max", "us", FIG_L_LAT, "%.1f", "traffic.lat_us.max", 0, 0, G(g_lat_max) },
+
+	{ "setup_rate_cps", "1/s", FIG_L_STORM_SETUP, "%.0f", NULL, FIG_STORM, 0, G(g_setup_rate) },
+	{ "t_all_connected_s", "s", FIG_L_STORM_SETUP, "%.3f", NULL, FIG_STORM, 0, D(t_connect_s) },
+	{ "first_msg_us_p50", "us", FIG_L_STORM_FIRST, "%.1f", NULL, FIG_STORM, 0, G(g_lat_p50) },
+	{ "first_msg_us_p99", "us", FIG_L_STORM_FIRST, "%.1f", NULL, FIG_STORM, 0, G(g_lat_p99) },
+	{ "first_msg_us_max", "us", FIG_L_STORM_FIRST, "%.1f", NULL, FIG_STORM, 0, G(g_lat_max) },
+	{ "first_msg_p99_over_p50", "", FIG_L_STORM_FIRST, "%.2f", NULL, FIG_STORM, 0,
+	  G(g_p99_over_p50) },
+	{ "first_msg_over_10x_p50", "round trips", FIG_L_STORM_FIRST, "%llu", "lat_over_10x_p50",
+	  FIG_STORM, 0, U(lat_slow) },
+
+	{ "srv_rss_kb_base", "KiB", FIG_L_SERVER, "%ld", "server.rss_kb_base", 0, 0, L(srv_rss_base_kb) },
+	{ "srv_rss_kb_peak", "KiB", FIG_L_SERVER, "%ld", "server.rss_kb_peak", 0, 0, L(srv_rss_peak_kb) },
+	{ "srv_bytes_per_conn", "B", FIG_L_SERVER, "%.0f", "server.bytes_per_conn", 0, 0,
+	  D(srv_bytes_per_conn) },
+	{ "srv_fds", "fds", FIG_L_SERVER, "%ld", "server.fds", 0, 0, L(srv_fds) },
+	{ "srv_threads", "threads", FIG_L_SERVER, "%ld", "server.threads", 0, 0, L(srv_threads) },
+	{ "srv_accepted", "connections", FIG_L_SERVER, "%ld", "server.accepted", 0, 0, L(srv_accepted) },
+	{ "srv_drops", "connections", FIG_L_SERVER, "%ld", "server.drops", 0, 0, L(srv_drops) },
+	{ "tcp_inuse_peak", "sockets", FIG_L_TCP, "%ld", "server.tcp_inuse_peak", FIG_TCP, 0,
+	  L(tcp_inuse_peak) },
+	{ "kern_slab_bytes_per_conn", "B", FIG_L_TCP, "%.0f", "server.kern_slab_bytes_per_conn",
+	  FIG_TCP, 0, D(kern_bytes_per_conn) },
+	{ "slab_kb_delta", "KiB", FIG_JSON_ONLY, NULL, "server.slab_kb_delta", 0, 0, G(g_slab_delta) },
+
+	{ "agents_rss_kb", "KiB", FIG_L_AGENTS, "%ld", "agents_total.rss_kb", 0, 0, L(cli_rss_kb) },
+	{ "agents_rss_kb_max", "KiB", FIG_L_AGENTS, "%ld", "agents_total.rss_kb_max", 0, 0,
+	  L(cli_rss_max_kb) },
+	{ "agents_threads", "threads", FIG_L_AGENTS, "%ld", "agents_total.threads", 0, 0, L(cli_threads) },
+	{ "agents_fds", "fds", FIG_L_AGENTS, "%ld", "agents_total.fds", 0, 0, L(cli_fds) },
+	{ "total_threads", "threads", FIG_L_AGENTS, "%ld", NULL, 0, 0, G(g_total_threads) },
+	{ "total_fds", "fds", FIG_L_AGENTS, "%ld", NULL, 0, 0, G(g_total_fds) },
+	{ "nofile_needed", "fds", FIG_JSON_ONLY, NULL, "agents_total.nofile_needed", 0, 0,
+	  L(per_agent_nofile) },
+	{ "nofile_cap", "fds", FIG_JSON_ONLY, NULL, "agents_total.nofile_cap", 0, 0, L(nofile_got) },
+	{ "srv_maps_max", "maps", FIG_L_MAPS, "%ld", "srv_maps_max", 0, 0, L(srv_maps_max) },
+	{ "agents_maps_max", "maps", FIG_L_MAPS, "%ld", "agents_maps_max", 0, 0, L(cli_maps_max) },
+	{ "proto_errors", "records", FIG_L_PROTO, "%ld", NULL, FIG_NONZERO, 0, L(proto_errors) },
+	{ NULL },
+};
+
+/* text before a line's first key */
+static const char *const fig_label[] = {
+	[FIG_L_STORM_SETUP] = "storm ",
+	[FIG_L_STORM_FIRST] = "storm ",
+};
+
+static void fig_get(const struct fig *f, const struct pt_point *pt, const struct hp_plan *p,
+		    struct fig_val *v)
+{
+	const char *base = (const char *)pt + f->off;
+
+	if (f->get) {
+		f->get(pt, p, v);
+		return;
+	}
+	v->type = f->type;
+	switch (f->type) {
+	case FIG_LONG:
+		memcpy(&v->l, base, sizeof(v->l));
+		break;
+	case FIG_U64:
+		memcpy(&v->u, base, sizeof(v->u));
+		break;
+	case FIG_DBL:
+		memcpy(&v->d, base, sizeof(v->d));
+		break;
+	case FIG_STR:
+		v->s = base;
+		break;
+	}
+}
+
+static bool fig_applies(const struct fig *f, const struct fig_val *v, const struct hp_plan *p)
+{
+	if ((f->when & FIG_TCP) && p->transport != OPT_TR_TCP)
+		return false;
+	if ((f->when & FIG_RC) && p->transport != OPT_TR_RC)
+		return false;
+	if ((f->when & FIG_STORM) && p->cmd != HP_STORM)
+		return false;
+	if (f->when & FIG_NONZERO)
+		return v->type == FIG_STR ? v->s[0] != '\0' : v->type == FIG_DBL ? v->d != 0 :
+		       v->type == FIG_U64 ? v->u != 0 : v->l != 0;
+	return true;
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static int fig_fmt(char *buf, size_t len, const struct fig *f, const struct fig_val *v)
+{
+	switch (v->type) {
+	case FIG_LONG:
+		return snprintf(buf, len, f->fmt, v->l);
+	case FIG_U64:
+		return snprintf(buf, len, f->fmt, (unsigned long long)v->u);
+	case FIG_DBL:
+		return snprintf(buf, len, f->fmt, v->d);
+	case FIG_STR:
+		return snprintf(buf, len, f->fmt, v->s);
+	}
+	return 0;
+}
+#pragma GCC diagnostic pop
+
+void fig_tap(struct tap *t, enum fig_line line, const struct pt_point *pt, const struct hp_plan *p)
+{
+	char out[1024];
+	size_t l = 0;
+
+	for (const struct fig *f = fig_table; f->name && l < sizeof(out); f++) {
+		struct fig_val v;
+		int n;
+
+		if (f->line != line)
+			continue;
+		fig_get(f, pt, p, &v);
+		if (!fig_applies(f, &v, p))
+			continue;
+		n = snprintf(out + l, sizeof(out) - l, "%s%s=", l ? " " : "", f->name);
+		if (n > 0 && (size_t)n < sizeof(out) - l)
+			l += (size_t)n;
+		n = l < sizeof(out) ? fig_fmt(out + l, sizeof(out) - l, f, &v) : 0;
+		if (n > 0)
+			l += (size_t)n < sizeof(out) - l ? (size_t)n : sizeof(out) - l - 1;
+	}
+	if (l)
+		tap_diag(t, "%s%s", (size_t)line < sizeof(fig_label) / sizeof(fig_label[0]) &&
+			 fig_label[line] ? fig_label[line] : "", out);
+}
+
+/* The object at the dotted path's parent (created on the way when 'make'), and its last key. */
+static json_t *fig_json_parent(json_t *o, const char *path, bool make, char *key, size_t len)
+{
+	const char *dot;
+
+	while (o && (dot = strchr(path, '.'))) {
+		json_t *next;
+
+		snprintf(key, len, "%.*s", (int)(dot - path), path);
+		next = json_object_get(o, key);
+		if (!next && make) {
+			next = json_object();
+			json_object_set_new(o, key, next);
+		}
+		o = json_is_object(next) ? next : NULL;
+		path = dot + 1;
+	}
+	snprintf(key, len, "%s", path);
+	return o;
+}
+
+void fig_json(json_t *o, const struct pt_point *pt, const struct hp_plan *p)
+{
+	for (const struct fig *f = fig_table; f->name; f++) {
+		struct fig_val v;
+		char key[64];
+		json_t *parent, *j = NULL;
+
+		if (!f->json)
+			continue;
+		fig_get(f, pt, p, &v);
+		switch (v.type) {
+		case FIG_LONG:
+			j = f->jreal ? json_real((double)v.l) : json_integer((json_int_t)v.l);
+			break;
+		case FIG_U64:
+			j = f->jreal ? json_real((double)v.u) : json_integer((json_int_t)v.u);
+			break;
+		case FIG_DBL:
+			j = json_real(v.d);
+			break;
+		case FIG_STR:
+			j = json_string(v.s);
+			break;
+		}
+		parent = fig_json_parent(o, f->json, true, key, sizeof(key));
+		if (parent)
+			json_object_set_new(parent, key, j);
+		else
+			json_decref(j);
+	}
+}
+
+double fig_json_at(json_t *o, const char *path)
+{
+	char key[64];
+	json_t *parent = fig_json_parent(o, path, false, key, sizeof(key)), *v;
+
+	v = parent ? json_object_get(parent, key) : NULL;
+	return v && json_is_number(v) ? json_number_value(v) : 0;
+}
+
+double fig_json_num(json_t *o, const char *name)
+{
+	for (const struct fig *f = fig_table; f->name; f++)
+		if (f->json && !strcmp(f->name, name))
+			return fig_json_at(o, f->json);
+	return 0;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fig: the table of a load point's figures. Each row names one figure, its
+ * unit, its TAP key and the "# " line it is printed on, its path in the point's
+ * JSON object, how to read it from struct pt_point, and when TAP shows it.
+ * The TAP subtest (pointtap.c), the JSON side file (json.c) and `rdmacap
+ * report` (report.c) are all produced from it: a new figure is one row of
+ * fig_table in fig.c. Counters with a value per resource (base/peak/after),
+ * the failure records and the series are structures, not figures: json.c and
+ * pointtap.c write those themselves.
+ * May use harness/point.h, jansson and tap/.
+ */
+#ifndef RDC_HARNESS_FIG_H
+#define RDC_HARNESS_FIG_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "harness/point.h"
+#include "tap/tap.h"
+
+/* The "# " lines of a point's TAP, in the order pointtap.c prints them. */
+enum fig_line {
+	FIG_JSON_ONLY, FIG_L_PLAN, FIG_L_TIMEOUT, FIG_L_CAPPED, FIG_L_CONNECT, FIG_L_CONNECT_US,
+	FIG_L_CAUSE, FIG_L_TRAFFIC, FIG_L_LAT, FIG_L_STORM_SETUP, FIG_L_STORM_FIRST, FIG_L_SERVER,
+	FIG_L_TCP, FIG_L_AGENTS, FIG_L_MAPS, FIG_L_PROTO,
+};
+
+/* When TAP shows a row (JSON always has every row with a path). */
+enum fig_when {
+	FIG_ALWAYS = 0,
+	FIG_TCP = 1 << 0,      /* --transport tcp */
+	FIG_RC = 1 << 1,       /* --transport rc */
+	FIG_STORM = 1 << 2,    /* the storm command */
+	FIG_NONZERO = 1 << 3,  /* the value is not 0 / not "" */
+};
+
+enum fig_type { FIG_LONG, FIG_U64, FIG_DBL, FIG_STR };
+
+struct fig_val {
+	enum fig_type type;
+	union {
+		long l;
+		uint64_t u;
+		double d;
+		const char *s;
+	};
+};
+
+struct fig {
+	const char *name;     /* the figure, and its TAP key; NULL only to end the table */
+	const char *unit;
+	enum fig_line line;   /* FIG_JSON_ONLY: not in TAP */
+	const char *fmt;      /* TAP format of the value */
+	const char *json;     /* dotted path in the point's JSON object, NULL: TAP only */
+	unsigned when;        /* enum fig_when */
+	bool jreal;           /* JSON as a real number, also when the value is integer */
+	enum fig_type type;   /* with off: a field of struct pt_point */
+	size_t off;
+	void (*get)(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v);
+};
+
+extern const struct fig fig_table[];
+
+/* Writes TAP line 'line' ("# k=v k=v ..."), if any row of it applies. */
+void fig_tap(struct tap *t, enum fig_line line, const struct pt_point *pt, const struct hp_plan *p);
+
+/* Sets every row with a JSON path in point object o. */
+void fig_json(json_t *o, const struct pt_point *pt, const struct hp_plan *p);
+
+/* The number at a dotted path ("server.qp"), 0 when absent. */
+double fig_json_at(json_t *o, const char *path);
+
+/* The figure 'name' read back from a point's JSON object; 0 when absent. */
+double fig_json_num(json_t *o, const char *name);
+
+#endif

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Spawning: the argv of every agent (the plan's words, from common/opt.h) and
+ * the processes, servers first and clients once every server listens.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "common/clock.h"
+#include "harness/run.h"
+
+#define SP_SRV_START_S 15 /* servers listen within this, or the point does not start */
+
+struct sp_argv {
+	char *v[64];
+	char buf[2048];
+	size_t used;
+	int n;
+};
+
+static void sp_arg(struct sp_argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sp_arg(struct sp_argv *a, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (a->n >= 62 || a->used >= sizeof(a->buf))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(a->buf + a->used, sizeof(a->buf) - a->used, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(a->buf) - a->used)
+		return;
+	a->v[a->n++] = a->buf + a->used;
+	a->v[a->n] = NULL;
+	a->used += (size_t)n + 1;
+}
+
+static void sp_common_args(struct run *r, struct sp_argv *a, const char *role)
+{
+	const struct hp_plan *p = r->c->plan;
+
+	sp_arg(a, "%s", ha_binary());
+	sp_arg(a, "--role=%s", role);
+	sp_arg(a, "--transport=%s", opt_word(OPT_TRANSPORT, p->transport));
+	sp_arg(a, "--addr=%s", r->c->topo->srv.addr);
+	sp_arg(a, "--size=%ld", p->size);
+	sp_arg(a, "--timeout=%ld", r->pt->timeout_s);
+}
+
+static void sp_rc_args(struct run *r, struct sp_argv *av, const struct nn_host *h, bool server)
+{
+	const struct hp_plan *p = r->c->plan;
+	const char *d = r->c->tls_dir, *role = server ? "server" : "client";
+
+	if (p->transport != OPT_TR_RC)
+		return;
+	sp_arg(av, "--cm=%s", opt_word(OPT_CM, p->cm));
+	sp_arg(av, "--dev=%s", h->rxe);
+	sp_arg(av, "--cq=%s", opt_word(OPT_CQ, p->cq));
+	sp_arg(av, "--op=%s", opt_word(OPT_OP, p->op));
+	if (p->srq)
+		sp_arg(av, "--srq");
+	sp_arg(av, "--oob-session=%s", opt_word(OPT_OOB_SESSION, p->oob_session));
+	if (p->cm != OPT_CM_OOB_TLS)
+		return;
+	if (p->tls_ca) {
+		/* the user's own PKI: one certificate for both roles */
+		sp_arg(av, "--tls-ca=%s", p->tls_ca);
+		sp_arg(av, "--tls-cert=%s", p->tls_cert);
+		sp_arg(av, "--tls-key=%s", p->tls_key);
+	} else if (*d) {
+		sp_arg(av, "--tls-ca=%s/ca.pem", d);
+		sp_arg(av, "--tls-cert=%s/%s.pem", d, role);
+		sp_arg(av, "--tls-key=%s/%s.key", d, role);
+	}
+}
+
+static int sp_spawn(struct run *r, long i, const char *ns, struct sp_argv *av, long nofile)
+{
+	struct ha_agent *a = &r->ag[i];
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+	char err[160];
+
+	if (ha_spawn(a, ns, av->v, nofile, err, sizeof(err))) {
+		snprintf(r->pt->why, sizeof(r->pt->why), "starting agent %ld: %s", i, err);
+		return -1;
+	}
+	lp_pid_put(r, a->pid, i);
+	if (epoll_ctl(r->ep, EPOLL_CTL_ADD, a->out_fd, &ev)) {
+		snprintf(r->pt->why, sizeof(r->pt->why), "epoll_ctl: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static bool sp_srv_hello(struct run *r)
+{
+	for (long i = 0; i < r->nsrv; i++)
+		if (!r->ag[i].hello && !r->ag[i].exited)
+			return false;
+	return true;
+}
+
+/* Each server process owns ports/S consecutive ports. */
+static int sp_servers(struct run *r)
+{
+	const struct hp_plan *p = r->c->plan;
+	struct pt_point *pt = r->pt;
+	long S = r->nsrv, m = pt->ports / S;
+
+	for (long i = 0; i < S; i++) {
+		struct sp_argv av = { 0 };
+
+		r->ag[i].idx = (int)i;
+		r->ag[i].server = true;
+		sp_common_args(r, &av, "server");
+		sp_arg(&av, "--port=%ld", r->port + i * m);
+		sp_arg(&av, "--ports=%ld", m);
+		sp_arg(&av, "--server-model=%s", opt_word(OPT_SERVER_MODEL, p->server_model));
+		sp_arg(&av, "--server-threads=%ld", p->server_threads);
+		sp_rc_args(r, &av, &r->c->topo->srv, true);
+		if (sp_spawn(r, i, r->c->topo->srv.ns, &av, pt->clients / S + 1024)) {
+			r->nag = i + (r->ag[i].pid > 0);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Client agents round-robin over the client hosts; a tcp client id uses port
+ * base + id % ports, so the servers share the load evenly.
+ */
+static int sp_clients(struct run *r)
+{
+	const struct hp_plan *p = r->c->plan;
+	struct nn_topo *t = r->c->topo;
+	struct pt_point *pt = r->pt;
+	long S = r->nsrv, P = pt->agents, per = pt->clients / P, extra = pt->clients % P;
+	long m = pt->ports / S, first = 0;
+
+	for (long i = S; i < r->nag; i++) {
+		const struct nn_host *h = &t->cli[(i - S) % t->nclients];
+		struct ha_agent *a = &r->ag[i];
+		struct sp_argv av = { 0 };
+
+		a->idx = (int)i;
+		a->first = first;
+		a->n = per + (i - S < extra);
+		first += a->n;
+		sp_common_args(r, &av, "client");
+		if (p->transport == OPT_TR_RC) {
+			/*
+			 * An rc client agent sets up all its clients through one
+			 * session (TLS or rdma_cm) to one server port: spread the
+			 * agents, not the ids, over the server processes.
+			 */
+			sp_arg(&av, "--port=%ld", r->port + ((i - S) % S) * m);
+			sp_arg(&av, "--ports=1");
+		} else {
+			sp_arg(&av, "--port=%ld", r->port);
+			sp_arg(&av, "--ports=%ld", pt->ports);
+		}
+		sp_arg(&av, "--clients=%ld", a->n);
+		sp_arg(&av, "--first-id=%ld", a->first);
+		sp_arg(&av, "--msgs=%ld", p->msgs);
+		sp_arg(&av, "--think-ms=%ld", p->think_ms);
+		sp_arg(&av, "--stagger-ms=%ld", p->stagger_ms);
+		sp_arg(&av, "--workers=%ld", p->workers);
+		if (t->kind != NN_LOOP)
+			sp_arg(&av, "--bind=%s", h->addr);
+		sp_rc_args(r, &av, h, false);
+		if (a->n + 1024 > pt->per_agent_nofile)
+			pt->per_agent_nofile = a->n + 1024;
+		if (sp_spawn(r, i, h->ns, &av, a->n + 1024)) {
+			r->nag = i + (a->pid > 0);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int sp_start_agents(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	long nag = r->nag;
+
+	r->nag = r->nsrv;
+	if (sp_servers(r))
+		return -1;
+	if (lp_loop(r, sp_srv_hello, clock_s() + SP_SRV_START_S) || r->srv_exited) {
+		if (!pt->why[0])
+			snprintf(pt->why, sizeof(pt->why), "server agents did not start within %d s",
+				 SP_SRV_START_S);
+		return -1;
+	}
+	r->nag = nag;
+	return sp_clients(r);
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The verdict: once the agents are gone, the point's figures from what they
+ * reported (connections, round trips, latency histogram, /proc peaks), the
+ * cause of its failures, and whether it is ok and, if not, why.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "harness/run.h"
+
+/* A client succeeds when it connected and none of its traffic was lost or bad. */
+static double vd_success_pct(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	long lost = (long)(pt->lost + pt->bad);
+	long good = pt->connected - (lost > pt->connected ? pt->connected : lost);
+	uint64_t m = (uint64_t)r->c->plan->msgs, due = (uint64_t)pt->connected * m;
+
+	/* round trips that never happened count whole clients as failed */
+	if (pt->msgs < due && !lost && m)
+		good = pt->connected - (long)((due - pt->msgs + m - 1) / m);
+	if (good < 0)
+		good = 0;
+	return 100.0 * (double)good / (double)pt->clients;
+}
+
+static void vd_figures(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	uint32_t *ok_us;
+	long n = 0;
+
+	pt->connected = r->nconn_ok;
+	pt->failed = r->nconn_fail;
+	pt->unsettled = pt->clients - pt->connected - pt->failed;
+	pt->connect_pct = 100.0 * (double)pt->connected / (double)pt->clients;
+	pt->success_pct = vd_success_pct(r);
+	ok_us = malloc(sizeof(*ok_us) * (size_t)(pt->connected + 1));
+	if (ok_us) {
+		for (long id = 0; id < pt->clients; id++)
+			if (r->st[id] == RUN_OK)
+				ok_us[n++] = r->us[id];
+		st_exact(ok_us, (size_t)n, &pt->conn_us);
+		free(ok_us);
+	}
+	st_hist(r->hist->n, PROTO_HIST_BUCKETS, &pt->lat_ns);
+	for (unsigned b = 0; b < PROTO_HIST_BUCKETS; b++)
+		if (pt->lat_ns.p50 && proto_hist_value(b) > 10 * pt->lat_ns.p50)
+			pt->lat_slow += r->hist->n[b];
+	if (pt->t_traffic_s > 0)
+		pt->msgs_per_s = (double)pt->msgs / pt->t_traffic_s;
+	if (pt->connected) {
+		pt->srv_bytes_per_conn = 1024.0 * (double)(pt->srv_rss_peak_kb - pt->srv_rss_base_kb) /
+					 (double)pt->connected;
+		pt->kern_bytes_per_conn = 1024.0 * (double)(pt->slab_peak_kb - pt->slab_base_kb) /
+					  (double)pt->connected;
+	}
+}
+
+void vd_verdict(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+
+	vd_figures(r);
+	cause_pick(r);
+	pt->ok = false;
+	if (pt->aborted)
+		snprintf(pt->why, sizeof(pt->why), "interrupted");
+	else if (pt->why[0])
+		;
+	else if (pt->connected < pt->clients)
+		snprintf(pt->why, sizeof(pt->why), "%ld of %ld clients did not connect: %s",
+			 pt->clients - pt->connected, pt->clients, pt->cause[0] ? pt->cause : "?");
+	else if (pt->bad || pt->lost || pt->msgs != pt->expect_msgs || pt->verified != pt->msgs)
+		snprintf(pt->why, sizeof(pt->why),
+			 "traffic: %llu of %llu round trips, %llu verified, %llu bad, %llu lost%s%s",
+			 (unsigned long long)pt->msgs, (unsigned long long)pt->expect_msgs,
+			 (unsigned long long)pt->verified, (unsigned long long)pt->bad,
+			 (unsigned long long)pt->lost, pt->cause[0] ? ": " : "", pt->cause);
+	else if (pt->leak)
+		snprintf(pt->why, sizeof(pt->why), "RDMA resources not back to baseline: %s",
+			 pt->leak_what);
+	else if (pt->proto_errors)
+		snprintf(pt->why, sizeof(pt->why), "%ld malformed agent records", pt->proto_errors);
+	else
+		pt->ok = true;
+}
