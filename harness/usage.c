@@ -126,6 +126,8 @@ static void hu_complete_value(FILE *f, const char *name, const struct opt_def *d
 			fprintf(f, "%.*s ", (int)strcspn(p, "|:") + (p[strcspn(p, "|:")] == ':'),
 				p);
 		fprintf(f, "\" -- \"$cur\"))");
+	} else {
+		fprintf(f, "COMPREPLY=()");	/* a number or an id: nothing to offer */
 	}
 	fprintf(f, "; return ;;\n");
 }
