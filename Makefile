@@ -8,10 +8,12 @@
 #   make deps         install Debian packages, fetch the VM kernel
 #   make vm-kernel    fetch the rxe-capable kernel for vm/run
 #   make vm-check     only the rxe suites, inside the VM
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   also the man pages and bash completion
 
 CC      ?= gcc
 PREFIX  ?= /usr/local
+MANDIR  ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= /usr/share/bash-completion/completions
 O       ?= build
 SAN     ?=
 PKGS    := libibverbs librdmacm openssl libmnl jansson
@@ -45,7 +47,8 @@ ALIBS       := $(LIB_agents) $(LIB_rdma) $(LIB_common)
 TESTS       := $(patsubst tests/%.c,$(O)/tests/%,$(wildcard tests/test_*.c))
 
 .PHONY: all check unit suites san fuzz demo deps setup vm-kernel vm-check install clean format
-all: $(O)/rdmacap $(O)/rdmacap-agent $(TESTS)
+all: $(O)/rdmacap $(O)/rdmacap-agent $(TESTS) $(O)/rdmacap.1 $(O)/rdmacap-agent.1 \
+     $(O)/rdmacap.bash
 
 $(O)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -64,6 +67,21 @@ $(O)/rdmacap: $(O)/obj/harness/main.o $(HLIBS)
 
 $(O)/rdmacap-agent: $(O)/obj/agents/main.o $(ALIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The man pages and the completion are printed by the programs from their option
+# tables (help2man reads --help), so they cannot drift from what is parsed.
+H2M = command -v help2man >/dev/null || { echo "make: help2man not found (tests/deps)" >&2; \
+	exit 1; }; help2man -N --no-discard-stderr
+$(O)/rdmacap.1: $(O)/rdmacap
+	$(H2M) -h --help-all -n "find how many RDMA connections a host sustains, and why it stops" \
+		-o $@ $<
+
+$(O)/rdmacap-agent.1: $(O)/rdmacap-agent
+	$(H2M) --version-string=$(VERSION) \
+		-n "one process of rdmacap's load: a server, or a group of clients" -o $@ $<
+
+$(O)/rdmacap.bash: $(O)/rdmacap
+	$< --bash-completion >$@
 
 $(O)/tests/%: tests/%.c $(HLIBS) $(ALIBS)
 	@mkdir -p $(dir $@)
@@ -125,6 +143,9 @@ vm-kernel:
 install: all
 	install -D -m 0755 $(O)/rdmacap $(DESTDIR)$(PREFIX)/bin/rdmacap
 	install -D -m 0755 $(O)/rdmacap-agent $(DESTDIR)$(PREFIX)/bin/rdmacap-agent
+	install -D -m 0644 $(O)/rdmacap.1 $(DESTDIR)$(MANDIR)/man1/rdmacap.1
+	install -D -m 0644 $(O)/rdmacap-agent.1 $(DESTDIR)$(MANDIR)/man1/rdmacap-agent.1
+	install -D -m 0644 $(O)/rdmacap.bash $(DESTDIR)$(BASHCOMPDIR)/rdmacap
 
 format:
 	clang-format -i $(wildcard */*.c */*/*.c) $(HDRS)

@@ -68,11 +68,11 @@ const struct opt_def opt_defs[OPT_N] = {
 			     .help = "delay between successive connect starts" },
 	[OPT_CLIENTS] = { "clients", N(1, 1 << 20, 1), .flags = OPT_F_CLIENT | OPT_F_PER_AGENT,
 			  .arg = "N", .help = "connections of one agent process" },
-	[OPT_TLS_CA] = { "tls-ca", OPT_PATH, .flags = OPT_F_RC, .arg = "FILE",
+	[OPT_TLS_CA] = { "tls-ca", OPT_PATH, .flags = OPT_F_RC | OPT_F_OOB_TLS, .arg = "FILE",
 			 .help = "PEM CA that signed both certificates" },
-	[OPT_TLS_CERT] = { "tls-cert", OPT_PATH, .flags = OPT_F_RC, .arg = "FILE",
+	[OPT_TLS_CERT] = { "tls-cert", OPT_PATH, .flags = OPT_F_RC | OPT_F_OOB_TLS, .arg = "FILE",
 			   .help = "PEM certificate" },
-	[OPT_TLS_KEY] = { "tls-key", OPT_PATH, .flags = OPT_F_RC, .arg = "FILE",
+	[OPT_TLS_KEY] = { "tls-key", OPT_PATH, .flags = OPT_F_RC | OPT_F_OOB_TLS, .arg = "FILE",
 			  .help = "PEM private key of --tls-cert" },
 };
 
@@ -187,15 +187,51 @@ int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t e
 	return 0;
 }
 
-void opt_help_line(enum opt_id id, char *buf, size_t len)
+int opt_cm_rules(enum opt_cm cm, const bool seen[OPT_N], char *err, size_t errlen)
+{
+	for (int i = 0; cm != OPT_CM_OOB_TLS && i < OPT_N; i++)
+		if (seen[i] && (opt_defs[i].flags & OPT_F_OOB_TLS)) {
+			snprintf(err, errlen, "--%s is an option of --cm oob-tls (--cm %s has no TLS)",
+				 opt_defs[i].name, opt_word(OPT_CM, cm));
+			return -1;
+		}
+	return 0;
+}
+
+void opt_help_row(char *buf, size_t len, const char *name, const char *arg,
+		  const char *help, const char *limits, const char *def)
+{
+	char lhs[48], tail[128] = "";
+
+	snprintf(lhs, sizeof(lhs), "--%s%s%s", name, arg ? " " : "", arg ? arg : "");
+	if (limits || def)
+		snprintf(tail, sizeof(tail), " (%s%s%s%s)", limits ? limits : "",
+			 limits && def ? ", " : "", def ? "default " : "", def ? def : "");
+	/* two blanks at least after a long one: help2man splits option and text there */
+	if (strlen(lhs) < 19)
+		snprintf(buf, len, "%-19s %s%s", lhs, help, tail);
+	else
+		snprintf(buf, len, "%s  %s%s", lhs, help, tail);
+}
+
+void opt_help_line_def(enum opt_id id, const char *def, char *buf, size_t len)
 {
 	const struct opt_def *d = &opt_defs[id];
-	char lhs[48], want[96] = "";
+	char limits[48], defs[24], help[160];
 
-	snprintf(lhs, sizeof(lhs), "--%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
-	if (d->kind == OPT_NUM)
-		snprintf(want, sizeof(want), " (%lld..%lld, default %lld)", d->min, d->max, d->def);
-	else if (d->kind == OPT_WORD)
-		snprintf(want, sizeof(want), " (default %s)", opt_word(id, d->def));
-	snprintf(buf, len, "%-19s %s%s", lhs, d->help, want);
+	snprintf(limits, sizeof(limits), "%lld..%lld", d->min, d->max);
+	if (!def && d->kind == OPT_NUM) {
+		snprintf(defs, sizeof(defs), "%lld", d->def);
+		def = defs;
+	} else if (!def && d->kind == OPT_WORD) {
+		def = opt_word(id, d->def);
+	}
+	snprintf(help, sizeof(help), "%s%s", d->help,
+		 d->flags & OPT_F_OOB_TLS ? "; --cm oob-tls only" : "");
+	opt_help_row(buf, len, d->name, d->arg, help, d->kind == OPT_NUM ? limits : NULL, def);
+}
+
+void opt_help_line(enum opt_id id, char *buf, size_t len)
+{
+	opt_help_line_def(id, NULL, buf, len);
 }

@@ -45,6 +45,7 @@ enum opt_kind {
 #define OPT_F_SERVER 0x2	/* agent: only for --role server */
 #define OPT_F_CLIENT 0x4	/* agent: only for --role client */
 #define OPT_F_PER_AGENT 0x8	/* agent's value is per process; rdmacap's is a total */
+#define OPT_F_OOB_TLS 0x10	/* only with --cm oob-tls (librdmacm has no TLS) */
 
 /* first port of a run when the namespace is our own, and the agent's default */
 #define OPT_DEF_PORT 18515
@@ -89,7 +90,23 @@ const char *opt_word(enum opt_id id, long long v);
  */
 int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
 
+/*
+ * The rule of options marked OPT_F_OOB_TLS: not with --cm rdmacm (cm is the
+ * value given or the default). 0, or -1 with the reason in err.
+ */
+int opt_cm_rules(enum opt_cm cm, const bool seen[OPT_N], char *err, size_t errlen);
+
 /* "--size B   message bytes (1..1048576, default 64)" for --help listings. */
 void opt_help_line(enum opt_id id, char *buf, size_t len);
+
+/* The same line with another default text (NULL: the table's), e.g. "automatic". */
+void opt_help_line_def(enum opt_id id, const char *def, char *buf, size_t len);
+
+/*
+ * The layout of every help line of both programs: "--NAME ARG", padded, the
+ * meaning, then "(LIMITS, default DEF)" with whichever of the two is not NULL.
+ */
+void opt_help_row(char *buf, size_t len, const char *name, const char *arg,
+		  const char *help, const char *limits, const char *def);
 
 #endif

@@ -239,3 +239,137 @@ out_ca:
 out:
 	return ret;
 }
+
+static int hc_bad(char *err, size_t len, const char *opt, const char *file, const char *why)
+{
+	ERR_clear_error();
+	snprintf(err, len, "--%s %s: %s", opt, file, why);
+	return -1;
+}
+
+/* a key with a passphrase is refused here, not prompted for on the terminal */
+static int hc_no_pass(char *buf, int size, int rwflag, void *u)
+{
+	(void)buf, (void)size, (void)rwflag, (void)u;
+	return 0;
+}
+
+/* the first PEM certificate of file; the ones after it, if chain, go there */
+static int hc_read_crt(const char *opt, const char *file, X509 **crt, STACK_OF(X509) *chain,
+		       char *err, size_t len)
+{
+	FILE *f = fopen(file, "re");
+	X509 *x;
+
+	if (!f)
+		return hc_bad(err, len, opt, file, strerror(errno));
+	*crt = PEM_read_X509(f, NULL, hc_no_pass, NULL);
+	while (*crt && chain && (x = PEM_read_X509(f, NULL, hc_no_pass, NULL)))
+		if (!sk_X509_push(chain, x)) {
+			X509_free(x);
+			break;
+		}
+	fclose(f);
+	if (!*crt)
+		return hc_bad(err, len, opt, file, "no PEM certificate in it");
+	ERR_clear_error();	/* the end of the file, after the last certificate */
+	return 0;
+}
+
+static int hc_read_key(const char *file, EVP_PKEY **key, char *err, size_t len)
+{
+	FILE *f = fopen(file, "re");
+
+	if (!f)
+		return hc_bad(err, len, "tls-key", file, strerror(errno));
+	*key = PEM_read_PrivateKey(f, NULL, hc_no_pass, NULL);
+	fclose(f);
+	if (!*key)
+		return hc_bad(err, len, "tls-key", file,
+			      "no unencrypted PEM private key in it");
+	return 0;
+}
+
+/* Verifies crt against the CA store for purpose (and host). NULL, or why not. */
+static const char *hc_verify(X509_STORE *st, X509 *crt, STACK_OF(X509) *chain, int purpose,
+			     const char *host)
+{
+	X509_STORE_CTX *ctx = X509_STORE_CTX_new();
+	const char *why = "out of memory";
+
+	if (!ctx)
+		return why;
+	if (X509_STORE_CTX_init(ctx, st, crt, chain) == 1 &&
+	    (!purpose || X509_STORE_CTX_set_purpose(ctx, purpose) == 1) &&
+	    (!host || X509_VERIFY_PARAM_set1_host(X509_STORE_CTX_get0_param(ctx), host, 0) == 1))
+		why = X509_verify_cert(ctx) == 1 ? NULL :
+		      X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx));
+	X509_STORE_CTX_free(ctx);
+	ERR_clear_error();
+	return why;
+}
+
+/* crt (with its chain) for both roles: the server's name and purpose, the client's */
+static int hc_check_roles(X509_STORE *st, X509 *crt, STACK_OF(X509) *chain, const char *ca,
+			  const char *cert, char *err, size_t len)
+{
+	char msg[512];
+	const char *why;
+
+	why = hc_verify(st, crt, chain, 0, NULL);
+	if (why) {
+		snprintf(msg, sizeof(msg), "not signed by --tls-ca %s (%s)", ca, why);
+		return hc_bad(err, len, "tls-cert", cert, msg);
+	}
+	why = hc_verify(st, crt, chain, X509_PURPOSE_SSL_SERVER, PROTO_TLS_SERVER_NAME);
+	if (why) {
+		snprintf(msg, sizeof(msg), "not a server certificate for the name %s, which "
+			 "client agents check (%s)", PROTO_TLS_SERVER_NAME, why);
+		return hc_bad(err, len, "tls-cert", cert, msg);
+	}
+	why = hc_verify(st, crt, chain, X509_PURPOSE_SSL_CLIENT, NULL);
+	if (why) {
+		snprintf(msg, sizeof(msg), "not a client certificate, which the server "
+			 "agent requires (%s)", why);
+		return hc_bad(err, len, "tls-cert", cert, msg);
+	}
+	return 0;
+}
+
+int hc_certs_check(const char *ca, const char *cert, const char *key, char *err, size_t len)
+{
+	STACK_OF(X509) *chain = sk_X509_new_null();
+	X509_STORE *st = X509_STORE_new();
+	X509 *ca_crt = NULL, *crt = NULL;
+	EVP_PKEY *pkey = NULL;
+	int ret = -1;
+
+	if (!chain || !st) {
+		hc_bad(err, len, "tls-ca", ca, "out of memory");
+		goto out;
+	}
+	/* read each file first: its own error names it */
+	if (hc_read_crt("tls-ca", ca, &ca_crt, NULL, err, len) ||
+	    hc_read_crt("tls-cert", cert, &crt, chain, err, len) ||
+	    hc_read_key(key, &pkey, err, len))
+		goto out;
+	if (X509_STORE_load_file(st, ca) != 1) {
+		hc_bad(err, len, "tls-ca", ca, "not loadable as a CA file");
+		goto out;
+	}
+	if (X509_check_private_key(crt, pkey) != 1) {
+		char msg[320];
+
+		snprintf(msg, sizeof(msg), "not the key of --tls-cert %s", cert);
+		hc_bad(err, len, "tls-key", key, msg);
+		goto out;
+	}
+	ret = hc_check_roles(st, crt, chain, ca, cert, err, len);
+out:
+	EVP_PKEY_free(pkey);
+	X509_free(crt);
+	X509_free(ca_crt);
+	X509_STORE_free(st);
+	sk_X509_pop_free(chain, X509_free);
+	return ret;
+}

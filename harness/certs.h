@@ -23,6 +23,16 @@
 #define HC_CLIENT_NAME "rdmacap-client"
 
 int hc_certs_make(const char *dir, char *err, size_t len);
+
+/*
+ * The user's own PKI (--tls-ca/--tls-cert/--tls-key), checked before a run as
+ * the agents will use it: every agent, server and client, presents the one
+ * certificate. Each file readable PEM, the key unencrypted and the
+ * certificate's, the certificate (with any chain after it in its file) signed
+ * by the CA, usable as a server certificate for PROTO_TLS_SERVER_NAME and as a
+ * client certificate. Returns 0, or -1 with "--tls-X FILE: why" in err.
+ */
+int hc_certs_check(const char *ca, const char *cert, const char *key, char *err, size_t len);
 int hc_certs_make_rogue(const char *dir, char *err, size_t len);
 
 #endif

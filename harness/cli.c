@@ -14,17 +14,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/plan.h"
+#include "harness/certs.h"
+#include "harness/cli.h"
+#include "harness/usage.h"
 
-#define B(c) (1u << (c))
-#define LOAD (B(HP_RUN) | B(HP_RAMP) | B(HP_LIMIT) | B(HP_STORM))
-
-static const char *const hp_names[HP_NCMD] = {
+const char *const hp_names[HP_NCMD] = {
 	[HP_ENV] = "env",   [HP_UP] = "up",       [HP_DOWN] = "down",   [HP_RUN] = "run",
 	[HP_RAMP] = "ramp", [HP_LIMIT] = "limit", [HP_STORM] = "storm", [HP_REPORT] = "report",
 };
 
-static const char *const hp_usages[HP_NCMD] = {
+const char *const hp_usages[HP_NCMD] = {
 	[HP_ENV] = "rdmacap env [--deep] [--json FILE]",
 	[HP_UP] = "rdmacap up [--topology loop|pair|star:K] [--rxe] [--run ID]",
 	[HP_DOWN] = "rdmacap down [--run ID]",
@@ -35,70 +34,78 @@ static const char *const hp_usages[HP_NCMD] = {
 	[HP_REPORT] = "rdmacap report [--baseline OLD.json] [--md FILE] [--svg FILE] RUN.json...",
 };
 
-/* rdmacap's own options; those the agent also takes are O_SHARED + enum opt_id */
-enum {
-	O_CLIENTS = 256, O_AGENTS, O_TOPO, O_JSON, O_MAX, O_START, O_STEPS, O_BUDGET, O_RXE,
-	O_RUN, O_DEEP, O_BASELINE, O_MD, O_SVG, O_THRESH, O_VERBOSE, O_HELP,
-	O_SHARED,
-	O_END = O_SHARED + OPT_N,
-};
-
-/* name == NULL: a shared option, named and described by opt_defs[val - O_SHARED] */
-struct hp_opt {
-	const char *name;
-	int has_arg;
-	int val;
-	unsigned cmds;
-	const char *arg_help;
-};
-
-#define S(id, cmds) { NULL, 0, O_SHARED + (id), cmds, NULL }
-static const struct hp_opt hp_opts[] = {
-	S(OPT_TRANSPORT, LOAD),
-	S(OPT_CM, LOAD),
-	{ "clients", 1, O_CLIENTS, LOAD, "N[,N...]" },
-	{ "agents", 1, O_AGENTS, LOAD, "P" },
-	S(OPT_SERVER_MODEL, LOAD),
-	S(OPT_SERVER_THREADS, LOAD),
-	S(OPT_CQ, LOAD),
-	S(OPT_SRQ, LOAD),
-	S(OPT_OP, LOAD),
-	S(OPT_OOB_SESSION, LOAD),
-	S(OPT_MSGS, LOAD),
-	S(OPT_SIZE, LOAD),
-	S(OPT_THINK_MS, LOAD),
-	S(OPT_STAGGER_MS, LOAD),
-	S(OPT_WORKERS, LOAD),
-	S(OPT_TIMEOUT, LOAD),
-	S(OPT_PORTS, LOAD),
-	{ "topology", 1, O_TOPO, LOAD | B(HP_UP), "loop|pair|star:K" },
-	{ "json", 1, O_JSON, LOAD | B(HP_ENV), "FILE" },
-	S(OPT_TLS_CA, LOAD),
-	S(OPT_TLS_CERT, LOAD),
-	S(OPT_TLS_KEY, LOAD),
-	{ "max", 1, O_MAX, B(HP_LIMIT), "N" },
-	{ "start", 1, O_START, B(HP_LIMIT), "N" },
-	{ "steps", 1, O_STEPS, B(HP_LIMIT), "S" },
-	{ "budget", 1, O_BUDGET, B(HP_LIMIT), "SEC" },
-	{ "threshold", 1, O_THRESH, B(HP_LIMIT), "PCT[,PCT]" },
-	{ "rxe", 0, O_RXE, LOAD | B(HP_UP), NULL },
-	{ "run", 1, O_RUN, B(HP_UP) | B(HP_DOWN), "ID" },
-	{ "deep", 0, O_DEEP, B(HP_ENV), NULL },
-	{ "baseline", 1, O_BASELINE, B(HP_REPORT), "FILE" },
-	{ "md", 1, O_MD, B(HP_REPORT), "FILE" },
-	{ "svg", 1, O_SVG, B(HP_REPORT), "FILE" },
-	{ "verbose", 0, O_VERBOSE, ~0u, NULL },
-	{ "help", 0, O_HELP, ~0u, NULL },
-};
-#undef S
-#define HP_NOPTS (sizeof(hp_opts) / sizeof(hp_opts[0]))
-
 /* total clients of a point, and of --max/--start; per agent, opt_defs[OPT_CLIENTS] */
 #define HP_MAX_CLIENTS 10000000
 
-static const char *hp_optname(const struct hp_opt *o)
+const char hp_ramp_clients[] = "10,50,100,200,300,400,500";
+
+#define LOAD HP_LOAD
+#define B HP_B
+#define S(id, c, g, ...) { .val = HP_O_SHARED + (id), .cmds = (c), .group = (g), __VA_ARGS__ }
+const struct hp_opt hp_opts[] = {
+	{ "clients", 1, HP_O_CLIENTS, LOAD, HG_LOAD, "N[,N...]", 1, HP_MAX_CLIENTS, "100",
+	  "connections of a point, over all agents (ramp: one point per N)" },
+	{ "agents", 1, HP_O_AGENTS, LOAD, HG_LOAD, "P", 1, 100000, NULL,
+	  "client agent processes sharing the connections; default: as the limits need" },
+	S(OPT_MSGS, LOAD, HG_LOAD),
+	S(OPT_SIZE, LOAD, HG_LOAD),
+	S(OPT_THINK_MS, LOAD, HG_LOAD),
+	S(OPT_STAGGER_MS, LOAD, HG_LOAD),
+	S(OPT_WORKERS, LOAD, HG_LOAD),
+	S(OPT_TIMEOUT, LOAD, HG_LOAD),
+	S(OPT_SERVER_MODEL, LOAD, HG_LOAD),
+	S(OPT_SERVER_THREADS, LOAD, HG_LOAD),
+	S(OPT_PORTS, LOAD, HG_LOAD, .def = "automatic"),
+	{ "topology", 1, HP_O_TOPO, LOAD | B(HP_UP), HG_TOPO, "loop|pair|star:K", 0, 0, "pair",
+	  "namespaces: none, a server and a client, or a server and K clients" },
+	{ "rxe", 0, HP_O_RXE, LOAD | B(HP_UP), HG_TOPO, NULL, 0, 0, NULL,
+	  "add Soft-RoCE (rxe) links (always with --transport rc)" },
+	{ "run", 1, HP_O_RUN, B(HP_UP) | B(HP_DOWN), HG_TOPO, "ID", 0, 0, NULL,
+	  "run id, 4 hex digits (up: new; down: default every rdc* object)" },
+	S(OPT_TRANSPORT, LOAD, HG_TRANSPORT),
+	S(OPT_CM, LOAD, HG_TRANSPORT),
+	S(OPT_CQ, LOAD, HG_TRANSPORT),
+	S(OPT_SRQ, LOAD, HG_TRANSPORT),
+	S(OPT_OP, LOAD, HG_TRANSPORT),
+	S(OPT_OOB_SESSION, LOAD, HG_TRANSPORT),
+	S(OPT_TLS_CA, LOAD, HG_TRANSPORT, .def = "a throwaway PKI per run"),
+	S(OPT_TLS_CERT, LOAD, HG_TRANSPORT),
+	S(OPT_TLS_KEY, LOAD, HG_TRANSPORT),
+	{ "max", 1, HP_O_MAX, B(HP_LIMIT), HG_LIMIT, "N", 1, HP_MAX_CLIENTS, "100000",
+	  "most clients tried" },
+	{ "start", 1, HP_O_START, B(HP_LIMIT), HG_LIMIT, "N", 1, HP_MAX_CLIENTS, "10",
+	  "first point; doubled until a point misses the threshold" },
+	{ "steps", 1, HP_O_STEPS, B(HP_LIMIT), HG_LIMIT, "S", 1, 200, "24",
+	  "at most this many points" },
+	{ "budget", 1, HP_O_BUDGET, B(HP_LIMIT), HG_LIMIT, "SEC", 1, 7 * 86400, "3600",
+	  "wall time of the search" },
+	{ "threshold", 1, HP_O_THRESH, B(HP_LIMIT), HG_LIMIT, "PCT[,PCT]", 1, 100, "100,95",
+	  "success percentages whose largest N is searched" },
+	{ "baseline", 1, HP_O_BASELINE, B(HP_REPORT), HG_INPUT, "FILE", 0, 0, NULL,
+	  "an earlier run's JSON, shown side by side" },
+	{ "json", 1, HP_O_JSON, LOAD | B(HP_ENV), HG_OUTPUT, "FILE", 0, 0, NULL,
+	  "write the results as JSON (its folder must be writable)" },
+	{ "md", 1, HP_O_MD, B(HP_REPORT), HG_OUTPUT, "FILE", 0, 0, NULL,
+	  "Markdown table (default: on stdout)" },
+	{ "svg", 1, HP_O_SVG, B(HP_REPORT), HG_OUTPUT, "FILE", 0, 0, NULL, "SVG chart" },
+	{ "deep", 0, HP_O_DEEP, B(HP_ENV), HG_OUTPUT, NULL, 0, 0, NULL,
+	  "really create a probe rxe link" },
+	{ "verbose", 0, HP_O_VERBOSE, ~0u, HG_GENERAL, NULL, 0, 0, NULL,
+	  "log every command and agent line on stderr" },
+	{ "help", 0, HP_O_HELP, ~0u, HG_GENERAL, NULL, 0, 0, NULL, "this help" },
+};
+#undef S
+const size_t hp_nopts = sizeof(hp_opts) / sizeof(hp_opts[0]);
+#define HP_NOPTS (sizeof(hp_opts) / sizeof(hp_opts[0]))
+
+const char *hp_optname(const struct hp_opt *o)
 {
-	return o->name ? o->name : opt_defs[o->val - O_SHARED].name;
+	return o->name ? o->name : opt_defs[o->val - HP_O_SHARED].name;
+}
+
+int hp_opt_has_arg(const struct hp_opt *o)
+{
+	return o->name ? o->has_arg : opt_defs[o->val - HP_O_SHARED].kind != OPT_FLAG;
 }
 
 static const struct hp_opt *hp_opt_of(int val)
@@ -107,33 +114,6 @@ static const struct hp_opt *hp_opt_of(int val)
 		if (hp_opts[i].val == val)
 			return &hp_opts[i];
 	return NULL;
-}
-
-void hp_usage(FILE *f)
-{
-	fprintf(f, "usage: rdmacap COMMAND [OPTIONS]   (rdmacap COMMAND --help for its options)\n");
-	for (int i = 0; i < HP_NCMD; i++)
-		fprintf(f, "  %s\n", hp_usages[i]);
-}
-
-static void hp_cmd_help(FILE *f, enum hp_cmd c)
-{
-	fprintf(f, "usage: %s\n", hp_usages[c]);
-	fprintf(f, "options:\n");
-	for (size_t i = 0; i < HP_NOPTS; i++) {
-		const struct hp_opt *o = &hp_opts[i];
-		char line[192];
-
-		if (!(o->cmds & B(c)))
-			continue;
-		if (!o->name) {
-			opt_help_line(o->val - O_SHARED, line, sizeof(line));
-			fprintf(f, "  %s\n", line);
-			continue;
-		}
-		fprintf(f, "  --%s%s%s\n", o->name, o->arg_help ? " " : "",
-			o->arg_help ? o->arg_help : "");
-	}
 }
 
 static int hp_long(const char *s, long min, long max, long *out)
@@ -146,7 +126,8 @@ static int hp_long(const char *s, long min, long max, long *out)
 	return 0;
 }
 
-int hp_parse_list(const char *s, long *out, int max, int *n)
+/* "10,50,100" -> out[]; items in [lo, hi] */
+static int hp_list(const char *s, long lo, long hi, long *out, int max, int *n)
 {
 	const char *p = s;
 
@@ -159,7 +140,7 @@ int hp_parse_list(const char *s, long *out, int max, int *n)
 			return -1;
 		memcpy(item, p, len);
 		item[len] = '\0';
-		if (hp_long(item, 1, HP_MAX_CLIENTS, &out[*n]))
+		if (hp_long(item, lo, hi, &out[*n]))
 			return -1;
 		(*n)++;
 		if (!p[len])
@@ -168,37 +149,19 @@ int hp_parse_list(const char *s, long *out, int max, int *n)
 	}
 }
 
-static void hp_defaults(struct hp_plan *p)
+int hp_parse_list(const char *s, long *out, int max, int *n)
 {
-	memset(p, 0, sizeof(*p));
-	p->transport = (enum opt_transport)opt_defs[OPT_TRANSPORT].def;
-	p->cm = (enum opt_cm)opt_defs[OPT_CM].def;
-	p->server_model = (enum opt_model)opt_defs[OPT_SERVER_MODEL].def;
-	p->cq = (enum opt_cq)opt_defs[OPT_CQ].def;
-	p->op = (enum opt_op)opt_defs[OPT_OP].def;
-	p->oob_session = (enum opt_oob_session)opt_defs[OPT_OOB_SESSION].def;
-	strcpy(p->topo_spec, "pair");
-	p->msgs = opt_defs[OPT_MSGS].def;
-	p->size = opt_defs[OPT_SIZE].def;
-	p->timeout_s = opt_defs[OPT_TIMEOUT].def;
-	p->server_threads = opt_defs[OPT_SERVER_THREADS].def;
-	p->think_ms = opt_defs[OPT_THINK_MS].def;
-	p->stagger_ms = opt_defs[OPT_STAGGER_MS].def;
-	p->workers = opt_defs[OPT_WORKERS].def;
-	p->max = 100000;
-	p->start = 10;
-	p->steps = 24;
-	p->budget_s = 3600;
-	p->thresholds[0] = 100.0;
-	p->thresholds[1] = 95.0;
+	const struct hp_opt *o = hp_opt_of(HP_O_CLIENTS);
+
+	return hp_list(s, o->min, o->max, out, max, n);
 }
 
-static int hp_thresholds(const char *s, double *t)
+static int hp_thresholds(const struct hp_opt *o, const char *s, double *t)
 {
 	long v[2];
 	int n;
 
-	if (hp_parse_list(s, v, 2, &n) || v[0] > 100 || (n == 2 && v[1] > 100))
+	if (hp_list(s, o->min, o->max, v, 2, &n))
 		return -1;
 	t[0] = (double)v[0];
 	t[1] = n == 2 ? (double)v[1] : t[0];
@@ -231,7 +194,7 @@ static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err
 	case OPT_TLS_CA: p->tls_ca = v; break;
 	case OPT_TLS_CERT: p->tls_cert = v; break;
 	case OPT_TLS_KEY: p->tls_key = v; break;
-	case OPT_CLIENTS: /* rdmacap's --clients is a total: O_CLIENTS */
+	case OPT_CLIENTS: /* rdmacap's --clients is a total: HP_O_CLIENTS */
 	case OPT_N:
 		snprintf(err, len, "internal: option %d", id);
 		return -1;
@@ -239,35 +202,61 @@ static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err
 	return 0;
 }
 
-static int hp_apply(struct hp_plan *p, int id, const char *v)
+static int hp_apply(struct hp_plan *p, const struct hp_opt *o, const char *v)
 {
-	switch (id) {
-	case O_CLIENTS: return hp_parse_list(v, p->clients, HP_MAX_POINTS, &p->npoints);
-	case O_AGENTS: return hp_long(v, 1, 100000, &p->agents);
-	case O_MAX: return hp_long(v, 1, HP_MAX_CLIENTS, &p->max);
-	case O_START: return hp_long(v, 1, HP_MAX_CLIENTS, &p->start);
-	case O_STEPS: return hp_long(v, 1, 200, &p->steps);
-	case O_BUDGET: return hp_long(v, 1, 7 * 86400, &p->budget_s);
-	case O_THRESH: return hp_thresholds(v, p->thresholds);
-	case O_TOPO:
+	switch (o->val) {
+	case HP_O_CLIENTS: return hp_parse_list(v, p->clients, HP_MAX_POINTS, &p->npoints);
+	case HP_O_AGENTS: return hp_long(v, o->min, o->max, &p->agents);
+	case HP_O_MAX: return hp_long(v, o->min, o->max, &p->max);
+	case HP_O_START: return hp_long(v, o->min, o->max, &p->start);
+	case HP_O_STEPS: return hp_long(v, o->min, o->max, &p->steps);
+	case HP_O_BUDGET: return hp_long(v, o->min, o->max, &p->budget_s);
+	case HP_O_THRESH: return hp_thresholds(o, v, p->thresholds);
+	case HP_O_TOPO:
 		if (strlen(v) >= sizeof(p->topo_spec))
 			return -1;
 		strcpy(p->topo_spec, v);
 		return 0;
-	case O_JSON: p->json = v; return 0;
-	case O_RXE: p->rxe = true; return 0;
-	case O_DEEP: p->deep = true; return 0;
-	case O_VERBOSE: p->verbose = true; return 0;
-	case O_BASELINE: p->baseline = v; return 0;
-	case O_MD: p->out_md = v; return 0;
-	case O_SVG: p->out_svg = v; return 0;
-	case O_RUN:
+	case HP_O_JSON: p->json = v; return 0;
+	case HP_O_RXE: p->rxe = true; return 0;
+	case HP_O_DEEP: p->deep = true; return 0;
+	case HP_O_VERBOSE: p->verbose = true; return 0;
+	case HP_O_BASELINE: p->baseline = v; return 0;
+	case HP_O_MD: p->out_md = v; return 0;
+	case HP_O_SVG: p->out_svg = v; return 0;
+	case HP_O_RUN:
 		if (strlen(v) != 4 || strspn(v, "0123456789abcdef") != 4)
 			return -1;
 		strcpy(p->run, v);
 		return 0;
 	}
 	return -1;
+}
+
+/* the tables' defaults; --clients depends on the command (hp_check) */
+static void hp_defaults(struct hp_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->transport = (enum opt_transport)opt_defs[OPT_TRANSPORT].def;
+	p->cm = (enum opt_cm)opt_defs[OPT_CM].def;
+	p->server_model = (enum opt_model)opt_defs[OPT_SERVER_MODEL].def;
+	p->cq = (enum opt_cq)opt_defs[OPT_CQ].def;
+	p->op = (enum opt_op)opt_defs[OPT_OP].def;
+	p->oob_session = (enum opt_oob_session)opt_defs[OPT_OOB_SESSION].def;
+	p->msgs = opt_defs[OPT_MSGS].def;
+	p->size = opt_defs[OPT_SIZE].def;
+	p->timeout_s = opt_defs[OPT_TIMEOUT].def;
+	p->server_threads = opt_defs[OPT_SERVER_THREADS].def;
+	p->think_ms = opt_defs[OPT_THINK_MS].def;
+	p->stagger_ms = opt_defs[OPT_STAGGER_MS].def;
+	p->workers = opt_defs[OPT_WORKERS].def;
+	for (size_t i = 0; i < HP_NOPTS; i++) {
+		const struct hp_opt *o = &hp_opts[i];
+
+		/* an own row's default is a value it parses: a typo is a bug, found at once */
+		if (o->name && o->def && o->val != HP_O_CLIENTS && hp_apply(p, o, o->def))
+			abort();
+	}
 }
 
 static int hp_fail(FILE *err, enum hp_cmd c, const char *fmt, ...)
@@ -322,10 +311,42 @@ static int hp_check_per_agent(struct hp_plan *p, FILE *err)
 	return 0;
 }
 
+/*
+ * --json is written when the run ends (a temp file beside it, renamed over it):
+ * its folder must take a new file now, or the whole run would be lost.
+ */
+static int hp_check_json(struct hp_plan *p, FILE *err)
+{
+	char tmp[4096];
+	struct stat st;
+	int fd;
+
+	if (!p->json)
+		return 0;
+	if (!*p->json)
+		return hp_fail(err, p->cmd, "--json: empty file name");
+	if (!stat(p->json, &st) && !S_ISREG(st.st_mode))
+		return hp_fail(err, p->cmd, "--json %s: %s", p->json,
+			       S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", p->json, (int)getpid()) >= (int)sizeof(tmp))
+		return hp_fail(err, p->cmd, "--json %s: %s", p->json, strerror(ENAMETOOLONG));
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return hp_fail(err, p->cmd, "--json %s: cannot create a file beside it (%s): %s",
+			       p->json, tmp, strerror(errno));
+	close(fd);
+	if (unlink(tmp))
+		return hp_fail(err, p->cmd, "--json %s: unlink %s: %s", p->json, tmp,
+			       strerror(errno));
+	return 0;
+}
+
 static int hp_check(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 {
-	char msg[128];
+	char msg[640];
 
+	if (hp_check_json(p, err))
+		return -1;
 	if (p->cmd == HP_REPORT)
 		return hp_check_files(p, err);
 	if (p->cmd == HP_UP || (LOAD & B(p->cmd))) {
@@ -334,17 +355,10 @@ static int hp_check(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 	}
 	if (!(LOAD & B(p->cmd)))
 		return 0;
-	if (!p->npoints) {
-		static const long ramp[] = { 10, 50, 100, 200, 300, 400, 500 };
-
-		if (p->cmd == HP_RAMP) {
-			memcpy(p->clients, ramp, sizeof(ramp));
-			p->npoints = sizeof(ramp) / sizeof(ramp[0]);
-		} else {
-			p->clients[0] = 100;
-			p->npoints = 1;
-		}
-	}
+	if (!p->npoints &&
+	    hp_parse_list(p->cmd == HP_RAMP ? hp_ramp_clients : hp_opt_of(HP_O_CLIENTS)->def,
+			  p->clients, HP_MAX_POINTS, &p->npoints))
+		abort();	/* the table's own default */
 	if (p->cmd == HP_STORM) {
 		/* a storm is measured by the first message after everyone connected */
 		if (!p->msgs_set)
@@ -355,7 +369,11 @@ static int hp_check(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 	if (p->npoints > 1 && p->cmd != HP_RAMP)
 		return hp_fail(err, p->cmd, "--clients: a list is only for ramp");
 	/* the agent's own cross-option rules, so that no agent exits with a usage error */
-	if (opt_rules(p->transport, seen, msg, sizeof(msg)))
+	if (opt_rules(p->transport, seen, msg, sizeof(msg)) ||
+	    opt_cm_rules(p->cm, seen, msg, sizeof(msg)))
+		return hp_fail(err, p->cmd, "%s", msg);
+	/* the user's PKI, as the agents will use it, before the topology exists */
+	if (p->tls_ca && hc_certs_check(p->tls_ca, p->tls_cert, p->tls_key, msg, sizeof(msg)))
 		return hp_fail(err, p->cmd, "%s", msg);
 	if (p->cmd == HP_LIMIT && p->start > p->max)
 		return hp_fail(err, p->cmd, "--start is above --max");
@@ -369,9 +387,7 @@ static int hp_getopt_err(struct hp_plan *p, int argc, char **argv, FILE *err)
 	const char *bad = optind > 1 && optind <= argc - 1 ? argv[optind] : "?";
 	const struct hp_opt *o = optopt >= 256 ? hp_opt_of(optopt) : NULL;
 
-	bool flag = o && (o->name ? !o->has_arg : opt_defs[o->val - O_SHARED].kind == OPT_FLAG);
-
-	if (flag)
+	if (o && !hp_opt_has_arg(o))
 		return hp_fail(err, p->cmd, "option '--%s' takes no value", hp_optname(o));
 	if (o)
 		return hp_fail(err, p->cmd, "option '--%s' needs a value", hp_optname(o));
@@ -387,13 +403,9 @@ static int hp_options(struct hp_plan *p, int argc, char **argv, bool seen[OPT_N]
 	struct option lo[HP_NOPTS + 1];
 	char msg[160];
 
-	for (size_t i = 0; i < HP_NOPTS; i++) {
-		const struct hp_opt *o = &hp_opts[i];
-		const struct opt_def *d = o->name ? NULL : &opt_defs[o->val - O_SHARED];
-
-		lo[i] = (struct option){ d ? d->name : o->name,
-			d ? d->kind != OPT_FLAG : o->has_arg, NULL, o->val };
-	}
+	for (size_t i = 0; i < HP_NOPTS; i++)
+		lo[i] = (struct option){ hp_optname(&hp_opts[i]), hp_opt_has_arg(&hp_opts[i]),
+					 NULL, hp_opts[i].val };
 	memset(&lo[HP_NOPTS], 0, sizeof(lo[0]));
 	optind = 1;
 	opterr = 0;
@@ -403,8 +415,8 @@ static int hp_options(struct hp_plan *p, int argc, char **argv, bool seen[OPT_N]
 
 		if (id == -1)
 			return 0;
-		if (id == 'h' || id == O_HELP) {
-			hp_cmd_help(stdout, p->cmd);
+		if (id == 'h' || id == HP_O_HELP) {
+			hu_cmd_help(stdout, p->cmd);
 			return 1;
 		}
 		if (id == '?' || id == ':')
@@ -416,10 +428,10 @@ static int hp_options(struct hp_plan *p, int argc, char **argv, bool seen[OPT_N]
 			return hp_fail(err, p->cmd, "option '--%s' does not apply to '%s'",
 				       hp_optname(o), hp_names[p->cmd]);
 		if (!o->name) {
-			seen[id - O_SHARED] = true;
-			if (hp_shared(p, id - O_SHARED, optarg, msg, sizeof(msg)))
+			seen[id - HP_O_SHARED] = true;
+			if (hp_shared(p, id - HP_O_SHARED, optarg, msg, sizeof(msg)))
 				return hp_fail(err, p->cmd, "%s", msg);
-		} else if (hp_apply(p, id, optarg)) {
+		} else if (hp_apply(p, o, optarg)) {
 			return hp_fail(err, p->cmd, "bad value '%s' for option '--%s'",
 				       optarg ? optarg : "", o->name);
 		}
@@ -433,19 +445,17 @@ int hp_parse(struct hp_plan *p, int argc, char **argv, FILE *err)
 
 	hp_defaults(p);
 	if (argc < 2) {
-		hp_usage(err);
+		hu_usage(err);
 		return -1;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		hp_usage(stdout);
+	if (!hu_top(argv[1], stdout))
 		return 1;
-	}
 	for (c = 0; c < HP_NCMD; c++)
 		if (!strcmp(argv[1], hp_names[c]))
 			break;
 	if (c == HP_NCMD) {
 		fprintf(err, "rdmacap: unknown command '%s'\n", argv[1]);
-		hp_usage(err);
+		hu_usage(err);
 		return -1;
 	}
 	p->cmd = c;

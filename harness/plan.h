@@ -4,7 +4,9 @@
  *
  * One struct for every subcommand; each command reads the fields it needs.
  * hp_parse() never creates anything: a bad command line is rejected before any
- * namespace, process or file exists. The options the agent also takes are
+ * namespace, process or file exists (checking that --json's folder takes a new
+ * file creates and removes one there). --tls-* files are loaded and verified as
+ * the agents will use them (harness/certs.h). The options the agent also takes are
  * checked with the agent's own table and rules (common/opt.h), so no value
  * passed on to an agent can make it exit with a usage error.
  */
@@ -75,8 +77,5 @@ int hp_parse(struct hp_plan *p, int argc, char **argv, FILE *err);
 
 /* "10,50,100" -> clients[]; rejects empty items, zero, garbage and overflows. */
 int hp_parse_list(const char *s, long *out, int max, int *n);
-
-/* Prints the top-level usage. */
-void hp_usage(FILE *f);
 
 #endif

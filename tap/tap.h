@@ -88,6 +88,19 @@ void tap_bail(struct tap *t, const char *fmt, ...) __attribute__((format(printf,
 void tap_totals(struct tap *t);
 /* kselftest exit code for the top level: 0 pass, 1 fail, 4 all skipped. */
 int tap_exit_code(const struct tap *t);
+/*
+ * Results held back until their number is known, so that the plan comes first
+ * as KTAP wants: tap_hold_begin() starts t on a memory stream, tap_hold_end()
+ * prints the version line, the plan, the results and the totals on out and
+ * returns tap_exit_code(). begin returns -1 (errno) without memory.
+ */
+struct tap_hold {
+	FILE *mem;
+	char *buf;
+	size_t len;
+};
+int tap_hold_begin(struct tap *t, struct tap_hold *h);
+int tap_hold_end(struct tap *t, struct tap_hold *h, FILE *out);
 /* "pass", "fail", "skip", ... for JSON and logs. Result descriptions are
  * sanitized by the writer: '#' and newlines in them become '_' / ' '. */
 const char *tap_res_name(enum tap_res r);

@@ -25,6 +25,33 @@ AGENT
 chmod +x "$T/agent"
 export RDMACAP_AGENT=$T/agent
 
+# A PKI of throwaway files: good.pem serves both roles as the agents check them
+# (server name from common/proto.h, serverAuth and clientAuth); the others each
+# break one rule.
+NAME=$(sed -n 's/^#define PROTO_TLS_SERVER_NAME "\(.*\)"$/\1/p' "$ROOT/common/proto.h")
+ossl() { openssl "$@" >/dev/null 2>&1 || echo "cli-usage.t: openssl $1 failed" >&2; }
+mkca() {
+	ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
+		-subj "/CN=$1" -keyout "$T/$1.key" -out "$T/$1.pem" \
+		-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign
+}
+leaf() { # name ca extensions
+	ossl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$1" \
+		-keyout "$T/$1.key" -out "$T/$1.csr"
+	printf '%b\n' "$3" >"$T/$1.ext"
+	ossl x509 -req -in "$T/$1.csr" -CA "$T/$2.pem" -CAkey "$T/$2.key" -CAcreateserial \
+		-days 1 -extfile "$T/$1.ext" -out "$T/$1.pem"
+}
+mkca ca
+mkca other-ca
+BOTH="basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth,clientAuth"
+leaf good ca "$BOTH\nsubjectAltName=DNS:$NAME"
+leaf foreign other-ca "$BOTH\nsubjectAltName=DNS:$NAME"
+leaf noname ca "$BOTH\nsubjectAltName=DNS:elsewhere"
+leaf server-only ca "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:$NAME"
+echo "not a certificate" >"$T/garbage.pem"
+tls() { echo "--transport rc --tls-ca $T/$1 --tls-cert $T/$2 --tls-key $T/$3"; }
+
 rdc_ns() { ip netns list 2>/dev/null | awk '$1 ~ /^rdc/ { print $1 }' | sort; }
 
 BAD=(
@@ -47,11 +74,31 @@ BAD=(
 	"--agents 1 --clients 1048577"
 	"--srq=1"
 	"--verbose=1"
+	# --json where the result could not be written at the end
+	"--json $T/no-such-dir/out.json"
+	"--json $T"
+	"--json /proc/version"
+	"--json="
+	# TLS files not as the agents would use them
+	"$(tls garbage.pem good.pem good.key)"
+	"$(tls ca.pem missing.pem good.key)"
+	"$(tls ca.pem good.pem noname.key)"
+	"$(tls ca.pem foreign.pem foreign.key)"
+	"$(tls ca.pem noname.pem noname.key)"
+	"$(tls ca.pem server-only.pem server-only.key)"
+	"$(tls ca.pem good.pem good.key) --cm rdmacm"
+)
+# what the message must name, by the index of the line above
+declare -A NAMED=(
+	[19]=no-such-dir [20]="$T" [21]=/proc/version [22]=json
+	[23]=garbage.pem [24]=missing.pem [25]=noname.key [26]=foreign.pem [27]=noname.pem
+	[28]=server-only.pem [29]=rdmacm
 )
 
 tap_init
-tap_plan $((${#BAD[@]} + 4))
-for args in "${BAD[@]}"; do
+tap_plan $((${#BAD[@]} + 5))
+for i in "${!BAD[@]}"; do
+	args=${BAD[$i]}
 	before=$(rdc_ns)
 	rm -f "$T/spawned" "$T/out.json"
 	# shellcheck disable=SC2086 # args is a list of words
@@ -66,9 +113,22 @@ for args in "${BAD[@]}"; do
 	[ -e "$T/out.json" ] && why+=" --json file written"
 	[ "$before" = "$after" ] || why+=" namespaces changed: $(echo "$after" | tr '\n' ' ')"
 	[ -s "$T/out" ] && why+=" stdout not empty"
+	[ -n "${NAMED[$i]-}" ] && ! grep -qF -- "${NAMED[$i]}" "$T/err" &&
+		why+=" message does not name ${NAMED[$i]}"
 	desc="run $args: exit 2 before anything is created ($(head -1 "$T/err"))"
 	if [ -z "$why" ]; then tap_ok "$desc"; else tap_fail "$desc" "${why# }"; fi
 done
+
+# good TLS files pass the check: the error is the next rule's, nothing is created
+"$RDMACAP" limit --topology loop --start 5 --max 2 $(tls ca.pem good.pem good.key) \
+	>"$T/out" 2>"$T/err"
+rc=$?
+desc="limit with good TLS files: the check passes them (exit $rc, $(head -1 "$T/err"))"
+if [ $rc -eq 2 ] && grep -q -- "--start is above --max" "$T/err"; then
+	tap_ok "$desc"
+else
+	tap_fail "$desc" "$(head -1 "$T/err")"
+fi
 
 # report: options and files in any order; inputs checked before output is written
 cat >"$T/run.json" <<'JSON'

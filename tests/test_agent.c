@@ -20,38 +20,9 @@
 #include "agents/opts.h"
 #include "common/proto.h"
 #include "agents/report.h"
+#include "tap/tap.h"
 
-static int t_n, t_fail;
-
-static void t_ok(int cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void t_ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d ", cond ? "" : "not ", ++t_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!cond)
-		t_fail++;
-}
-
-static void t_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void t_diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
+static struct tap tap;
 
 /* records go to a memfd so they can be checked and stay off the TAP stream */
 static int t_rec;
@@ -95,7 +66,7 @@ static void test_hist(void)
 	int n, good = 1;
 
 	n = proto_hist_encode(&h, buf, sizeof(buf));
-	t_ok(n == 1 && !strcmp(buf, "-") && !proto_hist_decode("-", &d) && !d.total,
+	tap_ok(&tap, n == 1 && !strcmp(buf, "-") && !proto_hist_decode("-", &d) && !d.total,
 	     "hist: empty encodes as '-' and decodes back");
 
 	for (i = 0; i < 100000; i++)
@@ -103,18 +74,18 @@ static void test_hist(void)
 	proto_hist_add(&h, 0);
 	proto_hist_add(&h, UINT64_MAX);
 	n = proto_hist_encode(&h, buf, sizeof(buf));
-	t_ok(n > 0 && !proto_hist_decode(buf, &d) && !memcmp(&h, &d, sizeof(h)),
+	tap_ok(&tap, n > 0 && !proto_hist_decode(buf, &d) && !memcmp(&h, &d, sizeof(h)),
 	     "hist: 100002 values encode and decode to the same buckets (%d chars)", n);
-	t_ok(proto_hist_encode(&h, buf, (size_t)n) == -1 &&
+	tap_ok(&tap, proto_hist_encode(&h, buf, (size_t)n) == -1 &&
 	     proto_hist_encode(&h, buf, (size_t)n + 1) == n,
 	     "hist: encode refuses a buffer one byte short");
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (!proto_hist_decode(bad[i], &d)) {
-			t_diag("accepted malformed histogram '%s'", bad[i]);
+			tap_diag(&tap, "accepted malformed histogram '%s'", bad[i]);
 			good = 0;
 		}
-	t_ok(good, "hist: decode rejects %zu malformed strings", sizeof(bad) / sizeof(bad[0]));
+	tap_ok(&tap, good, "hist: decode rejects %zu malformed strings", sizeof(bad) / sizeof(bad[0]));
 
 	/* the proto.h mapping: every value falls in [value(b), value(b + 1)) */
 	good = 1;
@@ -123,11 +94,11 @@ static void test_hist(void)
 		b = proto_hist_bucket(v);
 		if (b >= PROTO_HIST_BUCKETS || proto_hist_value(b) > v ||
 		    (b + 1 < PROTO_HIST_BUCKETS && proto_hist_value(b + 1) <= v)) {
-			t_diag("value %llu -> bucket %u", (unsigned long long)v, b);
+			tap_diag(&tap, "value %llu -> bucket %u", (unsigned long long)v, b);
 			good = 0;
 		}
 	}
-	t_ok(good, "hist: proto_hist_bucket/value bracket every value");
+	tap_ok(&tap, good, "hist: proto_hist_bucket/value bracket every value");
 }
 
 static void test_payload(void)
@@ -143,16 +114,16 @@ static void test_payload(void)
 			len = sizeof(whole) - off;
 		load_payload(7, 3, off, part + off, len);
 	}
-	t_ok(!memcmp(whole, part, sizeof(whole)),
+	tap_ok(&tap, !memcmp(whole, part, sizeof(whole)),
 	     "payload: generated in odd pieces equals generated whole");
-	t_ok(load_payload_check(7, 3, 0, whole, sizeof(whole)) == sizeof(whole) &&
+	tap_ok(&tap, load_payload_check(7, 3, 0, whole, sizeof(whole)) == sizeof(whole) &&
 	     load_payload_check(7, 3, 1000, whole + 1000, 77) == 77,
 	     "payload: check accepts the payload, also from an offset");
 
 	load_payload(7, 4, 0, part, sizeof(part));
 	at = load_payload_check(7, 3, 0, part, sizeof(part));
 	load_payload(8, 3, 0, part, sizeof(part));
-	t_ok(at < 8 && load_payload_check(7, 3, 0, part, sizeof(part)) < 8,
+	tap_ok(&tap, at < 8 && load_payload_check(7, 3, 0, part, sizeof(part)) < 8,
 	     "payload: another seq or id is rejected within the first word");
 
 	for (off = 0; off < sizeof(whole) && same; off += 1 + off / 3) {
@@ -161,7 +132,7 @@ static void test_payload(void)
 		whole[off] ^= 1u << (off % 8);
 		same = at == off;
 	}
-	t_ok(same, "payload: a single flipped bit is found at its byte");
+	tap_ok(&tap, same, "payload: a single flipped bit is found at its byte");
 }
 
 /* fake transport: remembers the order of starts and what is in flight */
@@ -213,7 +184,7 @@ static void test_load_workers(void)
 	uint32_t i, rounds = 0;
 
 	if (load_init(&l, &cfg, &t_ops, &t)) {
-		t_ok(0, "load: init");
+		tap_ok(&tap, 0, "load: init");
 		return;
 	}
 	/* connection 2 never came up: it must get no traffic */
@@ -222,7 +193,7 @@ static void test_load_workers(void)
 	load_attach(&l, 3);
 	load_attach(&l, 4);
 	load_run(&l);
-	t_ok(t.nstarted == 2 && t.inflight == 2,
+	tap_ok(&tap, t.nstarted == 2 && t.inflight == 2,
 	     "load: --workers 2 starts 2 round trips (%u)", t.nstarted);
 	/* complete the oldest in-flight one each time, like a FIFO network */
 	while (!load_finished(&l) && rounds++ < 100) {
@@ -230,16 +201,16 @@ static void test_load_workers(void)
 		if (t_echo(&l, &t, i, 0) != 1)
 			break;
 	}
-	t_ok(load_finished(&l) && l.msgs == 8 && l.verified == 8 && t.peak == 2,
+	tap_ok(&tap, load_finished(&l) && l.msgs == 8 && l.verified == 8 && t.peak == 2,
 	     "load: 4 up connections x 2 msgs done, never more than 2 in flight (peak %u)",
 	     t.peak);
-	t_ok(t.started[0] == 0 && t.started[1] == 1 && t.started[2] == 3 &&
+	tap_ok(&tap, t.started[0] == 0 && t.started[1] == 1 && t.started[2] == 3 &&
 	     t.started[3] == 4 && t.started[4] == 0 && t.started[5] == 1 &&
 	     t.started[6] == 3 && t.started[7] == 4,
 	     "load: freed workers take idle connections round-robin (0 1 3 4 0 1 3 4)");
 	t_records_reset();
 	load_report(&l);
-	t_ok(strstr(t_records(), "result role=client ok=4 msgs=8 verified=8 bad=0 errors=0 us=") != NULL,
+	tap_ok(&tap, strstr(t_records(), "result role=client ok=4 msgs=8 verified=8 bad=0 errors=0 us=") != NULL,
 	     "load: result record counts");
 	load_fini(&l);
 }
@@ -254,7 +225,7 @@ static void test_load_faults(void)
 	int r;
 
 	if (load_init(&l, &cfg, &t_ops, &t)) {
-		t_ok(0, "load: init");
+		tap_ok(&tap, 0, "load: init");
 		return;
 	}
 	load_attach(&l, 0);
@@ -262,13 +233,13 @@ static void test_load_faults(void)
 	load_attach(&l, 2);
 	t_records_reset();
 	load_run(&l);
-	t_ok(t.nstarted == 3, "load: --workers 0 starts every connection at once");
+	tap_ok(&tap, t.nstarted == 3, "load: --workers 0 starts every connection at once");
 	r = t_echo(&l, &t, 0, 1);
-	t_ok(r == 1 && l.bad == 1 && l.msgs == 1 &&
+	tap_ok(&tap, r == 1 && l.bad == 1 && l.msgs == 1 &&
 	     strstr(t_records(), "verify fail id=7 seq=0\n") != NULL,
 	     "load: a corrupted echo counts as bad and emits 'verify fail id=7 seq=0'");
 	r = load_rx(&l, 1, junk, sizeof(junk));
-	t_ok(r == -1 && l.errors == 1 &&
+	tap_ok(&tap, r == -1 && l.errors == 1 &&
 	     strstr(t_records(), "msg fail id=8 call=recv errno=71 err=EPROTO\n") != NULL,
 	     "load: more bytes than sent fail the connection with EPROTO");
 	/* the next start of connection 0 fails, as a send() would */
@@ -276,7 +247,7 @@ static void test_load_faults(void)
 	t_echo(&l, &t, 0, 0);
 	while (!load_finished(&l) && load_want(&l, 2))
 		t_echo(&l, &t, 2, 0);
-	t_ok(load_finished(&l) && l.errors == 2 && l.msgs == 5 && l.verified == 4 &&
+	tap_ok(&tap, load_finished(&l) && l.errors == 2 && l.msgs == 5 && l.verified == 4 &&
 	     strstr(t_records(), "msg fail id=7 call=send errno=32 err=EPIPE\n") != NULL,
 	     "load: a send error inside start() fails that connection, the rest finish");
 	load_fini(&l);
@@ -291,7 +262,7 @@ static void test_load_ready_fail(void)
 	uint32_t i;
 
 	if (load_init(&l, &cfg, &t_ops, &t)) {
-		t_ok(0, "load: init");
+		tap_ok(&tap, 0, "load: init");
 		return;
 	}
 	for (i = 0; i < 3; i++)
@@ -301,7 +272,7 @@ static void test_load_ready_fail(void)
 	load_fail(&l, 1, "recv", 0, "eof");
 	t_echo(&l, &t, 0, 0);
 	t_echo(&l, &t, 2, 0);
-	t_ok(load_finished(&l) && t.nstarted == 2 && t.started[1] == 2 && l.errors == 1 &&
+	tap_ok(&tap, load_finished(&l) && t.nstarted == 2 && t.started[1] == 2 && l.errors == 1 &&
 	     l.msgs == 2, "load: a connection lost while waiting for a worker is skipped");
 	load_fini(&l);
 }
@@ -317,7 +288,7 @@ static void test_load_think(void)
 	int n;
 
 	if (load_init(&l, &cfg, &t_ops, &t)) {
-		t_ok(0, "load: init");
+		tap_ok(&tap, 0, "load: init");
 		return;
 	}
 	load_attach(&l, 0);
@@ -326,7 +297,7 @@ static void test_load_think(void)
 	t_echo(&l, &t, 0, 0);
 	t_echo(&l, &t, 1, 0);
 	t0 = clock_ns();
-	t_ok(t.nstarted == 2 && !load_want(&l, 0),
+	tap_ok(&tap, t.nstarted == 2 && !load_want(&l, 0),
 	     "load: --think-ms holds the next round trip back");
 	pfd.fd = load_timer_fd(&l);
 	pfd.events = POLLIN;
@@ -334,7 +305,7 @@ static void test_load_think(void)
 	if (n == 1)
 		load_on_timer(&l);
 	waited = (clock_ns() - t0) / 1000000;
-	t_ok(n == 1 && t.nstarted == 4 && waited >= 25 && waited < 1000,
+	tap_ok(&tap, n == 1 && t.nstarted == 4 && waited >= 25 && waited < 1000,
 	     "load: the think timer releases both after ~30 ms (%llu ms)",
 	     (unsigned long long)waited);
 	load_fini(&l);
@@ -349,7 +320,7 @@ static void test_load_deadline(void)
 	int n = 0, i;
 
 	if (load_init(&l, &cfg, &t_ops, &t)) {
-		t_ok(0, "load: init");
+		tap_ok(&tap, 0, "load: init");
 		return;
 	}
 	load_attach(&l, 0);
@@ -364,7 +335,7 @@ static void test_load_deadline(void)
 		if (n == 1)
 			load_on_timer(&l);
 	}
-	t_ok(load_finished(&l) && l.errors == 2 && l.msgs == 1 &&
+	tap_ok(&tap, load_finished(&l) && l.errors == 2 && l.msgs == 1 &&
 	     strstr(t_records(), "msg fail id=0 call=recv errno=0 err=timeout\n"),
 	     "load: --timeout ends traffic and fails what is still in flight");
 	load_fini(&l);
@@ -378,7 +349,7 @@ static void test_ctl(void)
 	char big[517];
 
 	if (pipe(p) || ctl_init(&c, p[0])) {
-		t_ok(0, "ctl: pipe");
+		tap_ok(&tap, 0, "ctl: pipe");
 		return;
 	}
 	/* the tail of an overlong line must not count, even when it reads "stop" */
@@ -396,7 +367,7 @@ static void test_ctl(void)
 	close(p[1]);
 	f = ctl_next(&c);
 	g = ctl_next(&c);
-	t_ok(a == CTL_GO && b == CTL_RUN && d == CTL_NONE && e == CTL_STOP &&
+	tap_ok(&tap, a == CTL_GO && b == CTL_RUN && d == CTL_NONE && e == CTL_STOP &&
 	     f == CTL_EOF && g == CTL_EOF,
 	     "ctl: go, junk, 'run ' and an overlong line skipped, run, split 'stop', EOF "
 	     "(%s %s %s %s %s)",
@@ -455,33 +426,33 @@ static void test_opts(void)
 	r = t_parse(&o, err, "--role server --transport tcp --addr 127.0.0.2 --port 9000 "
 		    "--ports 4 --size 1048576 --timeout 5 --server-model thread "
 		    "--server-threads 3 --backlog 128");
-	t_ok(!r && o.role == AG_ROLE_SERVER && o.transport == OPT_TR_TCP &&
+	tap_ok(&tap, !r && o.role == AG_ROLE_SERVER && o.transport == OPT_TR_TCP &&
 	     !strcmp(o.addr_str, "127.0.0.2") && o.port == 9000 && o.ports == 4 &&
 	     o.size == 1048576 && o.timeout_s == 5 && o.model == OPT_MODEL_THREAD &&
 	     o.server_threads == 3 && o.backlog == 128,
 	     "opts: full server line parses (%s)", err);
 	r = t_parse(&o, err, "--role client --transport rc --cm rdmacm --clients 50000 --first-id 7 "
 		    "--msgs 0 --think-ms 10 --stagger-ms 2 --workers 16 --bind 127.0.0.9");
-	t_ok(!r && o.role == AG_ROLE_CLIENT && o.transport == OPT_TR_RC &&
+	tap_ok(&tap, !r && o.role == AG_ROLE_CLIENT && o.transport == OPT_TR_RC &&
 	     o.clients == 50000 && o.first_id == 7 && !o.msgs && o.think_ms == 10 &&
 	     o.stagger_ms == 2 && o.workers == 16 && o.has_bind &&
 	     !strcmp(o.bind_str, "127.0.0.9") && o.port == OPT_DEF_PORT && o.ports == 1 &&
 	     o.size == opt_defs[OPT_SIZE].def,
 	     "opts: full client line parses, defaults kept (%s)", err);
 	r = t_parse(&o, err, "--role=client --transport=tcp");
-	t_ok(!r && o.clients == 1 && o.msgs == opt_defs[OPT_MSGS].def && o.timeout_s == opt_defs[OPT_TIMEOUT].def &&
+	tap_ok(&tap, !r && o.clients == 1 && o.msgs == opt_defs[OPT_MSGS].def && o.timeout_s == opt_defs[OPT_TIMEOUT].def &&
 	     !strcmp(o.addr_str, "127.0.0.1"), "opts: --opt=value form and defaults");
-	t_ok(t_parse(&o, err, "--role client --help") == 1, "opts: --help");
+	tap_ok(&tap, t_parse(&o, err, "--role client --help") == 1, "opts: --help");
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		r = t_parse(&o, err, bad[i].line);
 		if (r != -1 || !strstr(err, bad[i].needle)) {
-			t_diag("'%s' -> %d '%s', want an error naming %s", bad[i].line, r,
+			tap_diag(&tap, "'%s' -> %d '%s', want an error naming %s", bad[i].line, r,
 			       err, bad[i].needle);
 			good = 0;
 		}
 	}
-	t_ok(good, "opts: %zu bad lines rejected, each naming the offending option",
+	tap_ok(&tap, good, "opts: %zu bad lines rejected, each naming the offending option",
 	     sizeof(bad) / sizeof(bad[0]));
 }
 
@@ -493,7 +464,8 @@ int main(void)
 		return 1;
 	}
 	proto_set_fd(t_rec);
-	printf("TAP version 13\n1..27\n");
+	tap_init(&tap, stdout);
+	tap_plan(&tap, 27);
 	test_hist();
 	test_payload();
 	test_load_workers();
@@ -503,7 +475,6 @@ int main(void)
 	test_load_deadline();
 	test_ctl();
 	test_opts();
-	if (t_n != 27)
-		t_ok(0, "plan: ran %d tests, planned 27", t_n);
-	return t_fail ? 1 : 0;
+	tap_totals(&tap);
+	return tap_exit_code(&tap);
 }

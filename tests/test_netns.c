@@ -15,36 +15,10 @@
 
 #include "netns/netns.h"
 #include "netns/nn.h"
+#include "tap/tap.h"
 
-/* Results are held back so that the plan can come first, as KTAP wants. */
-static int t_n, t_fail;
-static FILE *t_out;
-static char *t_buf;
-static size_t t_len;
-
-static void __attribute__((format(printf, 2, 3))) ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(t_out, "%sok %d ", cond ? "" : "not ", ++t_n);
-	va_start(ap, fmt);
-	vfprintf(t_out, fmt, ap);
-	va_end(ap);
-	fputc('\n', t_out);
-	if (!cond)
-		t_fail++;
-}
-
-static void __attribute__((format(printf, 1, 2))) diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(t_out, "# ");
-	va_start(ap, fmt);
-	vfprintf(t_out, fmt, ap);
-	va_end(ap);
-	fputc('\n', t_out);
-}
+/* results held back so that the plan can come first, as KTAP wants */
+static struct tap tap;
 
 static void test_parse_good(void)
 {
@@ -67,7 +41,7 @@ static void test_parse_good(void)
 		char err[128] = "";
 		int r = nn_parse(good[i].spec, &t, err, sizeof(err));
 
-		ok(r == 0 && t.kind == good[i].kind && t.nclients == good[i].n && !err[0],
+		tap_ok(&tap, r == 0 && t.kind == good[i].kind && t.nclients == good[i].n && !err[0],
 		   "parse \"%s\" -> kind %d, %d clients", good[i].spec, good[i].kind, good[i].n);
 	}
 }
@@ -102,13 +76,13 @@ static void test_parse_bad(void)
 		char err[128] = "";
 		int r = nn_parse(bad[i].spec, &t, err, sizeof(err));
 
-		ok(r == -1 && strstr(err, bad[i].want), "parse \"%s\" fails: %s", bad[i].spec, err);
+		tap_ok(&tap, r == -1 && strstr(err, bad[i].want), "parse \"%s\" fails: %s", bad[i].spec, err);
 	}
 	{
 		struct nn_topo t = {0};
 		char err[8];
 
-		ok(nn_parse(NULL, &t, NULL, 0) == -1 &&
+		tap_ok(&tap, nn_parse(NULL, &t, NULL, 0) == -1 &&
 			   nn_parse("star:0", &t, err, sizeof(err)) == -1 &&
 			   strlen(err) == sizeof(err) - 1,
 		   "parse: NULL spec, NULL err, short err buffer are safe");
@@ -133,9 +107,9 @@ static void test_run_id(void)
 		else if (strcmp(run, first))
 			differ = 1;
 	}
-	ok(good, "run id: 64 ids are 4 lowercase hex digits (last %s)", run);
-	ok(differ, "run id: ids are random, not all %s", first);
-	ok(nn_run_ok("0a9f") && !nn_run_ok("0A9F") && !nn_run_ok("abc") && !nn_run_ok("abcde") &&
+	tap_ok(&tap, good, "run id: 64 ids are 4 lowercase hex digits (last %s)", run);
+	tap_ok(&tap, differ, "run id: ids are random, not all %s", first);
+	tap_ok(&tap, nn_run_ok("0a9f") && !nn_run_ok("0A9F") && !nn_run_ok("abc") && !nn_run_ok("abcde") &&
 		   !nn_run_ok("wxyz") && !nn_run_ok(""),
 	   "run id: validation takes 4 lowercase hex only");
 }
@@ -212,7 +186,7 @@ static void test_plan(void)
 		for (rxe = 0; rxe < 2; rxe++) {
 			memset(&t, 0, sizeof(t));
 			nn_parse(specs[i], &t, NULL, 0);
-			ok(nn_plan(&t, run, rxe) == 0 &&
+			tap_ok(&tap, nn_plan(&t, run, rxe) == 0 &&
 				   check_names(&t, run, why, sizeof(why)) == 0 &&
 				   !strcmp(t.srv.addr, "10.222.0.1") && t.srv.ns[0] &&
 				   !!t.srv.rxe[0] == rxe && !strcmp(t.run, run) && t.rxe == rxe,
@@ -223,7 +197,7 @@ static void test_plan(void)
 	memset(&t, 0, sizeof(t));
 	nn_parse("star:64", &t, NULL, 0);
 	nn_plan(&t, "ffff", true);
-	ok(!strcmp(t.srv.ns, "rdcffff-srv") && !strcmp(t.srv.ifname, "rdcffffbr") &&
+	tap_ok(&tap, !strcmp(t.srv.ns, "rdcffff-srv") && !strcmp(t.srv.ifname, "rdcffffbr") &&
 		   !strcmp(t.srv.rxe, "rdcffffrs") && !strcmp(t.cli[63].ns, "rdcffff-c64") &&
 		   !strcmp(t.cli[63].ifname, "rdcffffc64") &&
 		   !strcmp(t.cli[63].rxe, "rdcffffr64") && !strcmp(t.cli[0].addr, "10.222.0.2") &&
@@ -234,29 +208,29 @@ static void test_plan(void)
 	memset(&t, 0, sizeof(t));
 	nn_parse("pair", &t, NULL, 0);
 	nn_plan(&t, "0001", false);
-	ok(!strcmp(t.srv.ifname, "rdc0001s1") && !strcmp(t.cli[0].ifname, "rdc0001c1") &&
+	tap_ok(&tap, !strcmp(t.srv.ifname, "rdc0001s1") && !strcmp(t.cli[0].ifname, "rdc0001c1") &&
 		   !strcmp(t.cli[0].ns, "rdc0001-c1") && !strcmp(t.cli[0].addr, "10.222.0.2") &&
 		   !t.cli[0].rxe[0],
 	   "plan pair: veth rdc<run>s1/c1, client 10.222.0.2");
 
 	memset(&t, 0, sizeof(t));
 	nn_parse("loop", &t, NULL, 0);
-	ok(nn_plan(&t, "0002", false) == 0 && !t.srv.ns[0] && !strcmp(t.srv.addr, "127.0.0.1") &&
+	tap_ok(&tap, nn_plan(&t, "0002", false) == 0 && !t.srv.ns[0] && !strcmp(t.srv.addr, "127.0.0.1") &&
 		   !strcmp(t.cli[0].addr, "127.0.0.1") && !t.srv.rxe[0],
 	   "plan loop: 127.0.0.1 in the caller's namespace");
-	ok(nn_plan(&t, "0002", true) == 0 && !t.srv.ns[0] && !strcmp(t.srv.ifname, "rdc0002s0") &&
+	tap_ok(&tap, nn_plan(&t, "0002", true) == 0 && !t.srv.ns[0] && !strcmp(t.srv.ifname, "rdc0002s0") &&
 		   !strcmp(t.srv.rxe, "rdc0002rs") && !strcmp(t.cli[0].rxe, t.srv.rxe) &&
 		   !strcmp(t.srv.addr, "10.222.0.1"),
 	   "plan loop+rxe: one rxe on rdc<run>s0 shared by both ends");
 
 	errno = 0;
-	ok(nn_plan(&t, "XYZ1", false) == -1 && errno == EINVAL, "plan: bad run id refused");
+	tap_ok(&tap, nn_plan(&t, "XYZ1", false) == -1 && errno == EINVAL, "plan: bad run id refused");
 	t.kind = NN_PAIR;
 	t.nclients = 2;
-	ok(nn_plan(&t, "0003", false) == -1, "plan: pair with 2 clients refused");
+	tap_ok(&tap, nn_plan(&t, "0003", false) == -1, "plan: pair with 2 clients refused");
 	t.kind = NN_STAR;
 	t.nclients = NN_MAX_CLIENTS + 1;
-	ok(nn_plan(&t, "0003", false) == -1, "plan: star beyond NN_MAX_CLIENTS refused");
+	tap_ok(&tap, nn_plan(&t, "0003", false) == -1, "plan: star beyond NN_MAX_CLIENTS refused");
 }
 
 static void test_addr_scheme(void)
@@ -273,31 +247,31 @@ static void test_addr_scheme(void)
 			good = 0;
 	}
 	nn_client_addr(a, sizeof(a), 254);
-	ok(good && !strcmp(a, "10.222.0.255"), "client address k is host k+1 of 10.222/16");
+	tap_ok(&tap, good && !strcmp(a, "10.222.0.255"), "client address k is host k+1 of 10.222/16");
 }
 
 static void test_enter_sysctl(void)
 {
 	char v[64] = "";
 
-	ok(nn_enter("") == 0 && nn_enter(NULL) == 0, "enter \"\": stays");
+	tap_ok(&tap, nn_enter("") == 0 && nn_enter(NULL) == 0, "enter \"\": stays");
 	errno = 0;
-	ok(nn_enter("rdc-no-such-ns") == -1 && errno == ENOENT,
+	tap_ok(&tap, nn_enter("rdc-no-such-ns") == -1 && errno == ENOENT,
 	   "enter a missing namespace: ENOENT");
 	errno = 0;
-	ok(nn_enter("../etc") == -1 && errno == EINVAL, "enter a path: EINVAL");
-	ok(nn_sysctl_get("", "net.core.somaxconn", v, sizeof(v)) == 0 && atoi(v) > 0 &&
+	tap_ok(&tap, nn_enter("../etc") == -1 && errno == EINVAL, "enter a path: EINVAL");
+	tap_ok(&tap, nn_sysctl_get("", "net.core.somaxconn", v, sizeof(v)) == 0 && atoi(v) > 0 &&
 		   !strchr(v, '\n'),
 	   "sysctl get net.core.somaxconn here: \"%s\"", v);
-	ok(nn_sysctl_get("", "net/ipv4/ip_local_port_range", v, sizeof(v)) == 0 && strchr(v, '\t'),
+	tap_ok(&tap, nn_sysctl_get("", "net/ipv4/ip_local_port_range", v, sizeof(v)) == 0 && strchr(v, '\t'),
 	   "sysctl get by /-key keeps inner tabs: \"%s\"", v);
 	fprintf(stderr, "# next: three expected netns errors\n");
-	ok(nn_sysctl_get("", "net.core.no_such_key", v, sizeof(v)) == -1 && errno == ENOENT,
+	tap_ok(&tap, nn_sysctl_get("", "net.core.no_such_key", v, sizeof(v)) == -1 && errno == ENOENT,
 	   "sysctl get missing key: ENOENT");
-	ok(nn_sysctl_get("rdc-no-such-ns", "net.core.somaxconn", v, sizeof(v)) == -1 &&
+	tap_ok(&tap, nn_sysctl_get("rdc-no-such-ns", "net.core.somaxconn", v, sizeof(v)) == -1 &&
 		   errno == ENOENT,
 	   "sysctl get in a missing namespace: ENOENT");
-	ok(nn_sysctl_get("", "net.core.somaxconn", v, 2) == -1 && errno == ENOSPC,
+	tap_ok(&tap, nn_sysctl_get("", "net.core.somaxconn", v, 2) == -1 && errno == ENOSPC,
 	   "sysctl get into a short buffer: ENOSPC");
 }
 
@@ -313,7 +287,7 @@ static void test_exec(void)
 	int r;
 
 	r = nn_cmd_run(c, 2, NULL);
-	ok(r == 0 && !strcmp(c[0].output, "one\ntwo\n") && strstr(c[1].output, "iproute2"),
+	tap_ok(&tap, r == 0 && !strcmp(c[0].output, "one\ntwo\n") && strstr(c[1].output, "iproute2"),
 	   "exec: stdin script and captured stdout, two at once");
 	nn_cmd_free(c, 2);
 
@@ -322,7 +296,7 @@ static void test_exec(void)
 	in[big] = '\0';
 	c[2].input = in;
 	r = nn_cmd_run(&c[2], 1, NULL);
-	ok(r == 0 && c[2].output && strlen(c[2].output) == big,
+	tap_ok(&tap, r == 0 && c[2].output && strlen(c[2].output) == big,
 	   "exec: 1 MiB through stdin and stdout");
 	nn_cmd_free(&c[2], 1);
 	free(in);
@@ -335,15 +309,15 @@ static void test_exec(void)
 			{.ns = "rdc-no-such-ns", .argv = {"true", NULL}},
 		};
 
-		ok(nn_cmd_run(&f[0], 1, NULL) == -1 && WEXITSTATUS(f[0].status) == 1,
+		tap_ok(&tap, nn_cmd_run(&f[0], 1, NULL) == -1 && WEXITSTATUS(f[0].status) == 1,
 		   "exec: exit status 1 fails");
-		ok(nn_cmd_run(&f[1], 1, NULL) == -1, "exec: a missing tool fails");
-		ok(nn_cmd_run(&f[2], 1, NULL) == -1, "exec: a missing namespace fails");
+		tap_ok(&tap, nn_cmd_run(&f[1], 1, NULL) == -1, "exec: a missing tool fails");
+		tap_ok(&tap, nn_cmd_run(&f[2], 1, NULL) == -1, "exec: a missing namespace fails");
 	}
 	{
 		struct nn_cmd s = {.argv = {"true", NULL}};
 
-		ok(nn_cmd_run(&s, 1, NULL) == 0, "exec: true succeeds");
+		tap_ok(&tap, nn_cmd_run(&s, 1, NULL) == 0, "exec: true succeeds");
 	}
 }
 
@@ -356,23 +330,24 @@ static void test_probe(void)
 	uname(&u);
 	memset(&c, 0xff, sizeof(c));
 	r = nn_probe(&c, false, NULL);
-	ok(r == 0 && !strcmp(c.kernel, u.release) && c.kmajor >= 3, "probe: kernel %s (%d.%d)",
+	tap_ok(&tap, r == 0 && !strcmp(c.kernel, u.release) && c.kmajor >= 3, "probe: kernel %s (%d.%d)",
 	   c.kernel, c.kmajor, c.kminor);
-	ok(c.root || c.why_netns[0], "probe: root=%d netns=%d why_netns=\"%s\"", c.root, c.netns,
+	tap_ok(&tap, c.root || c.why_netns[0], "probe: root=%d netns=%d why_netns=\"%s\"", c.root, c.netns,
 	   c.why_netns);
-	ok(c.rxe_module || c.why_rxe[0], "probe: rxe_module=%d why_rxe=\"%s\"", c.rxe_module,
+	tap_ok(&tap, c.rxe_module || c.why_rxe[0], "probe: rxe_module=%d why_rxe=\"%s\"", c.rxe_module,
 	   c.why_rxe);
-	ok(c.rxe_netns || c.why_rxe_netns[0], "probe: rxe_netns=%d why=\"%s\"", c.rxe_netns,
+	tap_ok(&tap, c.rxe_netns || c.why_rxe_netns[0], "probe: rxe_netns=%d why=\"%s\"", c.rxe_netns,
 	   c.why_rxe_netns);
-	ok((c.kmajor > 7 || (c.kmajor == 7 && c.kminor >= 1)) || !c.rxe_netns,
+	tap_ok(&tap, (c.kmajor > 7 || (c.kmajor == 7 && c.kminor >= 1)) || !c.rxe_netns,
 	   "probe: no rxe in netns claimed before 7.1");
-	diag("ip=%d rdma=%d", c.ip_tool, c.rdma_tool);
+	tap_diag(&tap, "ip=%d rdma=%d", c.ip_tool, c.rdma_tool);
 }
 
 int main(void)
 {
-	t_out = open_memstream(&t_buf, &t_len);
-	if (!t_out) {
+	struct tap_hold h;
+
+	if (tap_hold_begin(&tap, &h)) {
 		perror("open_memstream");
 		return 1;
 	}
@@ -384,12 +359,5 @@ int main(void)
 	test_enter_sysctl();
 	test_exec();
 	test_probe();
-	if (fclose(t_out)) {
-		perror("test output");
-		return 1;
-	}
-	printf("TAP version 13\n1..%d\n%s", t_n, t_buf);
-	free(t_buf);
-	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n", t_n - t_fail, t_fail);
-	return t_fail ? 1 : 0;
+	return tap_hold_end(&tap, &h, stdout);
 }

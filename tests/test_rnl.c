@@ -29,6 +29,7 @@
 
 #include "rdma/dev.h"
 #include "rdma/rnl.h"
+#include "tap/tap.h"
 
 #define T_PLAN 12
 #define T_MAXDEVS 32
@@ -40,32 +41,16 @@ struct t_ctx {
 	const char *dev;
 	struct rnl_dev devs[T_MAXDEVS];
 	struct rnl_dev base; /* quiet counters of dev */
-	int n, pass, fail, skip;
+	struct tap tap;
 };
 
 static char t_out[1 << 20]; /* output of a reference tool */
 
 static double t_now_us(void);
 
-static void t_result(struct t_ctx *t, bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d ", ok ? "ok" : "not ok", ++t->n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (ok)
-		t->pass++;
-	else
-		t->fail++;
-}
-
 static void t_skip(struct t_ctx *t, const char *desc, const char *why)
 {
-	printf("ok %d %s # SKIP %s\n", ++t->n, desc, why);
-	t->skip++;
+	tap_result(&t->tap, TAP_SKIP, why, "%s", desc);
 }
 
 /* Runs cmd through sh, its stdout into t_out. 0 when it exited 0. */
@@ -154,7 +139,7 @@ static void t_found(struct t_ctx *t)
 		t_print("baseline", &t->base);
 		ok = (t->base.has & need) == need;
 	}
-	t_result(t, ok, "rnl_sample finds %s with pd cq qp cm_id mr ctx", t->dev);
+	tap_ok(&t->tap, ok, "rnl_sample finds %s with pd cq qp cm_id mr ctx", t->dev);
 }
 
 /* `rdma -j resource show` and rnl read at the same quiet moment agree. */
@@ -205,7 +190,7 @@ static void t_vs_rdma_tool(struct t_ctx *t)
 	printf("# compared=%d\n", cmp);
 out:
 	json_decref(root);
-	t_result(t, ok && cmp >= 6, "counters equal rdma -j resource show");
+	tap_ok(&t->tap, ok && cmp >= 6, "counters equal rdma -j resource show");
 }
 
 struct t_objs {
@@ -321,7 +306,7 @@ static void t_create_destroy(struct t_ctx *t)
 		t_print("created", &mid);
 		ok = t_delta(&mid, &t->base, up);
 	}
-	t_result(t, ok, "counters rise by ctx 1 pd 1 cq 3 qp 2 srq 1 mr 4");
+	tap_ok(&t->tap, ok, "counters rise by ctx 1 pd 1 cq 3 qp 2 srq 1 mr 4");
 
 	t_objs_free(&o);
 	ok = t_sample(t, &end) == 0;
@@ -329,7 +314,7 @@ static void t_create_destroy(struct t_ctx *t)
 		t_print("destroyed", &end);
 		ok = t_delta(&end, &t->base, zero);
 	}
-	t_result(t, ok, "counters back to baseline after destroy");
+	tap_ok(&t->tap, ok, "counters back to baseline after destroy");
 }
 
 /* The value of "key:" in ibv_devinfo -v text, after the separator; NULL if absent. */
@@ -481,7 +466,7 @@ static void t_ibd(struct t_ctx *t)
 	} else {
 		printf("# rdev_list: %d devices, %s %s\n", n, t->dev, d ? "found" : "absent");
 	}
-	t_result(t, ok, "rdev_list limits equal ibv_devinfo -v");
+	tap_ok(&t->tap, ok, "rdev_list limits equal ibv_devinfo -v");
 	if (!have)
 		goto port_fail;
 
@@ -493,7 +478,7 @@ static void t_ibd(struct t_ctx *t)
 	     t_enum(t_out, "state", d->port_state) && t_str(t_out, "active_mtu", mtu) &&
 	     t_num(t_out, "gid_tbl_len", d->gid_tbl_len) &&
 	     (!netdev || !strcmp(netdev, d->netdev));
-	t_result(t, ok, "rdev_list guid, port state, mtu, netdev equal ibv_devinfo -v");
+	tap_ok(&t->tap, ok, "rdev_list guid, port state, mtu, netdev equal ibv_devinfo -v");
 
 	if (!ipv4) {
 		t_skip(t, "rdev_open equals ibv_devinfo's RoCE v2 GID", "RNL_IPV4 not set");
@@ -507,7 +492,7 @@ static void t_ibd(struct t_ctx *t)
 	       d->roce4_gid_index);
 	ok = want >= 0 && gi == want && d->roce4_gid_index == want &&
 	     !strcmp(d->roce4_addr, ipv4);
-	t_result(t, ok, "rdev_open equals ibv_devinfo's RoCE v2 GID for %s", ipv4);
+	tap_ok(&t->tap, ok, "rdev_open equals ibv_devinfo's RoCE v2 GID for %s", ipv4);
 
 	/* what an agent does without --device, and what a wrong override gets */
 	ok = t_open_gid(NULL, ipv4, 0, -1, t->dev) == want && want >= 0;
@@ -515,13 +500,13 @@ static void t_ibd(struct t_ctx *t)
 	ok &= t_open_gid(t->dev, ipv4, 2, -1, NULL) == -EADDRNOTAVAIL;
 	ok &= t_open_gid(t->dev, ipv4, 0, want + 1, NULL) == -EADDRNOTAVAIL;
 	ok &= t_open_gid("rdcnosuchdev", ipv4, 0, -1, NULL) == -ENODEV;
-	t_result(t, ok, "rdev_open by address alone; other port or index EADDRNOTAVAIL");
+	tap_ok(&t->tap, ok, "rdev_open by address alone; other port or index EADDRNOTAVAIL");
 	return;
 
 port_fail:
-	t_result(t, false, "rdev_list guid, port state, mtu, netdev equal ibv_devinfo -v");
-	t_result(t, false, "rdev_open equals ibv_devinfo's RoCE v2 GID");
-	t_result(t, false, "rdev_open by address alone; other port or index EADDRNOTAVAIL");
+	tap_ok(&t->tap, false, "rdev_list guid, port state, mtu, netdev equal ibv_devinfo -v");
+	tap_ok(&t->tap, false, "rdev_open equals ibv_devinfo's RoCE v2 GID");
+	tap_ok(&t->tap, false, "rdev_open by address alone; other port or index EADDRNOTAVAIL");
 }
 
 /* Newer kernels report each summary entry's max: it must be the device limit. */
@@ -561,7 +546,7 @@ static void t_max(struct t_ctx *t)
 				ok = false;
 		}
 	}
-	t_result(t, ok, "summary max equals ibv_query_device");
+	tap_ok(&t->tap, ok, "summary max equals ibv_query_device");
 }
 
 /* Too small an array fails with ENOBUFS and leaves the socket in step. */
@@ -576,7 +561,7 @@ static void t_nobufs(struct t_ctx *t)
 	printf("# rnl_sample(maxdevs 0)=%d errno=%s: %s\n", ret, strerror(err), t->rnl.err);
 	ok = ret == -1 && err == ENOBUFS && t_sample(t, &again) == 0 &&
 	     !memcmp(again.cur, t->base.cur, sizeof(again.cur));
-	t_result(t, ok, "rnl_sample with no room fails ENOBUFS, next sample intact");
+	tap_ok(&t->tap, ok, "rnl_sample with no room fails ENOBUFS, next sample intact");
 }
 
 /*
@@ -599,7 +584,7 @@ static void t_stale(struct t_ctx *t)
 		printf("# mnl_socket_sendto: %s\n", strerror(errno));
 	ok = ok && t_sample(t, &d) == 0 && !memcmp(d.cur, t->base.cur, sizeof(d.cur)) &&
 	     t_sample(t, &d) == 0 && !memcmp(d.cur, t->base.cur, sizeof(d.cur));
-	t_result(t, ok, "rnl_sample skips a stale error reply on its socket");
+	tap_ok(&t->tap, ok, "rnl_sample skips a stale error reply on its socket");
 }
 
 static int t_cmp_double(const void *a, const void *b)
@@ -637,7 +622,7 @@ static void t_cost(struct t_ctx *t)
 	qsort(lat, (size_t)i, sizeof(lat[0]), t_cmp_double);
 	printf("# samples=%d us_per_sample=%.1f p50_us=%.1f p99_us=%.1f max_us=%.1f\n", i,
 	       us, lat[i / 2], lat[i * 99 / 100], lat[i - 1]);
-	t_result(t, ok && us < T_BUDGET_US, "rnl_sample cost fits a 50 Hz sampler");
+	tap_ok(&t->tap, ok && us < T_BUDGET_US, "rnl_sample cost fits a 50 Hz sampler");
 }
 
 int main(void)
@@ -646,27 +631,26 @@ int main(void)
 	char dev[RNL_NAME_MAX];
 	int n;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n");
+	tap_init(&t.tap, stdout);
 	if (rnl_open(&t.rnl) < 0) {
-		printf("1..0 # SKIP no RDMA netlink: %s\n", t.rnl.err);
-		return 4;
+		tap_skip_all(&t.tap, "no RDMA netlink: %s", t.rnl.err);
+		return TAP_EXIT_SKIP;
 	}
 	n = rnl_sample(&t.rnl, t.devs, T_MAXDEVS);
 	if (n < 0) {
-		printf("Bail out! %s\n", t.rnl.err);
+		tap_bail(&t.tap, "%s", t.rnl.err);
 		rnl_close(&t.rnl);
-		return 1;
+		return TAP_EXIT_FAIL;
 	}
 	if (n == 0) {
-		printf("1..0 # SKIP no RDMA device\n");
+		tap_skip_all(&t.tap, "no RDMA device");
 		rnl_close(&t.rnl);
-		return 4;
+		return TAP_EXIT_SKIP;
 	}
 	/* t.devs is rewritten by every sample: keep the name apart. */
 	snprintf(dev, sizeof(dev), "%s", getenv("RNL_DEV") ? getenv("RNL_DEV") : t.devs[0].name);
 	t.dev = dev;
-	printf("1..%d\n", T_PLAN);
+	tap_plan(&t.tap, T_PLAN);
 
 	t_found(&t);
 	t_vs_rdma_tool(&t);
@@ -677,10 +661,7 @@ int main(void)
 	t_stale(&t);
 	t_cost(&t);
 
-	if (t.n != T_PLAN)
-		printf("# Planned tests != run tests (%d != %d)\n", T_PLAN, t.n);
-	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n", t.pass,
-	       t.fail, t.skip);
+	tap_totals(&t.tap);
 	rnl_close(&t.rnl);
-	return t.fail || t.n != T_PLAN ? 1 : 0;
+	return tap_exit_code(&t.tap);
 }
