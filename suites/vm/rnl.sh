@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# rnl.sh: the RDMA netlink sampler (rdma/rnl) and the device facts
-# (rdma/dev) on a real rxe device. Runs as root where rdma_rxe loads, which
+# rnl.sh: the RDMA netlink readers (rdma/rnl, rdma/rstat, rdma/rqp) and the
+# device facts (rdma/dev) on a real rxe device. Runs as root where rdma_rxe loads, which
 # on a host without RDMA means inside the rxe VM:
 #
 #   vm/run -- suites/vm/rnl.sh
 #
 # Sets up one veth pair and one rxe link in the caller's namespace, runs
-# build/tests/test_rnl as a subtest against that link (nothing else may use it),
+# build/tests/test_rnl and build/tests/test_rnlstat (port counters across an
+# ibv_rc_pingpong, QP states against `rdma`) as subtests against that link
+# (nothing else may use it),
 # and removes both again: the rxe link first, then the veth. TAP 13 on stdout;
 # exit 0 pass, 1 fail, 4 skip.
 
@@ -16,6 +18,7 @@ set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TEST=${TEST_RNL:-$ROOT/build/tests/test_rnl}
+TEST_STAT=${TEST_RNLSTAT:-$ROOT/build/tests/test_rnlstat}
 VA=rdcrnl0          # carries the address and the rxe link
 VB=rdcrnl1          # its peer, only there so that the port comes up
 RXE=rdcrnlrx
@@ -85,11 +88,13 @@ if ! modprobe -n rdma_rxe 2>/dev/null; then
 	echo "1..0 # SKIP no rdma_rxe module for $(uname -r)"
 	exit 4
 fi
-if [ ! -x "$TEST" ]; then
-	echo "Bail out! $TEST missing: make build/tests/test_rnl"
-	exit 1
-fi
-echo "1..3"
+for t in "$TEST" "$TEST_STAT"; do
+	if [ ! -x "$t" ]; then
+		echo "Bail out! $t missing: make $t"
+		exit 1
+	fi
+done
+echo "1..4"
 trap 'teardown' EXIT
 fail=0
 pass=0
@@ -111,21 +116,31 @@ if setup; then
 		echo "not ok 2 test_rnl # exit $rc"
 		fail=1
 	fi
+	RNL_DEV=$RXE "$TEST_STAT" | sed 's/^/  /'
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" = 0 ]; then
+		echo "ok 3 test_rnlstat"
+		pass=$((pass + 1))
+	else
+		echo "not ok 3 test_rnlstat # exit $rc"
+		fail=1
+	fi
 else
 	echo "not ok 1 setup"
 	echo "ok 2 test_rnl # SKIP setup failed"
-	skip=1
+	echo "ok 3 test_rnlstat # SKIP setup failed"
+	skip=2
 	fail=1
 fi
 
 trap - EXIT
 if teardown && [ ! -e "/sys/class/infiniband/$RXE" ] &&
 	! ip link show "$VA" >/dev/null 2>&1; then
-	echo "ok 3 teardown: rxe link, then veth"
+	echo "ok 4 teardown: rxe link, then veth"
 	pass=$((pass + 1))
 else
-	echo "not ok 3 teardown: rxe link, then veth"
+	echo "not ok 4 teardown: rxe link, then veth"
 	fail=1
 fi
-echo "# Totals: pass:$pass fail:$((3 - pass - skip)) xfail:0 xpass:0 skip:$skip error:0"
+echo "# Totals: pass:$pass fail:$((4 - pass - skip)) xfail:0 xpass:0 skip:$skip error:0"
 [ $fail = 0 ]
