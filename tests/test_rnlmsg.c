@@ -83,7 +83,7 @@ static void t_rstat(void)
 	r |= rstat_get(&b, "sent_bytes", &v);
 	tap_ok(&T, r == 0 && v == 1140,
 	       "rstat_get by name (got %llu)", (unsigned long long)v);
-	r = rstat_delta(&b, &a, "rcvd_rnr_err", &d);
+	r = rstat_delta(&b, &a, "sent_bytes", &d);
 	tap_ok(&T, r == 0 && d == 1000, "rstat_delta by name across a reordered sample (got %lld)",
 	       (long long)d);
 	r = rstat_delta(&a, &b, "sent_pkts", &d);

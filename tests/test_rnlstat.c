@@ -42,8 +42,6 @@ struct t_ctx {
 	struct rstat_port base, now;
 };
 
-static char t_out[1 << 20];
-
 static double t_now_us(void)
 {
 	struct timespec ts;
@@ -52,10 +50,9 @@ static double t_now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-/* Parses the JSON that cmd prints; NULL (and why) when it fails. */
+/* Parses the JSON array that cmd prints; NULL (and why) when it fails. */
 static json_t *t_json(struct t_ctx *t, const char *cmd)
 {
-	size_t len = 0, n;
 	json_error_t jerr;
 	json_t *root;
 	FILE *f;
@@ -66,18 +63,11 @@ static json_t *t_json(struct t_ctx *t, const char *cmd)
 		tap_diag(&t->tap, "popen %s: %s", cmd, strerror(errno));
 		return NULL;
 	}
-	while (len < sizeof(t_out) - 1 &&
-	       (n = fread(t_out + len, 1, sizeof(t_out) - 1 - len, f)) > 0)
-		len += n;
-	t_out[len] = '\0';
+	root = json_loadf(f, 0, &jerr);
 	st = pclose(f);
-	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		tap_diag(&t->tap, "%s: exit status %d", cmd, st);
-		return NULL;
-	}
-	root = json_loads(t_out, 0, &jerr);
-	if (!json_is_array(root)) {
-		tap_diag(&t->tap, "%s: not a JSON array: %s", cmd, jerr.text);
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) || !json_is_array(root)) {
+		tap_diag(&t->tap, "%s: exit status %d, %s", cmd, st,
+			 json_is_array(root) ? "" : jerr.text);
 		json_decref(root);
 		return NULL;
 	}

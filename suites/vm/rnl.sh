@@ -79,6 +79,22 @@ setup() {
 	wait_for 10 roce4_gid || { log "$RXE: no RoCE GID for $ADDR"; return 1; }
 }
 
+# Runs a test program as subtest N: its TAP indented, then its result line.
+sub() {
+	local n=$1 name=$2 rc
+
+	shift 2
+	"$@" | sed 's/^/  /'
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" = 0 ]; then
+		echo "ok $n $name"
+		pass=$((pass + 1))
+	else
+		echo "not ok $n $name # exit $rc"
+		fail=1
+	fi
+}
+
 echo "TAP version 13"
 if [ "$(id -u)" != 0 ]; then
 	echo "1..0 # SKIP not root"
@@ -106,25 +122,9 @@ if setup; then
 	diag "setup_s=$(awk "BEGIN { printf \"%.2f\", $EPOCHREALTIME - $t0 }")"
 	echo "ok 1 setup: veth $VA/$VB, rxe $RXE, port ACTIVE, RoCE GID for $ADDR"
 	pass=$((pass + 1))
-	RNL_DEV=$RXE RNL_IPV4=$ADDR RNL_NETDEV=$VA "$TEST" | sed 's/^/  /'
-	rc=${PIPESTATUS[0]}
 	# A skip here is a defect: the device was made for it.
-	if [ "$rc" = 0 ]; then
-		echo "ok 2 test_rnl"
-		pass=$((pass + 1))
-	else
-		echo "not ok 2 test_rnl # exit $rc"
-		fail=1
-	fi
-	RNL_DEV=$RXE "$TEST_STAT" | sed 's/^/  /'
-	rc=${PIPESTATUS[0]}
-	if [ "$rc" = 0 ]; then
-		echo "ok 3 test_rnlstat"
-		pass=$((pass + 1))
-	else
-		echo "not ok 3 test_rnlstat # exit $rc"
-		fail=1
-	fi
+	sub 2 test_rnl env RNL_DEV=$RXE RNL_IPV4=$ADDR RNL_NETDEV=$VA "$TEST"
+	sub 3 test_rnlstat env RNL_DEV=$RXE "$TEST_STAT"
 else
 	echo "not ok 1 setup"
 	echo "ok 2 test_rnl # SKIP setup failed"
