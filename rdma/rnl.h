@@ -19,8 +19,12 @@
  * ones are not. Take a baseline before a load point.
  *
  * Errors: functions return -1 with errno set and a message "rnl: <call>: <why>" in
- * r->err (the dump covers every device, so the call names no device), for the caller to log or turn into a SKIP reason. On a kernel without
- * RDMA netlink, rnl_open() fails with EPROTONOSUPPORT.
+ * r->err (the dump covers every device, so the call names no device), for the
+ * caller to log or turn into a SKIP reason. On a kernel without RDMA netlink,
+ * rnl_open() fails with EPROTONOSUPPORT.
+ *
+ * A struct rnl is one socket and one buffer: calls on it (rnl_sample,
+ * rstat_sample, rqp_scan) must not overlap; use one per thread.
  */
 #ifndef RDC_RDMA_RNL_H
 #define RDC_RDMA_RNL_H
