@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
@@ -31,7 +32,7 @@ _Static_assert(RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC == 95,
 /* The kernel fills a dump skb up to the reader's buffer size, at most 32 KiB. */
 #define RNL_BUFLEN 32768
 
-#define RNL_MSG_RES_GET RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_GET)
+_Static_assert(RNL_TB_N == RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC + 1, "RNL_TB_N");
 
 static const char *const rnl_names[RNL_NRES] = {
 	[RNL_PD] = "pd",       [RNL_CQ] = "cq",   [RNL_QP] = "qp",
@@ -44,7 +45,6 @@ struct rnl_walk {
 	struct rnl_dev *devs;
 	int max;
 	int n;   /* devices seen, also past max */
-	int err; /* first parse error, reported after the dump is drained */
 };
 
 struct rnl_entry {
@@ -66,7 +66,7 @@ const struct rnl_dev *rnl_find(const struct rnl_dev *devs, int n, const char *na
 	return NULL;
 }
 
-static int rnl_fail(struct rnl *r, int err, const char *fmt, ...)
+int rnl_fail(struct rnl *r, int err, const char *fmt, ...)
 {
 	char what[96];
 	va_list ap;
@@ -118,6 +118,167 @@ void rnl_close(struct rnl *r)
 	free(r->buf);
 	r->nl = NULL;
 	r->buf = NULL;
+}
+
+struct nlmsghdr *rnl_req(struct rnl *r, unsigned int cmd, uint16_t flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(r->buf);
+
+	nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd);
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = ++r->seq;
+	return nlh;
+}
+
+static uint64_t rnl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * A dump left unread blocks the next one on its socket (EBUSY): the one way to
+ * drop it is a new socket.
+ */
+static int rnl_reopen(struct rnl *r)
+{
+	struct mnl_socket *nl;
+
+	nl = mnl_socket_open(NETLINK_RDMA);
+	if (!nl)
+		return -1;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		int err = errno;
+
+		mnl_socket_close(nl);
+		errno = err;
+		return -1;
+	}
+	mnl_socket_close(r->nl);
+	r->nl = nl;
+	r->portid = mnl_socket_get_portid(nl);
+	return 0;
+}
+
+struct rnl_call {
+	uint16_t type;
+	rnl_cb *cb;
+	void *data;
+	int err; /* first callback error, reported after the reply is drained */
+};
+
+/* 1 when the reply is complete, 0 for more, -1 with errno on a kernel error. */
+static int rnl_parse(struct rnl *r, struct rnl_call *c, size_t len)
+{
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)r->buf;
+	int len_left = (int)len;
+
+	for (; mnl_nlmsg_ok(nlh, len_left); nlh = mnl_nlmsg_next(nlh, &len_left)) {
+		/* Leftovers of a dump cut short by an earlier error. */
+		if (nlh->nlmsg_seq != r->seq || nlh->nlmsg_pid != r->portid)
+			continue;
+		if (nlh->nlmsg_type == NLMSG_DONE || nlh->nlmsg_type == NLMSG_ERROR) {
+			const int *code = mnl_nlmsg_get_payload(nlh);
+
+			if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*code)) {
+				errno = EBADMSG;
+				return -1;
+			}
+			/* A dump ends with DONE carrying 0 or the error that cut it. */
+			if (*code < 0) {
+				r->kernel_err = 1;
+				errno = -*code;
+				return -1;
+			}
+			return 1;
+		}
+		if (nlh->nlmsg_type != c->type)
+			continue;
+		if (c->cb(nlh, c->data) < 0)
+			c->err = EBADMSG;
+		/* The reply of a plain request is one message, without ACK. */
+		if (!(nlh->nlmsg_flags & NLM_F_MULTI))
+			return 1;
+	}
+	return 0;
+}
+
+int rnl_talk(struct rnl *r, const char *what, uint64_t timeout_ns, rnl_cb *cb, void *data)
+{
+	const struct nlmsghdr *req = (const struct nlmsghdr *)r->buf;
+	struct rnl_call c = { .type = req->nlmsg_type, .cb = cb, .data = data };
+	uint64_t end = timeout_ns ? rnl_now_ns() + timeout_ns : 0;
+	int ret = 0;
+
+	r->kernel_err = 0;
+	if (mnl_socket_sendto(r->nl, req, req->nlmsg_len) < 0)
+		return rnl_fail(r, errno, "sendto(%s)", what);
+	do {
+		ssize_t n;
+
+		if (end && rnl_now_ns() > end) {
+			if (rnl_reopen(r) < 0)
+				return rnl_fail(r, errno, "%s: timed out, reopen", what);
+			return rnl_fail(r, ETIMEDOUT, "%s: unfinished after %llu ms", what,
+					(unsigned long long)(timeout_ns / 1000000));
+		}
+		n = mnl_socket_recvfrom(r->nl, r->buf, r->buflen);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return rnl_fail(r, errno, "recvfrom(%s)", what);
+		}
+		ret = rnl_parse(r, &c, (size_t)n);
+		if (ret < 0)
+			return rnl_fail(r, errno, "%s", what);
+	} while (ret == 0);
+	if (c.err)
+		return rnl_fail(r, c.err, "%s: malformed message", what);
+	return 0;
+}
+
+static int rnl_tb_cb(const struct nlattr *a, void *data)
+{
+	const struct nlattr **tb = data;
+	uint16_t type = mnl_attr_get_type(a);
+
+	if (type < RNL_TB_N)
+		tb[type] = a;
+	return MNL_CB_OK;
+}
+
+int rnl_attrs(const struct nlmsghdr *nlh, const struct nlattr *nest,
+	      const struct nlattr *tb[RNL_TB_N])
+{
+	int ret;
+
+	memset(tb, 0, RNL_TB_N * sizeof(tb[0]));
+	/* RDMA netlink has no family header: attributes start at the payload. */
+	ret = nest ? mnl_attr_parse_nested(nest, rnl_tb_cb, tb)
+		   : mnl_attr_parse(nlh, 0, rnl_tb_cb, tb);
+	if (ret < 0) {
+		errno = EBADMSG;
+		return -1;
+	}
+	return 0;
+}
+
+int rnl_u32(const struct nlattr *a, uint32_t *v)
+{
+	if (!a || mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+		return -1;
+	*v = mnl_attr_get_u32(a);
+	return 0;
+}
+
+int rnl_str(const struct nlattr *a, char *dst, size_t size)
+{
+	if (!a || mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
+		return -1;
+	snprintf(dst, size, "%s", mnl_attr_get_str(a));
+	return 0;
 }
 
 static int rnl_entry_cb(const struct nlattr *a, void *data)
@@ -203,8 +364,10 @@ static int rnl_top_cb(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
-static int rnl_dev_msg(const struct nlmsghdr *nlh, struct rnl_walk *w)
+/* The one device message of a RES_GET dump into w. */
+static int rnl_dev_msg(const struct nlmsghdr *nlh, void *data)
 {
+	struct rnl_walk *w = data;
 	struct rnl_top t = { 0 };
 	struct rnl_dev *d;
 
@@ -221,64 +384,13 @@ static int rnl_dev_msg(const struct nlmsghdr *nlh, struct rnl_walk *w)
 	return rnl_summary(t.summary, d);
 }
 
-/* 1 when the dump is complete, 0 for more, -1 with errno on a kernel error. */
-static int rnl_parse(struct rnl *r, struct rnl_walk *w, size_t len)
-{
-	const struct nlmsghdr *nlh = (const struct nlmsghdr *)r->buf;
-	int len_left = (int)len;
-
-	for (; mnl_nlmsg_ok(nlh, len_left); nlh = mnl_nlmsg_next(nlh, &len_left)) {
-		/* Leftovers of a dump cut short by an earlier error. */
-		if (nlh->nlmsg_seq != r->seq || nlh->nlmsg_pid != r->portid)
-			continue;
-		if (nlh->nlmsg_type == NLMSG_DONE || nlh->nlmsg_type == NLMSG_ERROR) {
-			const int *code = mnl_nlmsg_get_payload(nlh);
-
-			if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*code)) {
-				errno = EBADMSG;
-				return -1;
-			}
-			/* A dump ends with DONE carrying 0 or the error that cut it. */
-			if (*code < 0) {
-				errno = -*code;
-				return -1;
-			}
-			return 1;
-		}
-		if (nlh->nlmsg_type != RNL_MSG_RES_GET)
-			continue;
-		if (rnl_dev_msg(nlh, w) < 0 && !w->err)
-			w->err = EBADMSG;
-	}
-	return 0;
-}
-
 int rnl_sample(struct rnl *r, struct rnl_dev *devs, int maxdevs)
 {
 	struct rnl_walk w = { .devs = devs, .max = maxdevs > 0 ? maxdevs : 0 };
-	struct nlmsghdr *nlh;
-	int ret = 0;
 
-	nlh = mnl_nlmsg_put_header(r->buf);
-	nlh->nlmsg_type = RNL_MSG_RES_GET;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = ++r->seq;
-	if (mnl_socket_sendto(r->nl, nlh, nlh->nlmsg_len) < 0)
-		return rnl_fail(r, errno, "sendto(RES_GET dump)");
-	do {
-		ssize_t n = mnl_socket_recvfrom(r->nl, r->buf, r->buflen);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return rnl_fail(r, errno, "recvfrom(RES_GET dump)");
-		}
-		ret = rnl_parse(r, &w, (size_t)n);
-		if (ret < 0)
-			return rnl_fail(r, errno, "RES_GET dump");
-	} while (ret == 0);
-	if (w.err)
-		return rnl_fail(r, w.err, "RES_GET dump: malformed device message");
+	rnl_req(r, RDMA_NLDEV_CMD_RES_GET, NLM_F_DUMP);
+	if (rnl_talk(r, "RES_GET dump", 0, rnl_dev_msg, &w) < 0)
+		return -1;
 	if (w.n > w.max)
 		return rnl_fail(r, ENOBUFS, "RES_GET dump: %d devices, room for %d",
 				w.n, w.max);

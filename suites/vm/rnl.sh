@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# rnl.sh: the RDMA netlink sampler (rdma/rnl) and the device facts
-# (rdma/dev) on a real rxe device. Runs as root where rdma_rxe loads, which
+# rnl.sh: the RDMA netlink readers (rdma/rnl, rdma/rstat, rdma/rqp) and the
+# device facts (rdma/dev) on a real rxe device. Runs as root where rdma_rxe loads, which
 # on a host without RDMA means inside the rxe VM:
 #
 #   vm/run -- suites/vm/rnl.sh
 #
 # Sets up one veth pair and one rxe link in the caller's namespace, runs
-# build/tests/test_rnl as a subtest against that link (nothing else may use it),
+# build/tests/test_rnl and build/tests/test_rnlstat (port counters across an
+# ibv_rc_pingpong, QP states against `rdma`) as subtests against that link
+# (nothing else may use it),
 # and removes both again: the rxe link first, then the veth. TAP 13 on stdout;
 # exit 0 pass, 1 fail, 4 skip.
 
@@ -16,6 +18,7 @@ set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TEST=${TEST_RNL:-$ROOT/build/tests/test_rnl}
+TEST_STAT=${TEST_RNLSTAT:-$ROOT/build/tests/test_rnlstat}
 VA=rdcrnl0          # carries the address and the rxe link
 VB=rdcrnl1          # its peer, only there so that the port comes up
 RXE=rdcrnlrx
@@ -76,6 +79,22 @@ setup() {
 	wait_for 10 roce4_gid || { log "$RXE: no RoCE GID for $ADDR"; return 1; }
 }
 
+# Runs a test program as subtest N: its TAP indented, then its result line.
+sub() {
+	local n=$1 name=$2 rc
+
+	shift 2
+	"$@" | sed 's/^/  /'
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" = 0 ]; then
+		echo "ok $n $name"
+		pass=$((pass + 1))
+	else
+		echo "not ok $n $name # exit $rc"
+		fail=1
+	fi
+}
+
 echo "TAP version 13"
 if [ "$(id -u)" != 0 ]; then
 	echo "1..0 # SKIP not root"
@@ -85,11 +104,13 @@ if ! modprobe -n rdma_rxe 2>/dev/null; then
 	echo "1..0 # SKIP no rdma_rxe module for $(uname -r)"
 	exit 4
 fi
-if [ ! -x "$TEST" ]; then
-	echo "Bail out! $TEST missing: make build/tests/test_rnl"
-	exit 1
-fi
-echo "1..3"
+for t in "$TEST" "$TEST_STAT"; do
+	if [ ! -x "$t" ]; then
+		echo "Bail out! $t missing: make $t"
+		exit 1
+	fi
+done
+echo "1..4"
 trap 'teardown' EXIT
 fail=0
 pass=0
@@ -101,31 +122,25 @@ if setup; then
 	diag "setup_s=$(awk "BEGIN { printf \"%.2f\", $EPOCHREALTIME - $t0 }")"
 	echo "ok 1 setup: veth $VA/$VB, rxe $RXE, port ACTIVE, RoCE GID for $ADDR"
 	pass=$((pass + 1))
-	RNL_DEV=$RXE RNL_IPV4=$ADDR RNL_NETDEV=$VA "$TEST" | sed 's/^/  /'
-	rc=${PIPESTATUS[0]}
 	# A skip here is a defect: the device was made for it.
-	if [ "$rc" = 0 ]; then
-		echo "ok 2 test_rnl"
-		pass=$((pass + 1))
-	else
-		echo "not ok 2 test_rnl # exit $rc"
-		fail=1
-	fi
+	sub 2 test_rnl env RNL_DEV=$RXE RNL_IPV4=$ADDR RNL_NETDEV=$VA "$TEST"
+	sub 3 test_rnlstat env RNL_DEV=$RXE "$TEST_STAT"
 else
 	echo "not ok 1 setup"
 	echo "ok 2 test_rnl # SKIP setup failed"
-	skip=1
+	echo "ok 3 test_rnlstat # SKIP setup failed"
+	skip=2
 	fail=1
 fi
 
 trap - EXIT
 if teardown && [ ! -e "/sys/class/infiniband/$RXE" ] &&
 	! ip link show "$VA" >/dev/null 2>&1; then
-	echo "ok 3 teardown: rxe link, then veth"
+	echo "ok 4 teardown: rxe link, then veth"
 	pass=$((pass + 1))
 else
-	echo "not ok 3 teardown: rxe link, then veth"
+	echo "not ok 4 teardown: rxe link, then veth"
 	fail=1
 fi
-echo "# Totals: pass:$pass fail:$((3 - pass - skip)) xfail:0 xpass:0 skip:$skip error:0"
+echo "# Totals: pass:$pass fail:$((4 - pass - skip)) xfail:0 xpass:0 skip:$skip error:0"
 [ $fail = 0 ]
