@@ -160,7 +160,7 @@ static int ag_check(const struct ag_opts *o, const uint8_t *seen, char *err, siz
 	}
 	for (int i = 0; i < OPT_N; i++)
 		shared[i] = seen[O_SHARED + i - O_ROLE];
-	if (opt_rules(o->transport, shared, err, errlen))
+	if (opt_rules(o->transport, shared, err, errlen) || opt_cm_rules(o->cm, shared, err, errlen))
 		return -1;
 	if (o->transport == OPT_TR_RC && o->cm == OPT_CM_OOB_TLS &&
 	    (!o->tls_ca || !o->tls_cert || !o->tls_key))

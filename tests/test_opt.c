@@ -74,11 +74,11 @@ static int a_parse(enum opt_id id, const char *val)
 
 	av_add(&a, "%s", "rdmacap-agent");
 	av_add(&a, "--role=%s", d->flags & OPT_F_SERVER ? "server" : "client");
-	/* rc with oob-tls needs its TLS files (rdmacap makes its own) */
+	/* rc with oob-tls needs its TLS files (rdmacap makes its own); rdmacm takes none */
 	if (id != OPT_TRANSPORT || (val && !strcmp(val, "rc"))) {
 		if (id != OPT_TRANSPORT)
 			av_add(&a, "%s", "--transport=rc");
-		for (int i = OPT_TLS_CA; i <= OPT_TLS_KEY; i++)
+		for (int i = OPT_TLS_CA; i <= OPT_TLS_KEY && !(id == OPT_CM && val && !strcmp(val, "rdmacm")); i++)
 			if (i != (int)id)
 				av_add(&a, "--%s=x.pem", opt_defs[i].name);
 	}
