@@ -13,7 +13,8 @@
 #   tap_finished                          # Totals, then exit 0/1/4
 #
 # Nesting: tap_sub_begin indents by two spaces (TAP_INDENT) and opens a level
-# with its own version line and plan; tap_sub_end "desc" closes it and writes the
+# with its own "KTAP version 1" line and plan (KTAP; the top level stays
+# "TAP version 13" as in kselftest); tap_sub_end "desc" closes it and writes the
 # parent's result, computed from the level's results like tap_sub_end() in C.
 # Only the outermost level counts into Totals. Timeouts count as fail in Totals.
 
@@ -161,7 +162,7 @@ tap_sub_begin() {
 	TAP_STACK+=("$TAP_N $TAP_PLAN $TAP_PASS $TAP_FAIL $TAP_XFAIL $TAP_XPASS $TAP_SKIP $TAP_TIMEOUT $TAP_ERROR")
 	TAP_INDENT="$TAP_INDENT  "
 	tap__reset
-	tap__line "TAP version 13"
+	tap__line "KTAP version 1"
 }
 
 # tap_sub_end DESC: closes the level, prints and returns nothing; the verdict

@@ -154,29 +154,29 @@ ok 2 # SKIP line break # kept
 t_nested() {
 	tt_expect "nested subtests and parent results" "TAP version 13
 1..5
-  TAP version 13
+  KTAP version 1
   1..2
   # qp=10
   ok 1 connect
   ok 2 old kernel # XFAIL
 ok 1 clients=10
-  TAP version 13
+  KTAP version 1
   1..2
   ok 1 connect
-    TAP version 13
+    KTAP version 1
     1..1
     not ok 1 leak check
   not ok 2 counters
 not ok 2 clients=50
-  TAP version 13
+  KTAP version 1
   1..0 # SKIP no rxe
 ok 3 clients=100 # SKIP
-  TAP version 13
+  KTAP version 1
   1..2
   ok 1 connect
   # Planned tests != run tests (2 != 1)
 not ok 4 clients=500
-  TAP version 13
+  KTAP version 1
   ok 1 surprise # XPASS
   1..1
 not ok 5 clients=1000
@@ -208,7 +208,7 @@ TAP version 13
 TAP version 13
 1..2
 ok 1 a
-  TAP version 13
+  KTAP version 1
 Bail out! lost agent 7" "$( (w_short) || true; (w_noplan) || true; (w_skipall) || true; (w_bail) || true)"
 }
 

@@ -3,8 +3,9 @@
 #
 # runner.sh: run test programs and suites as one TAP 13 stream, kselftest
 # runner.sh style but nested like KTAP: each program is one top-level result and
-# its own TAP is embedded under it, indented two spaces. Sourced (after
-# tap/tap.sh) by tests/check, tests/run-unit and suites/vm/run-in-vm.
+# its own TAP is embedded under it, indented two spaces and opened by
+# "KTAP version 1" (tests/consumers.t reads it with prove and kunit.py). Sourced
+# (after tap/tap.sh) by tests/check, tests/run-unit and suites/vm/run-in-vm.
 #
 #   rn_init                       reads RN_* settings below
 #   rn_add exec NAME CMD...       a kselftest-style program (exit 0/1/4)
@@ -249,17 +250,24 @@ rn_verdict() {
 	fi
 }
 
-# The program's TAP as a nested subtest; KTAP wants a version line on every
-# level and plain-TAP writers (bats --formatter tap) omit it.
+# rn_embed FILE NAME: the program's TAP as a nested subtest. KTAP opens every
+# nested level with "KTAP version 1": the program's own first version line (a
+# top-level "TAP version 13") becomes that, and plain-TAP writers (bats
+# --formatter tap) that omit it get one. "# Subtest: NAME" follows, as KUnit
+# writes it: a diagnostic to KTAP, but it lets kunit.py find the end of a
+# block whose plan was cut short (a crash) by the parent's result line.
+# No output at all stays no output.
 rn_embed() {
-	local first
-
-	first=$(grep -m1 -v '^[[:space:]]*$' "$1" || true)
-	case $first in
-	"TAP version"* | "KTAP version"*) ;;
-	*) printf '%s  TAP version 13\n' "$TAP_INDENT" ;;
-	esac
-	tap_embed "$1"
+	RN_EMBED_NAME=$2 awk '
+		!seen && /^[[:space:]]*$/ { print; next }
+		!seen {
+			seen = 1
+			print "KTAP version 1"
+			print "# Subtest: " ENVIRON["RN_EMBED_NAME"]
+			if ($0 ~ /^K?TAP version /)
+				next
+		}
+		{ print }' "$1" | tap_embed
 }
 
 # rn_junit NAME TAPFILE RES WHY SECONDS XMLFILE: a JUnit file with one testcase
@@ -403,7 +411,7 @@ rn_run_one() {
 		rm -f "$log.dmesg"
 	fi
 
-	rn_embed "$log.tap"
+	rn_embed "$log.tap" "$name"
 	[ -s "$log.dmesg" ] && tap_diag "$(head -n 20 "$log.dmesg")"
 	tap_kv elapsed_s "$RN_ELAPSED"
 	case $RN_RES in
