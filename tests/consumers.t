@@ -123,7 +123,9 @@ kunit_get() {
 # with TAP::Parser's parse errors as diagnostics on stderr.
 view_prove() {
 	perl -MTAP::Parser -e '
-		my $p = TAP::Parser->new({ source => $ARGV[0] });
+		# The text itself: a "source" not named .tap would be run as perl.
+		open(my $f, "<", $ARGV[0]) or die "consumers: $ARGV[0]: $!\n";
+		my $p = TAP::Parser->new({ tap => do { local $/; <$f> } });
 		while (my $r = $p->next) {
 			next unless $r->is_test;
 			my $s = !$r->is_actual_ok ? "fail" : $r->has_skip ? "skip" : "pass";

@@ -112,9 +112,17 @@ w_run() {
 
 w_embed() {
 	tap_init
-	tap_plan 1
+	tap_plan 3
 	printf 'TAP version 13\n1..1\n\nok 1 x' | tap_embed
 	tap_ok inner
+	printf '\n1..1\nok 1 y\n' >"$TT_TMP/plain"
+	tap_sub_begin
+	tap_plan 1
+	tap_embed "$TT_TMP/plain" "a/b #1"
+	tap_ok plain
+	tap_sub_end outer
+	tap_embed /dev/null name
+	tap_ok empty
 }
 
 t_flat() {
@@ -222,13 +230,23 @@ not ok 3 broken" "$(w_run)"
 }
 
 t_embed() {
-	tt_expect "tap_embed indents a stream one level" "TAP version 13
-1..1
-  TAP version 13
+	tt_expect "tap_embed: a KTAP subtest one level down, version line made or added" "TAP version 13
+1..3
+  KTAP version 1
   1..1
 
   ok 1 x
-ok 1 inner" "$(w_embed)"
+ok 1 inner
+  KTAP version 1
+  1..1
+
+    KTAP version 1
+    # Subtest: a/b _1
+    1..1
+    ok 1 y
+  ok 1 plain
+ok 2 outer
+ok 3 empty" "$(w_embed)"
 }
 
 # tt_prove NAME WANT_OK WRITER: prove's verdict on the writer's stream.

@@ -250,26 +250,6 @@ rn_verdict() {
 	fi
 }
 
-# rn_embed FILE NAME: the program's TAP as a nested subtest. KTAP opens every
-# nested level with "KTAP version 1": the program's own first version line (a
-# top-level "TAP version 13") becomes that, and plain-TAP writers (bats
-# --formatter tap) that omit it get one. "# Subtest: NAME" follows, as KUnit
-# writes it: a diagnostic to KTAP, but it lets kunit.py find the end of a
-# block whose plan was cut short (a crash) by the parent's result line.
-# No output at all stays no output.
-rn_embed() {
-	RN_EMBED_NAME=$2 awk '
-		!seen && /^[[:space:]]*$/ { print; next }
-		!seen {
-			seen = 1
-			print "KTAP version 1"
-			print "# Subtest: " ENVIRON["RN_EMBED_NAME"]
-			if ($0 ~ /^K?TAP version /)
-				next
-		}
-		{ print }' "$1" | tap_embed
-}
-
 # rn_junit NAME TAPFILE RES WHY SECONDS XMLFILE: a JUnit file with one testcase
 # per top-level result of the program, plus one for the runner's own verdict
 # when that failed for a reason the stream doesn't show (timeout, exit, dmesg).
@@ -411,7 +391,7 @@ rn_run_one() {
 		rm -f "$log.dmesg"
 	fi
 
-	rn_embed "$log.tap" "$name"
+	tap_embed "$log.tap" "$name"
 	[ -s "$log.dmesg" ] && tap_diag "$(head -n 20 "$log.dmesg")"
 	tap_kv elapsed_s "$RN_ELAPSED"
 	case $RN_RES in

@@ -15,6 +15,8 @@
 set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=../../tap/tap.sh
+. "$ROOT/tap/tap.sh" # tap_embed: test_rnl's stream as a KTAP subtest
 TEST=${TEST_RNL:-$ROOT/build/tests/test_rnl}
 VA=rdcrnl0          # carries the address and the rxe link
 VB=rdcrnl1          # its peer, only there so that the port comes up
@@ -101,7 +103,7 @@ if setup; then
 	diag "setup_s=$(awk "BEGIN { printf \"%.2f\", $EPOCHREALTIME - $t0 }")"
 	echo "ok 1 setup: veth $VA/$VB, rxe $RXE, port ACTIVE, RoCE GID for $ADDR"
 	pass=$((pass + 1))
-	RNL_DEV=$RXE RNL_IPV4=$ADDR RNL_NETDEV=$VA "$TEST" | sed 's/^/  /'
+	RNL_DEV=$RXE RNL_IPV4=$ADDR RNL_NETDEV=$VA "$TEST" | tap_embed "" test_rnl
 	rc=${PIPESTATUS[0]}
 	# A skip here is a defect: the device was made for it.
 	if [ "$rc" = 0 ]; then
