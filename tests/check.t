@@ -393,6 +393,13 @@ ok 2 vm/a.sh" <(cat "$T/hostrxe.rc" "$T/hostrxe.res")
 		CHECK_VM_KERNEL="$FX/nokernel"
 	same "no VM kernel: SKIP that says so" "4
 ok 1 vm # SKIP no VM kernel in fx/nokernel (make vm-kernel needs the Debian mirror)" <(cat "$T/nokernel.rc" "$T/nokernel.res")
+	# and loudly, after the totals, on stdout and stderr
+	if grep -q '^# WARNING: no rxe suite ran' "$T/nokernel.out" &&
+		grep -q 'WARNING: the rxe suites did not run: no VM kernel' "$T/nokernel.err"; then
+		tap_ok "no VM kernel: a warning after the totals says no rxe suite ran"
+	else
+		tap_fail "no VM kernel: a warning after the totals says no rxe suite ran"
+	fi
 
 	check novmrun CHECK_UNIT_DIRS= CHECK_TESTS_DIR="$FX/none" CHECK_SUITES_DIR="$FX/suites-vm" \
 		CHECK_VM_RUN="$FX/vm/none"
@@ -410,7 +417,7 @@ not ok 1 vm" <(cat "$T/vmfail.rc"; grep -E '^(# exit|(not )?ok )' "$T/vmfail.out
 
 fixtures
 tap_init
-tap_plan 25
+tap_plan 26
 t_mixed
 t_pass
 t_skip

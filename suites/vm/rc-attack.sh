@@ -140,15 +140,27 @@ t_attack() {
 	t_res $? "without an attack: $N clients, $((N * M)) round trips, payloads verified"
 	base=$P99
 	ag_stop srv >/dev/null
+	# TCG latency swings with the host's load: a second base point, and the
+	# attacked point twice, so one slow moment of the host decides nothing
+	server srv --timeout=30 || { ag_diag srv; tap_fail "server starts"; return; }
+	point base2 >/dev/null && [ -n "$P99" ] && { [ -z "$base" ] || [ "$P99" -lt "$base" ]; } &&
+		base=$P99
+	ag_stop srv >/dev/null
+
+	server srv --timeout=30 || { ag_diag srv; tap_fail "server starts"; return; }
+	point real2 "$W/wave1.bin" "$W/wave2.bin" >/dev/null
+	hit=$P99
+	tap_kv drops_first "$(grep -c "^drop .*$d\$" "$W/srv.out")"
+	ag_stop srv >/dev/null
 
 	server srv --timeout=30 || { ag_diag srv; tap_fail "server starts"; return; }
 	point real "$W/wave1.bin" "$W/wave2.bin"
 	t_res $? "under attack: $N clients, $((N * M)) round trips, payloads verified"
-	hit=$P99
+	[ -n "$P99" ] && { [ -z "$hit" ] || [ "$P99" -lt "$hit" ]; } && hit=$P99
 	tap_kv p99_base_ns "${base:-none}"
 	tap_kv p99_attack_ns "${hit:-none}"
 	[ -n "$base" ] && [ -n "$hit" ] && [ "$hit" -le $((2 * base)) ]
-	t_res $? "under attack: p99 within 2x of the same point without it"
+	t_res $? "under attack: p99 within 2x of the same point without it (best of two each)"
 	tap_kv drops "$(grep -c "^drop .*$d\$" "$W/srv.out")"
 	[ "$(ag_count srv "^drop peer=$CADDR:[0-9]+ $d\$")" = 2 ]
 	t_res $? "both attacking sessions are dropped, named (drop peer=$CADDR:PORT $d)"
