@@ -237,7 +237,8 @@ void tap_sub_begin(struct tap *t)
 	}
 	t->depth++;
 	tap_level_reset(tap_cur(t));
-	tap_line(t, t->depth, "TAP version 13");
+	/* KTAP: a nested level opens with its own version line; only the top is TAP 13. */
+	tap_line(t, t->depth, "KTAP version 1");
 }
 
 static int tap_level_bad(const struct tap_level *l)

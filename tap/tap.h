@@ -8,8 +8,9 @@
  *   ok 1 desc
  *   not ok 2 desc
  *   ok 3 desc # SKIP reason
- *     TAP version 13       a subtest: 2-space indent, own plan, then the parent's
- *     1..2                 result line at the outer level
+ *     KTAP version 1       a subtest (KTAP nesting): 2-space indent per level, own
+ *     1..2                 version line and plan, then the parent's result line at
+ *                          the outer level
  *     ok 1 ...
  *   ok 4 subtest-desc
  *   # Totals: pass:P fail:F xfail:X xpass:Y skip:S error:E
@@ -78,7 +79,7 @@ int tap_result(struct tap *t, enum tap_res r, const char *reason, const char *fm
 	__attribute__((format(printf, 4, 5)));
 /* ok/not ok from a condition. */
 int tap_ok(struct tap *t, int cond, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Opens a nested level: prints the indented version line. */
+/* Opens a nested level: prints the indented "KTAP version 1" line. */
 void tap_sub_begin(struct tap *t);
 /* Closes it and writes the parent's result line for it; returns that result. */
 enum tap_res tap_sub_end(struct tap *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

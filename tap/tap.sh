@@ -13,7 +13,8 @@
 #   tap_finished                          # Totals, then exit 0/1/4
 #
 # Nesting: tap_sub_begin indents by two spaces (TAP_INDENT) and opens a level
-# with its own version line and plan; tap_sub_end "desc" closes it and writes the
+# with its own "KTAP version 1" line and plan (KTAP; the top level stays
+# "TAP version 13" as in kselftest); tap_sub_end "desc" closes it and writes the
 # parent's result, computed from the level's results like tap_sub_end() in C.
 # Only the outermost level counts into Totals. Timeouts count as fail in Totals.
 
@@ -129,13 +130,27 @@ tap_run() {
 	esac
 }
 
-# Lines of FILE (or stdin) as a nested stream, one level below the current.
+# tap_embed [FILE [NAME]]: a program's own stream (FILE, or stdin) as a KTAP
+# subtest one level below the current: indented two spaces, opened by "KTAP
+# version 1" (its own first version line becomes that; plain TAP without one,
+# like bats', gets one). "# Subtest: NAME" follows when NAME is given, as KUnit
+# writes it: a diagnostic to KTAP, but it lets kunit.py find the end of a
+# block whose plan was cut short (a crash) by the parent's result line. Empty
+# input stays empty.
 tap_embed() {
-	local line
+	local line seen=0
 
 	while IFS= read -r line || [ -n "$line" ]; do
+		if [ "$seen" -eq 0 ] && [ -n "${line//[[:space:]]/}" ]; then
+			seen=1
+			tap__line "  KTAP version 1"
+			[ -z "${2-}" ] || tap__line "  # Subtest: $(tap__clean "$2" desc)"
+			case $line in
+			"TAP version "* | "KTAP version "*) continue ;;
+			esac
+		fi
 		if [ -n "$line" ]; then
-			printf '%s  %s\n' "$TAP_INDENT" "$line"
+			tap__line "  $line"
 		else
 			printf '\n'
 		fi
@@ -161,7 +176,7 @@ tap_sub_begin() {
 	TAP_STACK+=("$TAP_N $TAP_PLAN $TAP_PASS $TAP_FAIL $TAP_XFAIL $TAP_XPASS $TAP_SKIP $TAP_TIMEOUT $TAP_ERROR")
 	TAP_INDENT="$TAP_INDENT  "
 	tap__reset
-	tap__line "TAP version 13"
+	tap__line "KTAP version 1"
 }
 
 # tap_sub_end DESC: closes the level, prints and returns nothing; the verdict

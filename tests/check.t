@@ -265,13 +265,29 @@ ok 16 vm" "$T/mixed.res"
 		"# kernel warning in dmesg ($T/mixed.log/suites_warn.sh.dmesg)" \
 		"# [    9.9] WARNING: CPU: 1 PID: 42 at drivers/infiniband/sw/rxe/rxe_qp.c:1"
 	has "mixed run: programs' TAP nested 2 spaces, subtests 4, guest suites 4" \
-		"$T/mixed.out" "  TAP version 13" "  ok 1 from tap.sh" "  not ok 1 broken" \
+		"$T/mixed.out" "  KTAP version 1" "  ok 1 from tap.sh" "  not ok 1 broken" \
 		"    # qp=10" "    ok 1 inner point" "  ok 1 ramp" \
 		"    ok 1 guest-a" "  ok 2 vm/a.sh" "  ok 1 vm/b.bats # SKIP no rxe here" \
 		"    ok 1 guest b # skip no rxe here"
 	same "bats' plain TAP gets the nested version line KTAP wants" "# suites/fail.bats
-  TAP version 13
-  1..1" <(grep -A2 -xF "# suites/fail.bats" "$T/mixed.out")
+  KTAP version 1
+  # Subtest: suites/fail.bats
+  1..1" <(grep -A3 -xF "# suites/fail.bats" "$T/mixed.out")
+	same "KTAP: a program's own version line becomes KTAP's, at every depth" "  KTAP version 1
+  # Subtest: t/ok.t
+  1..1
+  KTAP version 1
+  # Subtest: suites/nested.sh
+  1..1
+    KTAP version 1
+    1..1
+    KTAP version 1
+    # Subtest: vm/a.sh
+    1..1
+0" <(grep -A3 -xF '# t/ok.t' "$T/mixed.out" | tail -n 3
+		grep -A5 -xF '# suites/nested.sh' "$T/mixed.out" | tail -n 5
+		grep -A3 -xF '  # vm/a.sh' "$T/mixed.out" | tail -n 3
+		grep -cE '^ +TAP version' "$T/mixed.out")
 	has "mixed run: totals" "$T/mixed.out" \
 		"# Totals: pass:5 fail:7 xfail:0 xpass:0 skip:2 error:2"
 	tap_only "mixed run: stdout is TAP only" "$T/mixed.out"
@@ -401,7 +417,7 @@ not ok 1 vm" <(cat "$T/vmfail.rc"; grep -E '^(# exit|(not )?ok )' "$T/vmfail.out
 
 fixtures
 tap_init
-tap_plan 25
+tap_plan 26
 t_mixed
 t_pass
 t_skip

@@ -112,9 +112,17 @@ w_run() {
 
 w_embed() {
 	tap_init
-	tap_plan 1
+	tap_plan 3
 	printf 'TAP version 13\n1..1\n\nok 1 x' | tap_embed
 	tap_ok inner
+	printf '\n1..1\nok 1 y\n' >"$TT_TMP/plain"
+	tap_sub_begin
+	tap_plan 1
+	tap_embed "$TT_TMP/plain" "a/b #1"
+	tap_ok plain
+	tap_sub_end outer
+	tap_embed /dev/null name
+	tap_ok empty
 }
 
 t_flat() {
@@ -154,29 +162,29 @@ ok 2 # SKIP line break # kept
 t_nested() {
 	tt_expect "nested subtests and parent results" "TAP version 13
 1..5
-  TAP version 13
+  KTAP version 1
   1..2
   # qp=10
   ok 1 connect
   ok 2 old kernel # XFAIL
 ok 1 clients=10
-  TAP version 13
+  KTAP version 1
   1..2
   ok 1 connect
-    TAP version 13
+    KTAP version 1
     1..1
     not ok 1 leak check
   not ok 2 counters
 not ok 2 clients=50
-  TAP version 13
+  KTAP version 1
   1..0 # SKIP no rxe
 ok 3 clients=100 # SKIP
-  TAP version 13
+  KTAP version 1
   1..2
   ok 1 connect
   # Planned tests != run tests (2 != 1)
 not ok 4 clients=500
-  TAP version 13
+  KTAP version 1
   ok 1 surprise # XPASS
   1..1
 not ok 5 clients=1000
@@ -208,7 +216,7 @@ TAP version 13
 TAP version 13
 1..2
 ok 1 a
-  TAP version 13
+  KTAP version 1
 Bail out! lost agent 7" "$( (w_short) || true; (w_noplan) || true; (w_skipall) || true; (w_bail) || true)"
 }
 
@@ -222,13 +230,23 @@ not ok 3 broken" "$(w_run)"
 }
 
 t_embed() {
-	tt_expect "tap_embed indents a stream one level" "TAP version 13
-1..1
-  TAP version 13
+	tt_expect "tap_embed: a KTAP subtest one level down, version line made or added" "TAP version 13
+1..3
+  KTAP version 1
   1..1
 
   ok 1 x
-ok 1 inner" "$(w_embed)"
+ok 1 inner
+  KTAP version 1
+  1..1
+
+    KTAP version 1
+    # Subtest: a/b _1
+    1..1
+    ok 1 y
+  ok 1 plain
+ok 2 outer
+ok 3 empty" "$(w_embed)"
 }
 
 # tt_prove NAME WANT_OK WRITER: prove's verdict on the writer's stream.

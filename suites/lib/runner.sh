@@ -3,8 +3,9 @@
 #
 # runner.sh: run test programs and suites as one TAP 13 stream, kselftest
 # runner.sh style but nested like KTAP: each program is one top-level result and
-# its own TAP is embedded under it, indented two spaces. Sourced (after
-# tap/tap.sh) by tests/check, tests/run-unit and suites/vm/run-in-vm.
+# its own TAP is embedded under it, indented two spaces and opened by
+# "KTAP version 1" (tests/consumers.t reads it with prove and kunit.py). Sourced
+# (after tap/tap.sh) by tests/check, tests/run-unit and suites/vm/run-in-vm.
 #
 #   rn_init                       reads RN_* settings below
 #   rn_add exec NAME CMD...       a kselftest-style program (exit 0/1/4)
@@ -249,19 +250,6 @@ rn_verdict() {
 	fi
 }
 
-# The program's TAP as a nested subtest; KTAP wants a version line on every
-# level and plain-TAP writers (bats --formatter tap) omit it.
-rn_embed() {
-	local first
-
-	first=$(grep -m1 -v '^[[:space:]]*$' "$1" || true)
-	case $first in
-	"TAP version"* | "KTAP version"*) ;;
-	*) printf '%s  TAP version 13\n' "$TAP_INDENT" ;;
-	esac
-	tap_embed "$1"
-}
-
 # rn_junit NAME TAPFILE RES WHY SECONDS XMLFILE: a JUnit file with one testcase
 # per top-level result of the program, plus one for the runner's own verdict
 # when that failed for a reason the stream doesn't show (timeout, exit, dmesg).
@@ -403,7 +391,7 @@ rn_run_one() {
 		rm -f "$log.dmesg"
 	fi
 
-	rn_embed "$log.tap"
+	tap_embed "$log.tap" "$name"
 	[ -s "$log.dmesg" ] && tap_diag "$(head -n 20 "$log.dmesg")"
 	tap_kv elapsed_s "$RN_ELAPSED"
 	case $RN_RES in

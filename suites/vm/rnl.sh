@@ -17,6 +17,8 @@
 set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=../../tap/tap.sh
+. "$ROOT/tap/tap.sh" # tap_embed: test_rnl's stream as a KTAP subtest
 TEST=${TEST_RNL:-$ROOT/build/tests/test_rnl}
 TEST_STAT=${TEST_RNLSTAT:-$ROOT/build/tests/test_rnlstat}
 VA=rdcrnl0          # carries the address and the rxe link
@@ -84,7 +86,7 @@ sub() {
 	local n=$1 name=$2 rc
 
 	shift 2
-	"$@" | sed 's/^/  /'
+	"$@" | tap_embed "" "$name"
 	rc=${PIPESTATUS[0]}
 	if [ "$rc" = 0 ]; then
 		echo "ok $n $name"
