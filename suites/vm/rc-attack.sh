@@ -80,7 +80,7 @@ sess_up() {
 }
 
 # p99 NAME: the 99th percentile round trip of NAME's result record in ns: the
-# lower bound of its histogram bucket (agents/proto.h, proto_hist_value).
+# lower bound of its histogram bucket (common/proto.h, its histogram codec).
 p99() {
 	grep -m1 '^result role=client' "$W/$1.out" | sed -E 's/.* hist=//' |
 		awk -F, '{ m = NF; for (i = 1; i <= NF; i++) {
