@@ -143,7 +143,8 @@ bn_parse_perftest() {
 
 # ibv_rc_pingpong: "N iters in S seconds = U usec/iter", one iteration = a round trip.
 bn_parse_pingpong() {
-	sed -n 's/^[0-9]* iters in [0-9.]* seconds = \([0-9.]*\) usec\/iter$/\1/p' | grep . | head -n 1
+	awk '/^[0-9]+ iters in [0-9.]+ seconds = [0-9.]+ usec\/iter$/ { print $(NF - 1); ok = 1; exit }
+	     END { exit !ok }'
 }
 
 # cmtime (rdma-core librdmacm/examples/cmtime.c): per step "name: total_ms max_ms
