@@ -24,6 +24,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../suites/lib/common.sh"
 
 # bn_init PART: BENCH_* settings (the quick mode of `make check` shrinks them).
+# shellcheck disable=SC2034 # the settings are read by bench/rc and bench/tcp
 bn_init() {
 	BN_PART=$1
 	BN_REPEAT=${BENCH_REPEAT:-3}
@@ -120,6 +121,7 @@ bn_rdmacap() {
 # The RoCEv2 GID index of DEV for IPv4 ADDR, read in NS: ::ffff:a.b.c.d.
 bn_gid() {
 	local ns=$1 dev=$2 want f
+	# shellcheck disable=SC2086 # the four octets as four arguments
 	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${3//./ })
 	for f in $(ip netns exec "$ns" sh -c "grep -l '^$want\$' /sys/class/infiniband/$dev/ports/1/gids/* 2>/dev/null"); do
 		f=${f##*/}
