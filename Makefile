@@ -5,6 +5,7 @@
 #   make check        unit tests (also under ASan+UBSan) + every suite, TAP on stdout
 #   make fuzz         libFuzzer targets of the record parsers (clang), build/fuzz/
 #   make demo         bring rxe up (host or VM) and run the default ramps
+#   make bench        rdmacap next to perftest, cmtime and sockperf (bench/run)
 #   make deps         install Debian packages, fetch the VM kernel
 #   make vm-kernel    fetch the rxe-capable kernel for vm/run
 #   make vm-check     only the rxe suites, inside the VM
@@ -46,7 +47,7 @@ HLIBS       := $(LIB_harness) $(LIB_netns) $(LIB_rdma) $(LIB_tap) $(LIB_common)
 ALIBS       := $(LIB_agents) $(LIB_rdma) $(LIB_common)
 TESTS       := $(patsubst tests/%.c,$(O)/tests/%,$(wildcard tests/test_*.c))
 
-.PHONY: all check unit suites san fuzz demo deps setup vm-kernel vm-check install clean format
+.PHONY: all check unit suites san fuzz demo bench deps setup vm-kernel vm-check install clean format
 all: $(O)/rdmacap $(O)/rdmacap-agent $(TESTS) $(O)/rdmacap.1 $(O)/rdmacap-agent.1 \
      $(O)/rdmacap.bash
 
@@ -127,6 +128,11 @@ check: setup
 demo: setup
 	@$(MAKE) --no-print-directory all 1>&2
 	@suites/demo
+
+# Side by side with the reference tools, same topology, same boot: bench/run.
+bench: setup
+	@$(MAKE) --no-print-directory all 1>&2
+	@bench/run
 
 # The rxe suites alone (suites/vm/*), in one VM boot: what `make check` runs there.
 vm-check:

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# bench.sh: bench/rc in its quick mode (one repeat, 50 round trips of 64 B, a
+# storm of 20), so every reference tool really runs on rxe and its output goes
+# through bench/lib.sh's parser: a changed output format of ib_send_lat,
+# ib_write_lat, ibv_rc_pingpong, cmtime or rdmacap fails here. Figures are not
+# judged (TCG). Needs root and rxe inside namespaces: in the VM,
+#
+#   vm/run -- suites/vm/bench.sh
+#
+# TAP 13 on stdout: bench/rc's own stream nested, then the samples checked.
+# Exit 0 pass, 1 fail, 4 skip.
+set -u
+
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+W=$(mktemp -d /tmp/bench.sh.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+
+# "tool/kind" of every figure a full comparison set has.
+WANT="cmtime/rate cmtime/rate.connect ib_send_lat/p99 ib_send_lat/typ ib_write_lat/p99 \
+ib_write_lat/typ ibv_rc_pingpong/typ rdmacap run --op write/p99 rdmacap run --op write/typ \
+rdmacap run/p99 rdmacap run/typ rdmacap storm --cm oob-tls/rate rdmacap storm --cm rdmacm/rate"
+
+main() {
+	local rc=0 got
+	tap_init
+	BENCH_OUT=$W BENCH_REPEAT=1 BENCH_ITERS=50 BENCH_SIZES=64 BENCH_CONNS=20 \
+		BENCH_TIMEOUT=120 "$RDC_ROOT/bench/rc" >"$W/rc.tap" 2>"$W/rc.err" || rc=$?
+	if [ $rc = 4 ]; then
+		tap_skip_all "$(sed -n 's/^1\.\.0 # SKIP //p' "$W/rc.tap")"
+		exit 4
+	fi
+	# bench/rc's own stream, nested under its result
+	tap_embed "$W/rc.tap"
+	[ $rc = 0 ] || tap_diag "$(tail -n 20 "$W/rc.err")"
+	if [ $rc = 0 ]; then tap_ok "bench/rc quick run"; else tap_fail "bench/rc quick run" "exit $rc"; fi
+	got=$(jq -r '"\(.tool)/\(.kind)"' "$W/rc.jsonl" 2>/dev/null | sort | tr '\n' ' ')
+	if [ "$got" = "$WANT " ]; then tap_ok "every figure of every tool parsed"; else
+		tap_fail "every figure of every tool parsed" "got: $got"; fi
+	if [ "$(jq -s 'length > 0 and all(.[]; .value > 0)' "$W/rc.jsonl" 2>/dev/null)" = true ]; then
+		tap_ok "every figure positive"; else tap_fail "every figure positive"; fi
+	"$RDC_ROOT/bench/table" "$W" >"$W/table.md" 2>&1
+	if [ "$(grep -c '^| `rdmacap' "$W/table.md")" = 9 ]; then tap_ok "bench/table: 9 ratios"; else
+		tap_diag "$(cat "$W/table.md")"
+		tap_fail "bench/table: 9 ratios"
+	fi
+	tap_plan 4
+	tap_finished
+}
+
+main "$@"
