@@ -372,6 +372,7 @@ static int us_loop(struct us *s)
 		for (int i = 0; i < n; i++) {
 			uint64_t t = ev[i].data.u64;
 
+
 			switch (TAG_TYPE(t)) {
 			case US_T_LISTEN:
 				us_accept(s, TAG_VAL(t));
@@ -385,7 +386,8 @@ static int us_loop(struct us *s)
 				break;
 			}
 		}
-		while ((cmd = ctl_next(&s->ctl)) != CTL_NONE)
+		/* after EOF ctl_next says EOF forever: stop at the first stop */
+		while (!s->stop && (cmd = ctl_next(&s->ctl)) != CTL_NONE)
 			if (cmd == CTL_STOP || cmd == CTL_EOF)
 				s->stop = true;
 	}
