@@ -14,8 +14,9 @@
  * Every receive buffer is OPT_UD_GRH + size bytes: the GRH (for RoCEv2 over
  * IPv4, 20 zero bytes then the IPv4 header) comes first. A message must fit the
  * port's active MTU minus the GRH (checked at start: call=ibv_query_port
- * err=EMSGSIZE). UD may drop: a client resends a round trip after UD_RTO_MS, at
- * most UD_TRIES times, then counts it lost; replies carry the message's seq in
+ * err=EMSGSIZE). UD may drop: a client resends a round trip after UD_RTO_MS
+ * (doubled at every resend), UD_TRIES sends in all, then counts it lost;
+ * replies carry the message's seq in
  * imm_data, so a late echo of an earlier try is told apart and counted "late".
  *
  * May use the engine (ag, ctl, load, phase, report, tag, opts), srv/, the oob
@@ -41,7 +42,6 @@ int ud_client_run(const struct ag_opts *o);
 #define UD_RTO_MS 100
 #define UD_TRIES 5		/* sends of one round trip before it is lost */
 #define UD_SRV_RECV 4096	/* the server's receive slots (capped by max_qp_wr) */
-#define UD_SRV_SEND 1024
 #define UD_CLI_RECV 2		/* room for a late echo beside the due one */
 #define UD_CLI_SEND 2
 #define UD_WR_SEND (1ull << 63)	/* wr_id flag of send slots */
@@ -79,9 +79,12 @@ struct ud_fail {
 int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, struct in_addr local);
 void ud_dev_close(struct ud_dev *d);
 
-/* A QP in RTS with every receive posted; wr_ids carry tag << 32 | slot. */
+/*
+ * A QP in RTS with every receive posted, nsend send slots and an SQ sqd deep;
+ * wr_ids carry tag << 32 | slot.
+ */
 int ud_qp_create(struct ud_dev *d, struct ud_qp *q, uint32_t nrecv, uint32_t nsend,
-		 uint32_t tag, struct ud_fail *f);
+		 uint32_t sqd, uint32_t tag, struct ud_fail *f);
 void ud_qp_destroy(struct ud_qp *q);
 static inline uint8_t *ud_rbuf(const struct ud_dev *d, const struct ud_qp *q, uint32_t i)
 {
@@ -93,9 +96,12 @@ static inline uint8_t *ud_sbuf(const struct ud_dev *d, const struct ud_qp *q, ui
 }
 int ud_post_recv(struct ud_dev *d, struct ud_qp *q, uint32_t tag, uint32_t i,
 		 struct ud_fail *f);
-/* SEND with imm from send slot i to (ah, qpn, qkey) */
-int ud_post_send(struct ud_dev *d, struct ud_qp *q, uint32_t tag, uint32_t i, uint32_t len,
-		 uint32_t imm,
+/*
+ * SEND with imm to (ah, qpn, qkey): len bytes at off in send slot i, or with
+ * off >= OPT_UD_GRH in receive slot i (an echo out of the buffer it came in).
+ */
+int ud_post_send(struct ud_dev *d, struct ud_qp *q, uint32_t tag, uint32_t i, uint32_t off,
+		 uint32_t len, uint32_t imm,
 		 struct ibv_ah *ah, uint32_t qpn, uint32_t qkey, struct ud_fail *f);
 /* An AH to the RoCEv2 GID gid; NULL with f set. */
 struct ibv_ah *ud_ah_create(struct ud_dev *d, const uint8_t gid[16], struct ud_fail *f);

@@ -3,8 +3,9 @@
  * ud client: each client is one UD QP with its own CQ; the agent holds one
  * TLS session (--cm oob-tls) that carries every client's REQ, and one AH, to
  * the server's QP named in the REPs. A round trip is one datagram each way;
- * a tick (UD_TICK_MS) resends one unanswered after UD_RTO_MS, up to UD_TRIES
- * sends, then fails its client ("msg fail call=ud_retry err=ETIMEDOUT": lost).
+ * a tick (UD_TICK_MS) resends one unanswered after UD_RTO_MS, doubled after
+ * every resend, up to UD_TRIES sends, then fails its client ("msg fail
+ * call=ud_retry err=ETIMEDOUT": lost).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -86,7 +87,7 @@ static int uc_send(struct uc *x, uint32_t i)
 	/* the SQ is full: the tick resends later */
 	if (c->sq_out >= c->q.nsend)
 		return 0;
-	if (ud_post_send(&x->dev, &c->q, i, 0, x->o->size, load_seq(&x->ph.load, i), x->ah,
+	if (ud_post_send(&x->dev, &c->q, i, 0, 0, x->o->size, load_seq(&x->ph.load, i), x->ah,
 			 x->srv_qpn, x->srv_qkey, &f)) {
 		load_fail(&x->ph.load, i, f.call, f.err, NULL);
 		c->t_sent = 0;
@@ -137,7 +138,9 @@ static void uc_on_tick(struct uc *x)
 			continue;
 		}
 		due = true;
-		if (now - c->t_sent < rto)
+		/* back off: try k waits rto << (k - 1), so a crowd that overran the
+		 * server does not come back all at once */
+		if (now - c->t_sent < rto << (c->tries - 1))
 			continue;
 		if (c->tries >= UD_TRIES) {
 			c->t_sent = 0;
@@ -385,7 +388,7 @@ static void uc_start(void *arg, uint32_t i)
 		uc_fail(x, i, x->fail_call, x->fail_err, x->fail_why, false);
 		return;
 	}
-	if (ud_qp_create(&x->dev, &c->q, UD_CLI_RECV, UD_CLI_SEND, i, &f)) {
+	if (ud_qp_create(&x->dev, &c->q, UD_CLI_RECV, 1, UD_CLI_SEND, i, &f)) {
 		ph_fail(&x->ph, i, f.call, f.err, NULL, false, -1);
 		c->state = UC_FAILED;
 		return;

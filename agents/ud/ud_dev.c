@@ -95,11 +95,11 @@ static int ud_qp_rts(struct ud_dev *d, struct ud_qp *q, struct ud_fail *f)
 }
 
 int ud_qp_create(struct ud_dev *d, struct ud_qp *q, uint32_t nrecv, uint32_t nsend,
-		 uint32_t tag, struct ud_fail *f)
+		 uint32_t sqd, uint32_t tag, struct ud_fail *f)
 {
 	struct ibv_qp_init_attr qa = {
 		.qp_type = IBV_QPT_UD,
-		.cap = { .max_send_wr = nsend, .max_recv_wr = nrecv, .max_send_sge = 1,
+		.cap = { .max_send_wr = sqd, .max_recv_wr = nrecv, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
 	size_t len = (size_t)nrecv * (OPT_UD_GRH + d->size) + (size_t)nsend * d->size;
@@ -108,7 +108,7 @@ int ud_qp_create(struct ud_dev *d, struct ud_qp *q, uint32_t nrecv, uint32_t nse
 	q->nrecv = nrecv;
 	q->nsend = nsend;
 	f->call = "ibv_create_cq";
-	q->cq.cq = ibv_create_cq(d->ctx, (int)(nrecv + nsend), &q->cq, d->ch, 0);
+	q->cq.cq = ibv_create_cq(d->ctx, (int)(nrecv + sqd), &q->cq, d->ch, 0);
 	if (!q->cq.cq)
 		goto fail;
 	f->call = "ibv_req_notify_cq";
@@ -169,10 +169,12 @@ int ud_post_recv(struct ud_dev *d, struct ud_qp *q, uint32_t tag, uint32_t i,
 	return (f->err = ibv_post_recv(q->qp, &wr, &bad)) ? -1 : 0;
 }
 
-int ud_post_send(struct ud_dev *d, struct ud_qp *q, uint32_t tag, uint32_t i, uint32_t len,
-		 uint32_t imm, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey, struct ud_fail *f)
+int ud_post_send(struct ud_dev *d, struct ud_qp *q, uint32_t tag, uint32_t i, uint32_t off,
+		 uint32_t len, uint32_t imm, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey,
+		 struct ud_fail *f)
 {
-	struct ibv_sge sg = { .addr = (uintptr_t)ud_sbuf(d, q, i), .length = len,
+	uint8_t *b = off >= OPT_UD_GRH ? ud_rbuf(d, q, i) + off : ud_sbuf(d, q, i) + off;
+	struct ibv_sge sg = { .addr = (uintptr_t)b, .length = len,
 			      .lkey = q->mr->lkey };
 	struct ibv_send_wr wr = {
 		.wr_id = UD_WR_SEND | (uint64_t)tag << 32 | i, .sg_list = &sg, .num_sge = 1,

@@ -5,8 +5,11 @@
  * REP with this QP's number and Q_Key, or a REJ naming the call that failed
  * (ibv_create_ah at the device's max_ah). A session takes its clients' AHs with
  * it when it ends; one that breaks the protocol or TLS is dropped
- * ("drop peer=.. reason=.."). A datagram from a sender without an AH, or one
- * that finds no free send slot, is dropped and counted: its client resends.
+ * ("drop peer=.. reason=.."). A datagram from a sender without an AH is
+ * dropped and counted. The echo is sent from the receive slot itself, which is
+ * posted again once the send completes: the SQ is as deep as the RQ, so a
+ * reply never waits for room, and a full server shows as an empty RQ (the
+ * device drops, the client resends), never as an unbounded queue here.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -56,7 +59,6 @@ struct us {
 	struct us_sess **sess;
 	uint16_t *gens;
 	uint32_t nsess, sess_cap;
-	uint32_t *sfree, nsfree;	/* free send slots */
 	uint64_t accepted, peak, echoed, bytes, dropped, rejected, cq_events;
 };
 
@@ -273,16 +275,15 @@ mod:
 static void us_wc(void *arg, const struct ibv_wc *wc)
 {
 	struct us *s = arg;
-	uint32_t slot = (uint32_t)wc->wr_id, len, j;
+	uint32_t slot = (uint32_t)wc->wr_id, len;
 	struct ud_fail f;
 	struct ud_ahe *e;
 	uint8_t gid[16], *rb;
 
 	if (wc->wr_id & UD_WR_SEND) {
-		s->sfree[s->nsfree++] = slot;
-		if (wc->status != IBV_WC_SUCCESS)
+		if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR)
 			ag_warn("send completion: %s", rc_wc_word(wc->status));
-		return;
+		goto repost;
 	}
 	if (wc->status != IBV_WC_SUCCESS) {
 		if (wc->status != IBV_WC_WR_FLUSH_ERR)
@@ -294,21 +295,18 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 	len = wc->byte_len - OPT_UD_GRH;
 	e = wc->byte_len >= OPT_UD_GRH && !ud_grh_sgid(rb, gid) ?
 		ud_ahmap_get(&s->ahs, gid, wc->src_qp) : NULL;
-	if (!e || !s->nsfree || !(wc->wc_flags & IBV_WC_WITH_IMM)) {
+	if (!e || !(wc->wc_flags & IBV_WC_WITH_IMM)) {
+		s->dropped++;
+	} else if (ud_post_send(&s->dev, &s->qp, 0, slot, OPT_UD_GRH, len, ntohl(wc->imm_data),
+				e->ah, wc->src_qp, UD_QKEY, &f)) {
+		ag_warn("%s: %s", f.call, strerror(f.err));
 		s->dropped++;
 	} else {
-		j = s->sfree[--s->nsfree];
-		memcpy(ud_sbuf(&s->dev, &s->qp, j), rb + OPT_UD_GRH, len);
-		if (ud_post_send(&s->dev, &s->qp, 0, j, len, ntohl(wc->imm_data), e->ah,
-				 wc->src_qp, UD_QKEY, &f)) {
-			ag_warn("%s: %s", f.call, strerror(f.err));
-			s->sfree[s->nsfree++] = j;
-			s->dropped++;
-		} else {
-			s->echoed++;
-			s->bytes += len;
-		}
+		s->echoed++;
+		s->bytes += len;
+		return;	/* the slot is reposted when its send completes */
 	}
+repost:
 	if (ud_post_recv(&s->dev, &s->qp, 0, slot, &f))
 		ag_warn("%s slot %u: %s", f.call, slot, strerror(f.err));
 }
@@ -316,7 +314,7 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 static int us_init(struct us *s)
 {
 	const struct ag_opts *o = s->o;
-	uint32_t nr = UD_SRV_RECV, ns = UD_SRV_SEND, wr;
+	uint32_t nr = UD_SRV_RECV, wr;
 	struct ud_fail f;
 	char err[320];
 
@@ -324,19 +322,10 @@ static int us_init(struct us *s)
 		return -1;
 	wr = (uint32_t)s->dev.attr.max_qp_wr;
 	nr = nr < wr ? nr : wr;
-	ns = ns < wr ? ns : wr;
-	if (ud_qp_create(&s->dev, &s->qp, nr, ns, 0, &f)) {
+	/* no send slots of its own: echoes go out of the receive slots */
+	if (ud_qp_create(&s->dev, &s->qp, nr, 0, nr, 0, &f)) {
 		rep_fatal(f.call, "server UD QP", f.err);
 		return -1;
-	}
-	s->sfree = malloc(ns * sizeof(*s->sfree));
-	if (!s->sfree) {
-		rep_fatal("malloc", "send slots", ENOMEM);
-		return -1;
-	}
-	while (s->nsfree < ns) {
-		s->sfree[s->nsfree] = s->nsfree;
-		s->nsfree++;
 	}
 	s->ssl = tls_ctx_new(true, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
 	if (!s->ssl) {
@@ -407,7 +396,6 @@ static void us_fini(struct us *s)
 	SSL_CTX_free(s->ssl);
 	if (s->qp.qp || s->qp.cq.cq)
 		ud_qp_destroy(&s->qp);
-	free(s->sfree);
 	ud_ahmap_free(&s->ahs);
 	ud_dev_close(&s->dev);
 }
