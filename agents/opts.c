@@ -62,7 +62,7 @@ void ag_usage(FILE *f)
 	const unsigned roles = OPT_F_SERVER | OPT_F_CLIENT | OPT_F_RC;
 
 	fprintf(f,
-		"usage: rdmacap-agent --role server|client --transport tcp|rc [options]\n"
+		"usage: rdmacap-agent --role server|client --transport tcp|rc|ud [options]\n"
 		"  --addr A            server: listen address; client: server address (IPv4, default 127.0.0.1)\n"
 		"  --port P            first port (default %u); clients use P + id %% ports\n",
 		OPT_DEF_PORT);
