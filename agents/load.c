@@ -373,6 +373,8 @@ int load_report(const struct load *l)
 	struct proto_result_client c = {
 		.ok = l->attached, .msgs = l->msgs, .verified = l->verified, .bad = l->bad,
 		.errors = l->errors, .us = (l->t_end - l->t_run) / 1000,
+		.retried = l->datagram ? l->retried : PROTO_NONE,
+		.late = l->datagram ? l->late : PROTO_NONE,
 	};
 
 	return proto_result_client(&c, &l->hist);

@@ -73,6 +73,9 @@ struct load {
 	uint32_t inflight, active, attached;
 	uint64_t t_run, t_end, deadline, armed;
 	uint64_t msgs, verified, bad, errors;
+	/* a datagram transport counts its resends and late echoes (result record) */
+	bool datagram;
+	uint64_t retried, late;
 	struct proto_hist hist;
 };
 

@@ -38,7 +38,7 @@ static unsigned ag_own_flags(int c)
 	switch (c) {
 	case O_BACKLOG: return OPT_F_SERVER;
 	case O_FIRST_ID: case O_BIND: return OPT_F_CLIENT;
-	case O_DEV: return OPT_F_RC;
+	case O_DEV: return OPT_F_RC | OPT_F_UD;
 	}
 	return 0;
 }
@@ -62,7 +62,7 @@ void ag_usage(FILE *f)
 	const unsigned roles = OPT_F_SERVER | OPT_F_CLIENT | OPT_F_RC;
 
 	fprintf(f,
-		"usage: rdmacap-agent --role server|client --transport tcp|rc [options]\n"
+		"usage: rdmacap-agent --role server|client --transport tcp|rc|ud [options]\n"
 		"  --addr A            server: listen address; client: server address (IPv4, default 127.0.0.1)\n"
 		"  --port P            first port (default %u); clients use P + id %% ports\n",
 		OPT_DEF_PORT);
@@ -154,15 +154,17 @@ static int ag_check(const struct ag_opts *o, const uint8_t *seen, char *err, siz
 		if (ag_flags(c) & other)
 			return ag_err(err, errlen, "--%s is not an option of --role %s",
 				      ag_optname(c), o->role == AG_ROLE_SERVER ? "server" : "client");
-		if ((ag_flags(c) & OPT_F_RC) && o->transport != OPT_TR_RC)
+		if ((ag_flags(c) & OPT_F_RC) && o->transport != OPT_TR_RC &&
+		    !(o->transport == OPT_TR_UD && (ag_flags(c) & OPT_F_UD)))
 			return ag_err(err, errlen, "--%s is an option of --transport rc",
 				      ag_optname(c));
 	}
 	for (int i = 0; i < OPT_N; i++)
 		shared[i] = seen[O_SHARED + i - O_ROLE];
-	if (opt_rules(o->transport, shared, err, errlen) || opt_cm_rules(o->cm, shared, err, errlen))
+	if (opt_rules(o->transport, shared, err, errlen) || opt_cm_rules(o->cm, shared, err, errlen) ||
+	    opt_ud_rules(o->transport, o->cm, o->size, err, errlen))
 		return -1;
-	if (o->transport == OPT_TR_RC && o->cm == OPT_CM_OOB_TLS &&
+	if (o->transport != OPT_TR_TCP && o->cm == OPT_CM_OOB_TLS &&
 	    (!o->tls_ca || !o->tls_cert || !o->tls_key))
 		return ag_err(err, errlen,
 			      "--cm oob-tls needs --tls-ca, --tls-cert and --tls-key");

@@ -11,7 +11,7 @@
 #include "common/opt.h"
 
 static const char *const opt_transports[OPT_TR_N] = {
-	[OPT_TR_TCP] = "tcp", [OPT_TR_RC] = "rc",
+	[OPT_TR_TCP] = "tcp", [OPT_TR_RC] = "rc", [OPT_TR_UD] = "ud",
 };
 static const char *const opt_cms[OPT_CM_N] = {
 	[OPT_CM_OOB_TLS] = "oob-tls", [OPT_CM_RDMACM] = "rdmacm",
@@ -33,9 +33,9 @@ static const char *const opt_oobs[OPT_OOB_N] = {
 #define N(lo, hi, d) .kind = OPT_NUM, .min = lo, .max = hi, .def = d
 
 const struct opt_def opt_defs[OPT_N] = {
-	[OPT_TRANSPORT] = { "transport", W(opt_transports), .def = OPT_TR_TCP, .arg = "tcp|rc",
-			    .help = "data path: TCP sockets or RDMA reliable connections" },
-	[OPT_CM] = { "cm", W(opt_cms), .flags = OPT_F_RC, .def = OPT_CM_OOB_TLS,
+	[OPT_TRANSPORT] = { "transport", W(opt_transports), .def = OPT_TR_TCP, .arg = "tcp|rc|ud",
+			    .help = "data path: TCP sockets, RDMA reliable connections or datagrams" },
+	[OPT_CM] = { "cm", W(opt_cms), .flags = OPT_F_RC | OPT_F_UD, .def = OPT_CM_OOB_TLS,
 		     .arg = "oob-tls|rdmacm",
 		     .help = "QP exchange over TLS 1.3, or librdmacm" },
 	[OPT_SERVER_MODEL] = { "server-model", W(opt_models), .flags = OPT_F_SERVER,
@@ -68,11 +68,11 @@ const struct opt_def opt_defs[OPT_N] = {
 			     .help = "delay between successive connect starts" },
 	[OPT_CLIENTS] = { "clients", N(1, 1 << 20, 1), .flags = OPT_F_CLIENT | OPT_F_PER_AGENT,
 			  .arg = "N", .help = "connections of one agent process" },
-	[OPT_TLS_CA] = { "tls-ca", OPT_PATH, .flags = OPT_F_RC | OPT_F_OOB_TLS, .arg = "FILE",
+	[OPT_TLS_CA] = { "tls-ca", OPT_PATH, .flags = OPT_F_RC | OPT_F_UD | OPT_F_OOB_TLS, .arg = "FILE",
 			 .help = "PEM CA that signed both certificates" },
-	[OPT_TLS_CERT] = { "tls-cert", OPT_PATH, .flags = OPT_F_RC | OPT_F_OOB_TLS, .arg = "FILE",
+	[OPT_TLS_CERT] = { "tls-cert", OPT_PATH, .flags = OPT_F_RC | OPT_F_UD | OPT_F_OOB_TLS, .arg = "FILE",
 			   .help = "PEM certificate" },
-	[OPT_TLS_KEY] = { "tls-key", OPT_PATH, .flags = OPT_F_RC | OPT_F_OOB_TLS, .arg = "FILE",
+	[OPT_TLS_KEY] = { "tls-key", OPT_PATH, .flags = OPT_F_RC | OPT_F_UD | OPT_F_OOB_TLS, .arg = "FILE",
 			  .help = "PEM private key of --tls-cert" },
 };
 
@@ -175,13 +175,33 @@ int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t e
 	int tls = seen[OPT_TLS_CA] + seen[OPT_TLS_CERT] + seen[OPT_TLS_KEY];
 
 	for (int i = 0; tr != OPT_TR_RC && i < OPT_N; i++)
-		if (seen[i] && (opt_defs[i].flags & OPT_F_RC)) {
+		if (seen[i] && (opt_defs[i].flags & OPT_F_RC) &&
+		    !(tr == OPT_TR_UD && (opt_defs[i].flags & OPT_F_UD))) {
 			snprintf(err, errlen, "--%s is an option of --transport rc",
 				 opt_defs[i].name);
 			return -1;
 		}
 	if (tls && tls != 3) {
 		snprintf(err, errlen, "--tls-ca, --tls-cert and --tls-key go together");
+		return -1;
+	}
+	return 0;
+}
+
+int opt_ud_rules(enum opt_transport tr, enum opt_cm cm, long long size, char *err,
+		 size_t errlen)
+{
+	if (tr != OPT_TR_UD)
+		return 0;
+	if (cm != OPT_CM_OOB_TLS) {
+		snprintf(err, errlen, "--transport ud takes --cm oob-tls only "
+			 "(--cm %s through RDMA_PS_UDP is not built)", opt_word(OPT_CM, cm));
+		return -1;
+	}
+	if (size > OPT_UD_MTU_MAX - OPT_UD_GRH) {
+		snprintf(err, errlen, "--size %lld does not fit one UD datagram "
+			 "(at most the path MTU %d minus the %d-byte GRH: %d)", size,
+			 OPT_UD_MTU_MAX, OPT_UD_GRH, OPT_UD_MTU_MAX - OPT_UD_GRH);
 		return -1;
 	}
 	return 0;

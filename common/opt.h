@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum opt_transport { OPT_TR_NONE, OPT_TR_TCP, OPT_TR_RC, OPT_TR_N };
+enum opt_transport { OPT_TR_NONE, OPT_TR_TCP, OPT_TR_RC, OPT_TR_UD, OPT_TR_N };
 enum opt_cm { OPT_CM_OOB_TLS, OPT_CM_RDMACM, OPT_CM_N };
 enum opt_model { OPT_MODEL_EVENT, OPT_MODEL_THREAD, OPT_MODEL_N };
 enum opt_cq { OPT_CQ_PER_CONN, OPT_CQ_SHARED, OPT_CQ_N };
@@ -46,6 +46,12 @@ enum opt_kind {
 #define OPT_F_CLIENT 0x4	/* agent: only for --role client */
 #define OPT_F_PER_AGENT 0x8	/* agent's value is per process; rdmacap's is a total */
 #define OPT_F_OOB_TLS 0x10	/* only with --cm oob-tls (librdmacm has no TLS) */
+#define OPT_F_UD 0x20		/* an OPT_F_RC option that --transport ud takes too */
+
+/* --transport ud: the GRH that heads every UD receive buffer, and the largest
+ * RoCE path MTU; a message must fit the port's active MTU minus the GRH */
+#define OPT_UD_GRH 40
+#define OPT_UD_MTU_MAX 4096
 
 /* first port of a run when the namespace is our own, and the agent's default */
 #define OPT_DEF_PORT 18515
@@ -85,10 +91,20 @@ const char *opt_word(enum opt_id id, long long v);
 
 /*
  * The agent's cross-option rules on what a command line gave (seen[] by
- * opt_id): options marked OPT_F_RC only with --transport rc; TLS files all
+ * opt_id): options marked OPT_F_RC only with --transport rc (or ud, for those
+ * also marked OPT_F_UD); TLS files all
  * three or none. 0, or -1 with the reason in err.
  */
 int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
+
+/*
+ * The rules of --transport ud (no-op for the others): its QP number and Q_Key
+ * travel over --cm oob-tls only, and --size must fit the largest MTU minus the
+ * GRH (the agent checks the port's active MTU at start). 0, or -1 with the
+ * reason in err.
+ */
+int opt_ud_rules(enum opt_transport tr, enum opt_cm cm, long long size, char *err,
+		 size_t errlen);
 
 /*
  * The rule of options marked OPT_F_OOB_TLS: not with --cm rdmacm (cm is the

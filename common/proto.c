@@ -19,7 +19,7 @@ struct pf {
 	size_t off;
 };
 
-#define PROTO_MAX_FIELDS 8
+#define PROTO_MAX_FIELDS 9
 #define R(m, k, kind, opt) { k, kind, opt, offsetof(struct proto_rec, m) }
 #define HS(f) hello_server.f
 #define RS(f) result_server.f
@@ -41,12 +41,13 @@ static const struct {
 		R(RS(accepted), "accepted", PF_U64, 0), R(RS(peak), "peak", PF_U64, 0),
 		R(RS(echoed), "echoed", PF_U64, 0), R(RS(bytes), "bytes", PF_U64, 0),
 		R(RS(dropped), "dropped", PF_U64, 0), R(RS(rejected), "rejected", PF_U64, 1),
-		R(RS(cq_events), "cq_events", PF_U64, 1) } },
+		R(RS(cq_events), "cq_events", PF_U64, 1), R(RS(ah), "ah", PF_U64, 1) } },
 	[PROTO_RESULT_CLIENT] = { "result role=client", {
 		R(RC(ok), "ok", PF_U64, 0), R(RC(msgs), "msgs", PF_U64, 0),
 		R(RC(verified), "verified", PF_U64, 0), R(RC(bad), "bad", PF_U64, 0),
 		R(RC(errors), "errors", PF_U64, 0), R(RC(us), "us", PF_U64, 0),
-		R(RC(hist), "hist", PF_HIST, 0) } },
+		R(RC(hist), "hist", PF_HIST, 0), R(RC(retried), "retried", PF_U64, 1),
+		R(RC(late), "late", PF_U64, 1) } },
 	[PROTO_CONN_OK] = { "conn ok", {
 		R(conn_ok.id, "id", PF_U64, 0), R(conn_ok.us, "us", PF_U64, 0) } },
 	[PROTO_CONN_FAIL] = { "conn fail", {

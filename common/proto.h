@@ -24,8 +24,9 @@
  *                       read the kernel's limit
  *   drop peer=ADDR reason=WORD        a peer was dropped (hostile or dead)
  *   result role=server accepted=A peak=C echoed=M bytes=B dropped=D
- *                      [rejected=R cq_events=Q]    after "stop"; rc adds R
- *                       connection requests it rejected and Q CQ events
+ *                      [rejected=R cq_events=Q] [ah=H]    after "stop"; rc adds R
+ *                       connection requests it rejected and Q CQ events; ud
+ *                       adds R and Q too, and H the most address handles it held
  *   bye                               after the result, just before exit 0
  *
  * Client agent (--role client):
@@ -41,8 +42,11 @@
  *   msg fail id=I call=C errno=E err=NAME    a connection broke during traffic
  *   verify fail id=I seq=S            an echo came back different from what was sent
  *   result role=client ok=C msgs=M verified=V bad=B errors=E us=U hist=H
+ *                      [retried=R late=L]
  *                       M round trips, V of them byte-checked, B mismatches, E
- *                       connections lost in traffic, U us of traffic, H latencies
+ *                       connections lost in traffic, U us of traffic, H latencies;
+ *                       ud adds R sends repeated after a timeout and L echoes
+ *                       that came after their round trip was done (dropped)
  *   bye
  *
  * Either role, any time:
@@ -116,11 +120,12 @@ struct proto_rec {
 		} drop;
 		struct proto_result_server {
 			uint64_t accepted, peak, echoed, bytes, dropped;
-			uint64_t rejected, cq_events; /* optional */
+			uint64_t rejected, cq_events, ah; /* optional */
 		} result_server;
 		struct proto_result_client {
 			uint64_t ok, msgs, verified, bad, errors, us;
 			const char *hist;        /* checked; decode with proto_hist_decode */
+			uint64_t retried, late;  /* optional: ud */
 		} result_client;
 		struct proto_conn_ok {
 			uint64_t id, us;

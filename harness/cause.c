@@ -93,6 +93,8 @@ static void cause_explain(const struct pt_ctx *c, const char *call, int err, con
 			why = "device max_srq";
 		else if (!strcmp(call, "ibv_alloc_pd"))
 			why = "device max_pd";
+		else if (!strcmp(call, "ibv_create_ah"))
+			why = "device max_ah (a ud server holds one address handle per client)";
 	}
 	if (!strcmp(call, "ibv_open_device") || !strcmp(call, "ibv_alloc_pd"))
 		why = why ? why : "device contexts (one per process opening the device)";
@@ -100,6 +102,11 @@ static void cause_explain(const struct pt_ctx *c, const char *call, int err, con
 		cause_sysctl("", "net.rdma_ucm.max_backlog", v, sizeof(v));
 		snprintf(out, len, "%s %s (%ld times): CM reject (listen backlog net.rdma_ucm.max_backlog=%s)",
 			 call, errname, n, v);
+		return;
+	}
+	if (!strcmp(call, "ud_retry")) {
+		snprintf(out, len, "%s %s (%ld times): datagrams lost: no echo after every resend "
+			 "(see retried)", call, errname, n);
 		return;
 	}
 	if (!strcmp(errname, "timeout") || err == ETIMEDOUT) {

@@ -99,7 +99,7 @@ const struct fig fig_table[] = {
 	{ "servers", "processes", FIG_L_PLAN, "%ld", "servers", 0, 0, L(servers) },
 	{ "ports", "", FIG_L_PLAN, "%ld", "ports", 0, 0, L(ports) },
 	{ "transport", "", FIG_L_PLAN, "%s", NULL, 0, 0, G(g_transport) },
-	{ "cm", "", FIG_L_PLAN, "%s", NULL, FIG_RC, 0, G(g_cm) },
+	{ "cm", "", FIG_L_PLAN, "%s", NULL, FIG_RC | FIG_UD, 0, G(g_cm) },
 	{ "topology", "", FIG_L_PLAN, "%s", NULL, 0, 0, G(g_topology) },
 	{ "server_model", "", FIG_L_PLAN, "%s", NULL, 0, 0, G(g_server_model) },
 	{ "msgs", "per client", FIG_L_PLAN, "%ld", NULL, 0, 0, G(g_msgs) },
@@ -126,6 +126,8 @@ const struct fig fig_table[] = {
 	{ "verified", "round trips", FIG_L_TRAFFIC, "%llu", "traffic.verified", 0, 0, U(verified) },
 	{ "bad", "round trips", FIG_L_TRAFFIC, "%llu", "traffic.bad", 0, 0, U(bad) },
 	{ "lost", "round trips", FIG_L_TRAFFIC, "%llu", "traffic.lost", 0, 0, U(lost) },
+	{ "retried", "sends", FIG_L_TRAFFIC, "%llu", "traffic.retried", FIG_UD, 0, U(retried) },
+	{ "late", "echoes", FIG_L_TRAFFIC, "%llu", "traffic.late", FIG_UD, 0, U(late) },
 	{ "t_traffic_s", "s", FIG_L_TRAFFIC, "%.3f", "traffic.t_traffic_s", 0, 0, D(t_traffic_s) },
 	{ "msgs_per_s", "1/s", FIG_L_TRAFFIC, "%.0f", "traffic.msgs_per_s", 0, 0, D(msgs_per_s) },
 	{ "lat_us_n", "", FIG_JSON_ONLY, NULL, "traffic.lat_us.n", 0, 0, U(lat_ns.n) },
@@ -152,6 +154,7 @@ const struct fig fig_table[] = {
 	{ "srv_threads", "threads", FIG_L_SERVER, "%ld", "server.threads", 0, 0, L(srv_threads) },
 	{ "srv_accepted", "connections", FIG_L_SERVER, "%ld", "server.accepted", 0, 0, L(srv_accepted) },
 	{ "srv_drops", "connections", FIG_L_SERVER, "%ld", "server.drops", 0, 0, L(srv_drops) },
+	{ "srv_ah", "address handles", FIG_L_SERVER, "%ld", "server.ah", FIG_UD, 0, L(srv_ah) },
 	{ "tcp_inuse_peak", "sockets", FIG_L_TCP, "%ld", "server.tcp_inuse_peak", FIG_TCP, 0,
 	  L(tcp_inuse_peak) },
 	{ "kern_slab_bytes_per_conn", "B", FIG_L_TCP, "%.0f", "server.kern_slab_bytes_per_conn",
@@ -208,9 +211,11 @@ static void fig_get(const struct fig *f, const struct pt_point *pt, const struct
 
 static bool fig_applies(const struct fig *f, const struct fig_val *v, const struct hp_plan *p)
 {
-	if ((f->when & FIG_TCP) && p->transport != OPT_TR_TCP)
-		return false;
-	if ((f->when & FIG_RC) && p->transport != OPT_TR_RC)
+	/* rows of some transports: shown for those only */
+	if ((f->when & (FIG_TCP | FIG_RC | FIG_UD)) &&
+	    !((f->when & FIG_TCP) && p->transport == OPT_TR_TCP) &&
+	    !((f->when & FIG_RC) && p->transport == OPT_TR_RC) &&
+	    !((f->when & FIG_UD) && p->transport == OPT_TR_UD))
 		return false;
 	if ((f->when & FIG_STORM) && p->cmd != HP_STORM)
 		return false;

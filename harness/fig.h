@@ -33,6 +33,7 @@ enum fig_when {
 	FIG_RC = 1 << 1,       /* --transport rc */
 	FIG_STORM = 1 << 2,    /* the storm command */
 	FIG_NONZERO = 1 << 3,  /* the value is not 0 / not "" */
+	FIG_UD = 1 << 4,       /* --transport ud */
 };
 
 enum fig_type { FIG_LONG, FIG_U64, FIG_DBL, FIG_STR };

@@ -77,7 +77,7 @@ static void lay_ports(struct run *r, long clients)
 	if (pt->ports > opt_defs[OPT_PORTS].max * r->nsrv)
 		pt->ports = opt_defs[OPT_PORTS].max * r->nsrv;
 	/* a tcp client agent is told all of them: keep within what its --ports takes */
-	if (p->transport != OPT_TR_RC && pt->ports > opt_defs[OPT_PORTS].max)
+	if (p->transport == OPT_TR_TCP && pt->ports > opt_defs[OPT_PORTS].max)
 		pt->ports = opt_defs[OPT_PORTS].max / r->nsrv * r->nsrv;
 	if (pt->ports < r->nsrv)
 		pt->ports = r->nsrv;
@@ -113,6 +113,9 @@ void lay_plan(struct run *r, long clients)
 	}
 	/* one server process can hold only what its fd limit allows */
 	r->nsrv = clients + 1024 > cap ? (clients + per_proc - 1) / per_proc : 1;
+	/* a ud server holds no fd per client: one process, one QP serves them all */
+	if (p->transport == OPT_TR_UD)
+		r->nsrv = 1;
 	if (p->transport == OPT_TR_RC)
 		lay_maps(r, clients);
 	pt->servers = r->nsrv;

@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 		rc = hm_down(p, &t);
 		break;
 	default:
-		if (p->transport == OPT_TR_RC)
+		if (p->transport != OPT_TR_TCP)
 			p->topo.rxe = true;
 		else
 			p->topo.rxe = p->rxe;

@@ -149,7 +149,7 @@ static int pl_modprobe(char *why, size_t len)
 static const char *pl_skip_reason(const struct hp_plan *p, char *buf, size_t len)
 {
 	struct nn_caps caps;
-	bool rc = p->transport == OPT_TR_RC;
+	bool rc = p->transport != OPT_TR_TCP;
 
 	if (p->topo.kind != NN_LOOP && geteuid() != 0)
 		return "not root: network namespace topologies need CAP_NET_ADMIN";
@@ -341,7 +341,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		tap_bail(t, "topology %s could not be brought up (see stderr)", p->topo_spec);
 		return -1;
 	}
-	if (p->transport == OPT_TR_RC && p->cm == OPT_CM_OOB_TLS && !p->tls_ca &&
+	if (p->transport != OPT_TR_TCP && p->cm == OPT_CM_OOB_TLS && !p->tls_ca &&
 	    pl_certs(c, why, sizeof(why))) {
 		tap_bail(t, "TLS certificates: %s", why);
 		rc = -1;

@@ -48,6 +48,7 @@ struct pt_point {
 	double t_connect_s;
 
 	uint64_t msgs, verified, bad, lost, expect_msgs;
+	uint64_t retried, late;            /* ud: resends after a timeout, late echoes */
 	struct st_summary lat_ns;          /* from the agents' histograms */
 	uint64_t lat_slow;                 /* round trips slower than 10x the median */
 	double t_traffic_s, msgs_per_s;
@@ -60,6 +61,7 @@ struct pt_point {
 	long cli_rss_kb, cli_rss_max_kb, cli_threads, cli_fds;
 	long srv_maps_max, cli_maps_max;   /* most memory maps in one process (vm.max_map_count) */
 	long srv_accepted, srv_drops;
+	long srv_ah;                       /* ud: most address handles the servers held */
 	long proto_errors;                 /* malformed agent records */
 
 	bool have_res;                     /* RDMA counters were sampled */

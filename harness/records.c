@@ -104,6 +104,8 @@ static void rec_result_server(struct run *r, struct ha_agent *a,
 	a->result = true;
 	r->pt->srv_accepted += (long)s->accepted;
 	r->pt->srv_drops += (long)s->dropped;
+	if (s->ah != PROTO_NONE)
+		r->pt->srv_ah += (long)s->ah;
 }
 
 static void rec_result_client(struct run *r, struct ha_agent *a,
@@ -116,6 +118,10 @@ static void rec_result_client(struct run *r, struct ha_agent *a,
 	pt->verified += c->verified;
 	pt->bad += c->bad;
 	pt->lost += c->errors;
+	if (c->retried != PROTO_NONE)
+		pt->retried += c->retried;
+	if (c->late != PROTO_NONE)
+		pt->late += c->late;
 	/* checked by proto_parse: only a total overflow can fail here */
 	if (proto_hist_decode(c->hist, r->hist))
 		pt->proto_errors++;

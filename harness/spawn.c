@@ -56,15 +56,18 @@ static void sp_rc_args(struct run *r, struct sp_argv *av, const struct nn_host *
 	const struct hp_plan *p = r->c->plan;
 	const char *d = r->c->tls_dir, *role = server ? "server" : "client";
 
-	if (p->transport != OPT_TR_RC)
+	if (p->transport == OPT_TR_TCP)
 		return;
 	sp_arg(av, "--cm=%s", opt_word(OPT_CM, p->cm));
 	sp_arg(av, "--dev=%s", h->rxe);
+	if (p->transport == OPT_TR_UD)
+		goto tls;
 	sp_arg(av, "--cq=%s", opt_word(OPT_CQ, p->cq));
 	sp_arg(av, "--op=%s", opt_word(OPT_OP, p->op));
 	if (p->srq)
 		sp_arg(av, "--srq");
 	sp_arg(av, "--oob-session=%s", opt_word(OPT_OOB_SESSION, p->oob_session));
+tls:
 	if (p->cm != OPT_CM_OOB_TLS)
 		return;
 	if (p->tls_ca) {
@@ -153,7 +156,7 @@ static int sp_clients(struct run *r)
 		a->n = per + (i - S < extra);
 		first += a->n;
 		sp_common_args(r, &av, "client");
-		if (p->transport == OPT_TR_RC) {
+		if (p->transport != OPT_TR_TCP) {
 			/*
 			 * An rc client agent sets up all its clients through one
 			 * session (TLS or rdma_cm) to one server port: spread the

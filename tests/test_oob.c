@@ -271,8 +271,8 @@ static void t_fields(void)
 	tap_ok(&T, ok, "record: a GID index that does not fit sgid_index (>255) is 'bad_gid_index'");
 
 	ok = 1;
-	T_FIELD(req, op, 2, OOB_EOP);
-	t_forge(b, &req, 37, "\x02", 1);
+	T_FIELD(req, op, 3, OOB_EOP);
+	t_forge(b, &req, 37, "\x03", 1);
 	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EOP);
 	tap_ok(&T, ok, "record: an unknown op is 'bad_op'");
 
@@ -288,6 +288,24 @@ static void t_fields(void)
 	t_forge(b, &wr, 48, "\xff\xff\xff\xff\xff\xff\xff\xff", 8);
 	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EBUF);
 	tap_ok(&T, ok, "record: a buffer with op send, an empty, huge or wrapping one with op write is 'bad_buffer'");
+
+	{
+		struct oob_rec ud = t_req();
+
+		ud.op = OOB_OP_UD;
+		ud.rkey = 0x11111111;
+		t_roundtrip("op ud with a Q_Key", ud);
+		ok = 1;
+		T_FIELD(ud, rkey, 0, OOB_EBUF);
+		T_FIELD(ud, rkey, 0x80000001u, OOB_EBUF);
+		T_FIELD(ud, addr, 1, OOB_EBUF);
+		T_FIELD(ud, rlen, 1, OOB_EBUF);
+		t_forge(b, &ud, 44, "\x80\0\0\x01", 4);
+		ok &= t_expect(b, sizeof(b), T_ALL, OOB_EBUF);
+		t_forge(b, &ud, 44, "\0\0\0\0", 4);
+		ok &= t_expect(b, sizeof(b), T_ALL, OOB_EBUF);
+		tap_ok(&T, ok, "record: op ud without a Q_Key, with a controlled one, or with a buffer is 'bad_buffer'");
+	}
 
 	ok = 1;
 	T_FIELD(req, status, 12, OOB_ESTATUS);
@@ -708,7 +726,7 @@ out:
 int main(void)
 {
 	tap_init(&T, stdout);
-	tap_plan(&T, 37);
+	tap_plan(&T, 39);
 	t_roundtrip("REQ", t_req());
 	t_roundtrip("REP with a write buffer", t_rep_write());
 	t_roundtrip("REJ", t_rej());

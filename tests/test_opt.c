@@ -74,8 +74,8 @@ static int a_parse(enum opt_id id, const char *val)
 
 	av_add(&a, "%s", "rdmacap-agent");
 	av_add(&a, "--role=%s", d->flags & OPT_F_SERVER ? "server" : "client");
-	/* rc with oob-tls needs its TLS files (rdmacap makes its own); rdmacm takes none */
-	if (id != OPT_TRANSPORT || (val && !strcmp(val, "rc"))) {
+	/* rc and ud with oob-tls need their TLS files (rdmacap makes its own); rdmacm takes none */
+	if (id != OPT_TRANSPORT || (val && (!strcmp(val, "rc") || !strcmp(val, "ud")))) {
 		if (id != OPT_TRANSPORT)
 			av_add(&a, "%s", "--transport=rc");
 		for (int i = OPT_TLS_CA; i <= OPT_TLS_KEY && !(id == OPT_CM && val && !strcmp(val, "rdmacm")); i++)
@@ -176,7 +176,7 @@ static void both_reject(enum opt_id id, const char *val)
 static const char *const garbage[] = { "", "x", "1x", " 1", "+1", "-1", "0x10", "1.5",
 				       "99999999999999999999" };
 #define NGARBAGE (int)(sizeof(garbage) / sizeof(garbage[0]))
-#define NDEFECTS 9
+#define NDEFECTS 13
 
 /* the plan: as many tests as the table asks for */
 static int t_count(void)
@@ -236,7 +236,7 @@ static void t_word(enum opt_id id)
 	}
 	both_reject(id, "");
 	both_reject(id, "nosuchword");
-	both_reject(id, "ud");
+	both_reject(id, "uc");
 }
 
 static void t_vocabulary(void)
@@ -330,6 +330,18 @@ static void t_cli_defects(void)
 	rc = h_line("rdmacap report /tmp --md out.md");
 	tap_ok(&t, rc == -1 && strstr(herr, "/tmp: not a regular file"),
 	       "report: a directory is not an input (%s)", h_msg());
+	/* --transport ud: oob-tls only, and a message fits one datagram */
+	rc = h_line("rdmacap run --transport ud --cm rdmacm");
+	tap_ok(&t, rc == -1 && strstr(herr, "--transport ud takes --cm oob-tls only"),
+	       "ud with --cm rdmacm: rejected, named (%s)", h_msg());
+	rc = h_line("rdmacap run --transport ud --size 4057");
+	tap_ok(&t, rc == -1 && strstr(herr, "does not fit one UD datagram"),
+	       "ud --size above 4096 minus the GRH: rejected (%s)", h_msg());
+	rc = h_line("rdmacap run --transport ud --size 4056");
+	tap_ok(&t, !rc && plan.transport == OPT_TR_UD, "ud --size 4056: accepted (%s)", h_msg());
+	rc = h_line("rdmacap run --transport ud --cq shared");
+	tap_ok(&t, rc == -1 && strstr(herr, "--cq is an option of --transport rc"),
+	       "ud with an rc-only option: rejected (%s)", h_msg());
 	rc = h_line("rdmacap run --clients 5 extra");
 	tap_ok(&t, rc == -1 && strstr(herr, "'extra'"), "run: a stray word is still named (%s)",
 	       h_msg());

@@ -57,21 +57,27 @@ static void t_roundtrip(void)
 			   !strcmp(r.drop.reason, "x_y_"),
 	       "drop: bytes outside the word set become '_' and still parse");
 	tap_ok(&t, !t_back(proto_result_server(&(struct proto_result_server){
-				   1, 2, 3, 4, 5, PROTO_NONE, PROTO_NONE }), &r) &&
+				   1, 2, 3, 4, 5, PROTO_NONE, PROTO_NONE, PROTO_NONE }), &r) &&
 			   r.type == PROTO_RESULT_SERVER && r.result_server.accepted == 1 &&
 			   r.result_server.dropped == 5 && r.result_server.rejected == PROTO_NONE &&
 			   !strcmp(t_raw, "result role=server accepted=1 peak=2 echoed=3 bytes=4 dropped=5"),
 	       "result role=server (tcp) round trip, byte for byte");
 	tap_ok(&t, !t_back(proto_result_server(&(struct proto_result_server){
-				   1, 2, 3, UINT64_MAX, 5, 0, 9 }), &r) &&
+				   1, 2, 3, UINT64_MAX, 5, 0, 9, PROTO_NONE }), &r) &&
 			   r.result_server.bytes == UINT64_MAX && r.result_server.rejected == 0 &&
 			   r.result_server.cq_events == 9,
 	       "result role=server (rc) with rejected and cq_events");
+	tap_ok(&t, !t_back(proto_result_server(&(struct proto_result_server){
+				   7, 7, 3, 4, 0, 1, 9, 7 }), &r) &&
+			   r.result_server.ah == 7 && r.result_server.rejected == 1 &&
+			   !strcmp(t_raw, "result role=server accepted=7 peak=7 echoed=3 bytes=4 dropped=0 rejected=1 cq_events=9 ah=7"),
+	       "result role=server (ud) with ah, byte for byte");
 	proto_hist_add(&h, 0);
 	proto_hist_add(&h, 1000);
 	proto_hist_add(&h, UINT64_MAX);
 	memset(&d, 0, sizeof(d));
-	tap_ok(&t, !t_back(proto_result_client(&(struct proto_result_client){ 3, 100, 90, 1, 2, 77, NULL },
+	tap_ok(&t, !t_back(proto_result_client(&(struct proto_result_client){ 3, 100, 90, 1, 2, 77, NULL,
+										PROTO_NONE, PROTO_NONE },
 					       &h), &r) &&
 			   r.type == PROTO_RESULT_CLIENT && r.result_client.ok == 3 &&
 			   r.result_client.msgs == 100 && r.result_client.verified == 90 &&
@@ -79,6 +85,11 @@ static void t_roundtrip(void)
 			   r.result_client.us == 77 && !proto_hist_decode(r.result_client.hist, &d) &&
 			   !memcmp(&d, &h, sizeof(h)),
 	       "result role=client round trip with its histogram");
+	tap_ok(&t, !t_back(proto_result_client(&(struct proto_result_client){ 1, 5, 5, 0, 0, 9, NULL,
+										4, 2 }, &d), &r) &&
+			   r.result_client.retried == 4 && r.result_client.late == 2 &&
+			   strstr(t_raw, " retried=4 late=2"),
+	       "result role=client (ud) with retried and late");
 	tap_ok(&t, !t_back(proto_conn_ok(7, 1234), &r) && r.type == PROTO_CONN_OK &&
 			   r.conn_ok.id == 7 && r.conn_ok.us == 1234,
 	       "conn ok round trip");
@@ -209,7 +220,7 @@ int main(void)
 	}
 	proto_set_fd(t_fd);
 	tap_init(&t, stdout);
-	tap_plan(&t, 21);
+	tap_plan(&t, 23);
 	t_roundtrip();
 	t_malformed();
 	t_cmds();

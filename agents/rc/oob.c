@@ -45,6 +45,7 @@ static const char *const oob_calls[OOB_CALL_MAX] = {
 	[OOB_CALL_RDMA_CREATE_QP] = "rdma_create_qp",
 	[OOB_CALL_RDMA_ACCEPT] = "rdma_accept",
 	[OOB_CALL_REQUEST] = "request",
+	[OOB_CALL_CREATE_AH] = "ibv_create_ah",
 };
 
 const char *oob_strerror(enum oob_err e)
@@ -134,6 +135,10 @@ static enum oob_err oob_check(const struct oob_rec *r)
 			return OOB_EBUF;
 	} else if (r->op == OOB_OP_WRITE) {
 		if (!r->rlen || r->rlen > OOB_MAX_RLEN || r->addr + r->rlen < r->addr)
+			return OOB_EBUF;
+	} else if (r->op == OOB_OP_UD) {
+		/* the Q_Key: nonzero, and not a controlled one (bit 31) */
+		if (!r->rkey || (r->rkey & 0x80000000u) || r->addr || r->rlen)
 			return OOB_EBUF;
 	} else {
 		return OOB_EOP;

@@ -13,10 +13,11 @@
  *   16  u32  psn       24 bits
  *   20  u8   gid[16]   the sender's RoCEv2 GID (neither zero nor multicast)
  *   36  u8   mtu       enum ibv_mtu, IBV_MTU_256..IBV_MTU_4096
- *   37  u8   op        OOB_OP_SEND or OOB_OP_WRITE
+ *   37  u8   op        OOB_OP_SEND, OOB_OP_WRITE, or OOB_OP_UD (--transport ud)
  *   38  u16  gidx      the sender's GID index (fits ibv_global_route.sgid_index)
  *   40  u32  status    REJ: the errno of the failed call; otherwise 0
- *   44  u32  rkey      op write: the buffer the peer writes into; otherwise 0
+ *   44  u32  rkey      op write: the buffer the peer writes into; op ud: the
+ *                      sender's Q_Key (nonzero, bit 31 clear); otherwise 0
  *   48  u64  addr
  *   56  u32  rlen      op write: its length, 1..OOB_MAX_RLEN; otherwise 0
  *   60  u8   call      REJ: enum oob_call, the server's call that failed; else 0
@@ -41,14 +42,14 @@
 enum oob_type { OOB_REQ = 1, OOB_REP = 2, OOB_REJ = 3 };
 #define OOB_T(t) (1u << (t))
 
-enum oob_op { OOB_OP_SEND = 0, OOB_OP_WRITE = 1 };
+enum oob_op { OOB_OP_SEND = 0, OOB_OP_WRITE = 1, OOB_OP_UD = 2 };
 
 /* the server's calls a REJ can name; 0 is "none" */
 enum oob_call {
 	OOB_CALL_NONE, OOB_CALL_CREATE_CQ, OOB_CALL_CREATE_QP, OOB_CALL_REG_MR,
 	OOB_CALL_MODIFY_QP, OOB_CALL_POST_RECV, OOB_CALL_MODIFY_SRQ, OOB_CALL_MALLOC,
 	OOB_CALL_REQ_NOTIFY, OOB_CALL_POST_SRQ_RECV, OOB_CALL_RAND, OOB_CALL_RDMA_CREATE_QP,
-	OOB_CALL_RDMA_ACCEPT, OOB_CALL_REQUEST,
+	OOB_CALL_RDMA_ACCEPT, OOB_CALL_REQUEST, OOB_CALL_CREATE_AH,
 	OOB_CALL_MAX
 };
 

@@ -387,7 +387,7 @@ out:
 		proto_result_server(&(struct proto_result_server){
 			.accepted = s.accepted, .peak = s.peak, .echoed = s.echoed,
 			.bytes = s.bytes, .dropped = s.dropped, .rejected = s.rejected,
-			.cq_events = s.dev.cq_events });
+			.cq_events = s.dev.cq_events, .ah = PROTO_NONE });
 		proto_bye();
 	}
 	return ret;

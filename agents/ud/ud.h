@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ud: the --transport ud roles and the verbs they share.
+ *
+ * The server process owns ONE UD QP (one CQ, one MR over its receive and send
+ * slots) for every client; it answers a client through an address handle,
+ * created when the client's REQ arrives over --cm oob-tls (the rc records of
+ * agents/rc/oob.h with op OOB_OP_UD, the Q_Key in rkey) and cached, keyed by the
+ * client's (GID, QPN), until its TLS session ends. A failed ibv_create_ah
+ * becomes a REJ naming it, so the client's "conn fail" names the cause (rxe's
+ * max_ah, 32,767 per device). A client is one UD QP with its own CQ; a client
+ * agent holds one AH, to the server.
+ *
+ * Every receive buffer is OPT_UD_GRH + size bytes: the GRH (for RoCEv2 over
+ * IPv4, 20 zero bytes then the IPv4 header) comes first. A message must fit the
+ * port's active MTU minus the GRH (checked at start: call=ibv_query_port
+ * err=EMSGSIZE). UD may drop: a client resends a round trip after UD_RTO_MS
+ * (doubled at every resend), UD_TRIES sends in all, then counts it lost;
+ * replies carry the message's seq in
+ * imm_data, so a late echo of an earlier try is told apart and counted "late".
+ *
+ * May use the engine (ag, ctl, load, phase, report, tag, opts), srv/, the oob
+ * records and TLS of agents/rc/ (oob.h, tls.h), common/, rdma/, libibverbs;
+ * never harness/ or tap/.
+ */
+#ifndef RDC_AGENTS_UD_H
+#define RDC_AGENTS_UD_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "agents/opts.h"
+#include "agents/rc/rc.h"
+
+int ud_server_run(const struct ag_opts *o);
+int ud_client_run(const struct ag_opts *o);
+
+#define UD_QKEY 0x11111111u	/* bit 31 clear: not a controlled Q_Key */
+#define UD_RTO_MS 100
+#define UD_TRIES 5		/* sends of one round trip before it is lost */
+#define UD_SRV_RECV 4096	/* the server's receive slots (capped by max_qp_wr) */
+#define UD_CLI_RECV 2		/* room for a late echo beside the due one */
+#define UD_CLI_SEND 2
+#define UD_WR_SEND (1ull << 63)	/* wr_id flag of send slots */
+
+struct ud_dev {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *ch;	/* nonblocking; every CQ reports here */
+	struct ibv_device_attr attr;
+	uint8_t port, gidx;
+	union ibv_gid gid;
+	enum ibv_mtu mtu;
+	uint32_t size;
+};
+
+/* one UD QP, its CQ, and one MR over nrecv receive slots then nsend send slots */
+struct ud_qp {
+	struct ibv_qp *qp;
+	struct rc_cq cq;	/* its context: rc_chan_poll() of rc.h drains it */
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	uint32_t nrecv, nsend;
+};
+
+struct ud_fail {
+	const char *call;
+	int err;
+};
+
+/*
+ * Opens o->dev (or the device holding local), its PD and completion channel,
+ * and checks that o->size fits the active MTU minus the GRH. A fatal record
+ * on failure; -1. ud_dev_close is safe after any outcome.
+ */
+int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, struct in_addr local);
+void ud_dev_close(struct ud_dev *d);
+
+/*
+ * A QP in RTS with every receive posted, nsend send slots and an SQ sqd deep;
+ * wr_ids carry tag << 32 | slot.
+ */
+int ud_qp_create(struct ud_dev *d, struct ud_qp *q, uint32_t nrecv, uint32_t nsend,
+		 uint32_t sqd, uint32_t tag, struct ud_fail *f);
+void ud_qp_destroy(struct ud_qp *q);
+static inline uint8_t *ud_rbuf(const struct ud_dev *d, const struct ud_qp *q, uint32_t i)
+{
+	return q->buf + (size_t)i * (OPT_UD_GRH + d->size);
+}
+static inline uint8_t *ud_sbuf(const struct ud_dev *d, const struct ud_qp *q, uint32_t i)
+{
+	return ud_rbuf(d, q, q->nrecv) + (size_t)i * d->size;
+}
+int ud_post_recv(struct ud_dev *d, struct ud_qp *q, uint32_t tag, uint32_t i,
+		 struct ud_fail *f);
+/*
+ * SEND with imm to (ah, qpn, qkey): len bytes at off in send slot i, or with
+ * off >= OPT_UD_GRH in receive slot i (an echo out of the buffer it came in).
+ */
+int ud_post_send(struct ud_dev *d, struct ud_qp *q, uint32_t tag, uint32_t i, uint32_t off,
+		 uint32_t len, uint32_t imm,
+		 struct ibv_ah *ah, uint32_t qpn, uint32_t qkey, struct ud_fail *f);
+/* An AH to the RoCEv2 GID gid; NULL with f set. */
+struct ibv_ah *ud_ah_create(struct ud_dev *d, const uint8_t gid[16], struct ud_fail *f);
+
+/*
+ * The sender's GID from the 40 bytes before a UD payload: an IPv4 header at
+ * byte 20 after 20 zero bytes (RoCEv2/IPv4: ::ffff:src), or an IPv6 GRH
+ * (version 6: its SGID). -1 when it is neither.
+ */
+int ud_grh_sgid(const uint8_t grh[OPT_UD_GRH], uint8_t gid[16]);
+
+/* The server's AH cache: (GID, QPN) -> AH, open addressing. */
+struct ud_ahe {
+	uint8_t gid[16];
+	uint32_t qpn;		/* 0: empty (QPN 0 is never a UD peer) */
+	struct ibv_ah *ah;
+};
+struct ud_ahmap {
+	struct ud_ahe *e;
+	uint32_t cap, used;
+};
+/* NULL when absent */
+struct ud_ahe *ud_ahmap_get(const struct ud_ahmap *m, const uint8_t gid[16], uint32_t qpn);
+/* the new entry (ah unset), or NULL on ENOMEM or when the key is there (EEXIST) */
+struct ud_ahe *ud_ahmap_put(struct ud_ahmap *m, const uint8_t gid[16], uint32_t qpn);
+void ud_ahmap_del(struct ud_ahmap *m, struct ud_ahe *e);
+void ud_ahmap_free(struct ud_ahmap *m);
+
+#endif

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ud client: each client is one UD QP with its own CQ; the agent holds one
+ * TLS session (--cm oob-tls) that carries every client's REQ, and one AH, to
+ * the server's QP named in the REPs. A round trip is one datagram each way;
+ * a tick (UD_TICK_MS) resends one unanswered after UD_RTO_MS, doubled after
+ * every resend, up to UD_TRIES sends, then fails its client ("msg fail
+ * call=ud_retry err=ETIMEDOUT": lost).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <netinet/tcp.h>
+#include <unistd.h>
+
+#include "agents/ag.h"
+#include "agents/phase.h"
+#include "agents/rc/oob.h"
+#include "agents/rc/tls.h"
+#include "agents/report.h"
+#include "agents/ud/ud.h"
+#include "common/clock.h"
+#include "rdma/dev.h"
+
+enum { UC_T_CHAN = PH_T_USER, UC_T_SESS, UC_T_TICK };
+enum uc_state { UC_IDLE, UC_SETUP, UC_UP, UC_FAILED };
+#define UC_BATCH 64
+#define UC_EVENTS 256
+#define UD_TICK_MS 20
+
+struct uc_conn {
+	struct ud_qp q;
+	uint64_t t_sent;	/* ns of the last send of the due round trip; 0: none due */
+	uint8_t state, tries, sq_out;
+};
+
+struct uc {
+	const struct ag_opts *o;
+	struct ph ph;
+	struct ud_dev dev;
+	struct in_addr local;
+	struct uc_conn *c;
+	uint32_t n, waiting;
+	/* the server, from the first REP */
+	struct ibv_ah *ah;
+	uint8_t srv_gid[16];
+	uint32_t srv_qpn, srv_qkey;
+	/* the session */
+	SSL_CTX *ssl;
+	struct tls_io io;
+	bool connecting, sess_failed;
+	uint32_t events;
+	uint8_t in[16 * OOB_REC_LEN];
+	uint32_t ilen;
+	const char *fail_call;
+	int fail_err;
+	char fail_why[TLS_WHY_MAX];
+	int tick;
+	bool ticking;
+};
+
+static void uc_fail(struct uc *x, uint32_t i, const char *call, int err, const char *ename,
+		    bool at_server)
+{
+	struct uc_conn *c = &x->c[i];
+
+	if (c->state != UC_SETUP)
+		return;
+	ph_fail(&x->ph, i, call, err, ename, at_server, -1);
+	c->state = UC_FAILED;
+	ud_qp_destroy(&c->q);
+}
+
+/* --- data path --- */
+
+static int uc_send(struct uc *x, uint32_t i)
+{
+	struct uc_conn *c = &x->c[i];
+	struct ud_fail f;
+
+	c->t_sent = clock_ns();
+	c->tries++;
+	/* the SQ is full: the tick resends later */
+	if (c->sq_out >= c->q.nsend)
+		return 0;
+	if (ud_post_send(&x->dev, &c->q, i, 0, 0, x->o->size, load_seq(&x->ph.load, i), x->ah,
+			 x->srv_qpn, x->srv_qkey, &f)) {
+		load_fail(&x->ph.load, i, f.call, f.err, NULL);
+		c->t_sent = 0;
+		return -1;
+	}
+	c->sq_out++;
+	return 0;
+}
+
+static void uc_tick_arm(struct uc *x, bool on)
+{
+	struct itimerspec its = { 0 };
+
+	if (on == x->ticking)
+		return;
+	if (on)
+		its.it_interval.tv_nsec = its.it_value.tv_nsec = UD_TICK_MS * 1000000L;
+	if (timerfd_settime(x->tick, 0, &its, NULL))
+		ag_warn("timerfd_settime: %s", strerror(errno));
+	else
+		x->ticking = on;
+}
+
+static void uc_load_start(void *arg, uint32_t i)
+{
+	struct uc *x = arg;
+
+	load_tx_fill(&x->ph.load, i, 0, ud_sbuf(&x->dev, &x->c[i].q, 0), x->o->size);
+	x->c[i].tries = 0;
+	if (!uc_send(x, i))
+		uc_tick_arm(x, true);
+}
+
+static const struct load_ops uc_load_ops = { .start = uc_load_start };
+
+static void uc_on_tick(struct uc *x)
+{
+	uint64_t now = clock_ns(), exp, rto = UD_RTO_MS * 1000000ull;
+	bool due = false;
+
+	if (read(x->tick, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
+		ag_warn("tick: %s", strerror(errno));
+	for (uint32_t i = 0; i < x->n; i++) {
+		struct uc_conn *c = &x->c[i];
+
+		if (!c->t_sent || load_want(&x->ph.load, i) == 0) {
+			c->t_sent = 0;
+			continue;
+		}
+		due = true;
+		/* back off: try k waits rto << (k - 1), so a crowd that overran the
+		 * server does not come back all at once */
+		if (now - c->t_sent < rto << (c->tries - 1))
+			continue;
+		if (c->tries >= UD_TRIES) {
+			c->t_sent = 0;
+			load_fail(&x->ph.load, i, "ud_retry", ETIMEDOUT, NULL);
+			continue;
+		}
+		x->ph.load.retried++;
+		uc_send(x, i);
+	}
+	if (!due)
+		uc_tick_arm(x, false);
+}
+
+static void uc_wc(void *arg, const struct ibv_wc *wc)
+{
+	struct uc *x = arg;
+	uint32_t i = (uint32_t)(wc->wr_id >> 32) & 0x7fffffffu, slot = (uint32_t)wc->wr_id;
+	struct uc_conn *c = i < x->n ? &x->c[i] : NULL;
+	struct ud_fail f;
+
+	if (!c || c->state != UC_UP || !c->q.qp || c->q.qp->qp_num != wc->qp_num)
+		return;
+	if (wc->wr_id & UD_WR_SEND) {
+		c->sq_out--;
+		if (wc->status != IBV_WC_SUCCESS)
+			load_fail(&x->ph.load, i, "ibv_poll_cq", 0, rc_wc_word(wc->status));
+		return;
+	}
+	if (wc->status != IBV_WC_SUCCESS) {
+		if (wc->status != IBV_WC_WR_FLUSH_ERR)
+			load_fail(&x->ph.load, i, "ibv_poll_cq", 0, rc_wc_word(wc->status));
+		return;
+	}
+	/* an echo of an earlier send of a round trip already done is late */
+	if (!c->t_sent || !(wc->wc_flags & IBV_WC_WITH_IMM) ||
+	    ntohl(wc->imm_data) != load_seq(&x->ph.load, i) ||
+	    load_want(&x->ph.load, i) != x->o->size) {
+		x->ph.load.late++;
+	} else if (wc->byte_len != OPT_UD_GRH + x->o->size) {
+		load_fail(&x->ph.load, i, "ibv_poll_cq", EPROTO, NULL);
+		return;
+	} else {
+		c->t_sent = 0;
+		if (ud_post_recv(&x->dev, &c->q, i, slot, &f)) {
+			load_fail(&x->ph.load, i, f.call, f.err, NULL);
+			return;
+		}
+		load_rx(&x->ph.load, i, ud_rbuf(&x->dev, &c->q, slot) + OPT_UD_GRH, x->o->size);
+		return;
+	}
+	if (ud_post_recv(&x->dev, &c->q, i, slot, &f))
+		load_fail(&x->ph.load, i, f.call, f.err, NULL);
+}
+
+/* --- the session --- */
+
+static void uc_sess_fail(struct uc *x, const char *call, int err, const char *why)
+{
+	x->sess_failed = true;
+	x->fail_call = call;
+	x->fail_err = err;
+	snprintf(x->fail_why, sizeof(x->fail_why), "%s", why ? why : proto_errname(err));
+	for (uint32_t i = 0; i < x->n; i++)
+		uc_fail(x, i, call, err, x->fail_why, false);
+	x->waiting = 0;
+	tls_io_free(&x->io);
+}
+
+static void uc_sess_update(struct uc *x)
+{
+	struct epoll_event ev = { .data.u64 = PH_TAG(UC_T_SESS, 0) };
+
+	ev.events = x->connecting ? EPOLLOUT : tls_io_events(&x->io);
+	if (ev.events == x->events)
+		return;
+	if (epoll_ctl(x->ph.ep, EPOLL_CTL_MOD, x->io.fd, &ev)) {
+		uc_sess_fail(x, "epoll_ctl", errno, NULL);
+		return;
+	}
+	x->events = ev.events;
+}
+
+static int uc_sess_open(struct uc *x)
+{
+	const struct ag_opts *o = x->o;
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)o->port),
+				  .sin_addr = o->addr };
+	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr = o->bind };
+	const char *call = "socket";
+	int fd, one = 1;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		goto fail;
+	if (tls_io_init(&x->io, x->ssl, fd, false)) {
+		x->io.fd = fd;
+		uc_sess_fail(x, "SSL_new", 0, x->io.why);
+		return -1;
+	}
+	call = "setsockopt";
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
+		goto fail;
+	call = "bind";
+	if (o->has_bind && bind(fd, (struct sockaddr *)&src, sizeof(src)))
+		goto fail;
+	call = "epoll_ctl";
+	x->events = EPOLLOUT;
+	if (ph_watch(&x->ph, fd, EPOLLOUT, PH_TAG(UC_T_SESS, 0), "session"))
+		return -1;
+	x->connecting = true;
+	call = "connect";
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) && errno != EINPROGRESS)
+		goto fail;
+	return 0;
+fail:
+	uc_sess_fail(x, call, errno, NULL);
+	return -1;
+}
+
+static int uc_answer(struct uc *x, const struct oob_rec *r, const char **why)
+{
+	uint32_t i = r->id - x->o->first_id;
+	struct ud_fail f;
+
+	if (i >= x->n || (x->c[i].state != UC_SETUP && x->c[i].state != UC_FAILED)) {
+		*why = "bad_id";
+		return -1;
+	}
+	if (x->c[i].state == UC_FAILED)	/* after our own timeout: late, not hostile */
+		return 0;
+	x->waiting--;
+	if (r->type == OOB_REJ) {
+		uc_fail(x, i, oob_call_name(r->call), (int)r->status, NULL, true);
+		return 0;
+	}
+	if (r->op != OOB_OP_UD) {
+		*why = "bad_op";
+		return -1;
+	}
+	if (x->ah && (memcmp(r->gid, x->srv_gid, 16) || r->qpn != x->srv_qpn)) {
+		*why = "bad_server";
+		return -1;
+	}
+	if (!x->ah) {
+		x->ah = ud_ah_create(&x->dev, r->gid, &f);
+		if (!x->ah) {
+			uc_fail(x, i, f.call, f.err, NULL, false);
+			return 0;
+		}
+		memcpy(x->srv_gid, r->gid, 16);
+		x->srv_qpn = r->qpn;
+		x->srv_qkey = r->rkey;
+	}
+	x->c[i].state = UC_UP;
+	ph_up(&x->ph, i);
+	return 0;
+}
+
+static int uc_records(struct uc *x)
+{
+	unsigned types = OOB_T(OOB_REP) | OOB_T(OOB_REJ);
+	const char *why = NULL;
+	uint32_t off = 0;
+	struct oob_rec r;
+	enum oob_err e;
+
+	for (;;) {
+		e = oob_head(x->in + off, x->ilen - off, types);
+		if (e == OOB_ESHORT || (!e && x->ilen - off < OOB_REC_LEN))
+			break;
+		if (!e)
+			e = oob_parse(x->in + off, OOB_REC_LEN, types, &r);
+		if (e)
+			why = oob_strerror(e);
+		if (e || uc_answer(x, &r, &why)) {
+			uc_sess_fail(x, "SSL_read", EPROTO, why);
+			return -1;
+		}
+		off += OOB_REC_LEN;
+	}
+	memmove(x->in, x->in + off, x->ilen - off);
+	x->ilen -= off;
+	return 0;
+}
+
+static void uc_sess_run(struct uc *x)
+{
+	socklen_t sl = sizeof(int);
+	int r, err = 0;
+	ssize_t n;
+
+	if (!x->io.ssl)
+		return;
+	if (x->connecting) {
+		if (getsockopt(x->io.fd, SOL_SOCKET, SO_ERROR, &err, &sl))
+			err = errno;
+		if (err) {
+			uc_sess_fail(x, "connect", err, NULL);
+			return;
+		}
+		x->connecting = false;
+	}
+	if (!x->io.up) {
+		r = tls_io_handshake(&x->io);
+		if (r == TLS_ERR) {
+			uc_sess_fail(x, "SSL_connect", 0, x->io.why);
+			return;
+		}
+		if (r == TLS_AGAIN) {
+			uc_sess_update(x);
+			return;
+		}
+	}
+	if (tls_io_flush(&x->io) == TLS_ERR) {
+		uc_sess_fail(x, "SSL_write", 0, x->io.why);
+		return;
+	}
+	while ((n = tls_io_read(&x->io, x->in + x->ilen, sizeof(x->in) - x->ilen)) > 0) {
+		x->ilen += (uint32_t)n;
+		if (uc_records(x))
+			return;
+	}
+	if (n != TLS_AGAIN) {
+		uc_sess_fail(x, "SSL_read", 0, n ? x->io.why : "eof");
+		return;
+	}
+	uc_sess_update(x);
+}
+
+/* --- setups --- */
+
+static void uc_start(void *arg, uint32_t i)
+{
+	struct uc *x = arg;
+	struct uc_conn *c = &x->c[i];
+	struct oob_rec req = { .type = OOB_REQ, .id = x->o->first_id + i, .op = OOB_OP_UD,
+			       .mtu = (uint8_t)x->dev.mtu, .gidx = x->dev.gidx, .rkey = UD_QKEY };
+	uint8_t buf[OOB_REC_LEN];
+	struct ud_fail f;
+
+	c->state = UC_SETUP;
+	if (!x->io.ssl && !x->sess_failed && uc_sess_open(x))
+		return;
+	if (x->sess_failed) {
+		uc_fail(x, i, x->fail_call, x->fail_err, x->fail_why, false);
+		return;
+	}
+	if (ud_qp_create(&x->dev, &c->q, UD_CLI_RECV, 1, UD_CLI_SEND, i, &f)) {
+		ph_fail(&x->ph, i, f.call, f.err, NULL, false, -1);
+		c->state = UC_FAILED;
+		return;
+	}
+	req.qpn = c->q.qp->qp_num;
+	memcpy(req.gid, x->dev.gid.raw, 16);
+	if (oob_encode(&req, buf) || tls_io_queue(&x->io, buf, sizeof(buf))) {
+		uc_fail(x, i, "request", ENOMEM, NULL, false);
+		return;
+	}
+	x->waiting++;
+	if (x->io.up)
+		uc_sess_run(x);
+}
+
+static bool uc_pending(void *arg, uint32_t i)
+{
+	return ((struct uc *)arg)->c[i].state == UC_SETUP;
+}
+
+static void uc_expire(void *arg, uint32_t i)
+{
+	struct uc *x = arg;
+
+	uc_fail(x, i, x->connecting ? "connect" : x->io.up ? "SSL_read" : "SSL_connect", 0,
+		"timeout", false);
+	x->waiting--;
+}
+
+static int uc_event(void *arg, uint32_t t, uint32_t v, uint32_t events)
+{
+	struct uc *x = arg;
+	uint64_t nev = 0;
+
+	(void)v;
+	(void)events;
+	switch (t) {
+	case UC_T_CHAN:
+		return rc_chan_poll(x->dev.ch, &nev, uc_wc, x);
+	case UC_T_SESS:
+		uc_sess_run(x);
+		break;
+	case UC_T_TICK:
+		uc_on_tick(x);
+		break;
+	}
+	return 0;
+}
+
+static const struct ph_ops uc_ph_ops = {
+	.batch = UC_BATCH, .events = UC_EVENTS, .start = uc_start,
+	.pending = uc_pending, .expire = uc_expire, .event = uc_event,
+};
+
+static int uc_init(struct uc *x)
+{
+	const struct ag_opts *o = x->o;
+	struct rdev_err e;
+	char err[320];
+
+	x->io.fd = -1;
+	x->tick = -1;
+	if (ph_init(&x->ph, o, &uc_ph_ops, &uc_load_ops, x))
+		return -1;
+	x->ph.load.datagram = true;
+	x->n = o->clients;
+	x->c = calloc(x->n, sizeof(*x->c));
+	if (!x->c) {
+		rep_fatal("calloc", "client state", ENOMEM);
+		return -1;
+	}
+	if (o->has_bind) {
+		x->local = o->bind;
+	} else if (rdev_route_src(o->addr, &x->local, &e)) {
+		rep_fatal(e.call, e.obj, e.err);
+		return -1;
+	}
+	if (ud_dev_open(&x->dev, o, x->local) ||
+	    ph_watch(&x->ph, x->dev.ch->fd, EPOLLIN, PH_TAG(UC_T_CHAN, 0), "completion channel"))
+		return -1;
+	x->tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (x->tick < 0) {
+		rep_fatal("timerfd_create", "retry tick", errno);
+		return -1;
+	}
+	if (ph_watch(&x->ph, x->tick, EPOLLIN, PH_TAG(UC_T_TICK, 0), "retry tick"))
+		return -1;
+	x->ssl = tls_ctx_new(false, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
+	if (!x->ssl) {
+		rep_fatal("SSL_CTX_new", err, EINVAL);
+		return -1;
+	}
+	return 0;
+}
+
+static void uc_fini(struct uc *x)
+{
+	int err;
+
+	for (uint32_t i = 0; x->c && i < x->n; i++)
+		if (x->c[i].q.qp || x->c[i].q.cq.cq)
+			ud_qp_destroy(&x->c[i].q);
+	if (x->ah && (err = ibv_destroy_ah(x->ah)))
+		ag_warn("ibv_destroy_ah: %s", strerror(err));
+	if (x->io.ssl || x->io.fd >= 0)
+		tls_io_free(&x->io);
+	SSL_CTX_free(x->ssl);
+	if (x->tick >= 0)
+		close(x->tick);
+	ud_dev_close(&x->dev);
+	ph_fini(&x->ph);
+	free(x->c);
+}
+
+int ud_client_run(const struct ag_opts *o)
+{
+	struct uc x = { .o = o };
+	int ret = 1;
+
+	if (uc_init(&x))
+		goto out;
+	proto_hello_client(o->first_id, o->clients);
+	ret = ph_loop(&x.ph) ? 1 : 0;
+out:
+	uc_fini(&x);
+	if (!ret)
+		proto_bye();
+	return ret;
+}

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ud server: one UD QP for every client. TLS sessions (--cm oob-tls) carry the
+ * clients' REQs (their QPN, GID and Q_Key); each gets an AH in the cache and a
+ * REP with this QP's number and Q_Key, or a REJ naming the call that failed
+ * (ibv_create_ah at the device's max_ah). A session takes its clients' AHs with
+ * it when it ends; one that breaks the protocol or TLS is dropped
+ * ("drop peer=.. reason=.."). A datagram from a sender without an AH is
+ * dropped and counted. The echo is sent from the receive slot itself, which is
+ * posted again once the send completes: the SQ is as deep as the RQ, so a
+ * reply never waits for room, and a full server shows as an empty RQ (the
+ * device drops, the client resends), never as an unbounded queue here.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <netinet/tcp.h>
+#include <unistd.h>
+
+#include "agents/ag.h"
+#include "agents/ctl.h"
+#include "agents/rc/oob.h"
+#include "agents/rc/tls.h"
+#include "agents/report.h"
+#include "agents/srv/srv.h"
+#include "agents/tag.h"
+#include "agents/ud/ud.h"
+
+enum { US_T_CTL = 1, US_T_LISTEN, US_T_CH, US_T_SESS };
+#define US_EVENTS 256
+#define US_IN (16 * OOB_REC_LEN)
+
+struct us_key {
+	uint8_t gid[16];
+	uint32_t qpn;
+};
+
+struct us_sess {
+	struct tls_io io;
+	char peer[SK_PEER_MAX];
+	uint8_t in[US_IN];
+	uint32_t ilen, events, nkeys, kcap;
+	struct us_key *keys;	/* the AHs of its clients */
+};
+
+struct us {
+	const struct ag_opts *o;
+	struct ud_dev dev;
+	struct ud_qp qp;
+	struct ud_ahmap ahs;
+	struct srv_lis lis;
+	struct ctl ctl;
+	SSL_CTX *ssl;
+	int ep;
+	bool stop;
+	struct us_sess **sess;
+	uint16_t *gens;
+	uint32_t nsess, sess_cap;
+	uint64_t accepted, peak, echoed, bytes, dropped, rejected, cq_events;
+};
+
+static void us_drop_ah(struct us *s, const struct us_key *k)
+{
+	struct ud_ahe *e = ud_ahmap_get(&s->ahs, k->gid, k->qpn);
+	int err;
+
+	if (!e)
+		return;
+	if (e->ah && (err = ibv_destroy_ah(e->ah)))
+		ag_warn("ibv_destroy_ah: %s", strerror(err));
+	ud_ahmap_del(&s->ahs, e);
+}
+
+static void us_sess_close(struct us *s, uint32_t i, const char *why)
+{
+	struct us_sess *ss = s->sess[i];
+
+	if (why) {
+		ag_warn("session %s dropped: %s", ss->peer, why);
+		proto_drop(ss->peer, why);
+	}
+	for (uint32_t k = 0; k < ss->nkeys; k++)
+		us_drop_ah(s, &ss->keys[k]);
+	tls_io_free(&ss->io);
+	free(ss->keys);
+	free(ss);
+	s->sess[i] = NULL;
+	s->gens[i]++;
+}
+
+static void us_accept(struct us *s, uint32_t port)
+{
+	struct sockaddr_in sa;
+	struct us_sess *ss;
+	uint32_t i;
+	int fd, one = 1;
+
+	while ((fd = srv_accept(&s->lis, port, SOCK_NONBLOCK | SOCK_CLOEXEC, &sa)) >= 0) {
+		for (i = 0; i < s->nsess && s->sess[i]; i++)
+			;
+		if (i == s->sess_cap) {
+			uint32_t cap = s->sess_cap ? 2 * s->sess_cap : 64;
+			struct us_sess **v = realloc(s->sess, cap * sizeof(*v));
+			uint16_t *g = v ? realloc(s->gens, cap * sizeof(*g)) : NULL;
+
+			if (v)
+				s->sess = v;
+			if (!g) {
+				close(fd);
+				ag_warn("accept: no memory for a session");
+				continue;
+			}
+			s->gens = g;
+			memset(v + s->sess_cap, 0, (cap - s->sess_cap) * sizeof(*v));
+			memset(g + s->sess_cap, 0, (cap - s->sess_cap) * sizeof(*g));
+			s->sess_cap = cap;
+		}
+		ss = calloc(1, sizeof(*ss));
+		if (!ss || tls_io_init(&ss->io, s->ssl, fd, true)) {
+			ag_warn("session: %s", ss ? ss->io.why : "no memory");
+			close(fd);
+			free(ss);
+			continue;
+		}
+		if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
+			ag_warn("setsockopt TCP_NODELAY: %s", strerror(errno));
+		sk_peer(ss->peer, &sa);
+		s->sess[i] = ss;
+		if (i == s->nsess)
+			s->nsess++;
+		ss->events = EPOLLIN;
+		if (tag_watch(s->ep, fd, EPOLLIN, TAG(US_T_SESS, s->gens[i], i), "session"))
+			us_sess_close(s, i, "epoll_ctl");
+	}
+	if (errno != EAGAIN)
+		ag_warn("accept on port %u: %s", s->o->port + port, strerror(errno));
+}
+
+/* A REP, or a REJ naming the failed call; -1 when the REQ is hostile. */
+static int us_req(struct us *s, struct us_sess *ss, const struct oob_rec *req, const char **why)
+{
+	struct oob_rec rep = { .type = OOB_REP, .id = req->id, .op = OOB_OP_UD,
+			       .qpn = s->qp.qp->qp_num, .mtu = (uint8_t)s->dev.mtu,
+			       .gidx = s->dev.gidx, .rkey = UD_QKEY };
+	struct ud_fail f = { "request", EEXIST };
+	uint8_t buf[OOB_REC_LEN];
+	struct ud_ahe *e;
+	struct us_key *k;
+
+	if (req->op != OOB_OP_UD || req->rkey != UD_QKEY) {
+		*why = req->op != OOB_OP_UD ? "bad_op" : "bad_qkey";
+		return -1;
+	}
+	if (ss->nkeys == ss->kcap) {
+		uint32_t cap = ss->kcap ? 2 * ss->kcap : 64;
+
+		k = realloc(ss->keys, cap * sizeof(*k));
+		if (!k) {
+			f = (struct ud_fail){ "malloc", ENOMEM };
+			goto rej;
+		}
+		ss->keys = k;
+		ss->kcap = cap;
+	}
+	e = ud_ahmap_put(&s->ahs, req->gid, req->qpn);
+	if (!e) {
+		f.err = errno;
+		f.call = errno == ENOMEM ? "malloc" : "request";
+		goto rej;
+	}
+	e->ah = ud_ah_create(&s->dev, req->gid, &f);
+	if (!e->ah) {
+		ud_ahmap_del(&s->ahs, e);
+		goto rej;
+	}
+	k = &ss->keys[ss->nkeys++];
+	memcpy(k->gid, req->gid, 16);
+	k->qpn = req->qpn;
+	memcpy(rep.gid, s->dev.gid.raw, 16);
+	s->accepted++;
+	if (s->ahs.used > s->peak)
+		s->peak = s->ahs.used;
+	goto send;
+rej:
+	s->rejected++;
+	if (s->rejected <= 8)
+		ag_warn("REQ id %u from %s: %s: %s", req->id, ss->peer, f.call, strerror(f.err));
+	rep = (struct oob_rec){ .type = OOB_REJ, .id = req->id, .status = (uint32_t)f.err,
+				.call = (uint8_t)oob_call_code(f.call) };
+	if (!rep.call)
+		rep.call = OOB_CALL_REQUEST;
+send:
+	if (oob_encode(&rep, buf) || tls_io_queue(&ss->io, buf, sizeof(buf))) {
+		*why = "ENOMEM";
+		return -1;
+	}
+	return 0;
+}
+
+static int us_records(struct us *s, struct us_sess *ss, const char **why)
+{
+	uint32_t off = 0;
+	struct oob_rec r;
+	enum oob_err e;
+
+	for (;;) {
+		e = oob_head(ss->in + off, ss->ilen - off, OOB_T(OOB_REQ));
+		if (e == OOB_ESHORT || (!e && ss->ilen - off < OOB_REC_LEN))
+			break;
+		if (!e)
+			e = oob_parse(ss->in + off, OOB_REC_LEN, OOB_T(OOB_REQ), &r);
+		if (e) {
+			*why = oob_strerror(e);
+			return -1;
+		}
+		if (us_req(s, ss, &r, why))
+			return -1;
+		off += OOB_REC_LEN;
+	}
+	memmove(ss->in, ss->in + off, ss->ilen - off);
+	ss->ilen -= off;
+	return 0;
+}
+
+static void us_sess_event(struct us *s, uint32_t i, uint16_t gen)
+{
+	struct us_sess *ss = i < s->nsess ? s->sess[i] : NULL;
+	const char *why = NULL;
+	uint32_t ev;
+	ssize_t n;
+	int r;
+
+	if (!ss || s->gens[i] != gen)
+		return;
+	if (!ss->io.up) {
+		r = tls_io_handshake(&ss->io);
+		if (r == TLS_ERR) {
+			us_sess_close(s, i, ss->io.why);
+			return;
+		}
+		if (r == TLS_AGAIN)
+			goto mod;
+	}
+	for (;;) {
+		n = tls_io_read(&ss->io, ss->in + ss->ilen, sizeof(ss->in) - ss->ilen);
+		if (n == TLS_AGAIN)
+			break;
+		if (n <= 0) {
+			/* a clean end at a record boundary is a client agent's goodbye */
+			us_sess_close(s, i, n || ss->ilen ? (n ? ss->io.why : "truncated") : NULL);
+			return;
+		}
+		ss->ilen += (uint32_t)n;
+		if (us_records(s, ss, &why)) {
+			us_sess_close(s, i, why);
+			return;
+		}
+	}
+	if (tls_io_flush(&ss->io) == TLS_ERR) {
+		us_sess_close(s, i, ss->io.why);
+		return;
+	}
+mod:
+	ev = tls_io_events(&ss->io);
+	if (ev != ss->events) {
+		ss->events = ev;
+		tag_mod(s->ep, ss->io.fd, ev, TAG(US_T_SESS, gen, i), "session");
+	}
+}
+
+/* One completion of the QP: echo a datagram to its sender, or free a send slot. */
+static void us_wc(void *arg, const struct ibv_wc *wc)
+{
+	struct us *s = arg;
+	uint32_t slot = (uint32_t)wc->wr_id, len;
+	struct ud_fail f;
+	struct ud_ahe *e;
+	uint8_t gid[16], *rb;
+
+	if (wc->wr_id & UD_WR_SEND) {
+		if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR)
+			ag_warn("send completion: %s", rc_wc_word(wc->status));
+		goto repost;
+	}
+	if (wc->status != IBV_WC_SUCCESS) {
+		if (wc->status != IBV_WC_WR_FLUSH_ERR)
+			ag_warn("receive completion: %s", rc_wc_word(wc->status));
+		s->dropped++;
+		return;
+	}
+	rb = ud_rbuf(&s->dev, &s->qp, slot);
+	len = wc->byte_len - OPT_UD_GRH;
+	e = wc->byte_len >= OPT_UD_GRH && !ud_grh_sgid(rb, gid) ?
+		ud_ahmap_get(&s->ahs, gid, wc->src_qp) : NULL;
+	if (!e || !(wc->wc_flags & IBV_WC_WITH_IMM)) {
+		s->dropped++;
+	} else if (ud_post_send(&s->dev, &s->qp, 0, slot, OPT_UD_GRH, len, ntohl(wc->imm_data),
+				e->ah, wc->src_qp, UD_QKEY, &f)) {
+		ag_warn("%s: %s", f.call, strerror(f.err));
+		s->dropped++;
+	} else {
+		s->echoed++;
+		s->bytes += len;
+		return;	/* the slot is reposted when its send completes */
+	}
+repost:
+	if (ud_post_recv(&s->dev, &s->qp, 0, slot, &f))
+		ag_warn("%s slot %u: %s", f.call, slot, strerror(f.err));
+}
+
+static int us_init(struct us *s)
+{
+	const struct ag_opts *o = s->o;
+	uint32_t nr = UD_SRV_RECV, wr;
+	struct ud_fail f;
+	char err[320];
+
+	if (ud_dev_open(&s->dev, o, o->addr))
+		return -1;
+	wr = (uint32_t)s->dev.attr.max_qp_wr;
+	nr = nr < wr ? nr : wr;
+	/* no send slots of its own: echoes go out of the receive slots */
+	if (ud_qp_create(&s->dev, &s->qp, nr, 0, nr, 0, &f)) {
+		rep_fatal(f.call, "server UD QP", f.err);
+		return -1;
+	}
+	s->ssl = tls_ctx_new(true, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
+	if (!s->ssl) {
+		rep_fatal("SSL_CTX_new", err, EINVAL);
+		return -1;
+	}
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (s->ep < 0) {
+		rep_fatal("epoll_create1", "server loop", errno);
+		return -1;
+	}
+	if (tag_watch(s->ep, s->dev.ch->fd, EPOLLIN, TAG(US_T_CH, 0, 0), "completion channel") ||
+	    ctl_init(&s->ctl, STDIN_FILENO) || ctl_watch(&s->ctl, s->ep, TAG(US_T_CTL, 0, 0)))
+		return -1;
+	if (o->server_threads > 1)
+		ag_warn("--transport ud runs one event loop and one QP; --server-threads %u ignored",
+			o->server_threads);
+	return srv_lis_open(&s->lis, o, s->ep, US_T_LISTEN, false, false);
+}
+
+static int us_loop(struct us *s)
+{
+	struct epoll_event ev[US_EVENTS];
+	enum ctl_cmd cmd;
+	int n;
+
+	while (!s->stop) {
+		n = epoll_wait(s->ep, ev, US_EVENTS, s->ctl.pollable ? -1 : 100);
+		if (n < 0 && errno != EINTR) {
+			rep_fatal("epoll_wait", "server loop", errno);
+			return -1;
+		}
+		for (int i = 0; i < n; i++) {
+			uint64_t t = ev[i].data.u64;
+
+
+			switch (TAG_TYPE(t)) {
+			case US_T_LISTEN:
+				us_accept(s, TAG_VAL(t));
+				break;
+			case US_T_CH:
+				if (rc_chan_poll(s->dev.ch, &s->cq_events, us_wc, s))
+					return -1;
+				break;
+			case US_T_SESS:
+				us_sess_event(s, TAG_VAL(t), TAG_GEN(t));
+				break;
+			}
+		}
+		/* after EOF ctl_next says EOF forever: stop at the first stop */
+		while (!s->stop && (cmd = ctl_next(&s->ctl)) != CTL_NONE)
+			if (cmd == CTL_STOP || cmd == CTL_EOF)
+				s->stop = true;
+	}
+	return 0;
+}
+
+static void us_fini(struct us *s)
+{
+	for (uint32_t i = 0; i < s->nsess; i++)
+		if (s->sess[i])
+			us_sess_close(s, i, NULL);
+	free(s->sess);
+	free(s->gens);
+	srv_lis_close(&s->lis);
+	if (s->ep >= 0)
+		close(s->ep);
+	SSL_CTX_free(s->ssl);
+	if (s->qp.qp || s->qp.cq.cq)
+		ud_qp_destroy(&s->qp);
+	ud_ahmap_free(&s->ahs);
+	ud_dev_close(&s->dev);
+}
+
+int ud_server_run(const struct ag_opts *o)
+{
+	struct us s = { .o = o, .ep = -1 };
+	int ret = 1;
+
+	if (us_init(&s))
+		goto out;
+	proto_hello_server(o->ports, o->port, -1);
+	if (us_loop(&s))
+		goto out;
+	ret = 0;
+out:
+	us_fini(&s);
+	if (!ret) {
+		proto_result_server(&(struct proto_result_server){
+			.accepted = s.accepted, .peak = s.peak, .echoed = s.echoed,
+			.bytes = s.bytes, .dropped = s.dropped, .rejected = s.rejected,
+			.cq_events = s.cq_events, .ah = s.peak });
+		proto_bye();
+	}
+	return ret;
+}

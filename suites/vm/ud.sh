@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# ud.sh: --transport ud on real Soft-RoCE, inside the rxe VM, driven through
+# build/rdmacap as a user runs it:
+#
+#   vm/run --share $PWD -- suites/vm/ud.sh
+#
+#   1-2 run --transport ud --clients 100 and 1000 on the pair topology: 100%,
+#       every round trip's payload verified, lost/retried/late reported, the
+#       server's device delta exactly 1 QP, 1 CQ, 1 MR whatever the clients
+#       (one UD QP serves them all), one AH per client on the server (srv_ah),
+#       one QP per client on the client side, counters back at the baseline
+#   3   --size = active MTU (1024 on the veth) minus the 40-byte GRH: passes
+#   4   --size one byte more: the agents refuse it at start, named (EMSGSIZE
+#       from ibv_query_port), nothing connects
+#   5   --cm rdmacm: a usage error (exit 2) naming the reason
+#   6   the RDMA counters after the suite equal those before it
+#
+# TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
+#
+#   UD_CLIENTS   the client counts of tests 1-2 ("100 1000")
+set -u
+
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+W=$(mktemp -d /tmp/ud-suite.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+RDC_TIMEOUT=900
+read -ra COUNTS <<<"${UD_CLIENTS:-100 1000}"
+MTU=1024
+GRH=40
+
+rdc_need rdc_have_root
+rdc_need rdc_have_rxe
+
+counters() { rdma -j resource show 2>/dev/null | tr -d ' \n'; }
+
+# ud_run NAME ARGS...: rdmacap run --transport ud ARGS on the pair topology;
+# TAP in $W/NAME.tap, figures in RDC_KV, status in RC
+ud_run() {
+	local name=$1
+	shift
+	OUT=$W/$name.tap
+	rdc_rdmacap run --transport ud --topology pair "$@" >"$OUT" 2>"$W/$name.err"
+	RC=$?
+	rdc_kv_parse <"$OUT"
+	# its figures as our diagnostics
+	grep -E '^ +# (connected|msgs|lat_us|srv_|cli_dev|cause)' "$OUT" | sed 's/^ *//'
+}
+
+# delta_is LINE KEY VALUE: KEY=VALUE on the "# LINE ..." line (srv_dev_delta)
+delta_is() {
+	grep -m1 -E "# $1 " "$OUT" | grep -qE "(^| )$2=$3( |\$)"
+}
+
+tap_init
+tap_plan $((${#COUNTS[@]} + 4))
+BASE=$(counters)
+
+for n in "${COUNTS[@]}"; do
+	ud_run "c$n" --clients "$n"
+	why=
+	[ "$RC" = 0 ] || why+=" exit $RC"
+	[ "$(rdc_kv connected)" = "$n" ] || why+=" connected=$(rdc_kv connected)"
+	[ "$(rdc_kv msgs)" = "$(rdc_kv expected)" ] || why+=" msgs=$(rdc_kv msgs)"
+	[ "$(rdc_kv verified)" = "$(rdc_kv msgs)" ] || why+=" verified=$(rdc_kv verified)"
+	[ "$(rdc_kv lost)" = 0 ] || why+=" lost=$(rdc_kv lost)"
+	rdc_kv retried >/dev/null || why+=" no retried figure"
+	[ "$(rdc_kv srv_ah)" = "$n" ] || why+=" srv_ah=$(rdc_kv srv_ah)"
+	for k in qp cq mr; do
+		delta_is srv_dev_delta $k 1 || why+=" server $k delta not 1"
+	done
+	delta_is cli_dev_delta qp "$n" || why+=" client qp delta not $n"
+	grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" not back to baseline"
+	if [ -z "$why" ]; then
+		tap_ok "ud $n clients: 100%, payloads verified, server 1 QP/CQ/MR and $n AHs, back to baseline"
+	else
+		tap_fail "ud $n clients" "$why"
+	fi
+done
+
+ud_run fit --clients 10 --size $((MTU - GRH))
+if [ "$RC" = 0 ] && [ "$(rdc_kv verified)" = 100 ]; then
+	tap_ok "ud --size $((MTU - GRH)) (MTU $MTU minus the GRH): 100 round trips verified"
+else
+	tap_fail "ud --size $((MTU - GRH))" "exit $RC verified=$(rdc_kv verified)"
+fi
+
+ud_run big --clients 2 --size $((MTU - GRH + 1))
+if [ "$RC" = 1 ] && grep -q "EMSGSIZE" "$OUT" "$W/big.err" &&
+	grep -q "does not fit one datagram" "$W/big.err"; then
+	tap_ok "ud --size $((MTU - GRH + 1)): the agents refuse it at start, EMSGSIZE named"
+else
+	tap_fail "ud --size $((MTU - GRH + 1))" "exit $RC; $(grep -m1 -E 'why|cause' "$OUT")"
+fi
+
+rdc_rdmacap run --transport ud --cm rdmacm --topology pair >"$W/cm.tap" 2>"$W/cm.err"
+RC=$?
+if [ "$RC" = 2 ] && grep -q "oob-tls only" "$W/cm.err"; then
+	tap_ok "ud --cm rdmacm: usage error, reason named"
+else
+	tap_fail "ud --cm rdmacm" "exit $RC: $(head -c 200 "$W/cm.err")"
+fi
+
+sleep 1
+if [ "$(counters)" = "$BASE" ]; then
+	tap_ok "RDMA counters after the suite equal those before it"
+else
+	tap_fail "RDMA counters after the suite" "before $BASE after $(counters)"
+fi
+tap_totals
+exit "$(tap_exit_code)"

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of agents/ud's parser and cache, no device needed: the sender's
+ * GID from the 40 bytes before a UD payload, and the (GID, QPN) -> AH map
+ * through growth and backward-shift deletion.
+ */
+#include <string.h>
+
+#include "agents/ud/ud.h"
+#include "tap/tap.h"
+
+static struct tap T;
+
+static void t_grh(void)
+{
+	uint8_t g[OPT_UD_GRH] = { 0 }, gid[16], want4[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 2 };
+	uint8_t want6[16] = { 0xfe, 0x80, [15] = 7 };
+
+	g[20] = 0x45;
+	memcpy(g + 32, "\x0a\x00\x00\x02", 4);
+	tap_ok(&T, !ud_grh_sgid(g, gid) && !memcmp(gid, want4, 16),
+	       "GRH: RoCEv2/IPv4 (20 zero bytes, then the IP header) gives ::ffff:10.0.0.2");
+	g[3] = 1;
+	tap_ok(&T, ud_grh_sgid(g, gid) == -1, "GRH: an IPv4 header after non-zero bytes is refused");
+	memset(g, 0, sizeof(g));
+	g[0] = 0x60;
+	memcpy(g + 8, want6, 16);
+	tap_ok(&T, !ud_grh_sgid(g, gid) && !memcmp(gid, want6, 16), "GRH: IPv6 gives its SGID");
+	memset(g, 0, sizeof(g));
+	tap_ok(&T, ud_grh_sgid(g, gid) == -1, "GRH: all zeros is neither, refused");
+	g[20] = 0x46;	/* IPv4 with options: not what a provider writes */
+	tap_ok(&T, ud_grh_sgid(g, gid) == -1, "GRH: an IPv4 header with options is refused");
+}
+
+static void t_map(void)
+{
+	struct ud_ahmap m = { 0 };
+	uint8_t gid[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 2 }, gid2[16];
+	struct ud_ahe *e;
+	int ok = 1;
+	uint32_t q;
+
+	for (q = 2; q < 5002; q++) {
+		e = ud_ahmap_put(&m, gid, q);
+		ok &= e && e->qpn == q;
+		if (e)
+			e->ah = (struct ibv_ah *)(uintptr_t)q;
+	}
+	tap_ok(&T, ok && m.used == 5000 && m.cap >= 10000, "map: 5000 keys in, grown to %u", m.cap);
+	tap_ok(&T, !ud_ahmap_put(&m, gid, 77), "map: a key twice is refused (EEXIST)");
+	memcpy(gid2, gid, 16);
+	gid2[15] = 3;
+	tap_ok(&T, !ud_ahmap_get(&m, gid2, 77) && !ud_ahmap_get(&m, gid, 0) &&
+			   !ud_ahmap_get(&m, gid, 9999),
+	       "map: another GID, QPN 0 or an unknown QPN is absent");
+	for (q = 2; q < 5002; q += 2)
+		ud_ahmap_del(&m, ud_ahmap_get(&m, gid, q));
+	ok = m.used == 2500;
+	for (q = 2; q < 5002; q++) {
+		e = ud_ahmap_get(&m, gid, q);
+		ok &= q % 2 ? e && e->ah == (struct ibv_ah *)(uintptr_t)q : !e;
+	}
+	tap_ok(&T, ok, "map: after deleting every other key, each of the rest is still found");
+	ud_ahmap_free(&m);
+	tap_ok(&T, !ud_ahmap_get(&m, gid, 3) && !m.cap, "map: freed, empty");
+}
+
+int main(void)
+{
+	tap_init(&T, stdout);
+	tap_plan(&T, 10);
+	t_grh();
+	t_map();
+	tap_totals(&T);
+	return tap_exit_code(&T);
+}
