@@ -6,6 +6,7 @@
  * The TAP subtest (pointtap.c), the JSON side file (json.c) and `rdmacap
  * report` (report.c) are all produced from it: a new figure is one row of
  * fig_table in fig.c. Counters with a value per resource (base/peak/after),
+ * the port counters by the devices' names, the QPs by state and those named,
  * the failure records and the series are structures, not figures: json.c and
  * pointtap.c write those themselves.
  * May use harness/point.h, jansson and tap/.

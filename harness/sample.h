@@ -2,7 +2,9 @@
 /*
  * sample: the sampler behind every load point. It reads the kernel's RDMA
  * resource counters (RDMA netlink, rdma/rnl.h) for the topology's rxe
- * devices, and the server agent's /proc entries, and keeps a time series.
+ * devices, and the server agent's /proc entries, and keeps a time series;
+ * over the same socket, the devices' port statistic counters (rdma/rstat.h)
+ * and the run's QPs by state (rdma/rqp.h). One thread: calls never overlap.
  */
 #ifndef RDC_HARNESS_SAMPLE_H
 #define RDC_HARNESS_SAMPLE_H
