@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * From a failing call and errno to the limit behind it. The text names the knob
- * and its current value, read now, so a reader can check it and change it.
+ * and its current value, read now, so a reader can check it and change it. When
+ * messages were slow or failed, what the wire's counters saw follows (wire.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <sys/resource.h>
 
 #include "harness/run.h"
+#include "harness/wire.h"
 
 static void cause_sysctl(const char *ns, const char *key, char *buf, size_t len)
 {
@@ -130,7 +132,7 @@ static void cause_explain(const struct pt_ctx *c, const char *call, int err, con
  * the effect of the server closing on it (EOF, reset), the server's own reason
  * for dropping peers is the cause.
  */
-void cause_pick(struct run *r)
+static void cause_errno(struct run *r)
 {
 	struct pt_point *pt = r->pt;
 	const char *e = pt->fails[0].errname;
@@ -148,4 +150,31 @@ void cause_pick(struct run *r)
 			best = i;
 	cause_explain(r->c, pt->causes[best].call, pt->causes[best].err, pt->causes[best].errname,
 		      pt->causes[best].count, pt->cause, sizeof(pt->cause));
+}
+
+/*
+ * Messages slow (beyond 10x the median) or failed: the transport's own account
+ * of it (RNR NAKs, retries, sequence errors), from the port counters over the
+ * whole point, after the errno's cause.
+ */
+static void cause_wire(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	bool trouble = pt->bad || pt->lost || pt->msgs < pt->expect_msgs || pt->timeout_traffic ||
+		       pt->lat_slow || pt->nfails;
+	const struct hs_wire *now = pt->wire_after.valid ? &pt->wire_after : &pt->wire_peak;
+	long qps_err = pt->qp_end.valid ? (long)pt->qp_end.state[RQP_ERR] : -1;
+	size_t l = strlen(pt->cause);
+	char w[256];
+
+	if (!pt->have_wire || !trouble ||
+	    !wire_cause(&pt->wire_names, now, &pt->wire_base, qps_err, w, sizeof(w)))
+		return;
+	snprintf(pt->cause + l, sizeof(pt->cause) - l, "%swire: %s", l ? "; " : "", w);
+}
+
+void cause_pick(struct run *r)
+{
+	cause_errno(r);
+	cause_wire(r);
 }

@@ -92,6 +92,23 @@ static void g_total_fds(const struct pt_point *pt, const struct hp_plan *p, stru
 	*v = (struct fig_val){ .type = FIG_LONG, .l = pt->cli_fds + pt->srv_fds };
 }
 
+/* the run's QPs (sample.h: hs_qps) in one state, or all of them (-1) */
+#define QP_N(fn, when, st)                                                                        \
+	static void fn(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)     \
+	{                                                                                         \
+		(void)p;                                                                          \
+		*v = (struct fig_val){ .type = FIG_LONG,                                          \
+				       .l = (st) < 0 ? (long)pt->when.owned :                     \
+				       (long)pt->when.state[(st) < 0 ? 0 : (st)] };               \
+	}
+QP_N(g_qp_peak, qp_peak, -1)
+QP_N(g_qp_peak_rts, qp_peak, RQP_RTS)
+QP_N(g_qp_peak_err, qp_peak, RQP_ERR)
+QP_N(g_qp_end, qp_end, -1)
+QP_N(g_qp_end_rts, qp_end, RQP_RTS)
+QP_N(g_qp_end_err, qp_end, RQP_ERR)
+QP_N(g_qp_left, qp_after, -1)
+
 /* name, unit, TAP line, TAP format, JSON path, when TAP shows it, JSON real?, value */
 const struct fig fig_table[] = {
 	{ "clients", "", FIG_L_PLAN, "%ld", "clients", 0, 0, L(clients) },
@@ -173,6 +190,13 @@ const struct fig fig_table[] = {
 	{ "nofile_cap", "fds", FIG_JSON_ONLY, NULL, "agents_total.nofile_cap", 0, 0, L(nofile_got) },
 	{ "srv_maps_max", "maps", FIG_L_MAPS, "%ld", "srv_maps_max", 0, 0, L(srv_maps_max) },
 	{ "agents_maps_max", "maps", FIG_L_MAPS, "%ld", "agents_maps_max", 0, 0, L(cli_maps_max) },
+	{ "qp_peak", "QPs", FIG_L_QP, "%ld", "qp.peak", FIG_RC, 0, G(g_qp_peak) },
+	{ "qp_peak_rts", "QPs", FIG_L_QP, "%ld", "qp.peak_rts", FIG_RC, 0, G(g_qp_peak_rts) },
+	{ "qp_peak_err", "QPs", FIG_L_QP, "%ld", "qp.peak_err", FIG_RC, 0, G(g_qp_peak_err) },
+	{ "qp_end", "QPs", FIG_L_QP, "%ld", "qp.end", FIG_RC, 0, G(g_qp_end) },
+	{ "qp_end_rts", "QPs", FIG_L_QP, "%ld", "qp.end_rts", FIG_RC, 0, G(g_qp_end_rts) },
+	{ "qp_end_err", "QPs", FIG_L_QP, "%ld", "qp.end_err", FIG_RC, 0, G(g_qp_end_err) },
+	{ "qp_left", "QPs", FIG_L_QP, "%ld", "qp.left", FIG_RC, 0, G(g_qp_left) },
 	{ "proto_errors", "records", FIG_L_PROTO, "%ld", NULL, FIG_NONZERO, 0, L(proto_errors) },
 	{ NULL },
 };

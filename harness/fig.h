@@ -6,6 +6,7 @@
  * The TAP subtest (pointtap.c), the JSON side file (json.c) and `rdmacap
  * report` (report.c) are all produced from it: a new figure is one row of
  * fig_table in fig.c. Counters with a value per resource (base/peak/after),
+ * the port counters by the devices' names, the QPs by state and those named,
  * the failure records and the series are structures, not figures: json.c and
  * pointtap.c write those themselves.
  * May use harness/point.h, jansson and tap/.
@@ -23,7 +24,7 @@
 enum fig_line {
 	FIG_JSON_ONLY, FIG_L_PLAN, FIG_L_TIMEOUT, FIG_L_CAPPED, FIG_L_CONNECT, FIG_L_CONNECT_US,
 	FIG_L_CAUSE, FIG_L_TRAFFIC, FIG_L_LAT, FIG_L_STORM_SETUP, FIG_L_STORM_FIRST, FIG_L_SERVER,
-	FIG_L_TCP, FIG_L_AGENTS, FIG_L_MAPS, FIG_L_PROTO,
+	FIG_L_TCP, FIG_L_AGENTS, FIG_L_MAPS, FIG_L_PROTO, FIG_L_QP,
 };
 
 /* When TAP shows a row (JSON always has every row with a path). */

@@ -44,8 +44,92 @@ static json_t *hj_res_pair(const struct hs_res *r)
 	return json_pack("{s:o, s:o}", "server", hj_res(r->srv), "clients", hj_res(r->cli));
 }
 
-static json_t *hj_series(const struct hs_series *se)
+/* One side's port counters: name -> now - base (base NULL: the values), zeros kept or not. */
+static json_t *hj_wire_side(const struct hs_wire_names *nm, const uint64_t *now,
+			    const uint64_t *base, bool zeros)
 {
+	json_t *o = json_object();
+
+	for (int i = 0; i < nm->n; i++) {
+		json_int_t v = (json_int_t)(now[i] - (base ? base[i] : 0));
+
+		if (v || zeros)
+			json_object_set_new(o, nm->name[i], json_integer(v));
+	}
+	return o;
+}
+
+/* Both sides' deltas; the clients' only when their devices are not the server's. */
+static json_t *hj_wire_pair(const struct pt_point *pt, const struct hs_wire *now, bool zeros)
+{
+	const struct hs_wire *b = &pt->wire_base;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "server", hj_wire_side(&pt->wire_names, now->srv, b->srv, zeros));
+	json_object_set_new(o, "clients", hj_wire_side(&pt->wire_names, now->cli, b->cli, zeros));
+	return o;
+}
+
+/* The point's port counters: baseline, and deltas at peak and after, per side. */
+static json_t *hj_wire(const struct pt_point *pt)
+{
+	const struct hs_wire *b = &pt->wire_base;
+
+	if (!pt->have_wire || !b->valid)
+		return json_null();
+	return json_pack("{s:{s:o, s:o}, s:o, s:o}", "base", "server",
+			 hj_wire_side(&pt->wire_names, b->srv, NULL, true), "clients",
+			 hj_wire_side(&pt->wire_names, b->cli, NULL, true), "delta_peak",
+			 pt->wire_peak.valid ? hj_wire_pair(pt, &pt->wire_peak, true) : json_null(),
+			 "delta", pt->wire_after.valid ? hj_wire_pair(pt, &pt->wire_after, true) :
+			 json_null());
+}
+
+static json_t *hj_qp_states(const struct hs_qps *q)
+{
+	json_t *o = json_object();
+
+	if (!q->valid)
+		return json_null();
+	for (unsigned s = 0; s < RQP_NSTATES; s++)
+		json_object_set_new(o, rqp_state_name(s), json_integer(q->state[s]));
+	return o;
+}
+
+static json_t *hj_qp_list(const struct hs_qps *q)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < q->listed; i++)
+		json_array_append_new(a, json_pack("{s:I, s:s, s:s, s:I, s:I, s:s}", "lqpn",
+						   (json_int_t)q->list[i].lqpn, "type",
+						   rqp_type_name(q->list[i].type), "state",
+						   rqp_state_name(q->list[i].state), "port",
+						   (json_int_t)q->list[i].port, "pid",
+						   (json_int_t)q->list[i].pid, "comm", q->list[i].comm));
+	return a;
+}
+
+/* Beside the qp.* figures: every state's count, and the QPs named (ERR, left). */
+static void hj_qps(json_t *o, const struct pt_point *pt)
+{
+	json_t *qp = json_object_get(o, "qp");
+
+	if (!qp)
+		return;
+	json_object_set_new(qp, "states", json_pack("{s:o, s:o, s:o}", "peak",
+						    hj_qp_states(&pt->qp_peak), "end",
+						    hj_qp_states(&pt->qp_end), "after",
+						    hj_qp_states(&pt->qp_after)));
+	json_object_set_new(qp, "named", json_pack("{s:o, s:o, s:o}", "err_peak",
+						   hj_qp_list(&pt->qp_peak), "err_end",
+						   hj_qp_list(&pt->qp_end), "left",
+						   hj_qp_list(&pt->qp_after)));
+}
+
+static json_t *hj_series(const struct pt_point *pt)
+{
+	const struct hs_series *se = &pt->series;
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < se->n; i++) {
@@ -56,6 +140,10 @@ static json_t *hj_series(const struct hs_series *se)
 
 		if (x->res.valid)
 			json_object_set_new(o, "res", hj_res_pair(&x->res));
+		/* the port counters' deltas since the baseline, those that moved */
+		if (x->wire && x->wire <= pt->wire_series.n && pt->wire_base.valid)
+			json_object_set_new(o, "wire",
+					    hj_wire_pair(pt, &pt->wire_series.w[x->wire - 1], false));
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -93,7 +181,9 @@ json_t *hj_point(const struct pt_point *pt, const struct hp_plan *plan, const ch
 	json_object_set_new(o, "verdict", json_string(verdict));
 	json_object_set_new(o, "timeout_connect", json_boolean(pt->timeout_connect));
 	json_object_set_new(o, "timeout_traffic", json_boolean(pt->timeout_traffic));
-	json_object_set_new(o, "series", hj_series(&pt->series));
+	json_object_set_new(o, "wire", hj_wire(pt));
+	hj_qps(o, pt);
+	json_object_set_new(o, "series", hj_series(pt));
 	return o;
 }
 

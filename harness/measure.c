@@ -3,8 +3,11 @@
  * Peak and after: what the server and the agents hold once every client is
  * connected (from /proc, harness/proc.h), and whether the RDMA counters are
  * back at their baseline once the agents are gone. Both wait through lp_loop,
- * so an agent that dies meanwhile is reaped and named.
+ * so an agent that dies meanwhile is reaped and named. Beside them the wire's
+ * port counters, and the run's QPs by state (at peak, once traffic is done,
+ * and after: a QP still there then is a leak).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/clock.h"
@@ -13,6 +16,49 @@
 
 #define MS_PEAK_WAIT_S 5  /* the server catches up with accepts within this */
 #define MS_AFTER_WAIT_S 5 /* RDMA objects are freed asynchronously after exit */
+#define MS_QP_SCAN_MS 2000 /* one QP dump of a device: ~25 ms per 3,000 QPs on rxe */
+
+static void ms_wire(struct run *r, struct hs_wire *w)
+{
+	struct pt_point *pt = r->pt;
+
+	if (!r->c->sampler || !hs_has_res(r->c->sampler) || hs_wire_read(r->c->sampler, w))
+		return;
+	pt->wire_names = *hs_wire_names(r->c->sampler);
+	pt->have_wire = true;
+}
+
+static int ms_pid_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The run's QPs (every agent's, alive or not) into q; those in 'states' listed. */
+static void ms_qps(struct run *r, uint32_t states, struct hs_qps *q)
+{
+	uint32_t *pids;
+	long n = 0;
+
+	memset(q, 0, sizeof(*q));
+	if (!r->c->sampler || !hs_has_res(r->c->sampler) || r->c->plan->transport == OPT_TR_TCP)
+		return;
+	pids = calloc((size_t)r->nag + 1, sizeof(*pids));
+	if (!pids)
+		return;
+	for (long i = 0; i < r->nag; i++)
+		if (r->ag[i].pid > 0)
+			pids[n++] = (uint32_t)r->ag[i].pid;
+	qsort(pids, (size_t)n, sizeof(*pids), ms_pid_cmp);
+	hs_qp_scan(r->c->sampler, pids, (int)n, states, q, MS_QP_SCAN_MS);
+	free(pids);
+	/* a user QP's owner by name while it lives; "" once it is gone */
+	for (int i = 0; i < q->listed; i++)
+		if (q->list[i].pid && proc_comm((pid_t)q->list[i].pid, q->list[i].comm,
+						sizeof(q->list[i].comm)))
+			q->list[i].comm[0] = '\0';
+}
 
 void ms_res_base(struct run *r)
 {
@@ -22,6 +68,7 @@ void ms_res_base(struct run *r)
 		pt->have_res = true;
 		r->res_now = pt->res_base;
 	}
+	ms_wire(r, &pt->wire_base);
 }
 
 void ms_base(struct run *r)
@@ -92,6 +139,27 @@ void ms_peak(struct run *r)
 	}
 	if (r->c->sampler && hs_has_res(r->c->sampler) && !hs_res_read(r->c->sampler, &pt->res_peak))
 		pt->have_res = true;
+	ms_wire(r, &pt->wire_peak);
+	ms_qps(r, 1u << RQP_ERR, &pt->qp_peak);
+}
+
+void ms_end(struct run *r)
+{
+	ms_qps(r, 1u << RQP_ERR, &r->pt->qp_end);
+}
+
+/* QPs of the run still there once its agents are gone: named, and a leak. */
+static void ms_qp_left(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	size_t l = strlen(pt->leak_what);
+
+	ms_qps(r, 0, &pt->qp_after);
+	if (!pt->qp_after.owned)
+		return;
+	pt->leak = true;
+	snprintf(pt->leak_what + l, sizeof(pt->leak_what) - l, "%s%u QPs left", l ? ", " : "",
+		 pt->qp_after.owned);
 }
 
 static bool ms_back_at_base(struct run *r)
@@ -108,7 +176,7 @@ void ms_after(struct run *r)
 	struct pt_point *pt = r->pt;
 
 	if (!pt->have_res || lp_loop(r, ms_back_at_base, clock_s() + MS_AFTER_WAIT_S) == LP_DONE)
-		return;
+		goto out;
 	pt->leak = true;
 	for (int i = 0; i < HS_NRES; i++) {
 		size_t l = strlen(pt->leak_what);
@@ -120,4 +188,7 @@ void ms_after(struct run *r)
 				 (long long)(pt->res_after.srv[i] + pt->res_after.cli[i]) -
 					 (long long)(pt->res_base.srv[i] + pt->res_base.cli[i]));
 	}
+out:
+	ms_wire(r, &pt->wire_after);
+	ms_qp_left(r);
 }

@@ -186,6 +186,7 @@ int pt_run(struct pt_ctx *c, long clients, struct pt_point *pt)
 		goto stop;
 	ms_peak(&r);
 	pt_traffic(&r);
+	ms_end(&r);
 stop:
 	pt_stop(&r);
 	ms_after(&r);
@@ -199,4 +200,5 @@ out:
 void pt_free(struct pt_point *pt)
 {
 	hs_series_free(&pt->series);
+	hs_wire_series_free(&pt->wire_series);
 }

@@ -69,15 +69,23 @@ struct pt_point {
 	bool leak;
 	char leak_what[160];
 
+	/* the wire's counters (sample.h): at the baseline, peak and after the agents */
+	bool have_wire;
+	struct hs_wire_names wire_names;
+	struct hs_wire wire_base, wire_peak, wire_after;
+	struct hs_wire_series wire_series; /* hs_sample.wire indexes it */
+	/* the run's QPs: every connection held, traffic done, agents gone */
+	struct hs_qps qp_peak, qp_end, qp_after;
+
 	struct pt_fail fails[PT_MAX_FAILS];
 	int nfails;
 	struct pt_cause causes[PT_MAX_CAUSES];
 	int ncauses;
-	char cause[256];                   /* the first cause, explained */
+	char cause[512];                   /* the first cause, explained; the wire's account */
 
 	bool started;                      /* server and every agent said hello */
 	bool timeout_connect, timeout_traffic, aborted;
-	char why[512];                     /* why the point is not ok */
+	char why[768];                     /* why the point is not ok */
 	bool ok;
 
 	struct hs_series series;

@@ -5,6 +5,7 @@
 
 #include "harness/fig.h"
 #include "harness/pointtap.h"
+#include "harness/wire.h"
 
 static void ptap_res_diag(struct tap *t, const char *what, const struct hs_res *r)
 {
@@ -27,6 +28,64 @@ static void ptap_delta_diag(struct tap *t, const char *what, const uint64_t *pea
 		l += (size_t)snprintf(line + l, sizeof(line) - l, " %s=%lld", hs_res_name(i),
 				      (long long)(peak[i] - base[i]));
 	tap_diag(t, "%s%s", what, line);
+}
+
+/* The port counters' deltas over the point, per side (loop: one device, the server's). */
+static void ptap_wire(struct tap *t, const struct pt_point *pt)
+{
+	const struct hs_wire *end = pt->wire_after.valid ? &pt->wire_after : &pt->wire_peak;
+	bool cli = false;
+	char line[1024];
+
+	if (!pt->have_wire || !end->valid || !pt->wire_base.valid)
+		return;
+	for (int i = 0; i < pt->wire_names.n; i++)
+		cli |= end->cli[i] != 0;
+	wire_diag(&pt->wire_names, end->srv, pt->wire_base.srv, line, sizeof(line));
+	tap_diag(t, "wire_srv %s", line);
+	if (cli) {
+		wire_diag(&pt->wire_names, end->cli, pt->wire_base.cli, line, sizeof(line));
+		tap_diag(t, "wire_cli %s", line);
+	}
+}
+
+/* One census as "RTS:100,ERR:2" (the states with QPs), or "-". */
+static const char *ptap_states(const struct hs_qps *q, char *buf, size_t len)
+{
+	size_t l = 0;
+
+	snprintf(buf, len, "-");
+	for (unsigned s = 0; s < RQP_NSTATES && l < len; s++)
+		if (q->state[s])
+			l += (size_t)snprintf(buf + l, len - l, "%s%s:%u", l ? "," : "",
+					      rqp_state_name(s), q->state[s]);
+	return buf;
+}
+
+static void ptap_qp_list(struct tap *t, const char *what, const struct hs_qps *q)
+{
+	for (int i = 0; i < q->listed; i++)
+		tap_diag(t, "%s lqpn=%u type=%s state=%s port=%u pid=%u comm=%s", what,
+			 q->list[i].lqpn, rqp_type_name(q->list[i].type),
+			 rqp_state_name(q->list[i].state), q->list[i].port, q->list[i].pid,
+			 q->list[i].comm[0] ? q->list[i].comm : "(gone)");
+	if (q->matched > (uint32_t)q->listed)
+		tap_diag(t, "%s ... %u more", what, q->matched - (uint32_t)q->listed);
+}
+
+/* The run's QPs by state at peak and once traffic is done; those in ERR or left, named. */
+static void ptap_qps(struct tap *t, const struct pt_point *pt, const struct hp_plan *p)
+{
+	char a[160], b[160];
+
+	if (!pt->qp_peak.valid && !pt->qp_end.valid && !pt->qp_after.valid)
+		return;
+	fig_tap(t, FIG_L_QP, pt, p);
+	tap_diag(t, "qp_states peak=%s end=%s", ptap_states(&pt->qp_peak, a, sizeof(a)),
+		 ptap_states(&pt->qp_end, b, sizeof(b)));
+	ptap_qp_list(t, "qp_err_peak", &pt->qp_peak);
+	ptap_qp_list(t, "qp_err_end", &pt->qp_end);
+	ptap_qp_list(t, "qp_left", &pt->qp_after);
 }
 
 /*
@@ -96,6 +155,8 @@ enum tap_res ptap_point(struct pt_ctx *c, const struct pt_point *pt, const char 
 		 * counts the processes that opened the device */
 		ptap_delta_diag(t, "srv_dev_delta", pt->res_peak.srv, pt->res_base.srv);
 		ptap_delta_diag(t, "cli_dev_delta", pt->res_peak.cli, pt->res_base.cli);
+		ptap_wire(t, pt);
+		ptap_qps(t, pt, p);
 		tap_result(t, pt->leak || pt->proto_errors ? TAP_FAIL : TAP_PASS, NULL,
 			   "RDMA resources back to baseline%s%s", pt->leak ? ": " : "", pt->leak_what);
 	} else if (pt->proto_errors) {

@@ -4,6 +4,7 @@
 #define RDC_HARNESS_PROC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct proc_stat {
@@ -22,6 +23,9 @@ int proc_sockstat(pid_t pid, long *inuse, long *mem_pages);
 
 /* Whether this process holds capability 'bit' (CapEff of /proc/self/status). */
 bool proc_has_cap(int bit);
+
+/* The process's name (/proc/PID/comm, without its newline) into buf: 0, or -1 when gone. */
+int proc_comm(pid_t pid, char *buf, size_t len);
 
 /* Kernel slab memory in use, system-wide (/proc/meminfo "Slab"). */
 int proc_slab_kb(long *kb);

@@ -51,6 +51,7 @@ struct run {
 	long nconn_ok, nconn_fail;
 	long n_connected_agents, n_result_agents, n_hello;
 	struct hs_res res_now;
+	double t_wire;       /* last port counter reading of the sampler tick */
 	enum run_phase phase;
 	long port;           /* first server port */
 };
@@ -84,10 +85,12 @@ void rec_agent_lost(struct run *r, struct ha_agent *a, const char *why);
 void rec_agent_done(struct run *r, struct ha_agent *a);
 
 /* measure.c: RDMA counters before the agents, their processes once started, */
-/* the peak with every connection held, and the counters back at baseline after. */
+/* the peak with every connection held, and the counters back at baseline after; */
+/* the port counters and the run's QP states beside them. */
 void ms_res_base(struct run *r);
 void ms_base(struct run *r);
 void ms_peak(struct run *r);
+void ms_end(struct run *r);  /* traffic done: the QPs' states */
 void ms_after(struct run *r);
 
 /* verdict.c */
