@@ -178,7 +178,7 @@ int ph_loop(struct ph *p)
 	int max = (int)(p->ops->events < PH_EVENTS_MAX ? p->ops->events : PH_EVENTS_MAX);
 	bool busy = false;
 	uint32_t t, v;
-	int i, n;
+	int i, n, spin;
 
 	while (p->phase != PH_STOP && !proto_dead()) {
 		if (!p->ctl.pollable) {
@@ -187,8 +187,11 @@ int ph_loop(struct ph *p)
 			if (p->phase == PH_STOP)
 				break;
 		}
+		spin = p->ops->spin ? p->ops->spin(p->arg) : 0;
+		if (spin < 0)
+			return -1;
 		/* stdin that cannot be polled is read again every 100 ms */
-		n = epoll_wait(p->ep, ev, max, busy ? 0 : p->ctl.pollable ? -1 : 100);
+		n = epoll_wait(p->ep, ev, max, busy || spin ? 0 : p->ctl.pollable ? -1 : 100);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;

@@ -43,6 +43,12 @@ struct ph_ops {
 	void (*expire)(void *arg, uint32_t i);
 	/* An event with a tag of type t >= PH_T_USER; nonzero ends the loop fatally. */
 	int (*event)(void *arg, uint32_t t, uint32_t v, uint32_t events);
+	/*
+	 * Optional, called on every loop turn: work that needs no event (rc's hot
+	 * CQs). Returns <0 to end the loop fatally, >0 when the loop must not
+	 * sleep in epoll_wait, else 0.
+	 */
+	int (*spin)(void *arg);
 };
 
 struct ph {
