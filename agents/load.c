@@ -368,12 +368,12 @@ int load_on_timer(struct load *l)
 	return 0;
 }
 
-int load_report(const struct load *l)
+int load_report(const struct load *l, const struct proto_hist *steps)
 {
 	struct proto_result_client c = {
 		.ok = l->attached, .msgs = l->msgs, .verified = l->verified, .bad = l->bad,
 		.errors = l->errors, .us = (l->t_end - l->t_run) / 1000,
 	};
 
-	return proto_result_client(&c, &l->hist);
+	return proto_result_client(&c, &l->hist, steps);
 }
