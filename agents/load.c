@@ -368,7 +368,7 @@ int load_on_timer(struct load *l)
 	return 0;
 }
 
-int load_report(const struct load *l)
+int load_report(const struct load *l, const struct proto_hist *steps)
 {
 	struct proto_result_client c = {
 		.ok = l->attached, .msgs = l->msgs, .verified = l->verified, .bad = l->bad,
@@ -377,5 +377,5 @@ int load_report(const struct load *l)
 		.late = l->datagram ? l->late : PROTO_NONE,
 	};
 
-	return proto_result_client(&c, &l->hist);
+	return proto_result_client(&c, &l->hist, steps);
 }

@@ -116,7 +116,8 @@ static inline bool load_finished(const struct load *l)
 {
 	return l->finished;
 }
-int load_report(const struct load *l);
+/* steps: the setup steps' histograms for the record (proto.h), or NULL */
+int load_report(const struct load *l, const struct proto_hist *steps);
 
 /* Payload of message (id, seq): byte off is a pure function of the three. */
 void load_payload(uint32_t id, uint32_t seq, size_t off, uint8_t *buf, size_t len);

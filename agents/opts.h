@@ -49,6 +49,7 @@ struct ag_opts {
 	enum opt_op op;
 	enum opt_oob_session oob_session;
 	bool srq;
+	enum opt_poll poll;
 	const char *dev;	/* NULL: the device holding the local address */
 	const char *tls_ca, *tls_cert, *tls_key;	/* point into argv */
 };

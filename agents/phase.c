@@ -68,7 +68,7 @@ static bool ph_start_due(struct ph *p)
 		}
 		if (!budget--)
 			return true;
-		p->t0[p->next] = clock_ns();
+		p->t0[p->next] = p->mark[p->next] = clock_ns();
 		p->ops->start(p->arg, p->next++);
 	}
 	return false;
@@ -116,7 +116,7 @@ static void ph_stop(struct ph *p)
 {
 	if (p->phase == PH_RUN) {
 		load_cut(&p->load, false);
-		load_report(&p->load);
+		load_report(&p->load, p->steps);
 	}
 	p->phase = PH_STOP;
 }
@@ -166,7 +166,7 @@ static bool ph_progress(struct ph *p)
 		}
 	}
 	if (p->phase == PH_RUN && load_finished(&p->load)) {
-		load_report(&p->load);
+		load_report(&p->load, p->steps);
 		p->phase = PH_HOLD;
 	}
 	return busy;
@@ -178,7 +178,7 @@ int ph_loop(struct ph *p)
 	int max = (int)(p->ops->events < PH_EVENTS_MAX ? p->ops->events : PH_EVENTS_MAX);
 	bool busy = false;
 	uint32_t t, v;
-	int i, n;
+	int i, n, spin;
 
 	while (p->phase != PH_STOP && !proto_dead()) {
 		if (!p->ctl.pollable) {
@@ -187,8 +187,11 @@ int ph_loop(struct ph *p)
 			if (p->phase == PH_STOP)
 				break;
 		}
+		spin = p->ops->spin ? p->ops->spin(p->arg) : 0;
+		if (spin < 0)
+			return -1;
 		/* stdin that cannot be polled is read again every 100 ms */
-		n = epoll_wait(p->ep, ev, max, busy ? 0 : p->ctl.pollable ? -1 : 100);
+		n = epoll_wait(p->ep, ev, max, busy || spin ? 0 : p->ctl.pollable ? -1 : 100);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -225,6 +228,16 @@ int ph_loop(struct ph *p)
 	return 0;
 }
 
+void ph_step(struct ph *p, uint32_t i, enum proto_step s)
+{
+	uint64_t now = clock_ns();
+
+	if (i >= p->n || (unsigned)s >= PROTO_NSTEPS)
+		return;
+	proto_hist_add(&p->steps[s], now - p->mark[i]);
+	p->mark[i] = now;
+}
+
 int ph_watch(struct ph *p, int fd, uint32_t events, uint64_t tag, const char *what)
 {
 	return tag_watch(p->ep, fd, events, tag, what);
@@ -246,7 +259,9 @@ int ph_init(struct ph *p, const struct ag_opts *o, const struct ph_ops *ops,
 	p->n = o->clients;
 	p->ep = p->stag = p->dl = -1;
 	p->t0 = calloc(p->n ? p->n : 1, sizeof(*p->t0));
-	if (!p->t0) {
+	p->mark = calloc(p->n ? p->n : 1, sizeof(*p->mark));
+	p->steps = calloc(PROTO_NSTEPS, sizeof(*p->steps));
+	if (!p->t0 || !p->mark || !p->steps) {
 		rep_fatal("calloc", "client state", ENOMEM);
 		return -1;
 	}
@@ -289,5 +304,8 @@ void ph_fini(struct ph *p)
 		load_fini(&p->load);
 	p->loaded = false;
 	free(p->t0);
-	p->t0 = NULL;
+	free(p->mark);
+	free(p->steps);
+	p->t0 = p->mark = NULL;
+	p->steps = NULL;
 }

@@ -43,6 +43,12 @@ struct ph_ops {
 	void (*expire)(void *arg, uint32_t i);
 	/* An event with a tag of type t >= PH_T_USER; nonzero ends the loop fatally. */
 	int (*event)(void *arg, uint32_t t, uint32_t v, uint32_t events);
+	/*
+	 * Optional, called on every loop turn: work that needs no event (rc's hot
+	 * CQs). Returns <0 to end the loop fatally, >0 when the loop must not
+	 * sleep in epoll_wait, else 0.
+	 */
+	int (*spin)(void *arg);
 };
 
 struct ph {
@@ -53,6 +59,8 @@ struct ph {
 	struct load load;
 	bool loaded;
 	uint64_t *t0;		/* ns at each connection's first call */
+	uint64_t *mark;		/* ns at the end of each connection's last setup step */
+	struct proto_hist *steps;	/* [PROTO_NSTEPS], for the result record */
 	uint32_t n, next, dl_head, settled, nok, nfail;
 	int ep, stag, dl;
 	uint64_t t_go, stag_armed, dl_armed;
@@ -74,6 +82,11 @@ void ph_up(struct ph *p, uint32_t i);
 /* "conn fail" for connection i; at_server adds "at=server", status >= 0 "status=" */
 void ph_fail(struct ph *p, uint32_t i, const char *call, int err, const char *ename,
 	     bool at_server, int status);
+/*
+ * Connection i finished setup step s: the time since its previous step (or its
+ * first call) goes into step s's histogram.
+ */
+void ph_step(struct ph *p, uint32_t i, enum proto_step s);
 /* Runs the phases until stop; -1 after a fatal error (no "bye" then). */
 int ph_loop(struct ph *p);
 

@@ -28,6 +28,9 @@ static const char *const opt_ops[OPT_OP_N] = {
 static const char *const opt_oobs[OPT_OOB_N] = {
 	[OPT_OOB_PER_AGENT] = "per-agent", [OPT_OOB_PER_CONN] = "per-conn",
 };
+static const char *const opt_polls[OPT_POLL_N] = {
+	[OPT_POLL_EVENT] = "event", [OPT_POLL_BUSY] = "busy", [OPT_POLL_ADAPTIVE] = "adaptive",
+};
 
 #define W(tab) .kind = OPT_WORD, .words = tab, .nwords = sizeof(tab) / sizeof(tab[0])
 #define N(lo, hi, d) .kind = OPT_NUM, .min = lo, .max = hi, .def = d
@@ -51,6 +54,10 @@ const struct opt_def opt_defs[OPT_N] = {
 			      .help = "one TLS session per agent, or one per connection" },
 	[OPT_SRQ] = { "srq", OPT_FLAG, .flags = OPT_F_RC,
 		      .help = "one shared receive queue per agent" },
+	[OPT_POLL] = { "poll", W(opt_polls), .flags = OPT_F_RC, .def = OPT_POLL_EVENT,
+		       .arg = "event|busy|adaptive",
+		       .help = "sleep on the completion channel, spin on the CQs, or spin "
+			       "until a CQ idles, then sleep" },
 	[OPT_SIZE] = { "size", N(1, 1 << 20, 64), .arg = "B", .help = "message bytes" },
 	[OPT_MSGS] = { "msgs", N(0, 100000000, 10), .flags = OPT_F_CLIENT, .arg = "M",
 		       .help = "round trips per connection" },

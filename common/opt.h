@@ -25,10 +25,11 @@ enum opt_model { OPT_MODEL_EVENT, OPT_MODEL_THREAD, OPT_MODEL_N };
 enum opt_cq { OPT_CQ_PER_CONN, OPT_CQ_SHARED, OPT_CQ_N };
 enum opt_op { OPT_OP_SEND, OPT_OP_WRITE, OPT_OP_N };
 enum opt_oob_session { OPT_OOB_PER_AGENT, OPT_OOB_PER_CONN, OPT_OOB_N };
+enum opt_poll { OPT_POLL_EVENT, OPT_POLL_BUSY, OPT_POLL_ADAPTIVE, OPT_POLL_N };
 
 /* the options both programs take, by the same name and with the same rules */
 enum opt_id {
-	OPT_TRANSPORT, OPT_CM, OPT_SERVER_MODEL, OPT_CQ, OPT_OP, OPT_OOB_SESSION, OPT_SRQ,
+	OPT_TRANSPORT, OPT_CM, OPT_SERVER_MODEL, OPT_CQ, OPT_OP, OPT_OOB_SESSION, OPT_SRQ, OPT_POLL,
 	OPT_SIZE, OPT_MSGS, OPT_TIMEOUT, OPT_SERVER_THREADS, OPT_WORKERS, OPT_PORTS,
 	OPT_THINK_MS, OPT_STAGGER_MS, OPT_CLIENTS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY,
 	OPT_N
@@ -55,6 +56,12 @@ enum opt_kind {
 
 /* first port of a run when the namespace is our own, and the agent's default */
 #define OPT_DEF_PORT 18515
+/*
+ * --poll adaptive: a CQ that stops delivering completions is polled this long
+ * (since its last completion) before it is armed and the agent sleeps on the
+ * completion channel
+ */
+#define OPT_POLL_SPIN_US 100
 /* the agent's exit status for a bad command line (as rdmacap's, TAP's 2) */
 #define OPT_EXIT_USAGE 2
 

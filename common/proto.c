@@ -19,11 +19,12 @@ struct pf {
 	size_t off;
 };
 
-#define PROTO_MAX_FIELDS 9
+#define PROTO_MAX_FIELDS 16
 #define R(m, k, kind, opt) { k, kind, opt, offsetof(struct proto_rec, m) }
 #define HS(f) hello_server.f
 #define RS(f) result_server.f
 #define RC(f) result_client.f
+#define STEP(s, w) R(RC(steps[PROTO_STEP_##s]), "step_" w, PF_HIST, 1)
 
 static const struct {
 	const char *head;
@@ -47,7 +48,9 @@ static const struct {
 		R(RC(verified), "verified", PF_U64, 0), R(RC(bad), "bad", PF_U64, 0),
 		R(RC(errors), "errors", PF_U64, 0), R(RC(us), "us", PF_U64, 0),
 		R(RC(hist), "hist", PF_HIST, 0), R(RC(retried), "retried", PF_U64, 1),
-		R(RC(late), "late", PF_U64, 1) } },
+		R(RC(late), "late", PF_U64, 1), STEP(ADDR, "resolve_addr"),
+		STEP(ROUTE, "resolve_route"), STEP(QP, "create_qp"), STEP(CONN, "established"),
+		STEP(TLS, "tls"), STEP(XCHG, "exchange"), STEP(RTS, "rtr_rts") } },
 	[PROTO_CONN_OK] = { "conn ok", {
 		R(conn_ok.id, "id", PF_U64, 0), R(conn_ok.us, "us", PF_U64, 0) } },
 	[PROTO_CONN_FAIL] = { "conn fail", {
@@ -67,6 +70,16 @@ static const struct {
 		R(fail.errname, "err", PF_WORD, 0) } },
 	[PROTO_BYE] = { "bye", { { 0 } } },
 };
+
+/* the step fields follow hist in the table */
+#define PROTO_STEP_FIELD 7
+
+const char *proto_step_name(enum proto_step s)
+{
+	if ((unsigned)s >= PROTO_NSTEPS)
+		return "?";
+	return proto_types[PROTO_RESULT_CLIENT].f[PROTO_STEP_FIELD + s].key + strlen("step_");
+}
 
 static const char *const proto_errs[] = {
 	[0] = "ok",
@@ -295,6 +308,8 @@ int proto_format(const struct proto_rec *r, char *buf, size_t len)
 		case PF_WORD:
 		case PF_HIST:
 			v = *(const char *const *)p;
+			if (!v && fs[i].opt)
+				continue;
 			if (!v)
 				v = fs[i].kind == PF_HIST ? "-" : "?";
 			break;

@@ -42,11 +42,14 @@
  *   msg fail id=I call=C errno=E err=NAME    a connection broke during traffic
  *   verify fail id=I seq=S            an echo came back different from what was sent
  *   result role=client ok=C msgs=M verified=V bad=B errors=E us=U hist=H
- *                      [retried=R late=L]
+ *                      [retried=R late=L] [step_NAME=H ...]
  *                       M round trips, V of them byte-checked, B mismatches, E
  *                       connections lost in traffic, U us of traffic, H latencies;
  *                       ud adds R sends repeated after a timeout and L echoes
- *                       that came after their round trip was done (dropped)
+ *                       that came after their round trip was done (dropped);
+ *                       step_NAME the time of each connection's setup step NAME
+ *                       (enum proto_step, e.g. step_resolve_route), one per step
+ *                       the connection manager has, as histograms too
  *   bye
  *
  * Either role, any time:
@@ -102,6 +105,17 @@ enum proto_type {
 	PROTO_NTYPES
 };
 
+/*
+ * The setup steps of a client connection, timed one after the other from its
+ * first call: rdmacm resolves the address, creates the QP, resolves the route
+ * and connects until ESTABLISHED; oob-tls creates the QP (RESET -> INIT), waits
+ * for its TLS session (the handshake, or 0 when the session is up already),
+ * exchanges REQ/REP and moves the QP INIT -> RTR -> RTS.
+ */
+enum proto_step {
+	PROTO_STEP_ADDR, PROTO_STEP_ROUTE, PROTO_STEP_QP, PROTO_STEP_CONN,
+	PROTO_STEP_TLS, PROTO_STEP_XCHG, PROTO_STEP_RTS, PROTO_NSTEPS
+};
 /* Words point into the parsed line (or the writer's caller): no copies. */
 struct proto_rec {
 	enum proto_type type;
@@ -126,6 +140,7 @@ struct proto_rec {
 			uint64_t ok, msgs, verified, bad, errors, us;
 			const char *hist;        /* checked; decode with proto_hist_decode */
 			uint64_t retried, late;  /* optional: ud */
+			const char *steps[PROTO_NSTEPS]; /* optional, like hist */
 		} result_client;
 		struct proto_conn_ok {
 			uint64_t id, us;
@@ -160,6 +175,9 @@ enum proto_err {
 	PROTO_E_HIST = -8,     /* malformed histogram */
 };
 
+/* "resolve_addr": the step's word, and its key in the record after "step_" */
+const char *proto_step_name(enum proto_step s);
+
 /* Record head ("conn fail") of a type. */
 const char *proto_type_name(enum proto_type t);
 const char *proto_strerror(int err);
@@ -191,7 +209,9 @@ int proto_hello_server(uint32_t ports, uint32_t port, long max_backlog /* <0: no
 int proto_hello_client(uint32_t first, uint32_t clients);
 int proto_drop(const char *peer, const char *reason);
 int proto_result_server(const struct proto_result_server *s);
-int proto_result_client(const struct proto_result_client *c, const struct proto_hist *h);
+/* steps: PROTO_NSTEPS histograms (empty ones are left out), or NULL */
+int proto_result_client(const struct proto_result_client *c, const struct proto_hist *h,
+			const struct proto_hist *steps);
 int proto_conn_ok(uint32_t id, uint64_t us);
 /* errname NULL: proto_errname(err); status < 0 or PROTO_NONE_I: none */
 int proto_conn_fail(uint32_t id, const char *call, int err, const char *errname,

@@ -126,24 +126,49 @@ int proto_result_server(const struct proto_result_server *s)
 	return proto_send(&(struct proto_rec){ .type = PROTO_RESULT_SERVER, .result_server = *s });
 }
 
-int proto_result_client(const struct proto_result_client *c, const struct proto_hist *h)
+/*
+ * Encodes h at buf + *off within len; the field points at it. Step histograms
+ * share the room the latency one leaves, so a step that does not fit is left
+ * out (a warning), never the record.
+ */
+static int proto_hist_put(const struct proto_hist *h, char *buf, size_t len, size_t *off,
+			  const char **field)
+{
+	int n = proto_hist_encode(h, buf + *off, len - *off);
+
+	if (n < 0)
+		return -1;
+	*field = buf + *off;
+	*off += (size_t)n + 1;
+	return 0;
+}
+
+int proto_result_client(const struct proto_result_client *c, const struct proto_hist *h,
+			const struct proto_hist *steps)
 {
 	struct proto_rec r = { .type = PROTO_RESULT_CLIENT, .result_client = *c };
-	/* the rest of the record is well under 200 bytes */
-	size_t len = PROTO_LINE_MAX - 200;
+	/* the rest of the record (keys included) is well under 400 bytes */
+	size_t len = PROTO_LINE_MAX - 400, off = 0;
 	char *s = malloc(len);
-	int ret;
+	int ret, i;
 
 	if (!s) {
 		proto_warn("malloc histogram", errno);
 		return -1;
 	}
-	if (proto_hist_encode(h, s, len) < 0) {
+	if (proto_hist_put(h, s, len, &off, &r.result_client.hist)) {
 		/* cannot happen for real latencies; keep the record parseable anyway */
 		proto_warn("latency histogram omitted", EMSGSIZE);
 		strcpy(s, "-");
+		r.result_client.hist = s;
+		off = 2;
 	}
-	r.result_client.hist = s;
+	for (i = 0; steps && i < PROTO_NSTEPS; i++) {
+		r.result_client.steps[i] = NULL;
+		if (steps[i].total &&
+		    proto_hist_put(&steps[i], s, len, &off, &r.result_client.steps[i]))
+			proto_warn(proto_step_name((enum proto_step)i), EMSGSIZE);
+	}
 	ret = proto_send(&r);
 	free(s);
 	return ret;

@@ -59,6 +59,23 @@ LAT_US(g_lat_p50, p50)
 LAT_US(g_lat_p99, p99)
 LAT_US(g_lat_max, max)
 
+/* a setup step's summary in ns, as us */
+#define STEP_US(fn, step, field)                                                                  \
+	static void fn(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)     \
+	{                                                                                         \
+		(void)p;                                                                          \
+		*v = (struct fig_val){ .type = FIG_DBL,                                           \
+				       .d = (double)pt->step_ns[PROTO_STEP_##step].field / 1e3 }; \
+	}
+#define STEP_FNS(step) STEP_US(g_##step##_p50, step, p50) STEP_US(g_##step##_p99, step, p99)
+STEP_FNS(ADDR)
+STEP_FNS(ROUTE)
+STEP_FNS(QP)
+STEP_FNS(CONN)
+STEP_FNS(TLS)
+STEP_FNS(XCHG)
+STEP_FNS(RTS)
+
 static void g_setup_rate(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
 {
 	(void)p;
@@ -135,6 +152,19 @@ const struct fig fig_table[] = {
 	{ "connect_us_p50", "us", FIG_L_CONNECT_US, "%llu", "connect_us.p50", 0, 1, U(conn_us.p50) },
 	{ "connect_us_p99", "us", FIG_L_CONNECT_US, "%llu", "connect_us.p99", 0, 1, U(conn_us.p99) },
 	{ "connect_us_max", "us", FIG_L_CONNECT_US, "%llu", "connect_us.max", 0, 1, U(conn_us.max) },
+	/* per setup step (common/proto.h enum proto_step), in the order they happen */
+#define STEP_ROWS(step, w, when)                                                                  \
+	{ "setup_" w "_us_p50", "us", FIG_L_STEPS, "%.1f", "setup_us." w ".p50", FIG_RC | (when), \
+	  0, G(g_##step##_p50) },                                                                 \
+	{ "setup_" w "_us_p99", "us", FIG_L_STEPS, "%.1f", "setup_us." w ".p99", FIG_RC | (when), \
+	  0, G(g_##step##_p99) }
+	STEP_ROWS(ADDR, "resolve_addr", FIG_RDMACM),
+	STEP_ROWS(QP, "create_qp", 0),
+	STEP_ROWS(ROUTE, "resolve_route", FIG_RDMACM),
+	STEP_ROWS(CONN, "established", FIG_RDMACM),
+	STEP_ROWS(TLS, "tls", FIG_OOB),
+	STEP_ROWS(XCHG, "exchange", FIG_OOB),
+	STEP_ROWS(RTS, "rtr_rts", FIG_OOB),
 	{ "cause", "", FIG_L_CAUSE, "%s", "cause", FIG_NONZERO, 0, S(cause) },
 	{ "success_pct", "%", FIG_JSON_ONLY, NULL, "success_pct", 0, 0, D(success_pct) },
 
@@ -242,6 +272,10 @@ static bool fig_applies(const struct fig *f, const struct fig_val *v, const stru
 	    !((f->when & FIG_UD) && p->transport == OPT_TR_UD))
 		return false;
 	if ((f->when & FIG_STORM) && p->cmd != HP_STORM)
+		return false;
+	if ((f->when & FIG_RDMACM) && p->cm != OPT_CM_RDMACM)
+		return false;
+	if ((f->when & FIG_OOB) && p->cm != OPT_CM_OOB_TLS)
 		return false;
 	if (f->when & FIG_NONZERO)
 		return v->type == FIG_STR ? v->s[0] != '\0' : v->type == FIG_DBL ? v->d != 0 :

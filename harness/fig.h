@@ -23,6 +23,7 @@
 /* The "# " lines of a point's TAP, in the order pointtap.c prints them. */
 enum fig_line {
 	FIG_JSON_ONLY, FIG_L_PLAN, FIG_L_TIMEOUT, FIG_L_CAPPED, FIG_L_CONNECT, FIG_L_CONNECT_US,
+	FIG_L_STEPS,
 	FIG_L_CAUSE, FIG_L_TRAFFIC, FIG_L_LAT, FIG_L_STORM_SETUP, FIG_L_STORM_FIRST, FIG_L_SERVER,
 	FIG_L_TCP, FIG_L_AGENTS, FIG_L_MAPS, FIG_L_PROTO, FIG_L_QP,
 };
@@ -35,6 +36,8 @@ enum fig_when {
 	FIG_STORM = 1 << 2,    /* the storm command */
 	FIG_NONZERO = 1 << 3,  /* the value is not 0 / not "" */
 	FIG_UD = 1 << 4,       /* --transport ud */
+	FIG_RDMACM = 1 << 5,   /* --cm rdmacm (with FIG_RC) */
+	FIG_OOB = 1 << 6,      /* --cm oob-tls (with FIG_RC) */
 };
 
 enum fig_type { FIG_LONG, FIG_U64, FIG_DBL, FIG_STR };

@@ -218,7 +218,8 @@ int lp_setup(struct run *r, long clients)
 	r->st = calloc((size_t)clients, 1);
 	r->us = calloc((size_t)clients, sizeof(*r->us));
 	r->hist = calloc(1, sizeof(*r->hist));
-	if (!r->ag || !r->pid_of || !r->st || !r->us || !r->hist)
+	r->steps = calloc(PROTO_NSTEPS, sizeof(*r->steps));
+	if (!r->ag || !r->pid_of || !r->st || !r->us || !r->hist || !r->steps)
 		return -1;
 	return 0;
 }
@@ -232,6 +233,7 @@ void lp_teardown(struct run *r)
 	free(r->st);
 	free(r->us);
 	free(r->hist);
+	free(r->steps);
 	if (r->tfd >= 0)
 		close(r->tfd);
 	if (r->ep >= 0)

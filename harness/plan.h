@@ -36,6 +36,7 @@ struct hp_plan {
 	bool srq;
 	enum opt_op op;
 	enum opt_oob_session oob_session;
+	enum opt_poll poll;
 	long clients[HP_MAX_POINTS];
 	int npoints;
 	long agents;            /* 0 = automatic */

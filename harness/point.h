@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/proto.h"
 #include "harness/plan.h"
 #include "harness/sample.h"
 #include "harness/stats.h"
@@ -46,6 +47,7 @@ struct pt_point {
 	double connect_pct, success_pct;
 	struct st_summary conn_us;         /* exact, per connection */
 	double t_connect_s;
+	struct st_summary step_ns[PROTO_NSTEPS];	/* setup steps, from the agents' histograms */
 
 	uint64_t msgs, verified, bad, lost, expect_msgs;
 	uint64_t retried, late;            /* ud: resends after a timeout, late echoes */

@@ -112,6 +112,7 @@ enum tap_res ptap_point(struct pt_ctx *c, const struct pt_point *pt, const char 
 
 	fig_tap(t, FIG_L_CONNECT, pt, p);
 	fig_tap(t, FIG_L_CONNECT_US, pt, p);
+	fig_tap(t, FIG_L_STEPS, pt, p);
 	for (int i = 0; i < pt->ncauses; i++)
 		tap_diag(t, "failures call=%s err=%s count=%ld", pt->causes[i].call,
 			 pt->causes[i].errname, pt->causes[i].count);

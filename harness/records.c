@@ -125,6 +125,9 @@ static void rec_result_client(struct run *r, struct ha_agent *a,
 	/* checked by proto_parse: only a total overflow can fail here */
 	if (proto_hist_decode(c->hist, r->hist))
 		pt->proto_errors++;
+	for (int s = 0; s < PROTO_NSTEPS; s++)
+		if (c->steps[s] && proto_hist_decode(c->steps[s], &r->steps[s]))
+			pt->proto_errors++;
 }
 
 static void rec_conn(struct run *r, struct ha_agent *a, const struct proto_rec *rc)

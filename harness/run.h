@@ -46,6 +46,7 @@ struct run {
 	uint8_t *st;         /* enum run_st per client id */
 	uint32_t *us;        /* connect time per client id */
 	struct proto_hist *hist;
+	struct proto_hist *steps;	/* [PROTO_NSTEPS]: setup steps */
 	double t_start, t_go;
 	double last_progress;
 	long nconn_ok, nconn_fail;

@@ -67,6 +67,7 @@ static void sp_rc_args(struct run *r, struct sp_argv *av, const struct nn_host *
 	if (p->srq)
 		sp_arg(av, "--srq");
 	sp_arg(av, "--oob-session=%s", opt_word(OPT_OOB_SESSION, p->oob_session));
+	sp_arg(av, "--poll=%s", opt_word(OPT_POLL, p->poll));
 tls:
 	if (p->cm != OPT_CM_OOB_TLS)
 		return;

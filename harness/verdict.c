@@ -45,6 +45,8 @@ static void vd_figures(struct run *r)
 		free(ok_us);
 	}
 	st_hist(r->hist->n, PROTO_HIST_BUCKETS, &pt->lat_ns);
+	for (int s = 0; s < PROTO_NSTEPS; s++)
+		st_hist(r->steps[s].n, PROTO_HIST_BUCKETS, &pt->step_ns[s]);
 	for (unsigned b = 0; b < PROTO_HIST_BUCKETS; b++)
 		if (pt->lat_ns.p50 && proto_hist_value(b) > 10 * pt->lat_ns.p50)
 			pt->lat_slow += r->hist->n[b];

@@ -209,7 +209,7 @@ static void test_load_workers(void)
 	     t.started[6] == 3 && t.started[7] == 4,
 	     "load: freed workers take idle connections round-robin (0 1 3 4 0 1 3 4)");
 	t_records_reset();
-	load_report(&l);
+	load_report(&l, NULL);
 	tap_ok(&tap, strstr(t_records(), "result role=client ok=4 msgs=8 verified=8 bad=0 errors=0 us=") != NULL,
 	     "load: result record counts");
 	load_fini(&l);

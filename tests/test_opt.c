@@ -100,6 +100,7 @@ static long long h_val(enum opt_id id)
 	case OPT_OP: return plan.op;
 	case OPT_OOB_SESSION: return plan.oob_session;
 	case OPT_SRQ: return plan.srq;
+	case OPT_POLL: return plan.poll;
 	case OPT_SIZE: return plan.size;
 	case OPT_MSGS: return plan.msgs;
 	case OPT_TIMEOUT: return plan.timeout_s;
@@ -127,6 +128,7 @@ static long long a_val(enum opt_id id)
 	case OPT_OP: return ag.op;
 	case OPT_OOB_SESSION: return ag.oob_session;
 	case OPT_SRQ: return ag.srq;
+	case OPT_POLL: return ag.poll;
 	case OPT_SIZE: return ag.size;
 	case OPT_MSGS: return ag.msgs;
 	case OPT_TIMEOUT: return ag.timeout_s;

@@ -32,6 +32,48 @@ static int t_back(int wret, struct proto_rec *r)
 	return proto_parse(t_line, r);
 }
 
+/* Step histograms: the non-empty ones come back as written, the empty ones absent. */
+static void t_steps(const struct proto_hist *h)
+{
+	static struct proto_hist st[PROTO_NSTEPS], d;
+	struct proto_rec r;
+	bool same = true;
+	char line[PROTO_LINE_MAX];
+
+	proto_hist_add(&st[PROTO_STEP_ROUTE], 1500);
+	proto_hist_add(&st[PROTO_STEP_ROUTE], 90000);
+	proto_hist_add(&st[PROTO_STEP_RTS], 7);
+	tap_ok(&t, !t_back(proto_result_client(&(struct proto_result_client){ .ok = 1, .msgs = 2, .verified = 2, .us = 5 },
+					       h, st), &r) && r.type == PROTO_RESULT_CLIENT,
+	       "result role=client with step histograms parses");
+	for (int i = 0; i < PROTO_NSTEPS; i++) {
+		memset(&d, 0, sizeof(d));
+		if (!st[i].total)
+			same &= !r.result_client.steps[i];
+		else
+			same &= r.result_client.steps[i] &&
+				!proto_hist_decode(r.result_client.steps[i], &d) &&
+				!memcmp(&d, &st[i], sizeof(d));
+	}
+	tap_ok(&t, same && strstr(t_raw, " step_resolve_route=") && strstr(t_raw, " step_rtr_rts=") &&
+			   !strstr(t_raw, "step_tls"),
+	       "step histograms round trip; empty steps are left out");
+	tap_ok(&t, !strcmp(proto_step_name(PROTO_STEP_ADDR), "resolve_addr") &&
+			   !strcmp(proto_step_name(PROTO_STEP_CONN), "established") &&
+			   !strcmp(proto_step_name(PROTO_STEP_RTS), "rtr_rts") &&
+			   !strcmp(proto_step_name(PROTO_NSTEPS), "?"),
+	       "step names come from the record's keys");
+	snprintf(line, sizeof(line), "result role=client ok=1 msgs=0 verified=0 bad=0 errors=0 us=0 "
+		 "hist=- step_tls=5:1 step_tls=5:1");
+	tap_ok(&t, proto_parse(line, &r) == PROTO_E_DUP, "a step twice is rejected");
+	snprintf(line, sizeof(line), "result role=client ok=1 msgs=0 verified=0 bad=0 errors=0 us=0 "
+		 "hist=- step_exchange=5:0");
+	tap_ok(&t, proto_parse(line, &r) == PROTO_E_HIST, "a malformed step histogram is rejected");
+	snprintf(line, sizeof(line), "result role=client ok=1 msgs=0 verified=0 bad=0 errors=0 us=0 "
+		 "hist=- step_nosuch=5:1");
+	tap_ok(&t, proto_parse(line, &r) == PROTO_E_KEY, "an unknown step is rejected");
+}
+
 static void t_roundtrip(void)
 {
 	static struct proto_hist h, d;
@@ -77,8 +119,8 @@ static void t_roundtrip(void)
 	proto_hist_add(&h, UINT64_MAX);
 	memset(&d, 0, sizeof(d));
 	tap_ok(&t, !t_back(proto_result_client(&(struct proto_result_client){ 3, 100, 90, 1, 2, 77, NULL,
-										PROTO_NONE, PROTO_NONE },
-					       &h), &r) &&
+										PROTO_NONE, PROTO_NONE, { NULL } },
+					       &h, NULL), &r) &&
 			   r.type == PROTO_RESULT_CLIENT && r.result_client.ok == 3 &&
 			   r.result_client.msgs == 100 && r.result_client.verified == 90 &&
 			   r.result_client.bad == 1 && r.result_client.errors == 2 &&
@@ -86,10 +128,12 @@ static void t_roundtrip(void)
 			   !memcmp(&d, &h, sizeof(h)),
 	       "result role=client round trip with its histogram");
 	tap_ok(&t, !t_back(proto_result_client(&(struct proto_result_client){ 1, 5, 5, 0, 0, 9, NULL,
-										4, 2 }, &d), &r) &&
+										4, 2, { NULL } }, &d, NULL), &r) &&
 			   r.result_client.retried == 4 && r.result_client.late == 2 &&
 			   strstr(t_raw, " retried=4 late=2"),
 	       "result role=client (ud) with retried and late");
+	tap_ok(&t, !strstr(t_raw, "step_"), "result role=client without steps has no step_ key");
+	t_steps(&h);
 	tap_ok(&t, !t_back(proto_conn_ok(7, 1234), &r) && r.type == PROTO_CONN_OK &&
 			   r.conn_ok.id == 7 && r.conn_ok.us == 1234,
 	       "conn ok round trip");
@@ -220,7 +264,7 @@ int main(void)
 	}
 	proto_set_fd(t_fd);
 	tap_init(&t, stdout);
-	tap_plan(&t, 23);
+	tap_plan(&t, 30);
 	t_roundtrip();
 	t_malformed();
 	t_cmds();

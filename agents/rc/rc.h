@@ -12,9 +12,14 @@
  * writes into the connection's recv MR, so that one stays and the SRQ's
  * receives carry no buffer).
  *
- * All CQs report to one completion channel per process; rc_dev_poll() reads
- * its events, re-arms and polls each CQ dry, and acknowledges events in
- * batches. A failed verbs call is returned as (call name, errno) so the role
+ * All CQs report to one completion channel per process (per session thread
+ * with --server-model thread), read by a struct rc_poller: --poll event re-arms
+ * a CQ and polls it dry on each of its events; busy never arms, it polls every
+ * CQ on each loop turn; adaptive keeps polling a CQ that had an event until it
+ * has been idle OPT_POLL_SPIN_US, then arms it. With per-connection CQs the
+ * send CQ is never armed while no send waits for room in the SQ: send
+ * completions are reaped when the SQ is full, so a round trip wakes each side
+ * once (for the echo), not twice. Events are acknowledged in batches. A failed verbs call is returned as (call name, errno) so the role
  * can print "conn fail ... call=ibv_create_qp errno=12 err=ENOMEM".
  *
  * Work request ids: RC_WR(kind, gen, slot). Connection WRs carry the role's
@@ -59,8 +64,15 @@ enum rc_wr_kind { RC_WR_SEND = 1, RC_WR_RECV = 2, RC_WR_SRQ = 3 };
 #define RC_WR_GEN(w) ((uint16_t)((w) >> 32))
 #define RC_WR_SLOT(w) ((uint32_t)(w))
 
+struct rc_poller;
+
 struct rc_cq {
 	struct ibv_cq *cq;
+	struct rc_poller *pl;	/* its channel's poller */
+	uint32_t hot;		/* 1 + index in pl->hot; 0: waits for an event */
+	bool lazy;		/* a send CQ polled only when a send waits (want) */
+	bool want;
+	uint64_t last_ns;	/* its last completion, or when it went hot */
 	uint32_t unacked;	/* events taken, not yet acknowledged */
 	uint32_t users;		/* QPs on it (shared pool) */
 	uint32_t cap;		/* QPs it can serve (shared pool) */
@@ -77,11 +89,21 @@ struct rc_map {
 	uint32_t cap, used, live;
 };
 
+/* the CQs of one completion channel, polled by --poll's rule */
+struct rc_poller {
+	struct ibv_comp_channel *ch;
+	enum opt_poll mode;
+	struct rc_cq **hot;	/* polled on every turn, not waiting for an event */
+	uint32_t nhot, cap;
+	uint64_t events;	/* CQ events read */
+};
+
 struct rc_dev {
 	struct ibv_context *ctx;
 	bool own_ctx;		/* opened here, not borrowed from a cm_id */
 	struct ibv_pd *pd;	/* with rdma_cm, librdmacm's PD of the device (id->pd) */
 	struct ibv_comp_channel *ch;
+	struct rc_poller pl;	/* of ch */
 	struct ibv_device_attr attr;
 	uint8_t port;
 	uint8_t gidx;
@@ -102,13 +124,11 @@ struct rc_dev {
 	uint32_t nfree;
 	struct rc_map map;
 	uint32_t nlive;		/* endpoints: what the SRQ must cover */
-	/* counters for the result record */
-	uint64_t cq_events;
 };
 
 struct rc_ep {
 	struct ibv_qp *qp;
-	struct ibv_comp_channel *ch;	/* per-conn CQs report here; NULL: the device's */
+	struct rc_poller *pl;	/* per-conn CQs report to its channel; NULL: the device's */
 	struct rdma_cm_id *cm;	/* --cm rdmacm: the QP belongs to this id */
 	struct rc_cq *scq, *rcq;
 	struct ibv_mr *smr, *rmr;
@@ -189,14 +209,34 @@ int rc_map_put(struct rc_map *m, uint32_t qpn, uint32_t slot);
 uint32_t rc_map_get(const struct rc_map *m, uint32_t qpn);
 void rc_map_del(struct rc_map *m, uint32_t qpn);
 
-/*
- * Drains the completion channel: for each CQ event, re-arm and poll the CQ dry,
- * calling cb for every completion. Returns 0, or -1 after a fatal error record.
- */
+/* --- rc_poll.c --- */
+
 typedef void (*rc_wc_cb)(void *arg, const struct ibv_wc *wc);
+/* A poller of the nonblocking channel ch; rc_poller_fini frees its list. */
+void rc_poller_init(struct rc_poller *pl, struct ibv_comp_channel *ch, enum opt_poll mode);
+void rc_poller_fini(struct rc_poller *pl);
+/*
+ * A new CQ of pl: armed, or (busy) polled from now on, or (lazy) left alone
+ * until rc_cq_want. rc_cq_stop takes it off the poller before it is destroyed.
+ */
+int rc_cq_start(struct rc_poller *pl, struct rc_cq *c, bool lazy, struct rc_fail *f);
+void rc_cq_stop(struct rc_cq *c);
+/* A lazy CQ's owner needs (or no longer needs) its completions. 0 or -1 (ENOMEM). */
+int rc_cq_want(struct rc_cq *c, bool want, struct rc_fail *f);
+/*
+ * Reads the channel's events, then polls the CQs that are hot, calling cb for
+ * every completion; cb must not destroy a CQ. Returns 0, or -1 after a fatal
+ * error record.
+ */
+int rc_poll(struct rc_poller *pl, rc_wc_cb cb, void *arg);
+/* Only the hot CQs (a loop turn without a channel event). */
+int rc_poll_hot(struct rc_poller *pl, rc_wc_cb cb, void *arg);
+/* Some CQ is hot: the loop must not sleep. */
+static inline bool rc_poll_spinning(const struct rc_poller *pl)
+{
+	return pl->nhot != 0;
+}
 int rc_dev_poll(struct rc_dev *d, rc_wc_cb cb, void *arg);
-/* The same for any nonblocking channel; *nev counts its events. */
-int rc_chan_poll(struct ibv_comp_channel *ch, uint64_t *nev, rc_wc_cb cb, void *arg);
 
 /* "retry_exceeded" for IBV_WC_RETRY_EXC_ERR: record-safe words */
 const char *rc_wc_word(enum ibv_wc_status st);

@@ -184,9 +184,18 @@ static int rcc_event(void *arg, uint32_t t, uint32_t v, uint32_t events)
 	return 0;
 }
 
+static int rcc_spin(void *arg)
+{
+	struct rcc *x = arg;
+
+	if (rc_poll_hot(&x->dev.pl, rcc_wc, x))
+		return -1;
+	return rc_poll_spinning(&x->dev.pl);
+}
+
 static const struct ph_ops rcc_ph_ops = {
 	.batch = RCC_BATCH, .events = RCC_EVENTS, .start = rcc_start,
-	.pending = rcc_pending, .expire = rcc_expire, .event = rcc_event,
+	.pending = rcc_pending, .expire = rcc_expire, .event = rcc_event, .spin = rcc_spin,
 };
 
 static int rcc_init(struct rcc *x)

@@ -79,6 +79,7 @@ static int rcc_cm_addr(struct rcc *x, uint32_t i, bool *kill)
 	struct rcc_conn *c = &x->c[i];
 	struct rc_fail f;
 
+	ph_step(&x->ph, i, PROTO_STEP_ADDR);
 	if (!x->dev_up && rcc_dev_open(x, c->id))
 		return -1;
 	if (c->id->verbs != x->dev.ctx) {
@@ -92,6 +93,7 @@ static int rcc_cm_addr(struct rcc *x, uint32_t i, bool *kill)
 		*kill = true;
 		return 0;
 	}
+	ph_step(&x->ph, i, PROTO_STEP_QP);
 	c->step = RCC_CM_ROUTE;
 	if (rdma_resolve_route(c->id, RCC_CM_STEP_MS)) {
 		rcc_fail(x, i, "rdma_resolve_route", errno, NULL, false);
@@ -112,6 +114,7 @@ static void rcc_cm_connect(struct rcc *x, uint32_t i, bool *kill)
 	};
 	uint8_t buf[OOB_CM_LEN];
 
+	ph_step(&x->ph, i, PROTO_STEP_ROUTE);
 	if (c->e.write) {
 		req.op = OOB_OP_WRITE;
 		req.rkey = c->e.rmr->rkey;
@@ -155,6 +158,7 @@ static void rcc_cm_established(struct rcc *x, uint32_t i, const struct rdma_cm_e
 		c->e.raddr = rep.addr;
 		c->e.rlen = rep.rlen;
 	}
+	ph_step(&x->ph, i, PROTO_STEP_CONN);
 	rcc_up(x, i);
 }
 

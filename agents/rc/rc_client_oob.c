@@ -170,11 +170,13 @@ static int rcc_answer(struct rcc *x, uint32_t si, const struct oob_rec *r, const
 		c->e.raddr = r->addr;
 		c->e.rlen = r->rlen;
 	}
+	ph_step(&x->ph, i, PROTO_STEP_XCHG);
 	if (rc_ep_connect(&x->dev, &c->e, r->qpn, r->psn, r->gid, (enum ibv_mtu)r->mtu, &f)) {
 		rcc_fail(x, i, f.call, f.err, NULL, false);
 		rc_ep_destroy(&x->dev, &c->e);
 		return 0;
 	}
+	ph_step(&x->ph, i, PROTO_STEP_RTS);
 	rcc_up(x, i);
 	return 0;
 }
@@ -211,6 +213,20 @@ hostile:
 	return -1;
 }
 
+/* The handshake of session si is done: the TLS step of those waiting on it ends. */
+static void rcc_sess_up(struct rcc *x, uint32_t si)
+{
+	uint32_t i, lo = 0, hi = x->n;
+
+	if (x->nsess > 1) {
+		lo = si;
+		hi = si + 1;
+	}
+	for (i = lo; i < hi; i++)
+		if (x->c[i].state == RCC_SETUP && x->c[i].sess == si)
+			ph_step(&x->ph, i, PROTO_STEP_TLS);
+}
+
 static void rcc_sess_run(struct rcc *x, uint32_t si)
 {
 	struct rcc_sess *ss = &x->sess[si];
@@ -237,6 +253,7 @@ static void rcc_sess_run(struct rcc *x, uint32_t si)
 			rcc_sess_update(x, si);
 			return;
 		}
+		rcc_sess_up(x, si);
 	}
 	if (tls_io_flush(&ss->io) == TLS_ERR) {
 		rcc_sess_fail(x, si, "SSL_write", 0, ss->io.why);
@@ -296,6 +313,10 @@ void rcc_oob_start(struct rcc *x, uint32_t i)
 	}
 	if (rc_ep_init(&x->dev, &c->e, &f) || rc_post_recv(&x->dev, &c->e, &f))
 		goto fail_ep;
+	ph_step(&x->ph, i, PROTO_STEP_QP);
+	/* on a session that is up already the TLS step is its reuse: next to nothing */
+	if (ss->io.up)
+		ph_step(&x->ph, i, PROTO_STEP_TLS);
 	req.qpn = c->e.qp->qp_num;
 	req.psn = c->e.psn;
 	memcpy(req.gid, x->dev.gid.raw, 16);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The agent's RDMA device: context and RoCEv2 GID of the local address (from
- * rdma/dev), PD, completion channel, SRQ; draining completions; the qp_num map.
+ * rdma/dev), PD, completion channel and its poller (rc_poll.c), SRQ; the qp_num map.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +15,6 @@
 #include "agents/rc/rc.h"
 #include "agents/report.h"
 #include "rdma/dev.h"
-
-#define RC_POLL_BATCH 32
 
 int rc_psn(uint32_t *psn)
 {
@@ -120,6 +118,7 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 		rep_fatal("fcntl", "completion channel", errno);
 		goto err_ch;
 	}
+	rc_poller_init(&d->pl, d->ch, o->poll);
 	if (d->use_srq && rc_srq_open(d))
 		goto err_ch;
 	return 0;
@@ -161,6 +160,7 @@ void rc_dev_close(struct rc_dev *d)
 	for (i = 0; i < d->npool; i++)
 		ag_warn("shared CQ %u still has %u QPs at close", i, d->pool[i]->users);
 	free(d->pool);
+	rc_poller_fini(&d->pl);
 	if ((err = ibv_destroy_comp_channel(d->ch)))
 		ag_warn("ibv_destroy_comp_channel: %s", strerror(err));
 	if (d->own_ctx && (err = ibv_dealloc_pd(d->pd)))
@@ -401,50 +401,6 @@ void rc_map_del(struct rc_map *m, uint32_t qpn)
 			m->val[j] = UINT32_MAX;
 			return;
 		}
-}
-
-/* --- completions --- */
-
-int rc_dev_poll(struct rc_dev *d, rc_wc_cb cb, void *arg)
-{
-	return rc_chan_poll(d->ch, &d->cq_events, cb, arg);
-}
-
-int rc_chan_poll(struct ibv_comp_channel *ch, uint64_t *nev, rc_wc_cb cb, void *arg)
-{
-	struct ibv_wc wc[RC_POLL_BATCH];
-	struct ibv_cq *cq;
-	struct rc_cq *c;
-	void *ctx;
-	int n, i;
-
-	for (;;) {
-		if (ibv_get_cq_event(ch, &cq, &ctx)) {
-			if (errno == EAGAIN || errno == EINTR)
-				return 0;
-			rep_fatal("ibv_get_cq_event", "completion channel", errno);
-			return -1;
-		}
-		c = ctx;
-		(*nev)++;
-		/* acks take a lock in the provider: pay for it once per batch */
-		if (++c->unacked >= RC_ACK_BATCH) {
-			ibv_ack_cq_events(c->cq, c->unacked);
-			c->unacked = 0;
-		}
-		/* arm before polling, so a completion racing the poll raises an event */
-		if ((n = ibv_req_notify_cq(cq, 0))) {
-			rep_fatal("ibv_req_notify_cq", "CQ", n);
-			return -1;
-		}
-		while ((n = ibv_poll_cq(cq, RC_POLL_BATCH, wc)) > 0)
-			for (i = 0; i < n; i++)
-				cb(arg, &wc[i]);
-		if (n < 0) {
-			rep_fatal("ibv_poll_cq", "CQ", EIO);
-			return -1;
-		}
-	}
 }
 
 const char *rc_wc_word(enum ibv_wc_status st)

@@ -25,25 +25,22 @@ static int rc_fail(struct rc_fail *f, const char *call, int err)
 	return -1;
 }
 
-static struct rc_cq *rc_cq_new(struct rc_dev *d, struct ibv_comp_channel *ch, int cqe,
+static struct rc_cq *rc_cq_new(struct rc_dev *d, struct rc_poller *pl, int cqe, bool lazy,
 			       struct rc_fail *f)
 {
 	struct rc_cq *c = calloc(1, sizeof(*c));
-	int err;
 
 	if (!c) {
 		rc_fail(f, "malloc", ENOMEM);
 		return NULL;
 	}
-	c->cq = ibv_create_cq(d->ctx, cqe, c, ch, 0);
+	c->cq = ibv_create_cq(d->ctx, cqe, c, pl->ch, 0);
 	if (!c->cq) {
 		rc_fail(f, "ibv_create_cq", errno);
 		free(c);
 		return NULL;
 	}
-	err = ibv_req_notify_cq(c->cq, 0);
-	if (err) {
-		rc_fail(f, "ibv_req_notify_cq", err);
+	if (rc_cq_start(pl, c, lazy, f)) {
 		ibv_destroy_cq(c->cq);
 		free(c);
 		return NULL;
@@ -55,6 +52,7 @@ static void rc_cq_free(struct rc_cq *c)
 {
 	int err;
 
+	rc_cq_stop(c);
 	/* ibv_destroy_cq waits until every event it handed out is acknowledged */
 	if (c->unacked)
 		ibv_ack_cq_events(c->cq, c->unacked);
@@ -91,7 +89,7 @@ static struct rc_cq *rc_pool_get(struct rc_dev *d, struct rc_fail *f)
 		d->pool_cap = d->pool_cap ? d->pool_cap * 2 : 8;
 	}
 	/* one CQ holds at most max_cqe entries (32767 on rxe): that fixes QPs per CQ */
-	c = rc_cq_new(d, d->ch, (int)(cap * RC_QP_CQE), f);
+	c = rc_cq_new(d, &d->pl, (int)(cap * RC_QP_CQE), false, f);
 	if (!c) {
 		ag_warn("shared CQ %u of %u entries (max_cqe %d, %u QPs each): %s",
 			d->npool, cap * RC_QP_CQE, d->attr.max_cqe, cap, strerror(f->err));
@@ -123,10 +121,11 @@ static int rc_ep_cqs(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
 		e->scq = e->rcq = rc_pool_get(d, f);
 		return e->scq ? 0 : -1;
 	}
-	e->scq = rc_cq_new(d, e->ch ? e->ch : d->ch, RC_SQ, f);
+	/* lazy: reaped when a send waits for room, so sends wake nobody */
+	e->scq = rc_cq_new(d, e->pl ? e->pl : &d->pl, RC_SQ, true, f);
 	if (!e->scq)
 		return -1;
-	e->rcq = rc_cq_new(d, e->ch ? e->ch : d->ch, RC_RQ, f);
+	e->rcq = rc_cq_new(d, e->pl ? e->pl : &d->pl, RC_RQ, false, f);
 	if (!e->rcq) {
 		rc_cq_free(e->scq);
 		e->scq = NULL;
@@ -334,7 +333,7 @@ int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
 		e->pend = true;
 		e->pend_len = len;
 		e->pend_imm = imm;
-		return 0;
+		return rc_cq_want(e->scq, true, f);
 	}
 	if (e->write) {
 		if (len > e->rlen)
@@ -356,5 +355,7 @@ int rc_ep_sent(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
 	if (!e->pend)
 		return 0;
 	e->pend = false;
+	if (rc_cq_want(e->scq, false, f))
+		return -1;
 	return rc_post_send(d, e, e->pend_len, e->pend_imm, f);
 }

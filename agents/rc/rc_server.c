@@ -185,8 +185,13 @@ static void rs_echo(struct rs_srv *s, struct rs_ep *x, const struct ibv_wc *wc,
 		return;
 	}
 	if (rc_post_send(d, &x->e, len, wc->wc_flags & IBV_WC_WITH_IMM ?
-			 ntohl(wc->imm_data) : 0, &f))
+			 ntohl(wc->imm_data) : 0, &f)) {
 		rs_ep_kill(s, x, f.call);
+		return;
+	}
+	/* counted when posted: send completions are reaped lazily (rc.h) */
+	s->echoed++;
+	s->bytes += d->size;
 }
 
 static void rs_wc(void *arg, const struct ibv_wc *wc)
@@ -222,8 +227,6 @@ static void rs_wc(void *arg, const struct ibv_wc *wc)
 	switch (wc->opcode) {
 	case IBV_WC_SEND:
 	case IBV_WC_RDMA_WRITE:
-		s->echoed++;
-		s->bytes += s->dev.size;
 		if (rc_ep_sent(&s->dev, &x->e, &f))
 			rs_ep_kill(s, x, f.call);
 		break;
@@ -264,8 +267,11 @@ static int rs_loop(struct rs_srv *s)
 			rs_ctl(s);
 		if (s->stop)
 			break;
-		n = epoll_wait(s->ep, ev, RS_EVENTS,
-			       s->nready ? 0 : s->ctl.pollable ? -1 : 100);
+		/* hot CQs (--poll busy|adaptive) are polled on every turn */
+		if (rc_poll_hot(&s->dev.pl, rs_wc, s))
+			return -1;
+		n = epoll_wait(s->ep, ev, RS_EVENTS, s->nready || rc_poll_spinning(&s->dev.pl) ? 0 :
+			       s->ctl.pollable ? -1 : 100);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -387,7 +393,7 @@ out:
 		proto_result_server(&(struct proto_result_server){
 			.accepted = s.accepted, .peak = s.peak, .echoed = s.echoed,
 			.bytes = s.bytes, .dropped = s.dropped, .rejected = s.rejected,
-			.cq_events = s.dev.cq_events, .ah = PROTO_NONE });
+			.cq_events = s.dev.pl.events, .ah = PROTO_NONE });
 		proto_bye();
 	}
 	return ret;

@@ -67,6 +67,7 @@ struct rt_sess {
 	int fd;
 	SSL *ssl;
 	struct ibv_comp_channel *ch;
+	struct rc_poller pl;	/* of ch */
 	struct rt_ep **eps;
 	uint32_t neps, cap;
 	bool dead;		/* an endpoint died in the poll: sweep after it */
@@ -111,8 +112,6 @@ static void rt_wc(void *arg, const struct ibv_wc *wc)
 		goto dead;
 	}
 	if (wc->opcode == IBV_WC_SEND || wc->opcode == IBV_WC_RDMA_WRITE) {
-		atomic_fetch_add(&t->s->echoed, 1);
-		atomic_fetch_add(&t->s->bytes, d->size);
 		if (rc_ep_sent(d, &x->e, &f))
 			goto dead;
 		return;
@@ -125,6 +124,9 @@ static void rt_wc(void *arg, const struct ibv_wc *wc)
 	    rc_post_send(d, &x->e, wc->byte_len,
 			 wc->wc_flags & IBV_WC_WITH_IMM ? ntohl(wc->imm_data) : 0, &f))
 		goto dead;
+	/* counted when posted: send completions are reaped lazily (rc.h) */
+	atomic_fetch_add(&t->s->echoed, 1);
+	atomic_fetch_add(&t->s->bytes, d->size);
 	return;
 dead:
 	/* freed after the poll: its CQ may be the one being polled */
@@ -151,7 +153,7 @@ static int rt_req(struct rt_sess *t, const struct oob_rec *req, uint8_t out[OOB_
 	if (!x)
 		goto rej;
 	x->e.gen = 1;
-	x->e.ch = t->ch;
+	x->e.pl = &t->pl;
 	if (rc_ep_create(d, &x->e, t->neps, req->op == OOB_OP_WRITE, NULL, &f)) {
 		free(x);
 		goto rej;
@@ -222,7 +224,7 @@ static const char *rt_serve(struct rt_sess *t, char *why, size_t wlen)
 		{ .fd = t->fd, .events = POLLIN },
 		{ .fd = t->ch->fd, .events = POLLIN },
 	};
-	uint64_t nev = 0, since = 0, left;
+	uint64_t since = 0, left;
 	const char *reason;
 	size_t got, before;
 	uint32_t i;
@@ -238,20 +240,21 @@ static const char *rt_serve(struct rt_sess *t, char *why, size_t wlen)
 					return "timeout";
 				left -= (clock_ns() - since) / 1000000;
 			}
-			r = poll(pf, 2, t->ilen ? (int)left : -1);
+			/* hot CQs (--poll busy|adaptive): look, do not sleep */
+			r = poll(pf, 2, rc_poll_spinning(&t->pl) ? 0 : t->ilen ? (int)left : -1);
 			if (r < 0) {
 				if (errno == EINTR)
 					continue;
 				snprintf(why, wlen, "%s", proto_errname(errno));
 				return why;
 			}
-			if (!r)
+			if (!r && !rc_poll_spinning(&t->pl))
 				continue;
-			if (pf[1].revents & POLLIN) {
-				if (rc_chan_poll(t->ch, &nev, rt_wc, t))
+			if ((pf[1].revents & POLLIN) || rc_poll_spinning(&t->pl)) {
+				t->pl.events = 0;
+				if (rc_poll(&t->pl, rt_wc, t))
 					return "ibv_get_cq_event";
-				atomic_fetch_add(&s->cq_events, nev);
-				nev = 0;
+				atomic_fetch_add(&s->cq_events, t->pl.events);
 				for (i = 0; t->dead && i < t->neps; i++)
 					if (t->eps[i] && t->eps[i]->e.dead)
 						rt_ep_free(t, i);
@@ -310,11 +313,13 @@ static void *rt_thread(void *arg)
 		reason = proto_errname(errno);
 		goto out_ch;
 	}
+	rc_poller_init(&t->pl, t->ch, s->o->poll);
 	reason = rt_serve(t, why, sizeof(why));
 out_ch:
 	for (i = 0; i < t->neps; i++)
 		if (t->eps[i])
 			rt_ep_free(t, i);
+	rc_poller_fini(&t->pl);
 	if (ibv_destroy_comp_channel(t->ch))
 		ag_warn("ibv_destroy_comp_channel: %s", strerror(errno));
 out:

@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# poll.sh: rdmacap run --transport rc with each --poll mode, and the setup step
+# figures of each --cm, on a real rxe pair (the VM):
+#
+#   vm/run --share $PWD -- suites/vm/poll.sh
+#
+# Each --poll event|busy|adaptive passes a POLL_CLIENTS point (default 100) with
+# every payload verified and the RDMA resource counters back to their baseline;
+# --server-model thread has its own poller, so busy runs there once too. Then
+# each --cm must report a p50 and p99 for every setup step it has, in TAP and
+# in JSON, and the JSON of the other manager's steps stays 0.
+#
+# TAP 13 on stdout, each point's figures as "# key=value"; exit 0 pass, 1 fail,
+# 4 skip.
+set -u
+
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+N=${POLL_CLIENTS:-100}
+W=
+
+# pt NAME ARGS...: one point; its TAP in $W/NAME.tap, its JSON point in $W/NAME.json
+pt() {
+	local name=$1 rc=0
+	shift
+	rdc_rdmacap run --transport rc --size 64 --json "$W/$name.all.json" "$@" \
+		>"$W/$name.tap" 2>"$W/$name.err" || rc=$?
+	jq '.points[0]' "$W/$name.all.json" >"$W/$name.json" 2>/dev/null || echo '{}' >"$W/$name.json"
+	return "$rc"
+}
+
+j() {
+	jq -r "$2" "$W/$1.json"
+}
+
+# the point passed, every round trip came back verified, nothing leaked
+t_clean() {
+	local name=$1 desc=$2 rc=$3 exp ver bad leak
+
+	exp=$(j "$name" '.traffic.expected // 0')
+	ver=$(j "$name" '.traffic.verified // -1')
+	bad=$(j "$name" '.traffic.bad // -1')
+	leak=$(j "$name" '.resources.leak | tostring')
+	tap_kv "${name}_lat_us_p50" "$(j "$name" '.traffic.lat_us.p50 // 0')"
+	tap_kv "${name}_msgs_per_s" "$(j "$name" '.traffic.msgs_per_s // 0')"
+	if [ "$rc" = 0 ] && [ "$exp" -gt 0 ] && [ "$ver" = "$exp" ] && [ "$bad" = 0 ] &&
+	   [ "$leak" = false ]; then
+		tap_ok "$desc"
+	else
+		sed 's/^/# /' "$W/$name.err" | tail -5
+		tap_fail "$desc" "exit=$rc expected=$exp verified=$ver bad=$bad leak=$leak"
+	fi
+}
+
+# t_steps NAME CM STEPS-OF-CM OTHER-STEPS
+t_steps() {
+	local name=$1 cm=$2 mine=$3 other=$4 s bad=''
+
+	for s in $mine; do
+		grep -Eq "^ *# .*setup_${s}_us_p50=[0-9.]+ setup_${s}_us_p99=[0-9.]+" "$W/$name.tap" ||
+			bad="$bad tap:$s"
+		[ "$(j "$name" ".setup_us.$s.p50 > 0 and .setup_us.$s.p99 >= .setup_us.$s.p50")" = true ] ||
+			bad="$bad json:$s"
+		tap_kv "${cm}_${s}_us_p50" "$(j "$name" ".setup_us.$s.p50")"
+		tap_kv "${cm}_${s}_us_p99" "$(j "$name" ".setup_us.$s.p99")"
+	done
+	for s in $other; do
+		grep -q "setup_${s}_us" "$W/$name.tap" && bad="$bad tap-other:$s"
+		[ "$(j "$name" ".setup_us.$s.p50")" = 0 ] || bad="$bad json-other:$s"
+	done
+	if [ -z "$bad" ]; then
+		tap_ok "--cm $cm: p50/p99 of every setup step in TAP and JSON"
+	else
+		tap_fail "--cm $cm: p50/p99 of every setup step in TAP and JSON" "missing:$bad"
+	fi
+}
+
+main() {
+	local m rc
+	local cm_steps='resolve_addr create_qp resolve_route established'
+	local oob_steps='create_qp tls exchange rtr_rts'
+
+	tap_init
+	rdc_need rdc_have_root
+	rdc_need rdc_have_rxe
+	rdc_need rdc_have_cmd jq
+	W=$(mktemp -d /tmp/poll.XXXXXX)
+	tap_plan 6
+	for m in event busy adaptive; do
+		rc=0
+		pt "$m" --clients "$N" --msgs 20 --poll "$m" || rc=$?
+		t_clean "$m" "--poll $m: $N clients, payloads verified, counters back to baseline" "$rc"
+	done
+	rc=0
+	pt thread --clients "$N" --msgs 20 --poll busy --server-model thread || rc=$?
+	t_clean thread "--poll busy --server-model thread: $N clients verified, no leak" "$rc"
+	rc=0
+	pt oob --clients 20 --msgs 5 --cm oob-tls || rc=$?
+	t_steps oob oob-tls "$oob_steps" 'resolve_addr resolve_route established'
+	rc=0
+	pt cm --clients 20 --msgs 5 --cm rdmacm || rc=$?
+	t_steps cm rdmacm "$cm_steps" 'tls exchange rtr_rts'
+	rm -rf "$W"
+	tap_finished
+}
+
+main "$@"
