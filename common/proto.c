@@ -71,14 +71,17 @@ static const struct {
 	[PROTO_BYE] = { "bye", { { 0 } } },
 };
 
-/* the step fields follow hist in the table */
-#define PROTO_STEP_FIELD 7
-
+/* the step fields stand in enum proto_step's order, the first named "step_..." */
 const char *proto_step_name(enum proto_step s)
 {
+	const struct pf *f = proto_types[PROTO_RESULT_CLIENT].f;
+	int i = 0;
+
 	if ((unsigned)s >= PROTO_NSTEPS)
 		return "?";
-	return proto_types[PROTO_RESULT_CLIENT].f[PROTO_STEP_FIELD + s].key + strlen("step_");
+	while (i < PROTO_MAX_FIELDS && f[i].key && strncmp(f[i].key, "step_", 5))
+		i++;
+	return i + (int)s < PROTO_MAX_FIELDS && f[i + s].key ? f[i + s].key + 5 : "?";
 }
 
 static const char *const proto_errs[] = {

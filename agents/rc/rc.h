@@ -237,6 +237,11 @@ static inline bool rc_poll_spinning(const struct rc_poller *pl)
 	return pl->nhot != 0;
 }
 int rc_dev_poll(struct rc_dev *d, rc_wc_cb cb, void *arg);
+/*
+ * --poll event on a channel without a poller of its own (ud: one CQ a QP, never
+ * lazy); *nev counts its events. 0, or -1 after a fatal record.
+ */
+int rc_chan_poll(struct ibv_comp_channel *ch, uint64_t *nev, rc_wc_cb cb, void *arg);
 
 /* "retry_exceeded" for IBV_WC_RETRY_EXC_ERR: record-safe words */
 const char *rc_wc_word(enum ibv_wc_status st);

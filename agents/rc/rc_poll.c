@@ -220,3 +220,16 @@ int rc_dev_poll(struct rc_dev *d, rc_wc_cb cb, void *arg)
 {
 	return rc_poll(&d->pl, cb, arg);
 }
+
+int rc_chan_poll(struct ibv_comp_channel *ch, uint64_t *nev, rc_wc_cb cb, void *arg)
+{
+	struct rc_poller pl;
+	int rc;
+
+	/* event mode and CQs that are never lazy: nothing goes to a hot list */
+	rc_poller_init(&pl, ch, OPT_POLL_EVENT);
+	rc = rc_poll(&pl, cb, arg);
+	*nev += pl.events;
+	rc_poller_fini(&pl);
+	return rc;
+}
