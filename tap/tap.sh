@@ -138,13 +138,28 @@ tap_run() {
 # block whose plan was cut short (a crash) by the parent's result line. Empty
 # input stays empty.
 tap_embed() {
-	local line seen=0
+	local line seen=0 late='' result=0 i
+	local -a lines
 
-	while IFS= read -r line || [ -n "$line" ]; do
+	mapfile -t lines <"${1:-/dev/stdin}"
+	# KTAP wants the plan right after the version line: a parser that meets a
+	# result first takes it for the block's own result. A late plan (TAP 13
+	# allows one at the end) is hoisted there.
+	for i in "${!lines[@]}"; do
+		case ${lines[$i]} in
+		"ok "* | "not ok "*) result=1 ;;
+		1..[0-9]*)
+			[ "$result" -eq 0 ] || { late=${lines[$i]}; unset "lines[$i]"; }
+			break
+			;;
+		esac
+	done
+	for line in "${lines[@]}"; do
 		if [ "$seen" -eq 0 ] && [ -n "${line//[[:space:]]/}" ]; then
 			seen=1
 			tap__line "  KTAP version 1"
 			[ -z "${2-}" ] || tap__line "  # Subtest: $(tap__clean "$2" desc)"
+			[ -z "$late" ] || tap__line "  $late"
 			case $line in
 			"TAP version "* | "KTAP version "*) continue ;;
 			esac
@@ -154,7 +169,7 @@ tap_embed() {
 		else
 			printf '\n'
 		fi
-	done <"${1:-/dev/stdin}"
+	done
 }
 
 tap__bad() {

@@ -122,6 +122,7 @@ w_embed() {
 	tap_ok plain
 	tap_sub_end outer
 	tap_embed /dev/null name
+	printf 'ok 1 z\n1..1\n' | tap_embed "" late
 	tap_ok empty
 }
 
@@ -230,7 +231,7 @@ not ok 3 broken" "$(w_run)"
 }
 
 t_embed() {
-	tt_expect "tap_embed: a KTAP subtest one level down, version line made or added" "TAP version 13
+	tt_expect "tap_embed: a KTAP subtest one level down, version line made or added, a late plan hoisted" "TAP version 13
 1..3
   KTAP version 1
   1..1
@@ -246,6 +247,10 @@ ok 1 inner
     ok 1 y
   ok 1 plain
 ok 2 outer
+  KTAP version 1
+  # Subtest: late
+  1..1
+  ok 1 z
 ok 3 empty" "$(w_embed)"
 }
 
