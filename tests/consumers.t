@@ -142,7 +142,7 @@ view_prove() {
 # plan), the reasons on stderr.
 view_kunit() {
 	PYTHONPATH=$KUNIT python3 - "$1" <<-'EOF'
-	import io, sys
+	import io, re, sys
 	import kunit_parser as kp, kunit_printer
 	log = io.StringIO()
 	kp.stdout = kunit_printer.Printer(log)
@@ -159,7 +159,9 @@ view_kunit() {
 	    main = kp.parse_run_tests(f)
 	word = {kp.TestStatus.SUCCESS: "pass", kp.TestStatus.FAILURE: "fail",
 	        kp.TestStatus.SKIPPED: "skip"}
-	errs = [l for l in log.getvalue().splitlines() if "[ERROR]" in l]
+	# kunit's own errors only: it also prints the stream's diagnostics, which may
+	# quote an earlier run's errors
+	errs = [l for l in log.getvalue().splitlines() if re.match(r"\[[0-9:]+\] \[ERROR\]", l)]
 	def walk(t, path):
 	    for s in t.subtests:
 	        n = len(s.subtests)
