@@ -47,6 +47,8 @@ const struct hp_opt hp_opts[] = {
 	  "connections of a point, over all agents (ramp: one point per N)" },
 	{ "agents", 1, HP_O_AGENTS, LOAD, HG_LOAD, "P", 1, 100000, NULL,
 	  "client agent processes sharing the connections; default: as the limits need" },
+	{ "repeat", 1, HP_O_REPEAT, B(HP_RUN) | B(HP_RAMP) | B(HP_STORM), HG_LOAD, "R", 1,
+	  HP_MAX_REPEAT, "1", "run each point R times; figures as min/median/max over them" },
 	S(OPT_MSGS, LOAD, HG_LOAD),
 	S(OPT_SIZE, LOAD, HG_LOAD),
 	S(OPT_THINK_MS, LOAD, HG_LOAD),
@@ -209,6 +211,7 @@ static int hp_apply(struct hp_plan *p, const struct hp_opt *o, const char *v)
 	switch (o->val) {
 	case HP_O_CLIENTS: return hp_parse_list(v, p->clients, HP_MAX_POINTS, &p->npoints);
 	case HP_O_AGENTS: return hp_long(v, o->min, o->max, &p->agents);
+	case HP_O_REPEAT: return hp_long(v, o->min, o->max, &p->repeat);
 	case HP_O_MAX: return hp_long(v, o->min, o->max, &p->max);
 	case HP_O_START: return hp_long(v, o->min, o->max, &p->start);
 	case HP_O_STEPS: return hp_long(v, o->min, o->max, &p->steps);

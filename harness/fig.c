@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The table of a load point's figures, and the writers that walk it. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness/fig.h"
@@ -301,30 +302,68 @@ static int fig_fmt(char *buf, size_t len, const struct fig *f, const struct fig_
 }
 #pragma GCC diagnostic pop
 
-void fig_tap(struct tap *t, enum fig_line line, const struct pt_point *pt, const struct hp_plan *p)
+/* Appends " name=" and the value(s) of one row to out; a spread is "min/median/max". */
+static size_t fig_tap_row(char *out, size_t size, size_t l, const struct fig *f,
+			  const struct fig_val *v, int nv)
 {
-	char out[1024];
+	int n = snprintf(out + l, size - l, "%s%s=", l ? " " : "", f->name);
+
+	if (n > 0 && (size_t)n < size - l)
+		l += (size_t)n;
+	for (int i = 0; i < nv && l < size - 1; i++) {
+		if (i)
+			out[l++] = '/';
+		n = fig_fmt(out + l, size - l, f, &v[i]);
+		if (n > 0)
+			l += (size_t)n < size - l ? (size_t)n : size - l - 1;
+	}
+	out[l < size ? l : size - 1] = '\0';
+	return l;
+}
+
+/* One TAP line from a point (a NULL) or from the spread over its repeats (pt NULL). */
+static void fig_tap_line(struct tap *t, enum fig_line line, const struct pt_point *pt,
+			 const struct fig_agg *a, const struct hp_plan *p)
+{
+	/* the point's settings are the same in every repeat: one value */
+	bool one = line == FIG_L_PLAN || line == FIG_L_TIMEOUT;
+	char out[1536];
 	size_t l = 0;
 
-	for (const struct fig *f = fig_table; f->name && l < sizeof(out); f++) {
-		struct fig_val v;
-		int n;
+	for (size_t i = 0; fig_table[i].name && l < sizeof(out) - 1; i++) {
+		const struct fig *f = &fig_table[i];
+		struct fig_val v[3];
+		int nv = 1;
 
 		if (f->line != line)
 			continue;
-		fig_get(f, pt, p, &v);
-		if (!fig_applies(f, &v, p))
+		if (a) {
+			v[0] = a[i].min, v[1] = a[i].med, v[2] = a[i].max;
+			nv = one || v[1].type == FIG_STR ? 1 : 3;
+			if (nv == 1)
+				v[0] = a[i].med;
+		} else {
+			fig_get(f, pt, p, &v[0]);
+		}
+		/* shown when any repeat shows it: the max (or the text) decides */
+		if (!fig_applies(f, a && nv == 3 ? &v[2] : &v[0], p))
 			continue;
-		n = snprintf(out + l, sizeof(out) - l, "%s%s=", l ? " " : "", f->name);
-		if (n > 0 && (size_t)n < sizeof(out) - l)
-			l += (size_t)n;
-		n = l < sizeof(out) ? fig_fmt(out + l, sizeof(out) - l, f, &v) : 0;
-		if (n > 0)
-			l += (size_t)n < sizeof(out) - l ? (size_t)n : sizeof(out) - l - 1;
+		l = fig_tap_row(out, sizeof(out), l, f, v, nv);
 	}
 	if (l)
 		tap_diag(t, "%s%s", (size_t)line < sizeof(fig_label) / sizeof(fig_label[0]) &&
 			 fig_label[line] ? fig_label[line] : "", out);
+}
+
+void fig_tap(struct tap *t, enum fig_line line, const struct pt_point *pt, const struct hp_plan *p)
+{
+	fig_tap_line(t, line, pt, NULL, p);
+}
+
+void fig_tap_spread(struct tap *t, enum fig_line line, const struct fig_agg *a,
+		    const struct hp_plan *p)
+{
+	fig_tap_line(t, line, NULL, a, p);
 }
 
 /* The object at the dotted path's parent (created on the way when 'make'), and its last key. */
@@ -348,36 +387,65 @@ static json_t *fig_json_parent(json_t *o, const char *path, bool make, char *key
 	return o;
 }
 
+static json_t *fig_json_val(const struct fig *f, const struct fig_val *v)
+{
+	switch (v->type) {
+	case FIG_LONG:
+		return f->jreal ? json_real((double)v->l) : json_integer((json_int_t)v->l);
+	case FIG_U64:
+		return f->jreal ? json_real((double)v->u) : json_integer((json_int_t)v->u);
+	case FIG_DBL:
+		return json_real(v->d);
+	case FIG_STR:
+		return json_string(v->s);
+	}
+	return json_null();
+}
+
+static void fig_json_set(json_t *o, const struct fig *f, const struct fig_val *v)
+{
+	json_t *parent, *j = fig_json_val(f, v);
+	char key[64];
+
+	parent = fig_json_parent(o, f->json, true, key, sizeof(key));
+	if (parent)
+		json_object_set_new(parent, key, j);
+	else
+		json_decref(j);
+}
+
 void fig_json(json_t *o, const struct pt_point *pt, const struct hp_plan *p)
 {
 	for (const struct fig *f = fig_table; f->name; f++) {
 		struct fig_val v;
-		char key[64];
-		json_t *parent, *j = NULL;
 
 		if (!f->json)
 			continue;
 		fig_get(f, pt, p, &v);
-		switch (v.type) {
-		case FIG_LONG:
-			j = f->jreal ? json_real((double)v.l) : json_integer((json_int_t)v.l);
-			break;
-		case FIG_U64:
-			j = f->jreal ? json_real((double)v.u) : json_integer((json_int_t)v.u);
-			break;
-		case FIG_DBL:
-			j = json_real(v.d);
-			break;
-		case FIG_STR:
-			j = json_string(v.s);
-			break;
-		}
-		parent = fig_json_parent(o, f->json, true, key, sizeof(key));
-		if (parent)
-			json_object_set_new(parent, key, j);
-		else
-			json_decref(j);
+		fig_json_set(o, f, &v);
 	}
+}
+
+void fig_json_spread(json_t *o, const struct fig_agg *a, const struct hp_plan *p)
+{
+	json_t *rep = json_object_get(o, "repeat"), *min = json_object(), *max = json_object();
+
+	(void)p;
+	if (!json_is_object(rep)) {
+		rep = json_object();
+		json_object_set_new(o, "repeat", rep);
+	}
+	for (size_t i = 0; fig_table[i].name; i++) {
+		const struct fig *f = &fig_table[i];
+
+		if (!f->json)
+			continue;
+		fig_json_set(o, f, &a[i].med);
+		fig_json_set(min, f, &a[i].min);
+		fig_json_set(max, f, &a[i].max);
+	}
+	json_object_set_new(rep, "min", min);
+	json_object_set_new(rep, "max", max);
 }
 
 double fig_json_at(json_t *o, const char *path)
@@ -395,4 +463,62 @@ double fig_json_num(json_t *o, const char *name)
 		if (f->json && !strcmp(f->name, name))
 			return fig_json_at(o, f->json);
 	return 0;
+}
+
+size_t fig_nrows(void)
+{
+	size_t n = 0;
+
+	while (fig_table[n].name)
+		n++;
+	return n;
+}
+
+static double fig_num(const struct fig_val *v)
+{
+	switch (v->type) {
+	case FIG_LONG:
+		return (double)v->l;
+	case FIG_U64:
+		return (double)v->u;
+	case FIG_DBL:
+		return v->d;
+	case FIG_STR:
+		break;
+	}
+	return 0;
+}
+
+static int fig_cmp(const void *a, const void *b)
+{
+	double x = fig_num(a), y = fig_num(b);
+
+	return (x > y) - (x < y);
+}
+
+struct fig_agg *fig_aggregate(const struct pt_point *const *pts, int n, int shown,
+			      const struct hp_plan *p)
+{
+	struct fig_agg *a = calloc(fig_nrows(), sizeof(*a));
+	struct fig_val v[HP_MAX_REPEAT];
+
+	if (!a)
+		return NULL;
+	if (n > HP_MAX_REPEAT)
+		n = HP_MAX_REPEAT;
+	if (shown < 0 || shown >= n)
+		shown = 0;
+	for (size_t i = 0; fig_table[i].name && n > 0; i++) {
+		for (int k = 0; k < n; k++)
+			fig_get(&fig_table[i], pts[k], p, &v[k]);
+		if (v[0].type == FIG_STR) {
+			a[i].min = a[i].med = a[i].max = v[shown];
+			continue;
+		}
+		qsort(v, (size_t)n, sizeof(v[0]), fig_cmp);
+		a[i].min = v[0];
+		a[i].med = v[(n - 1) / 2];
+		a[i].max = v[n - 1];
+	}
+	return a;
 }

@@ -5,7 +5,9 @@
  * JSON object, how to read it from struct pt_point, and when TAP shows it.
  * The TAP subtest (pointtap.c), the JSON side file (json.c) and `rdmacap
  * report` (report.c) are all produced from it: a new figure is one row of
- * fig_table in fig.c. Counters with a value per resource (base/peak/after),
+ * fig_table in fig.c. A point run --repeat R times reports every figure as
+ * min / median / max over its repeats (fig_aggregate): TAP as "min/median/max",
+ * JSON as the median at the figure's path and min and max under "repeat". Counters with a value per resource (base/peak/after),
  * the port counters by the devices' names, the QPs by state and those named,
  * the failure records and the series are structures, not figures: json.c and
  * pointtap.c write those themselves.
@@ -67,11 +69,45 @@ struct fig {
 
 extern const struct fig fig_table[];
 
+/*
+ * A figure over the repeats of one point. The median is the nearest-rank one
+ * (the lower middle when R is even), so it is always a measured value; text
+ * figures (cause, capped) are the shown repeat's.
+ */
+struct fig_agg {
+	struct fig_val min, med, max;
+};
+
+/* The rows of fig_table (the size of a fig_aggregate array). */
+size_t fig_nrows(void);
+
+/*
+ * Every row over pts[0..n) (n <= HP_MAX_REPEAT), text rows from pts[shown].
+ * Returns a malloc'd array of fig_nrows() (text values point into pts, which
+ * must outlive it), or NULL without memory.
+ */
+struct fig_agg *fig_aggregate(const struct pt_point *const *pts, int n, int shown,
+			      const struct hp_plan *p);
+
 /* Writes TAP line 'line' ("# k=v k=v ..."), if any row of it applies. */
 void fig_tap(struct tap *t, enum fig_line line, const struct pt_point *pt, const struct hp_plan *p);
 
+/*
+ * TAP line 'line' over the repeats: each number as "min/median/max", text as
+ * the shown repeat's. The point's settings (FIG_L_PLAN, FIG_L_TIMEOUT) are
+ * the same in every repeat and print as one value.
+ */
+void fig_tap_spread(struct tap *t, enum fig_line line, const struct fig_agg *a,
+		    const struct hp_plan *p);
+
 /* Sets every row with a JSON path in point object o. */
 void fig_json(json_t *o, const struct pt_point *pt, const struct hp_plan *p);
+
+/*
+ * Over the repeats: each row's median at its path in o, its min and max at the
+ * same path under o.repeat.min and o.repeat.max.
+ */
+void fig_json_spread(json_t *o, const struct fig_agg *a, const struct hp_plan *p);
 
 /* The number at a dotted path ("server.qp"), 0 when absent. */
 double fig_json_at(json_t *o, const char *path);

@@ -9,11 +9,11 @@
 
 json_t *hj_plan(const struct hp_plan *p)
 {
-	json_t *cl = json_array();
+	json_t *cl = json_array(), *o;
 
 	for (int i = 0; i < p->npoints; i++)
 		json_array_append_new(cl, json_integer(p->clients[i]));
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:I, "
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:I, "
 			 "s:I, s:I, s:I, s:s, s:s, s:I, s:I}",
 			 "command", p->cmd_name, "transport", opt_word(OPT_TRANSPORT, p->transport),
 			 "cm", opt_word(OPT_CM, p->cm), "server_model",
@@ -27,6 +27,9 @@ json_t *hj_plan(const struct hp_plan *p)
 			 opt_word(OPT_OOB_SESSION, p->oob_session), "poll",
 			 opt_word(OPT_POLL, p->poll), "max",
 			 (json_int_t)p->max, "server_threads", (json_int_t)p->server_threads);
+	if (o)
+		json_object_set_new(o, "repeat", json_integer((json_int_t)p->repeat));
+	return o;
 }
 
 static json_t *hj_res(const uint64_t *v)

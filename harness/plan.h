@@ -23,6 +23,7 @@ enum hp_cmd { HP_ENV, HP_UP, HP_DOWN, HP_RUN, HP_RAMP, HP_LIMIT, HP_STORM, HP_RE
 
 #define HP_MAX_POINTS 64
 #define HP_MAX_FILES 16
+#define HP_MAX_REPEAT 100       /* --repeat: runs of one point */
 
 struct hp_plan {
 	enum hp_cmd cmd;
@@ -43,6 +44,7 @@ struct hp_plan {
 	long msgs, size, think_ms, stagger_ms, workers, timeout_s;
 	bool msgs_set, timeout_set;
 	long server_threads;
+	long repeat;            /* --repeat: each point this many times (run, ramp, storm) */
 	long ports;             /* 0 = automatic */
 	char topo_spec[24];
 	struct nn_topo topo;

@@ -19,6 +19,7 @@
 #include "harness/json.h"
 #include "harness/plans.h"
 #include "harness/pointtap.h"
+#include "harness/repeat.h"
 
 #define PL_MAX_MEMO 256
 
@@ -198,6 +199,14 @@ static int pl_point(struct pl_sess *s, long n, bool probe, const char *label)
 
 	if (!pt)
 		return -1;
+	if (c->plan->repeat > 1) {
+		free(pt);
+		rc = rpt_point(c, n, label, s->points);
+		if (c->plan->json)
+			hj_write(s->doc, c->plan->json);
+		s->ran++;
+		return rc;
+	}
 	fprintf(stderr, "rdmacap: %s: %ld clients\n", label, n);
 	rc = pt_run(c, n, pt);
 	snprintf(desc, sizeof(desc), "%s clients=%ld connected=%ld success=%.2f%%", label, n,
