@@ -9,6 +9,8 @@
  * The SVG has three panels against clients (log scale): success %, QP/CQ/MR
  * counts, and latency p50/p99 on a log axis with round ticks. Every series has
  * its own colour, dash and marker, so series on the same values stay visible.
+ * A point run with --repeat shows its medians, with the min..max over the
+ * repeats in brackets (Markdown) and as error bars (SVG).
  */
 #include <errno.h>
 #include <math.h>
@@ -26,6 +28,8 @@
 struct rp_row {
 	long clients, connected;
 	double success, lat_p50, lat_p99, msgs_per_s;
+	int nrep;                  /* repeats of the point (1 without --repeat) */
+	double spread[3][2];       /* min, max over the repeats: success, p50, p99 */
 	long qp, cq, mr, srv_rss_kb, agents_rss_kb;
 	bool have_res;
 	char status[16];
@@ -41,6 +45,25 @@ struct rp_set {
 static long rp_int(json_t *o, const char *path)
 {
 	return (long)fig_json_at(o, path);
+}
+
+/* The figures a row shows with their spread, in the order of rp_row.spread. */
+static const char *const rp_spread_figs[3] = { "success_pct", "lat_us_p50", "lat_us_p99" };
+
+/* min and max over the repeats (repeat.min / repeat.max), else the value itself */
+static void rp_spread(json_t *pt, struct rp_row *r)
+{
+	json_t *rep = json_object_get(pt, "repeat");
+	json_t *lo = json_object_get(rep, "min"), *hi = json_object_get(rep, "max");
+
+	r->nrep = json_is_object(lo) && json_is_object(hi) ?
+		  (int)json_integer_value(json_object_get(rep, "ran")) : 1;
+	for (int i = 0; i < 3; i++) {
+		double v = fig_json_num(pt, rp_spread_figs[i]);
+
+		r->spread[i][0] = r->nrep > 1 ? fig_json_num(lo, rp_spread_figs[i]) : v;
+		r->spread[i][1] = r->nrep > 1 ? fig_json_num(hi, rp_spread_figs[i]) : v;
+	}
 }
 
 static int rp_load(const char *path, struct rp_set *s)
@@ -79,6 +102,7 @@ static int rp_load(const char *path, struct rp_set *s)
 		r->msgs_per_s = fig_json_num(pt, "msgs_per_s");
 		r->srv_rss_kb = (long)fig_json_num(pt, "srv_rss_kb_peak");
 		r->agents_rss_kb = (long)fig_json_num(pt, "agents_rss_kb");
+		rp_spread(pt, r);
 		if (json_is_object(peak) && json_is_object(base)) {
 			r->have_res = true;
 			r->qp = rp_int(peak, "server.qp") - rp_int(base, "server.qp");
@@ -126,6 +150,29 @@ static void rp_cell(FILE *f, const char *fmt, double now, const double *old)
 	fprintf(f, " |");
 }
 
+/* A median with its spread over the repeats: "650.2 [606.0..704.1]". */
+static void rp_cell_spread(FILE *f, const char *fmt, const struct rp_row *r, int fig, double now,
+			   const double *old)
+{
+	if (r->nrep > 1) {
+		fprintf(f, " ");
+		fprintf(f, fmt, now);
+		fprintf(f, " [");
+		fprintf(f, fmt, r->spread[fig][0]);
+		fprintf(f, "..");
+		fprintf(f, fmt, r->spread[fig][1]);
+		fprintf(f, "]");
+		if (old) {
+			fprintf(f, " (was ");
+			fprintf(f, fmt, *old);
+			fprintf(f, ")");
+		}
+		fprintf(f, " |");
+		return;
+	}
+	rp_cell(f, fmt, now, old);
+}
+
 static void rp_md(FILE *f, const struct rp_set *s, const struct rp_set *old)
 {
 	fprintf(f, "| Transport | Clients | Connected | Success | QPs | CQs | MRs | Server RSS (MiB) "
@@ -139,7 +186,7 @@ static void rp_md(FILE *f, const struct rp_set *s, const struct rp_set *old)
 
 		fprintf(f, "| %s | %ld |", r->transport, r->clients);
 		rp_cell(f, "%.0f", (double)r->connected, o ? &(double){ (double)o->connected } : NULL);
-		rp_cell(f, "%.2f%%", r->success, o ? &o->success : NULL);
+		rp_cell_spread(f, "%.2f%%", r, 0, r->success, o ? &o->success : NULL);
 		if (r->have_res) {
 			rp_cell(f, "%.0f", (double)r->qp, o && o->have_res ? &(double){ (double)o->qp } : NULL);
 			rp_cell(f, "%.0f", (double)r->cq, o && o->have_res ? &(double){ (double)o->cq } : NULL);
@@ -151,13 +198,14 @@ static void rp_md(FILE *f, const struct rp_set *s, const struct rp_set *old)
 		rp_cell(f, "%.1f", v, o ? &(double){ (double)o->srv_rss_kb / 1024.0 } : NULL);
 		v = (double)r->agents_rss_kb / 1024.0;
 		rp_cell(f, "%.1f", v, o ? &(double){ (double)o->agents_rss_kb / 1024.0 } : NULL);
-		rp_cell(f, "%.1f", r->lat_p50, o ? &o->lat_p50 : NULL);
-		rp_cell(f, "%.1f", r->lat_p99, o ? &o->lat_p99 : NULL);
+		rp_cell_spread(f, "%.1f", r, 1, r->lat_p50, o ? &o->lat_p50 : NULL);
+		rp_cell_spread(f, "%.1f", r, 2, r->lat_p99, o ? &o->lat_p99 : NULL);
 		rp_cell(f, "%.0f", r->msgs_per_s, o ? &o->msgs_per_s : NULL);
 		fprintf(f, " %s | %s |\n", r->status, r->cause[0] ? r->cause : "");
 	}
 	fprintf(f, "\nQPs/CQs/MRs: the server device's counters at peak minus the baseline "
-		   "before the point (RDMA netlink); '-' where the transport uses none.\n");
+		   "before the point (RDMA netlink); '-' where the transport uses none. "
+		   "A point run with --repeat shows medians, [min..max] over its repeats.\n");
 }
 
 /* --- SVG --- */
@@ -310,6 +358,22 @@ static void rp_line(FILE *f, const struct rp_axis *a, const struct rp_set *s, rp
 		st->color, label);
 }
 
+/* Error bars: min..max over the repeats of each point that has them (fig: rp_row.spread). */
+static void rp_bars(FILE *f, const struct rp_axis *a, const struct rp_set *s, int fig,
+		    const struct rp_style *st, const char *tr)
+{
+	for (int i = 0; i < s->n; i++) {
+		const struct rp_row *r = &s->r[i];
+		double x = rp_x(a, (double)r->clients);
+
+		if (r->nrep < 2 || !rp_in(r, false, tr))
+			continue;
+		fprintf(f, "<path d='M%.1f,%.1f V%.1f M%.1f,%.1f h8 M%.1f,%.1f h8' stroke='%s' "
+			   "fill='none'/>\n", x, rp_y(a, r->spread[fig][0]), rp_y(a, r->spread[fig][1]),
+			x - 4, rp_y(a, r->spread[fig][0]), x - 4, rp_y(a, r->spread[fig][1]), st->color);
+	}
+}
+
 static double rp_max(const struct rp_set *s, rp_get g)
 {
 	double m = 0;
@@ -375,6 +439,7 @@ static void rp_svg(FILE *f, const struct rp_set *s, const struct rp_set *old)
 
 		snprintf(l, sizeof(l), "success %s", trs[k]);
 		rp_line(f, &a, s, g_succ, &rp_tr_style[k][0], false, trs[k], l, li++);
+		rp_bars(f, &a, s, 0, &rp_tr_style[k][0], trs[k]);
 		if (old) {
 			bs.dash = "3,3";
 			snprintf(l, sizeof(l), "baseline %s", trs[k]);
@@ -398,6 +463,8 @@ static void rp_svg(FILE *f, const struct rp_set *s, const struct rp_set *old)
 	/* latency spans decades between 10 and 100,000 clients: log scale */
 	a.py = 620, a.ylog = true;
 	m = fmax(rp_max(s, g_p99), old ? rp_max(old, g_p99) : 0);
+	for (int i = 0; i < s->n; i++)
+		m = fmax(m, s->r[i].spread[2][1]);
 	lo = rp_min_pos(s, g_p50);
 	if (old && rp_min_pos(old, g_p50) > 0)
 		lo = lo > 0 ? fmin(lo, rp_min_pos(old, g_p50)) : rp_min_pos(old, g_p50);
@@ -413,8 +480,10 @@ static void rp_svg(FILE *f, const struct rp_set *s, const struct rp_set *old)
 
 		snprintf(l, sizeof(l), "p50 %s", trs[k]);
 		rp_line(f, &a, s, g_p50, &rp_tr_style[k][1], false, trs[k], l, li++);
+		rp_bars(f, &a, s, 1, &rp_tr_style[k][1], trs[k]);
 		snprintf(l, sizeof(l), "p99 %s", trs[k]);
 		rp_line(f, &a, s, g_p99, &rp_tr_style[k][2], false, trs[k], l, li++);
+		rp_bars(f, &a, s, 2, &rp_tr_style[k][2], trs[k]);
 		if (old) {
 			bs.dash = "1,3";
 			snprintf(l, sizeof(l), "p99 %s baseline", trs[k]);

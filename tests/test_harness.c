@@ -130,13 +130,23 @@ static void t_cli(void)
 			  p, err, sizeof(err)) &&
 			   p->cm == OPT_CM_RDMACM && p->srq && p->agents == 500,
 	       "cli: rc options parse");
+	tap_ok(&t, !parse("rdmacap run", p, err, sizeof(err)) && p->repeat == 1 &&
+			   !parse("rdmacap storm --repeat 3", p, err, sizeof(err)) && p->repeat == 3 &&
+			   !parse("rdmacap ramp --repeat 100 --clients 1,2", p, err, sizeof(err)) &&
+			   p->repeat == 100,
+	       "cli: --repeat defaults to 1, run/ramp/storm take it");
+	tap_ok(&t, parse("rdmacap limit --repeat 2", p, err, sizeof(err)) == -1 &&
+			   strstr(err, "does not apply") &&
+			   parse("rdmacap run --repeat 0", p, err, sizeof(err)) == -1 &&
+			   parse("rdmacap run --repeat 101", p, err, sizeof(err)) == -1,
+	       "cli: --repeat not for limit, and within 1..100");
 	free(p);
 }
 
 int main(void)
 {
 	tap_init(&t, stdout);
-	tap_plan(&t, 22);
+	tap_plan(&t, 24);
 	t_hist();
 	t_exact();
 	t_cli();

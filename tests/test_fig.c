@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the figures over repeats (harness/fig.h): min / median / max
+ * per figure, the median a measured value (the lower middle for an even count),
+ * text from the shown repeat, and the same numbers in TAP and in JSON.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/fig.h"
+#include "tap/tap.h"
+
+static struct tap t;
+static struct pt_point pts[4];
+
+static const struct fig_agg *t_row(const struct fig_agg *a, const char *name)
+{
+	for (size_t i = 0; i < fig_nrows(); i++)
+		if (!strcmp(fig_table[i].name, name) && fig_table[i].json)
+			return &a[i];
+	return NULL;
+}
+
+/* TAP line 'line' of the spread, into buf. */
+static void t_tap_line(const struct fig_agg *a, const struct hp_plan *p, enum fig_line line,
+		       char *buf, size_t len)
+{
+	FILE *m = fmemopen(buf, len, "w");
+	struct tap mt;
+
+	memset(buf, 0, len);
+	if (!m)
+		return;
+	tap_init(&mt, m);
+	fig_tap_spread(&mt, line, a, p);
+	fclose(m);
+}
+
+static void t_spread(void)
+{
+	const struct pt_point *pp[4] = { &pts[0], &pts[1], &pts[2], &pts[3] };
+	struct hp_plan p = { .cmd = HP_RUN, .transport = OPT_TR_TCP, .repeat = 3 };
+	const uint64_t p50[4] = { 300000, 100000, 200000, 50000 };
+	const long conn[4] = { 10, 8, 9, 10 };
+	const struct fig_agg *r;
+	struct fig_agg *a;
+	char buf[2048];
+	json_t *o;
+
+	for (int k = 0; k < 4; k++) {
+		memset(&pts[k], 0, sizeof(pts[k]));
+		pts[k].clients = 10;
+		pts[k].connected = conn[k];
+		pts[k].lat_ns.p50 = p50[k];
+		snprintf(pts[k].cause, sizeof(pts[k].cause), "cause of repeat %d", k + 1);
+	}
+	a = fig_aggregate(pp, 3, 1, &p);
+	if (!a) {
+		tap_bail(&t, "fig_aggregate: no memory");
+		exit(1);
+	}
+	r = t_row(a, "lat_us_p50");
+	tap_ok(&t, r && r->min.d == 100.0 && r->med.d == 200.0 && r->max.d == 300.0,
+	       "3 repeats: lat_us_p50 min 100 / median 200 / max 300 (unsorted input)");
+	r = t_row(a, "connected");
+	tap_ok(&t, r && r->min.l == 8 && r->med.l == 9 && r->max.l == 10,
+	       "3 repeats: connected 8 / 9 / 10, as integers");
+	r = t_row(a, "cause");
+	tap_ok(&t, r && !strcmp(r->med.s, "cause of repeat 2") && !strcmp(r->min.s, r->med.s),
+	       "text figures are the shown repeat's");
+
+	t_tap_line(a, &p, FIG_L_LAT, buf, sizeof(buf));
+	tap_ok(&t, strstr(buf, "lat_us_p50=100.0/200.0/300.0") != NULL,
+	       "TAP: lat_us_p50=min/median/max");
+	t_tap_line(a, &p, FIG_L_PLAN, buf, sizeof(buf));
+	tap_ok(&t, strstr(buf, "# clients=10 ") != NULL,
+	       "TAP: the point's settings print once, not as a spread");
+
+	o = json_object();
+	fig_json_spread(o, a, &p);
+	tap_ok(&t, fig_json_num(o, "lat_us_p50") == 200.0 &&
+			   fig_json_num(json_object_get(json_object_get(o, "repeat"), "min"),
+					"lat_us_p50") == 100.0 &&
+			   fig_json_num(json_object_get(json_object_get(o, "repeat"), "max"),
+					"lat_us_p50") == 300.0,
+	       "JSON: the median at the figure's path, min and max under repeat");
+	json_decref(o);
+	free(a);
+
+	/* an even count: the lower middle, a value some repeat measured */
+	a = fig_aggregate(pp, 4, 0, &p);
+	r = a ? t_row(a, "lat_us_p50") : NULL;
+	tap_ok(&t, r && r->min.d == 50.0 && r->med.d == 100.0 && r->max.d == 300.0,
+	       "4 repeats: the median is the lower middle (100 of 50,100,200,300)");
+	free(a);
+
+	/* one repeat: all three are its value */
+	a = fig_aggregate(pp, 1, 0, &p);
+	r = a ? t_row(a, "lat_us_p50") : NULL;
+	tap_ok(&t, r && r->min.d == 300.0 && r->med.d == 300.0 && r->max.d == 300.0,
+	       "1 repeat: min = median = max");
+	free(a);
+}
+
+int main(void)
+{
+	tap_init(&t, stdout);
+	tap_plan(&t, 8);
+	t_spread();
+	tap_totals(&t);
+	return tap_exit_code(&t);
+}
