@@ -99,6 +99,44 @@ no_rdc_left() {
 	assert_success
 }
 
+@test "--repeat 2: a subtest per repeat, figures as min/median/max, the verdict counts repeats" {
+	rdc_require_root
+	rdc_run run --transport tcp --topology pair --clients 50 --msgs 5 --repeat 2 \
+		--json "$RDC_JSON"
+	assert_success
+	[ "$(grep -c '^  ok [12] repeat [12]/2 clients=50 connected=50' <<<"$output")" -eq 2 ]
+	[[ "$output" == *"  ok 3 2 of 2 repeats passed"* ]]
+	[[ "$output" == *"ok 1 run clients=50 repeats=2 passed=2/2"* ]]
+	# the last values are the spread over both repeats
+	[ "$(kv connected)" = "50/50/50" ]
+	[ "$(kv verified)" = "250/250/250" ]
+	local lo mid hi
+	IFS=/ read -r lo mid hi <<<"$(kv lat_us_p50)"
+	[ -n "$hi" ]
+	awk -v a="$lo" -v b="$mid" -v c="$hi" 'BEGIN { exit !(a > 0 && a <= b && b <= c) }'
+	run prove -e cat /dev/stdin <<<"$output"
+	assert_success
+	# JSON: one point, medians at the figures' paths, min and max beside them
+	run jq -r '.points | length, (.[0] | .repeat.n, .repeat.passed, .ok,
+		(.repeat.min.traffic.lat_us.p50 <= .traffic.lat_us.p50 and
+		 .traffic.lat_us.p50 <= .repeat.max.traffic.lat_us.p50))' "$RDC_JSON"
+	assert_success
+	[ "$(tr '\n' ' ' <<<"$output")" = "1 2 2 true true " ]
+	no_rdc_left
+}
+
+@test "--repeat 2 of a point that fails: not ok, 0 of 2 repeats passed" {
+	rdc_require_root
+	# the fd-limit point below, twice: every repeat fails on EMFILE
+	run --separate-stderr setpriv --bounding-set -sys_resource \
+		prlimit --nofile=1100:1100 -- "$RDMACAP" run --transport tcp \
+		--topology pair --clients 1500 --agents 1 --msgs 1 --timeout 20 --repeat 2
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"not ok 3 0 of 2 repeats passed"* ]]
+	[[ "$output" == *"not ok 1 run clients=1500 repeats=2 passed=0/2"* ]]
+	no_rdc_left
+}
+
 @test "thread server model passes like the event model" {
 	rdc_run run --transport tcp --topology loop --clients 50 --msgs 5 --server-model thread
 	assert_success
