@@ -5,6 +5,7 @@
 # suites/lib/common.sh (rdc_timeout, rdc_bg, rdc_kv_parse, tap.sh).
 #
 #   bn_init PART          settings from the environment, output dir, TAP header
+#   bn_only GROUP         true when BENCH_ONLY (a comma list) is unset or names GROUP
 #   bn_topo_up [--rxe]    `rdmacap up --topology pair` for the reference tools:
 #                         BN_SNS/BN_SADDR/BN_SDEV, BN_CNS/BN_CADDR/BN_CDEV (server, client)
 #   bn_topo_down          `rdmacap down --run` of that topology
@@ -35,6 +36,7 @@ bn_init() {
 	BN_TMO=${BENCH_TIMEOUT:-300}
 	BN_OUT=${BENCH_OUT:-$RDC_ROOT/build/bench}
 	BN_PORT=${BENCH_PORT:-18515}
+	BN_ONLY=${BENCH_ONLY:-}
 	BN_RUN=$(printf '%04x' $((($$ * 31 + 0xbe) & 0xffff)))
 	BN_JSONL=$BN_OUT/$BN_PART.jsonl
 	BN_LOGS=$BN_OUT/logs
@@ -43,7 +45,16 @@ bn_init() {
 	tap_init
 	tap_kv repeat "$BN_REPEAT"
 	tap_kv iters "$BN_ITERS"
+	[ -z "$BN_ONLY" ] || tap_kv only "$BN_ONLY"
 	tap_kv kernel "$(uname -r)"
+}
+
+# Groups (BENCH_ONLY=lat64,storm2000): latS (rc SEND/RECV round trips of S bytes: every
+# --poll mode, ib_send_lat, ibv_rc_pingpong), writeS (rc RDMA WRITE, ib_write_lat),
+# stormN (N connections at once: cmtime, rdmacap storm --cm rdmacm and oob-tls), tcpS
+# (bench/tcp). S and N come from BENCH_SIZES and BENCH_CONNS.
+bn_only() {
+	[ -z "$BN_ONLY" ] || [[ ",$BN_ONLY," == *",$1,"* ]]
 }
 
 bn_log() { echo "bench/$BN_PART: $*" >&2; }
