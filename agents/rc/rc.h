@@ -48,7 +48,13 @@ int rc_server_run(const struct ag_opts *o);
 int rc_server_thread_run(const struct ag_opts *o);
 int rc_client_run(const struct ag_opts *o);
 
-/* send and receive queue depths: a ping-pong has one of each in flight */
+/*
+ * send and receive queue depths: a ping-pong has one of each in flight. Only the
+ * send that fills the SQ is signaled (selective signaling, sq_sig_all 0): SQ
+ * work completes in order, so its completion frees every slot, and the others
+ * cost no CQE and, on an armed shared CQ, no wake-up. A send buffer is reused
+ * only after the peer's answer to it arrived, so no completion guards it.
+ */
 #define RC_SQ 2
 #define RC_RQ 2
 #define RC_QP_CQE (RC_SQ + RC_RQ)
@@ -135,7 +141,7 @@ struct rc_ep {
 	uint8_t *buf;		/* send half, then recv half */
 	uint32_t slot;
 	uint16_t gen;
-	uint8_t sq_out;		/* sends posted, not completed */
+	uint8_t sq_out;		/* sends posted since the SQ was last known empty */
 	uint8_t rq_out;		/* receives posted, not completed */
 	bool pend;		/* a send waits for room in the SQ */
 	bool write;		/* --op write on this connection */

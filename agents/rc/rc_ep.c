@@ -322,7 +322,6 @@ int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
 		.sg_list = &sge,
 		.num_sge = 1,
 		.opcode = e->write ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_SEND,
-		.send_flags = IBV_SEND_SIGNALED,
 		.imm_data = htonl(imm),
 	}, *bad;
 	int err;
@@ -335,6 +334,9 @@ int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
 		e->pend_imm = imm;
 		return rc_cq_want(e->scq, true, f);
 	}
+	/* the send that fills the SQ is the one whose completion frees it (rc.h) */
+	if (e->sq_out + 1 == RC_SQ)
+		wr.send_flags = IBV_SEND_SIGNALED;
 	if (e->write) {
 		if (len > e->rlen)
 			return rc_fail(f, "ibv_post_send", EMSGSIZE);
@@ -350,8 +352,8 @@ int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
 
 int rc_ep_sent(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
 {
-	if (e->sq_out)
-		e->sq_out--;
+	/* a signaled send completed: every send before it did too */
+	e->sq_out = 0;
 	if (!e->pend)
 		return 0;
 	e->pend = false;
