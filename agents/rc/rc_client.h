@@ -27,8 +27,8 @@ enum { RCC_T_CHAN = PH_T_USER, RCC_T_SESS, RCC_T_CM };
 
 /* NEW -> SETUP (cm steps, or waiting for the REP) -> UP | FAILED */
 enum rcc_state { RCC_NEW, RCC_SETUP, RCC_UP, RCC_FAILED };
-/* rdma_cm steps, for naming the call a timeout hit */
-enum rcc_cm_step { RCC_CM_ADDR, RCC_CM_ROUTE, RCC_CM_CONNECT };
+/* rdma_cm steps, for naming the call a timeout hit; READY: routed, waits to connect */
+enum rcc_cm_step { RCC_CM_ADDR, RCC_CM_ROUTE, RCC_CM_READY, RCC_CM_CONNECT };
 
 struct rcc_conn {
 	struct rc_ep e;
@@ -66,6 +66,9 @@ struct rcc {
 	uint32_t nsess;
 	/* rdmacm */
 	struct rdma_event_channel *cmch;
+	uint32_t cm_resolving;	/* connections in RCC_CM_ADDR or RCC_CM_ROUTE */
+	uint32_t *cm_ready;	/* routed connections waiting for the others */
+	uint32_t ncm_ready;
 };
 
 /* rc_client.c */

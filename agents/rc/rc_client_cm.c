@@ -7,6 +7,13 @@
  * reported with its call and the event's name: "conn fail id=.. call=rdma_connect
  * errno=0 err=REJECTED status=28", or, when the server said why in its reject,
  * the server's call with at=server.
+ *
+ * Connections that start together connect together, as cmtime does: each one's
+ * REQ waits until every started connection has its endpoint and route (or
+ * failed). Sent one by one, early REQs' REPs would queue behind the endpoints
+ * this agent still creates, the server's REP and our RTU would be late, and a
+ * storm of thousands lost connections to UNREACHABLE (REQ/REP timeouts). With
+ * --stagger-ms each connection connects as soon as it is routed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +32,11 @@ int rcc_cm_init(struct rcc *x)
 {
 	int fl;
 
+	x->cm_ready = calloc(x->n ? x->n : 1, sizeof(*x->cm_ready));
+	if (!x->cm_ready) {
+		rep_fatal("malloc", "rdma_cm ready list", ENOMEM);
+		return -1;
+	}
 	x->cmch = rdma_create_event_channel();
 	if (!x->cmch) {
 		rep_fatal("rdma_create_event_channel", "client", errno);
@@ -38,6 +50,42 @@ int rcc_cm_init(struct rcc *x)
 	return ph_watch(&x->ph, x->cmch->fd, EPOLLIN, PH_TAG(RCC_T_CM, 0), "rdma_cm channel");
 }
 
+static void rcc_cm_connect(struct rcc *x, uint32_t i, bool *kill);
+
+/* Connects the routed connections once no started one is still resolving. */
+static void rcc_cm_flush(struct rcc *x)
+{
+	uint32_t n = x->ncm_ready;
+	bool kill;
+
+	if (x->ph.phase == PH_STOP || x->cm_resolving ||
+	    (!x->o->stagger_ms && x->ph.next < x->ph.n))
+		return;
+	/* a failed connect drops its id and may come back here: the list is taken */
+	x->ncm_ready = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = x->cm_ready[k];
+
+		/* dropped while it waited (its deadline) */
+		if (x->c[i].step != RCC_CM_READY || !x->c[i].id)
+			continue;
+		kill = false;
+		rcc_cm_connect(x, i, &kill);
+		if (kill)
+			rcc_cm_drop(x, i);
+	}
+}
+
+/* Connection i leaves the ADDR/ROUTE steps (routed, failed or dropped). */
+static void rcc_cm_resolved(struct rcc *x, uint32_t i, enum rcc_cm_step next)
+{
+	struct rcc_conn *c = &x->c[i];
+
+	if ((c->step == RCC_CM_ADDR || c->step == RCC_CM_ROUTE) && x->cm_resolving)
+		x->cm_resolving--;
+	c->step = next;
+}
+
 void rcc_cm_drop(struct rcc *x, uint32_t i)
 {
 	struct rcc_conn *c = &x->c[i];
@@ -46,6 +94,8 @@ void rcc_cm_drop(struct rcc *x, uint32_t i)
 	if (c->id && rdma_destroy_id(c->id))
 		ag_warn("rdma_destroy_id: %s", strerror(errno));
 	c->id = NULL;
+	rcc_cm_resolved(x, i, RCC_CM_CONNECT);
+	rcc_cm_flush(x);
 }
 
 void rcc_cm_start(struct rcc *x, uint32_t i)
@@ -60,12 +110,15 @@ void rcc_cm_start(struct rcc *x, uint32_t i)
 		.sin_addr = o->addr,
 	};
 
-	c->step = RCC_CM_ADDR;
+	c->step = RCC_CM_CONNECT;
 	if (rdma_create_id(x->cmch, &c->id, c, RDMA_PS_TCP)) {
 		c->id = NULL;
 		rcc_fail(x, i, "rdma_create_id", errno, NULL, false);
+		rcc_cm_flush(x);
 		return;
 	}
+	c->step = RCC_CM_ADDR;
+	x->cm_resolving++;
 	if (rdma_resolve_addr(c->id, (struct sockaddr *)&src, (struct sockaddr *)&dst,
 			      RCC_CM_STEP_MS)) {
 		rcc_fail(x, i, "rdma_resolve_addr", errno, NULL, false);
@@ -114,7 +167,6 @@ static void rcc_cm_connect(struct rcc *x, uint32_t i, bool *kill)
 	};
 	uint8_t buf[OOB_CM_LEN];
 
-	ph_step(&x->ph, i, PROTO_STEP_ROUTE);
 	if (c->e.write) {
 		req.op = OOB_OP_WRITE;
 		req.rkey = c->e.rmr->rkey;
@@ -187,7 +239,7 @@ void rcc_cm_event(struct rcc *x)
 	struct rcc_conn *c;
 	int status;
 	uint32_t i;
-	bool kill;
+	bool kill, flush;
 
 	for (;;) {
 		if (rdma_get_cm_event(x->cmch, &ev)) {
@@ -201,7 +253,7 @@ void rcc_cm_event(struct rcc *x)
 		status = ev->status < 0 ? -ev->status : 0;
 		c = ev->id->context;
 		i = (uint32_t)(c - x->c);
-		kill = false;
+		kill = flush = false;
 		if (c->state == RCC_SETUP) {
 			switch (type) {
 			case RDMA_CM_EVENT_ADDR_RESOLVED:
@@ -209,7 +261,10 @@ void rcc_cm_event(struct rcc *x)
 					x->ph.phase = PH_STOP;
 				break;
 			case RDMA_CM_EVENT_ROUTE_RESOLVED:
-				rcc_cm_connect(x, i, &kill);
+				ph_step(&x->ph, i, PROTO_STEP_ROUTE);
+				rcc_cm_resolved(x, i, RCC_CM_READY);
+				x->cm_ready[x->ncm_ready++] = i;
+				flush = true;
 				break;
 			case RDMA_CM_EVENT_ESTABLISHED:
 				rcc_cm_established(x, i, ev, &kill);
@@ -248,6 +303,9 @@ void rcc_cm_event(struct rcc *x)
 			ag_warn("rdma_ack_cm_event: %s", strerror(errno));
 		if (kill)
 			rcc_cm_drop(x, i);
+		/* after the ack: a failed connect destroys its id */
+		if (flush)
+			rcc_cm_flush(x);
 		if (x->ph.phase == PH_STOP)
 			return;
 	}
@@ -275,4 +333,6 @@ void rcc_cm_fini(struct rcc *x)
 	if (x->cmch)
 		rdma_destroy_event_channel(x->cmch);
 	x->cmch = NULL;
+	free(x->cm_ready);
+	x->cm_ready = NULL;
 }
