@@ -44,9 +44,13 @@
 #define DL_TCP_KEEPIDLE_S 2
 #define DL_TCP_KEEPINTVL_S 1
 #define DL_TCP_KEEPCNT 4
-/* rc: 4.096 us x 2^17 = 537 ms per try, 7 retries: ~4.3 s to RETRY_EXC_ERR */
+/*
+ * rc: 4.096 us x 2^17 = 537 ms per try, 6 retries: ~3.8 s to RETRY_EXC_ERR.
+ * Not 7: rxe (rxe_comp.c) treats retry_cnt 7 like rnr_retry 7, as unlimited,
+ * and a send to a dead peer then retries until the traffic deadline.
+ */
 #define DL_RC_ACK_TIMEOUT 17
-#define DL_RC_RETRY_CNT 7
+#define DL_RC_RETRY_CNT 6
 #define DL_RC_RNR_RETRY 7 /* unlimited: see above */
 #define DL_RC_MIN_RNR_TIMER 12 /* 0.64 ms between RNR retries */
 

@@ -60,7 +60,7 @@ one_fault() {
 	rc=$?
 	dt=$((($(date +%s%N) - t0) / 1000000))
 	grep -E '^ *# (fault|cause=|failures|lat_us|msgs=|wire_|qp_states)' "$out" | cut -c1-400 |
-		sed 's/^ */# /'
+		sed -E 's/^ *#? ?/# /'
 	tap_kv "${tr}_${spec//[:]/_}_wall_ms" "$dt"
 	[ "$rc" = 0 ] || { tap_diag "exit $rc"; ok=1; }
 	grep -qE '^  ok [0-9]+ fault ' "$out" || { tap_diag "the fault check did not pass"; ok=1; }
@@ -82,7 +82,7 @@ one_fault() {
 	if [ "$ok" = 0 ]; then
 		tap_ok "$desc: within ${maxs}s, $want accounted, nothing left"
 	else
-		grep -E '^ *not ok|why=' "$out" | head -n 4 | sed 's/^ */# /'
+		grep -E '^ *not ok|why=' "$out" | head -n 4 | sed -E 's/^ *#? ?/# /'
 		tail -n 3 "$err" | sed 's/^/# stderr: /'
 		tap_fail "$desc: within ${maxs}s, $want accounted, nothing left"
 	fi
@@ -106,20 +106,27 @@ main() {
 	W=$(mktemp -d /tmp/faults.XXXXXX)
 	trap cleanup EXIT
 	trap 'exit 130' INT TERM
-	tap_plan 10
+	local -a runs=(
+		# transport fault bound(s) want; traffic is MSGS x THINK ms plus the
+		# round trips, a dead peer adds its bound (common/deadline.h)
+		"rc kill-client:1 30 named" "rc kill-server 10 named" "rc stop-server:1500 30 all"
+		"rc link-down:2000 30 named" "rc loss:5 60 all" "rc delay:20:5 60 all"
+		"rc reorder:25 60 all" "tcp loss:5 60 all" "tcp delay:20:5 60 all"
+		"tcp reorder:25 60 all"
+	)
+	local n=0 r a
+
+	for r in "${runs[@]}"; do
+		read -ra a <<<"$r"
+		[ -z "$ONLY" ] || [[ "${a[0]}:${a[1]}" == *$ONLY* ]] && n=$((n + 1))
+	done
+	tap_plan "$n"
 	tap_kv kernel "$(uname -r)"
 	tap_kv load "$(cut -d' ' -f1-3 /proc/loadavg)"
-	# traffic is MSGS x THINK ms plus the round trips; a dead peer adds its bound
-	one_fault rc kill-client:1 30 named
-	one_fault rc kill-server 10 named
-	one_fault rc stop-server:1500 30 all
-	one_fault rc link-down:2000 30 named
-	one_fault rc loss:5 60 all
-	one_fault rc delay:20:5 60 all
-	one_fault rc reorder:25 60 all
-	one_fault tcp loss:5 60 all
-	one_fault tcp delay:20:5 60 all
-	one_fault tcp reorder:25 60 all
+	for r in "${runs[@]}"; do
+		read -ra a <<<"$r"
+		one_fault "${a[@]}"
+	done
 }
 
 main
