@@ -75,6 +75,8 @@ struct flt_result {
 	double undo_ms;      /* the timed undo, after applying; 0 none */
 	double detect_ms;    /* first failure an agent reported after it; -1 none */
 	double recover_ms;   /* longest round trip minus the outage; 0 when none */
+	double bound_ms;     /* a dead peer must be noticed within this (deadline.h) */
+	bool late;           /* the first failure came after bound_ms */
 	long survived, failed, named; /* connected clients; failed with a named record */
 	long tcp_retrans;    /* tcp: segments retransmitted in the topology, -1 unknown */
 	char did[256];       /* what was done */

@@ -145,6 +145,10 @@ void pf_figures(struct run *r)
 	f->survived = pt->connected - f->failed;
 	if (f->undo_ms > 0 && lat_max_ms > f->undo_ms)
 		f->recover_ms = lat_max_ms - f->undo_ms;
+	/* one think time to the next send, the transports' bound, the grace */
+	f->bound_ms = (double)(dl_peer_ns() + (uint64_t)r->c->plan->think_ms * 1000000ull) / 1e6 +
+		      DL_GRACE_S * 1e3;
+	f->late = f->detect_ms > f->bound_ms;
 }
 
 /* What the fault is, as the first words of the point's cause. */
@@ -193,9 +197,10 @@ void pf_verdict(struct run *r, char *why, size_t len)
 		snprintf(why, len, "--fault %s: %s", r->c->plan->fault.text, f->err);
 	else if (!f->undone)
 		snprintf(why, len, "--fault %s not undone", r->c->plan->fault.text);
-	else if (pt->timeout_traffic)
-		snprintf(why, len, "--fault %s: a failure was not noticed before the deadline",
-			 r->c->plan->fault.text);
+	else if (pt->timeout_traffic || f->late)
+		snprintf(why, len, "--fault %s: a failure was noticed after %.0f ms, beyond the "
+			 "dead-peer bound of %.0f ms (common/deadline.h)", r->c->plan->fault.text,
+			 f->detect_ms, f->bound_ms);
 	else if (f->named < f->failed)
 		snprintf(why, len, "--fault %s: %ld of %ld failed connections have no named failure",
 			 r->c->plan->fault.text, f->failed - f->named, f->failed);

@@ -88,12 +88,12 @@ static void ptap_qps(struct tap *t, const struct pt_point *pt, const struct hp_p
 	ptap_qp_list(t, "qp_left", &pt->qp_after);
 }
 
-/* --fault: applied, undone, every connection it cost named, noticed in time. */
+/* --fault: applied, undone, every connection it cost named, noticed within its bound. */
 static void ptap_fault(struct tap *t, const struct pt_point *pt, const struct hp_plan *p)
 {
 	const struct flt_result *f = &pt->fault;
 	bool ok = f->applied && f->undone && !f->err[0] && f->named >= f->failed &&
-		  !pt->timeout_traffic;
+		  !pt->timeout_traffic && !f->late;
 
 	fig_tap(t, FIG_L_FAULT, pt, p);
 	fig_tap(t, FIG_L_FAULT_DID, pt, p);

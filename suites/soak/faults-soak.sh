@@ -55,13 +55,7 @@ one() {
 	fi
 	ip netns list | grep -q '^rdc' && { tap_diag "rdc namespace left"; ok=1; }
 	pgrep -x rdmacap-agent >/dev/null && { tap_diag "agent left"; ok=1; }
-	if [ "$ok" = 0 ]; then
-		tap_ok "$desc"
-	else
-		grep -E '^ *not ok|why=' "$out" | head -n 3 | sed -E 's/^ *#? ?/# /'
-		tail -n 3 "$err" | sed 's/^/# stderr: /'
-		tap_fail "$desc"
-	fi
+	rdc_result "$ok" "$desc" "$out" "$err"
 }
 
 main() {

@@ -79,13 +79,7 @@ one_fault() {
 	fi
 	left=$(leftovers)
 	[ -z "$left" ] || { tap_diag "left: $left"; ok=1; }
-	if [ "$ok" = 0 ]; then
-		tap_ok "$desc: within ${maxs}s, $want accounted, nothing left"
-	else
-		grep -E '^ *not ok|why=' "$out" | head -n 4 | sed -E 's/^ *#? ?/# /'
-		tail -n 3 "$err" | sed 's/^/# stderr: /'
-		tap_fail "$desc: within ${maxs}s, $want accounted, nothing left"
-	fi
+	rdc_result "$ok" "$desc: within ${maxs}s, $want accounted, nothing left" "$out" "$err"
 }
 
 cleanup() {
