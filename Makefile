@@ -9,6 +9,7 @@
 #   make deps         install Debian packages, fetch the VM kernel
 #   make vm-kernel    fetch the rxe-capable kernel for vm/run
 #   make vm-check     only the rxe suites, inside the VM
+#   make soak         30 points with random --fault, ASan+UBSan build, in the VM
 #   make install PREFIX=/usr/local   also the man pages and bash completion
 
 CC      ?= gcc
@@ -47,7 +48,7 @@ HLIBS       := $(LIB_harness) $(LIB_netns) $(LIB_rdma) $(LIB_tap) $(LIB_common)
 ALIBS       := $(LIB_agents) $(LIB_rdma) $(LIB_common)
 TESTS       := $(patsubst tests/%.c,$(O)/tests/%,$(wildcard tests/test_*.c))
 
-.PHONY: all check unit suites san fuzz demo bench deps setup vm-kernel vm-check install clean format
+.PHONY: all check unit suites san fuzz demo bench deps setup vm-kernel vm-check soak install clean format
 all: $(O)/rdmacap $(O)/rdmacap-agent $(TESTS) $(O)/rdmacap.1 $(O)/rdmacap-agent.1 \
      $(O)/rdmacap.bash
 
@@ -138,6 +139,11 @@ bench: setup
 vm-check:
 	@$(MAKE) --no-print-directory all 1>&2
 	@vm/run --share "$(CURDIR)" -- suites/vm/run-in-vm
+
+# not in check: ~15 s per point under TCG (README "Faults")
+soak:
+	@$(MAKE) --no-print-directory all san 1>&2
+	@vm/run --mem 4G --share "$(CURDIR)" -- suites/soak/faults-soak.sh
 
 deps:
 	tests/deps

@@ -9,6 +9,26 @@
  * k x --stagger-ms after "go". Traffic: --timeout for the round trips
  * themselves plus the think time the plan asks for (--think-ms x --msgs), so a
  * long think time is never mistaken for a stall.
+ *
+ * Dead peers: every transport notices a peer that died within DL_PEER_NS of
+ * its next send (or, idle, of its last packet), so no point waits for the phase
+ * deadline to learn that its server died. The numbers are set on purpose here
+ * and nowhere else:
+ *   tcp     TCP_USER_TIMEOUT (unacknowledged data) and keepalive (an idle
+ *           connection), on every client socket and on the listeners (accepted
+ *           sockets inherit them); the rc and ud TLS side channels too, where
+ *           the session's EOF or timeout is what a dead server looks like.
+ *   rc      the QP's ACK timeout and retry count: a send to a QP that no longer
+ *           answers completes with RETRY_EXC_ERR after (retry_cnt + 1) tries
+ *           of 4.096 us x 2^timeout each. rnr_retry stays 7 (unlimited) on
+ *           purpose: an RNR NAK comes from a live peer's kernel that has no
+ *           receive posted, never from a dead one, and a slow server must not
+ *           cost connections; a stalled peer is bounded by the traffic deadline.
+ *   rdmacm  the same ACK timeout through RDMA_OPTION_ID_ACK_TIMEOUT, the same
+ *           retry counts in the connect parameters; DISCONNECTED fails the
+ *           connection's traffic at once (the dead process's kernel sends DREQ).
+ * A 2 s link flap stays below both bounds: the link comes back before TCP's
+ * user timeout or rc's last retry, so it costs latency, not connections.
  */
 #ifndef RDC_COMMON_DEADLINE_H
 #define RDC_COMMON_DEADLINE_H
@@ -17,6 +37,31 @@
 
 /* seconds the orchestrator waits beyond the agent's deadline */
 #define DL_GRACE_S 5
+
+/* tcp: unacknowledged data for this long fails the socket (ETIMEDOUT) */
+#define DL_TCP_USER_TIMEOUT_MS 6000
+/* tcp: an idle connection probes after DL_TCP_KEEPIDLE_S, every DL_TCP_KEEPINTVL_S */
+#define DL_TCP_KEEPIDLE_S 2
+#define DL_TCP_KEEPINTVL_S 1
+#define DL_TCP_KEEPCNT 4
+/*
+ * rc: 4.096 us x 2^17 = 537 ms per try, 6 retries: ~3.8 s to RETRY_EXC_ERR.
+ * Not 7: rxe (rxe_comp.c) treats retry_cnt 7 like rnr_retry 7, as unlimited,
+ * and a send to a dead peer then retries until the traffic deadline.
+ */
+#define DL_RC_ACK_TIMEOUT 17
+#define DL_RC_RETRY_CNT 6
+#define DL_RC_RNR_RETRY 7 /* unlimited: see above */
+#define DL_RC_MIN_RNR_TIMER 12 /* 0.64 ms between RNR retries */
+
+/* The longest any transport takes to notice a dead peer after its next send. */
+static inline uint64_t dl_peer_ns(void)
+{
+	uint64_t rc = (DL_RC_RETRY_CNT + 1ull) * (4096ull << DL_RC_ACK_TIMEOUT);
+	uint64_t tcp = DL_TCP_USER_TIMEOUT_MS * 1000000ull;
+
+	return rc > tcp ? rc : tcp;
+}
 
 /* One setup, from its own start. */
 static inline uint64_t dl_setup_ns(uint64_t timeout_s)

@@ -173,8 +173,22 @@ static void cause_wire(struct run *r)
 	snprintf(pt->cause + l, sizeof(pt->cause) - l, "%swire: %s", l ? "; " : "", w);
 }
 
+/* An injected fault is the first cause of whatever failed or slowed down. */
+static void cause_fault(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	char f[200], rest[sizeof(pt->cause)];
+
+	if (!pt->fault.applied || !(pt->nfails || pt->lost || pt->bad || pt->lat_slow))
+		return;
+	pf_cause(r, f, sizeof(f));
+	snprintf(rest, sizeof(rest), "%s", pt->cause);
+	snprintf(pt->cause, sizeof(pt->cause), "%s%s%s", f, rest[0] ? "; " : "", rest);
+}
+
 void cause_pick(struct run *r)
 {
 	cause_errno(r);
+	cause_fault(r);
 	cause_wire(r);
 }

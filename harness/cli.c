@@ -40,6 +40,8 @@ const char *const hp_usages[HP_NCMD] = {
 const char hp_ramp_clients[] = "10,50,100,200,300,400,500";
 
 #define LOAD HP_LOAD
+/* --fault: the commands whose points have one traffic phase to strike */
+#define HP_FAULT_CMDS (HP_B(HP_RUN) | HP_B(HP_RAMP) | HP_B(HP_STORM))
 #define B HP_B
 #define S(id, c, g, ...) { .val = HP_O_SHARED + (id), .cmds = (c), .group = (g), __VA_ARGS__ }
 const struct hp_opt hp_opts[] = {
@@ -58,6 +60,13 @@ const struct hp_opt hp_opts[] = {
 	S(OPT_SERVER_MODEL, LOAD, HG_LOAD),
 	S(OPT_SERVER_THREADS, LOAD, HG_LOAD),
 	S(OPT_PORTS, LOAD, HG_LOAD, .def = "automatic"),
+	{ "fault", 1, HP_O_FAULT, HP_FAULT_CMDS, HG_LOAD, "SPEC", 0, 0, NULL,
+	  "inject one failure into the traffic phase, undone when the point ends: "
+	  "kill-client[:N], kill-server, stop-server:MS, link-down[:MS][:server], loss:PCT, "
+	  "delay:MS[:JITTER], reorder:PCT (netem: needs sch_netem)" },
+	{ "fault-at", 1, HP_O_FAULT_AT, HP_FAULT_CMDS, HG_LOAD, "MS", 0, 86400000, NULL,
+	  "when --fault strikes, in ms after the traffic starts; default a third of "
+	  "--msgs x --think-ms" },
 	{ "topology", 1, HP_O_TOPO, LOAD | B(HP_UP), HG_TOPO, "loop|pair|star:K", 0, 0, "pair",
 	  "namespaces: none, a server and a client, or a server and K clients" },
 	{ "rxe", 0, HP_O_RXE, LOAD | B(HP_UP), HG_TOPO, NULL, 0, 0, NULL,
@@ -222,6 +231,9 @@ static int hp_apply(struct hp_plan *p, const struct hp_opt *o, const char *v)
 			return -1;
 		strcpy(p->topo_spec, v);
 		return 0;
+	case HP_O_FAULT_AT:
+		p->fault_at_set = true;
+		return hp_long(v, o->min, o->max, &p->fault_at_ms);
 	case HP_O_JSON: p->json = v; return 0;
 	case HP_O_RXE: p->rxe = true; return 0;
 	case HP_O_DEEP: p->deep = true; return 0;
@@ -347,6 +359,25 @@ static int hp_check_json(struct hp_plan *p, FILE *err)
 	return 0;
 }
 
+long hp_fault_at(const struct hp_plan *p)
+{
+	return p->fault_at_set ? p->fault_at_ms : p->msgs * p->think_ms / 3;
+}
+
+/* --fault: what it strikes must exist in the plan */
+static int hp_check_fault(struct hp_plan *p, FILE *err)
+{
+	if (p->fault_at_set && p->fault.kind == FLT_NONE)
+		return hp_fail(err, p->cmd, "--fault-at needs --fault");
+	if (flt_on_links(&p->fault) && p->topo.kind == NN_LOOP)
+		return hp_fail(err, p->cmd, "--fault %s acts on the topology's links: it needs "
+			       "--topology pair or star:K", p->fault.text);
+	if (p->fault.kind == FLT_KILL_CLIENT && p->agents && p->fault.n > p->agents)
+		return hp_fail(err, p->cmd, "--fault %s: only %ld client agents (--agents)",
+			       p->fault.text, p->agents);
+	return 0;
+}
+
 static int hp_check(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 {
 	char msg[640];
@@ -382,6 +413,8 @@ static int hp_check(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 	/* the user's PKI, as the agents will use it, before the topology exists */
 	if (p->tls_ca && hc_certs_check(p->tls_ca, p->tls_cert, p->tls_key, msg, sizeof(msg)))
 		return hp_fail(err, p->cmd, "%s", msg);
+	if (hp_check_fault(p, err))
+		return -1;
 	if (p->cmd == HP_LIMIT && p->start > p->max)
 		return hp_fail(err, p->cmd, "--start is above --max");
 	return hp_check_per_agent(p, err);
@@ -408,7 +441,7 @@ static int hp_getopt_err(struct hp_plan *p, int argc, char **argv, FILE *err)
 static int hp_options(struct hp_plan *p, int argc, char **argv, bool seen[OPT_N], FILE *err)
 {
 	struct option lo[HP_NOPTS + 1];
-	char msg[160];
+	char msg[320];
 
 	for (size_t i = 0; i < HP_NOPTS; i++)
 		lo[i] = (struct option){ hp_optname(&hp_opts[i]), hp_opt_has_arg(&hp_opts[i]),
@@ -437,6 +470,9 @@ static int hp_options(struct hp_plan *p, int argc, char **argv, bool seen[OPT_N]
 		if (!o->name) {
 			seen[id - HP_O_SHARED] = true;
 			if (hp_shared(p, id - HP_O_SHARED, optarg, msg, sizeof(msg)))
+				return hp_fail(err, p->cmd, "%s", msg);
+		} else if (o->val == HP_O_FAULT) {
+			if (flt_parse(optarg, &p->fault, msg, sizeof(msg)))
 				return hp_fail(err, p->cmd, "%s", msg);
 		} else if (hp_apply(p, o, optarg)) {
 			return hp_fail(err, p->cmd, "bad value '%s' for option '--%s'",

@@ -110,6 +110,12 @@ static void g_total_fds(const struct pt_point *pt, const struct hp_plan *p, stru
 	*v = (struct fig_val){ .type = FIG_LONG, .l = pt->cli_fds + pt->srv_fds };
 }
 
+static void g_fault(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
+{
+	(void)pt;
+	*v = (struct fig_val){ .type = FIG_STR, .s = p->fault.text };
+}
+
 /* the run's QPs (sample.h: hs_qps) in one state, or all of them (-1) */
 #define QP_N(fn, when, st)                                                                        \
 	static void fn(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)     \
@@ -229,6 +235,26 @@ const struct fig fig_table[] = {
 	{ "qp_end_err", "QPs", FIG_L_QP, "%ld", "qp.end_err", FIG_RC, 0, G(g_qp_end_err) },
 	{ "qp_left", "QPs", FIG_L_QP, "%ld", "qp.left", FIG_RC, 0, G(g_qp_left) },
 	{ "proto_errors", "records", FIG_L_PROTO, "%ld", NULL, FIG_NONZERO, 0, L(proto_errors) },
+	/* --fault: what it did (fault.h struct flt_result) */
+	{ "fault", "", FIG_L_FAULT, "%s", "fault.spec", FIG_FAULT, 0, G(g_fault) },
+	{ "fault_at_ms", "ms", FIG_L_FAULT, "%.0f", "fault.at_ms", FIG_FAULT, 0, D(fault.at_ms) },
+	{ "fault_survived", "clients", FIG_L_FAULT, "%ld", "fault.survived", FIG_FAULT, 0,
+	  L(fault.survived) },
+	{ "fault_failed", "clients", FIG_L_FAULT, "%ld", "fault.failed", FIG_FAULT, 0,
+	  L(fault.failed) },
+	{ "fault_named", "clients", FIG_L_FAULT, "%ld", "fault.named", FIG_FAULT, 0, L(fault.named) },
+	{ "fault_detect_ms", "ms", FIG_L_FAULT, "%.0f", "fault.detect_ms", FIG_FAULT, 0,
+	  D(fault.detect_ms) },
+	{ "fault_undo_ms", "ms", FIG_L_FAULT, "%.0f", "fault.undo_ms", FIG_FAULT | FIG_NONZERO, 0,
+	  D(fault.undo_ms) },
+	{ "fault_recover_ms", "ms", FIG_L_FAULT, "%.0f", "fault.recover_ms", FIG_FAULT, 0,
+	  D(fault.recover_ms) },
+	{ "fault_tcp_retrans", "segments", FIG_L_FAULT, "%ld", "fault.tcp_retrans",
+	  FIG_FAULT | FIG_TCP, 0, L(fault.tcp_retrans) },
+	{ "fault_did", "", FIG_L_FAULT_DID, "%s", "fault.did", FIG_FAULT | FIG_NONZERO, 0,
+	  S(fault.did) },
+	{ "fault_err", "", FIG_L_FAULT_DID, "%s", "fault.err", FIG_FAULT | FIG_NONZERO, 0,
+	  S(fault.err) },
 	{ NULL },
 };
 
@@ -273,6 +299,8 @@ static bool fig_applies(const struct fig *f, const struct fig_val *v, const stru
 	    !((f->when & FIG_UD) && p->transport == OPT_TR_UD))
 		return false;
 	if ((f->when & FIG_STORM) && p->cmd != HP_STORM)
+		return false;
+	if ((f->when & FIG_FAULT) && p->fault.kind == FLT_NONE)
 		return false;
 	if ((f->when & FIG_RDMACM) && p->cm != OPT_CM_RDMACM)
 		return false;
@@ -419,7 +447,8 @@ void fig_json(json_t *o, const struct pt_point *pt, const struct hp_plan *p)
 	for (const struct fig *f = fig_table; f->name; f++) {
 		struct fig_val v;
 
-		if (!f->json)
+		/* a point without --fault has no fault object */
+		if (!f->json || ((f->when & FIG_FAULT) && p->fault.kind == FLT_NONE))
 			continue;
 		fig_get(f, pt, p, &v);
 		fig_json_set(o, f, &v);

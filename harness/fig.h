@@ -27,7 +27,7 @@ enum fig_line {
 	FIG_JSON_ONLY, FIG_L_PLAN, FIG_L_TIMEOUT, FIG_L_CAPPED, FIG_L_CONNECT, FIG_L_CONNECT_US,
 	FIG_L_STEPS,
 	FIG_L_CAUSE, FIG_L_TRAFFIC, FIG_L_LAT, FIG_L_STORM_SETUP, FIG_L_STORM_FIRST, FIG_L_SERVER,
-	FIG_L_TCP, FIG_L_AGENTS, FIG_L_MAPS, FIG_L_PROTO, FIG_L_QP,
+	FIG_L_TCP, FIG_L_AGENTS, FIG_L_MAPS, FIG_L_PROTO, FIG_L_QP, FIG_L_FAULT, FIG_L_FAULT_DID,
 };
 
 /* When TAP shows a row (JSON always has every row with a path). */
@@ -40,6 +40,7 @@ enum fig_when {
 	FIG_UD = 1 << 4,       /* --transport ud */
 	FIG_RDMACM = 1 << 5,   /* --cm rdmacm (with FIG_RC) */
 	FIG_OOB = 1 << 6,      /* --cm oob-tls (with FIG_RC) */
+	FIG_FAULT = 1 << 7,    /* --fault */
 };
 
 enum fig_type { FIG_LONG, FIG_U64, FIG_DBL, FIG_STR };

@@ -91,10 +91,11 @@ static json_t *hj_wire(const struct pt_point *pt)
 
 static json_t *hj_qp_states(const struct hs_qps *q)
 {
-	json_t *o = json_object();
+	json_t *o;
 
 	if (!q->valid)
 		return json_null();
+	o = json_object();
 	for (unsigned s = 0; s < RQP_NSTATES; s++)
 		json_object_set_new(o, rqp_state_name(s), json_integer(q->state[s]));
 	return o;

@@ -80,7 +80,7 @@ static void lp_ended(struct run *r, struct ha_agent *a, pid_t pid, int status)
 		return;
 	ha_status_str(status, st, sizeof(st));
 	if (a->server) {
-		if (r->phase < RUN_STOP && !r->pt->why[0])
+		if (r->phase < RUN_STOP && !r->pt->why[0] && !r->srv_kill_expected)
 			snprintf(r->pt->why, sizeof(r->pt->why), "server agent %s", st);
 		return;
 	}
@@ -148,6 +148,8 @@ static void lp_tick(struct run *r)
 			x.wire = hs_wire_series_add(&r->pt->wire_series, &w);
 	}
 	hs_series_add(&r->pt->series, &x);
+	if (r->pt->fault.applied)
+		flt_tick(&r->flt, clock_s());
 	lp_progress(r, false);
 }
 
@@ -219,7 +221,8 @@ int lp_setup(struct run *r, long clients)
 	r->us = calloc((size_t)clients, sizeof(*r->us));
 	r->hist = calloc(1, sizeof(*r->hist));
 	r->steps = calloc(PROTO_NSTEPS, sizeof(*r->steps));
-	if (!r->ag || !r->pid_of || !r->st || !r->us || !r->hist || !r->steps)
+	r->lost_id = calloc((size_t)clients, 1);
+	if (!r->ag || !r->pid_of || !r->st || !r->us || !r->hist || !r->steps || !r->lost_id)
 		return -1;
 	return 0;
 }
@@ -234,6 +237,7 @@ void lp_teardown(struct run *r)
 	free(r->us);
 	free(r->hist);
 	free(r->steps);
+	free(r->lost_id);
 	if (r->tfd >= 0)
 		close(r->tfd);
 	if (r->ep >= 0)

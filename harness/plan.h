@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "common/opt.h"
+#include "harness/fault.h"
 #include "netns/netns.h"
 
 enum hp_cmd { HP_ENV, HP_UP, HP_DOWN, HP_RUN, HP_RAMP, HP_LIMIT, HP_STORM, HP_REPORT, HP_NCMD };
@@ -50,6 +51,9 @@ struct hp_plan {
 	struct nn_topo topo;
 	const char *json;       /* --json FILE */
 	const char *tls_ca, *tls_cert, *tls_key;
+	struct flt_spec fault;  /* --fault (harness/fault.h); kind FLT_NONE: none */
+	long fault_at_ms;       /* --fault-at: after "run"; see hp_fault_at() */
+	bool fault_at_set;
 
 	/* limit */
 	long max, start;
@@ -77,6 +81,12 @@ struct hp_plan {
  * line of the subcommand to stderr (exit 2).
  */
 int hp_parse(struct hp_plan *p, int argc, char **argv, FILE *err);
+
+/*
+ * When the fault is applied, in ms after "run": --fault-at, else a third of the
+ * think time the traffic is planned to take (--msgs x --think-ms), 0 without one.
+ */
+long hp_fault_at(const struct hp_plan *p);
 
 /* "10,50,100" -> clients[]; rejects empty items, zero, garbage and overflows. */
 int hp_parse_list(const char *s, long *out, int max, int *n);

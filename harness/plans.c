@@ -154,6 +154,8 @@ static const char *pl_skip_reason(const struct hp_plan *p, char *buf, size_t len
 
 	if (p->topo.kind != NN_LOOP && geteuid() != 0)
 		return "not root: network namespace topologies need CAP_NET_ADMIN";
+	if (flt_unavailable(&p->fault, buf, len))
+		return buf;
 	if (!rc && !p->rxe)
 		return NULL;
 	if (geteuid() != 0)

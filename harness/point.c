@@ -35,7 +35,8 @@ static bool pt_all_connected(struct run *r)
 
 static bool pt_all_results(struct run *r)
 {
-	return r->n_result_agents >= r->nag - r->nsrv || r->srv_exited;
+	/* a server killed on purpose: its clients still report what they noticed */
+	return r->n_result_agents >= r->nag - r->nsrv || (r->srv_exited && !r->srv_kill_expected);
 }
 
 static bool pt_clients_gone(struct run *r)
@@ -131,11 +132,12 @@ static void pt_traffic(struct run *r)
 		rec_agent_lost(r, a, "run: EPIPE");
 	}
 	if (waiting &&
-	    lp_loop(r, pt_all_results,
-		    t0 + (double)dl_traffic_ns((uint64_t)pt->timeout_s, (uint64_t)p->think_ms,
-					       (uint64_t)p->msgs) / 1e9 + DL_GRACE_S) == LP_DEADLINE)
+	    pf_traffic(r, pt_all_results, t0,
+		       t0 + (double)dl_traffic_ns((uint64_t)pt->timeout_s, (uint64_t)p->think_ms,
+						  (uint64_t)p->msgs) / 1e9 + DL_GRACE_S) == LP_DEADLINE)
 		pt->timeout_traffic = true;
 	pt->t_traffic_s = clock_s() - t0;
+	pf_undo(r);
 }
 
 /* "stop" and EOF on stdin to one side; what does not exit in time is killed. */
@@ -181,6 +183,7 @@ int pt_run(struct pt_ctx *c, long clients, struct pt_point *pt)
 		r.nag = r.ag ? r.nag : 0;
 		goto out;
 	}
+	pf_init(&r);
 	ms_res_base(&r);
 	if (pt_start(&r) || pt_connect(&r))
 		goto stop;
@@ -188,6 +191,7 @@ int pt_run(struct pt_ctx *c, long clients, struct pt_point *pt)
 	pt_traffic(&r);
 	ms_end(&r);
 stop:
+	pf_undo(&r); /* also when interrupted: a stopped server must run to stop */
 	pt_stop(&r);
 	ms_after(&r);
 out:

@@ -91,6 +91,7 @@ struct pt_point {
 	bool ok;
 
 	struct hs_series series;
+	struct flt_result fault;           /* --fault: what it did and cost (fault.h) */
 };
 
 struct pt_ctx {

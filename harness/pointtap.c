@@ -88,6 +88,25 @@ static void ptap_qps(struct tap *t, const struct pt_point *pt, const struct hp_p
 	ptap_qp_list(t, "qp_left", &pt->qp_after);
 }
 
+/* --fault: applied, undone, every connection it cost named, noticed within its bound. */
+static void ptap_fault(struct tap *t, const struct pt_point *pt, const struct hp_plan *p)
+{
+	const struct flt_result *f = &pt->fault;
+	bool ok = f->applied && f->undone && !f->err[0] && f->named >= f->failed &&
+		  !pt->timeout_traffic && !f->late;
+
+	fig_tap(t, FIG_L_FAULT, pt, p);
+	fig_tap(t, FIG_L_FAULT_DID, pt, p);
+	if (!pt->started || pt->connected < pt->clients) {
+		tap_result(t, TAP_SKIP, "not every client connected", "fault %s", p->fault.text);
+		return;
+	}
+	tap_result(t, ok ? TAP_PASS : TAP_FAIL, NULL,
+		   "fault %s: %s at %.0f ms%s; %ld survived, %ld failed (%ld named)", p->fault.text,
+		   f->applied ? "applied" : "not applied", f->at_ms,
+		   f->undone ? ", undone" : ", NOT undone", f->survived, f->failed, f->named);
+}
+
 /*
  * 'probe': the point is a step of a limit search, where failing to connect is
  * the finding, not a defect: those checks become XFAIL. Leaks, crashes and
@@ -98,12 +117,15 @@ enum tap_res ptap_point(struct pt_ctx *c, const struct pt_point *pt, const char 
 	const struct hp_plan *p = c->plan;
 	struct tap *t = c->tap;
 	enum tap_res miss = probe ? TAP_XFAIL : TAP_FAIL;
+	bool fault = p->fault.kind != FLT_NONE;
+	/* what a kill, stop or link-down costs is the finding: its fifth check judges it */
+	enum tap_res tmiss = flt_destructive(&p->fault) ? TAP_XFAIL : miss;
 	bool conn_ok = pt->connected == pt->clients;
 	bool traffic_ok = pt->msgs == pt->expect_msgs && pt->verified == pt->msgs && !pt->bad &&
 			  !pt->lost;
 
 	tap_sub_begin(t);
-	tap_plan(t, 4);
+	tap_plan(t, fault ? 5 : 4);
 	fig_tap(t, FIG_L_PLAN, pt, p);
 	fig_tap(t, FIG_L_TIMEOUT, pt, p);
 	fig_tap(t, FIG_L_CAPPED, pt, p);
@@ -137,10 +159,13 @@ enum tap_res ptap_point(struct pt_ctx *c, const struct pt_point *pt, const char 
 	if (!pt->started)
 		tap_result(t, TAP_SKIP, "agents did not start", "traffic");
 	else
-		tap_result(t, traffic_ok ? TAP_PASS : miss, NULL,
+		tap_result(t, traffic_ok ? TAP_PASS : tmiss, NULL,
 			   "traffic: %llu/%llu round trips of %ld bytes, payloads verified %llu",
 			   (unsigned long long)pt->msgs, (unsigned long long)pt->expect_msgs, p->size,
 			   (unsigned long long)pt->verified);
+
+	if (fault)
+		ptap_fault(t, pt, p);
 
 	fig_tap(t, FIG_L_SERVER, pt, p);
 	fig_tap(t, FIG_L_TCP, pt, p);

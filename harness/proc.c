@@ -85,6 +85,36 @@ int proc_sockstat(pid_t pid, long *inuse, long *mem_pages)
 	return found;
 }
 
+int proc_tcp_retrans(pid_t pid, long *segs)
+{
+	char path[64], head[512], vals[512];
+	int col = -1, found = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/net/snmp", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	/* "Tcp: RtoAlgorithm ... RetransSegs ..." then "Tcp: 1 ... 42 ..." */
+	while (fgets(head, sizeof(head), f)) {
+		char *save = NULL, *tok;
+		int i = 0;
+
+		if (strncmp(head, "Tcp:", 4) || !fgets(vals, sizeof(vals), f))
+			continue;
+		for (tok = strtok_r(head, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), i++)
+			if (!strcmp(tok, "RetransSegs"))
+				col = i;
+		save = NULL;
+		i = 0;
+		for (tok = strtok_r(vals, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), i++)
+			if (i == col && sscanf(tok, "%ld", segs) == 1)
+				found = 0;
+	}
+	fclose(f);
+	return found;
+}
+
 int proc_slab_kb(long *kb)
 {
 	char line[256];

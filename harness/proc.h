@@ -21,6 +21,9 @@ int proc_read(pid_t pid, bool fds, struct proc_stat *p);
 /* TCP sockets in use and TCP memory (pages) of the namespace 'pid' lives in. */
 int proc_sockstat(pid_t pid, long *inuse, long *mem_pages);
 
+/* TCP segments retransmitted in the namespace 'pid' lives in (/proc/PID/net/snmp). */
+int proc_tcp_retrans(pid_t pid, long *segs);
+
 /* Whether this process holds capability 'bit' (CapEff of /proc/self/status). */
 bool proc_has_cap(int bit);
 

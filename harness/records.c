@@ -31,6 +31,7 @@ void rec_fail(struct run *r, long id, const char *call, int err, const char *err
 	}
 	if (i < PT_MAX_CAUSES)
 		pt->causes[i].count++;
+	pf_failed(r, call);
 	if (pt->nfails < PT_MAX_FAILS) {
 		struct pt_fail *f = &pt->fails[pt->nfails++];
 
@@ -84,6 +85,9 @@ void rec_agent_lost(struct run *r, struct ha_agent *a, const char *why)
 		/* connected clients whose traffic never reported: lost, and why */
 		r->pt->lost += (uint64_t)a->ok;
 		rec_fail(r, -1, "agent", 0, why);
+		for (long id = a->first; id < a->first + a->n; id++)
+			if (r->st[id] == RUN_OK)
+				pf_mark_lost(r, id);
 	}
 	rec_agent_done(r, a);
 }
@@ -184,13 +188,20 @@ static int rec_dispatch(struct run *r, struct ha_agent *a, const struct proto_re
 		/* anything the agent did not report is lost: count it, don't wait for it */
 		rec_fail_pending(r, a, "agent", "unreported");
 		return 0;
-	case PROTO_MSG_FAIL:
-		rec_fail(r, rec_id(r, a, rc->fail.id), rc->fail.call, (int)rc->fail.err,
-			 rc->fail.errname);
+	case PROTO_MSG_FAIL: {
+		long id = rec_id(r, a, rc->fail.id);
+
+		rec_fail(r, id, rc->fail.call, (int)rc->fail.err, rc->fail.errname);
+		pf_mark_lost(r, id);
 		return 0;
-	case PROTO_VERIFY_FAIL:
-		rec_fail(r, rec_id(r, a, rc->verify_fail.id), "verify", 0, "mismatch");
+	}
+	case PROTO_VERIFY_FAIL: {
+		long id = rec_id(r, a, rc->verify_fail.id);
+
+		rec_fail(r, id, "verify", 0, "mismatch");
+		pf_mark_lost(r, id);
 		return 0;
+	}
 	case PROTO_RESULT_SERVER:
 		if (!a->server)
 			return 1;

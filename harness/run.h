@@ -13,6 +13,8 @@
  *   measure.c  peak and after figures from /proc and the RDMA counters   ms_
  *   verdict.c  figures and the verdict once the agents are gone          vd_
  *   cause.c    a failing call and errno as the limit behind it           cause_
+ *   pfault.c   --fault in the traffic phase: when, the wait, the undo,
+ *              what it cost (harness/fault.h strikes)                    pf_
  *
  * Data flows one way: plan -> layout -> agents -> records -> verdict; the
  * TAP and JSON writers (pointtap.c, json.c, through fig.h) read struct pt_point.
@@ -55,6 +57,10 @@ struct run {
 	double t_wire;       /* last port counter reading of the sampler tick */
 	enum run_phase phase;
 	long port;           /* first server port */
+	struct flt_run flt;  /* --fault of this point */
+	uint8_t *lost_id;    /* per client id: its traffic failed (named or lost) */
+	long retrans_base[NN_MAX_CLIENTS + 1]; /* tcp: per namespace when the fault struck */
+	bool srv_kill_expected; /* the fault killed the server: wait for the clients */
 };
 
 /* layout.c: processes, ports and the per-phase timeout for 'clients'. */
@@ -99,5 +105,16 @@ void vd_verdict(struct run *r);
 
 /* cause.c: the cause behind the point's failures, explained into pt->cause. */
 void cause_pick(struct run *r);
+
+/* pfault.c */
+void pf_init(struct run *r);
+/* The traffic wait (lp_loop until done or end) with the fault struck on time. */
+enum lp_end pf_traffic(struct run *r, bool (*done)(struct run *), double t0, double end);
+void pf_undo(struct run *r);               /* idempotent */
+void pf_mark_lost(struct run *r, long id); /* client id's traffic failed */
+void pf_failed(struct run *r, const char *call); /* a failure record arrived */
+void pf_figures(struct run *r);
+void pf_cause(struct run *r, char *out, size_t len);
+void pf_verdict(struct run *r, char *why, size_t len);
 
 #endif

@@ -50,6 +50,7 @@ static void vd_figures(struct run *r)
 	for (unsigned b = 0; b < PROTO_HIST_BUCKETS; b++)
 		if (pt->lat_ns.p50 && proto_hist_value(b) > 10 * pt->lat_ns.p50)
 			pt->lat_slow += r->hist->n[b];
+	pf_figures(r);
 	if (pt->t_traffic_s > 0)
 		pt->msgs_per_s = (double)pt->msgs / pt->t_traffic_s;
 	if (pt->connected) {
@@ -63,18 +64,26 @@ static void vd_figures(struct run *r)
 void vd_verdict(struct run *r)
 {
 	struct pt_point *pt = r->pt;
+	/* a kill, stop or link-down costs connections: those it cost are the finding */
+	bool expect_loss = flt_destructive(&r->c->plan->fault);
+	char fw[sizeof(pt->why)] = "";
 
 	vd_figures(r);
 	cause_pick(r);
+	if (pt->fault.asked && pt->started && pt->connected == pt->clients)
+		pf_verdict(r, fw, sizeof(fw));
 	pt->ok = false;
 	if (pt->aborted)
 		snprintf(pt->why, sizeof(pt->why), "interrupted");
 	else if (pt->why[0])
 		;
+	else if (fw[0])
+		snprintf(pt->why, sizeof(pt->why), "%s", fw);
 	else if (pt->connected < pt->clients)
 		snprintf(pt->why, sizeof(pt->why), "%ld of %ld clients did not connect: %s",
 			 pt->clients - pt->connected, pt->clients, pt->cause[0] ? pt->cause : "?");
-	else if (pt->bad || pt->lost || pt->msgs != pt->expect_msgs || pt->verified != pt->msgs)
+	else if (!expect_loss &&
+		 (pt->bad || pt->lost || pt->msgs != pt->expect_msgs || pt->verified != pt->msgs))
 		snprintf(pt->why, sizeof(pt->why),
 			 "traffic: %llu of %llu round trips, %llu verified, %llu bad, %llu lost%s%s",
 			 (unsigned long long)pt->msgs, (unsigned long long)pt->expect_msgs,

@@ -24,6 +24,7 @@
 #include "agents/ag.h"
 #include "agents/rc/rc_client.h"
 #include "agents/report.h"
+#include "common/deadline.h"
 
 /* per step; the connection as a whole has --timeout */
 #define RCC_CM_STEP_MS 2000
@@ -109,12 +110,19 @@ void rcc_cm_start(struct rcc *x, uint32_t i)
 		.sin_port = htons((uint16_t)(o->port + id % o->ports)),
 		.sin_addr = o->addr,
 	};
+	uint8_t ack = DL_RC_ACK_TIMEOUT;
 
 	c->step = RCC_CM_CONNECT;
 	if (rdma_create_id(x->cmch, &c->id, c, RDMA_PS_TCP)) {
 		c->id = NULL;
 		rcc_fail(x, i, "rdma_create_id", errno, NULL, false);
 		rcc_cm_flush(x);
+		return;
+	}
+	/* the ACK timeout of rc_ep_connect's QPs: a dead server is noticed alike */
+	if (rdma_set_option(c->id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &ack, sizeof(ack))) {
+		rcc_fail(x, i, "rdma_set_option", errno, NULL, false);
+		rcc_cm_drop(x, i);
 		return;
 	}
 	c->step = RCC_CM_ADDR;
@@ -162,8 +170,8 @@ static void rcc_cm_connect(struct rcc *x, uint32_t i, bool *kill)
 	struct rdma_conn_param cp = {
 		.responder_resources = 1,
 		.initiator_depth = 1,
-		.retry_count = 7,
-		.rnr_retry_count = 7,
+		.retry_count = DL_RC_RETRY_CNT,
+		.rnr_retry_count = DL_RC_RNR_RETRY,
 	};
 	uint8_t buf[OOB_CM_LEN];
 

@@ -18,6 +18,7 @@
 #include "agents/ag.h"
 #include "agents/rc/rc_client.h"
 #include "agents/report.h"
+#include "agents/srv/sock.h"
 
 int rcc_oob_init(struct rcc *x)
 {
@@ -242,6 +243,11 @@ static void rcc_sess_run(struct rcc *x, uint32_t si)
 			return;
 		}
 		ss->connecting = false;
+		/* the session's EOF or timeout is how a dead server shows (deadline.h) */
+		if (sk_detect(ss->io.fd)) {
+			rcc_sess_fail(x, si, "setsockopt", errno, NULL);
+			return;
+		}
 	}
 	if (!ss->io.up) {
 		r = tls_io_handshake(&ss->io);

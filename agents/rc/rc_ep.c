@@ -10,12 +10,8 @@
 
 #include "agents/ag.h"
 #include "agents/rc/rc.h"
+#include "common/deadline.h"
 
-/* ibv_rc_pingpong's values: 4.096 us * 2^14 = 67 ms ACK timeout, 7 retries */
-#define RC_TIMEOUT 14
-#define RC_RETRY 7
-#define RC_RNR_RETRY 7
-#define RC_MIN_RNR 12
 #define RC_HOP_LIMIT 64
 
 static int rc_fail(struct rc_fail *f, const char *call, int err)
@@ -282,7 +278,7 @@ int rc_ep_connect(struct rc_dev *d, struct rc_ep *e, uint32_t qpn, uint32_t psn,
 		.dest_qp_num = qpn,
 		.rq_psn = psn,
 		.max_dest_rd_atomic = 1,
-		.min_rnr_timer = RC_MIN_RNR,
+		.min_rnr_timer = DL_RC_MIN_RNR_TIMER,
 		.ah_attr = {
 			.is_global = 1,
 			.port_num = d->port,
@@ -299,9 +295,10 @@ int rc_ep_connect(struct rc_dev *d, struct rc_ep *e, uint32_t qpn, uint32_t psn,
 		return rc_fail(f, "ibv_modify_qp", err);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = RC_TIMEOUT;
-	a.retry_cnt = RC_RETRY;
-	a.rnr_retry = RC_RNR_RETRY;
+	/* how soon a dead peer is noticed: common/deadline.h */
+	a.timeout = DL_RC_ACK_TIMEOUT;
+	a.retry_cnt = DL_RC_RETRY_CNT;
+	a.rnr_retry = DL_RC_RNR_RETRY;
 	a.sq_psn = e->psn;
 	a.max_rd_atomic = 1;
 	err = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |

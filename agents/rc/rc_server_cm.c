@@ -19,6 +19,7 @@
 #include "agents/rc/rc_server.h"
 #include "agents/tag.h"
 #include "agents/report.h"
+#include "common/deadline.h"
 
 #define RS_MAX_BACKLOG "/proc/sys/net/rdma_ucm/max_backlog"
 
@@ -124,8 +125,9 @@ static void rs_cm_request(struct rs_srv *s, struct rdma_cm_event *ev,
 	struct rdma_conn_param cp = {
 		.responder_resources = 1,
 		.initiator_depth = 1,
-		.rnr_retry_count = 7,
+		.rnr_retry_count = DL_RC_RNR_RETRY,
 	};
+	uint8_t ack = DL_RC_ACK_TIMEOUT;
 	struct rc_fail f = { "request", EPROTO };
 	char peer[SK_PEER_MAX];
 	uint8_t buf[OOB_CM_LEN];
@@ -186,7 +188,9 @@ static void rs_cm_request(struct rs_srv *s, struct rdma_cm_event *ev,
 	cp.private_data = buf;
 	cp.private_data_len = sizeof(buf);
 	id->context = x;
-	if (rdma_accept(id, &cp)) {
+	/* the ACK timeout of rc_ep_connect's QPs, so a dead client is noticed alike */
+	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &ack, sizeof(ack)) ||
+	    rdma_accept(id, &cp)) {
 		rs_cm_peer(id, peer);
 		rs_drop(s, peer, proto_errname(errno));
 		*kill_ep = x;

@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "agents/report.h"
+#include "common/deadline.h"
 #include "agents/srv/sock.h"
 
 void sk_peer(char *buf, const struct sockaddr_in *sa)
@@ -19,6 +21,20 @@ void sk_peer(char *buf, const struct sockaddr_in *sa)
 	if (!inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip)))
 		strcpy(ip, "0.0.0.0");
 	snprintf(buf, SK_PEER_MAX, "%s:%u", ip, ntohs(sa->sin_port));
+}
+
+int sk_detect(int fd)
+{
+	int one = 1, idle = DL_TCP_KEEPIDLE_S, intvl = DL_TCP_KEEPINTVL_S, cnt = DL_TCP_KEEPCNT;
+	unsigned int uto = DL_TCP_USER_TIMEOUT_MS;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one)) ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle)) ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl)) ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt)) ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &uto, sizeof(uto)))
+		return -1;
+	return 0;
 }
 
 int sk_listen(const struct ag_opts *o, uint32_t port, int nonblock, int reuseport)
@@ -43,6 +59,8 @@ int sk_listen(const struct ag_opts *o, uint32_t port, int nonblock, int reusepor
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
 		goto err;
 	if (reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)))
+		goto err;
+	if (sk_detect(fd))
 		goto err;
 	call = "bind";
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))

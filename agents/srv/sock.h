@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sock: the IPv4 listeners and peer names every server model shares (tcp's
- * echo servers and rc's TLS side channel). May use: opts.h, report.h, libc.
+ * echo servers and rc's TLS side channel), and the dead-peer socket options
+ * of every TCP socket the agents open. May use: opts.h, report.h, libc.
  */
 #ifndef RDC_AGENTS_SOCK_H
 #define RDC_AGENTS_SOCK_H
@@ -15,7 +16,13 @@
 
 /* "A.B.C.D:PORT" into buf (SK_PEER_MAX bytes) */
 void sk_peer(char *buf, const struct sockaddr_in *sa);
-/* A listening socket on o->addr:port, or -1 after a fatal "error" record. */
+/*
+ * The dead-peer deadlines of common/deadline.h on a TCP socket: keepalive and
+ * TCP_USER_TIMEOUT. On a listener, accepted sockets inherit them. 0, or -1
+ * with errno.
+ */
+int sk_detect(int fd);
+/* A listening socket on o->addr:port (with sk_detect), or -1 after a fatal "error" record. */
 int sk_listen(const struct ag_opts *o, uint32_t port, int nonblock, int reuseport);
 
 #endif

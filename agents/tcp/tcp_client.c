@@ -19,6 +19,7 @@
 #include "agents/load.h"
 #include "agents/phase.h"
 #include "agents/report.h"
+#include "agents/srv/sock.h"
 #include "agents/tcp/tcp.h"
 
 #define TC_BUF (64 * 1024)
@@ -78,6 +79,12 @@ static void tc_up(struct tc_ctx *x, uint32_t i)
 {
 	struct tc_conn *c = &x->c[i];
 
+	/* established: a dead server is noticed within common/deadline.h's bound
+	 * (set only now, so a slow accept under load keeps connect's own retries) */
+	if (sk_detect(c->fd)) {
+		tc_fail(x, i, "setsockopt", errno, NULL);
+		return;
+	}
 	/* from here on a readable socket means echo, stray bytes or the peer's end */
 	if (tc_mod(x, i, EPOLLIN | EPOLLRDHUP)) {
 		tc_fail(x, i, "epoll_ctl", errno, NULL);

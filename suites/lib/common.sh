@@ -135,3 +135,15 @@ rdc_kv() {
 	[ -n "${RDC_KV[$1]+set}" ] || return 1
 	printf '%s\n' "${RDC_KV[$1]}"
 }
+
+# rdc_result OK DESC OUT ERR: tap_ok DESC when OK is 0; else the not-ok lines and
+# why of the rdmacap TAP in OUT, the tail of its stderr in ERR, and tap_fail DESC.
+rdc_result() {
+	if [ "$1" = 0 ]; then
+		tap_ok "$2"
+		return 0
+	fi
+	grep -E '^ *not ok|why=' "$3" | head -n 4 | sed -E 's/^ *#? ?/# /'
+	tail -n 3 "$4" | sed 's/^/# stderr: /'
+	tap_fail "$2"
+}

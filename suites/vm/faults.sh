@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# faults.sh: --fault on rc (and tcp's netem faults) inside the rxe VM, driven
+# through build/rdmacap:
+#
+#   vm/run --share $PWD -- suites/vm/faults.sh
+#
+# Each fault once on rc (pair, FLT_CLIENTS clients over 2 agents, FLT_MSGS round
+# trips FLT_THINK ms apart; the fault strikes at a third of the traffic): the
+# point ends within its deadline (kill-server: 10 s of traffic), names its cause,
+# every connection survived or failed with a named record, and afterwards the
+# RDMA counters are at baseline (no QP left), no rdc namespace, no netem qdisc
+# and no agent process remain. rc under loss:5 keeps every connection with its
+# payloads verified; so does tcp under each netem fault.
+#
+# TAP 13 on stdout, figures as "# key=value"; exit 0 pass, 1 fail, 4 skip.
+#
+#   FLT_CLIENTS (20)  FLT_MSGS (30)  FLT_THINK (100)  FLT_ONLY: run only faults matching it
+set -u
+
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+CLIENTS=${FLT_CLIENTS:-20}
+MSGS=${FLT_MSGS:-30}
+THINK=${FLT_THINK:-100}
+ONLY=${FLT_ONLY:-}
+W=
+
+log() { echo "faults.sh: $*" >&2; }
+
+# kv FILE KEY: KEY's last value in the TAP of FILE
+kv() { grep -oE "(^|[ #])$2=[^ ]+" "$1" | tail -n 1 | sed -E "s/^.?$2=//"; }
+
+# what must be as it was after a point: namespaces, agents, qdiscs (in rdc namespaces)
+leftovers() {
+	local n
+
+	n=$(ip netns list 2>/dev/null | grep -c '^rdc')
+	[ "$n" = 0 ] || echo "namespaces=$n"
+	pgrep -x rdmacap-agent >/dev/null && echo "agents=$(pgrep -x rdmacap-agent | wc -l)"
+	tc qdisc show 2>/dev/null | grep -q netem && echo "netem qdisc in the VM's own namespace"
+	return 0
+}
+
+# one_fault TR SPEC MAXS WANT: run it; WANT is "all" (every connection survives,
+# payloads verified) or "named" (what failed is named, the cause names the fault)
+one_fault() {
+	local tr=$1 spec=$2 maxs=$3 want=$4 out err json rc ok=0 t0 dt left desc
+
+	[ -n "$ONLY" ] && [[ "$tr:$spec" != *$ONLY* ]] && return 0
+	out=$W/$tr-$spec.tap err=$W/$tr-$spec.err json=$W/$tr-$spec.json
+	desc="$tr --fault $spec"
+	log "$desc"
+	t0=$(date +%s%N)
+	rdc_timeout 600 "$RDMACAP" run --transport "$tr" --topology pair --clients "$CLIENTS" \
+		--agents 2 --msgs "$MSGS" --think-ms "$THINK" --fault "$spec" --json "$json" \
+		>"$out" 2>"$err"
+	rc=$?
+	dt=$((($(date +%s%N) - t0) / 1000000))
+	grep -E '^ *# (fault|cause=|failures|lat_us|msgs=|wire_|qp_states)' "$out" | cut -c1-400 |
+		sed -E 's/^ *#? ?/# /'
+	tap_kv "${tr}_${spec//[:]/_}_wall_ms" "$dt"
+	[ "$rc" = 0 ] || { tap_diag "exit $rc"; ok=1; }
+	grep -qE '^  ok [0-9]+ fault ' "$out" || { tap_diag "the fault check did not pass"; ok=1; }
+	(($(echo "$(kv "$out" t_traffic_s) <= $maxs" | bc))) ||
+		{ tap_diag "traffic took $(kv "$out" t_traffic_s) s > $maxs s"; ok=1; }
+	if [ "$want" = all ]; then
+		[ "$(kv "$out" fault_survived)" = "$CLIENTS" ] || ok=1
+		[ "$(kv "$out" verified)" = $((CLIENTS * MSGS)) ] || ok=1
+	else
+		[ "$(kv "$out" fault_named)" = "$(kv "$out" fault_failed)" ] || ok=1
+		grep -qE '^ *# cause=.*--fault' "$out" || { tap_diag "cause does not name the fault"; ok=1; }
+	fi
+	if [ "$tr" = rc ]; then
+		grep -qE '^  ok [0-9]+ RDMA resources back to baseline' "$out" ||
+			{ tap_diag "RDMA counters not at baseline"; ok=1; }
+	fi
+	left=$(leftovers)
+	[ -z "$left" ] || { tap_diag "left: $left"; ok=1; }
+	rdc_result "$ok" "$desc: within ${maxs}s, $want accounted, nothing left" "$out" "$err"
+}
+
+cleanup() {
+	[ -n "$W" ] && rm -rf "$W"
+	return 0
+}
+
+main() {
+	tap_init
+	rdc_need rdc_have_root
+	rdc_need rdc_have_rxe
+	rdc_need rdc_have_cmd tc
+	[ -x "$RDMACAP" ] || { tap_skip_all "$RDMACAP not built"; exit 4; }
+	if ! modprobe rdma_rxe || ! modprobe sch_netem; then
+		tap_skip_all "modprobe rdma_rxe sch_netem failed"
+		exit 4
+	fi
+	W=$(mktemp -d /tmp/faults.XXXXXX)
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+	local -a runs=(
+		# transport fault bound(s) want; traffic is MSGS x THINK ms plus the
+		# round trips, a dead peer adds its bound (common/deadline.h)
+		"rc kill-client:1 30 named" "rc kill-server 10 named" "rc stop-server:1500 30 all"
+		"rc link-down:2000 30 named" "rc loss:5 60 all" "rc delay:20:5 60 all"
+		"rc reorder:25 60 all" "tcp loss:5 60 all" "tcp delay:20:5 60 all"
+		"tcp reorder:25 60 all"
+	)
+	local n=0 r a
+
+	for r in "${runs[@]}"; do
+		read -ra a <<<"$r"
+		[ -z "$ONLY" ] || [[ "${a[0]}:${a[1]}" == *$ONLY* ]] && n=$((n + 1))
+	done
+	tap_plan "$n"
+	tap_kv kernel "$(uname -r)"
+	tap_kv load "$(cut -d' ' -f1-3 /proc/loadavg)"
+	for r in "${runs[@]}"; do
+		read -ra a <<<"$r"
+		one_fault "${a[@]}"
+	done
+}
+
+main
+tap_finished
