@@ -305,6 +305,22 @@ int load_rx(struct load *l, uint32_t idx, const uint8_t *buf, size_t len)
 	return 1;
 }
 
+int load_checked(struct load *l, uint32_t idx, bool ok)
+{
+	struct load_conn *c = &l->c[idx];
+
+	if (c->state != LS_BUSY) {
+		load_fail(l, idx, "ibv_poll_cq", EPROTO, NULL);
+		return -1;
+	}
+	if (!ok && !c->bad) {
+		c->bad = 1;
+		proto_verify_fail(l->cfg.first_id + idx, c->seq);
+	}
+	load_complete(l, idx);
+	return 1;
+}
+
 static bool load_unfinished(const struct load_conn *c)
 {
 	return c->state == LS_BUSY || c->state == LS_READY || c->state == LS_THINK;

@@ -24,7 +24,9 @@
  *                       read the kernel's limit
  *   drop peer=ADDR reason=WORD        a peer was dropped (hostile or dead)
  *   result role=server accepted=A peak=C echoed=M bytes=B dropped=D
- *                      [rejected=R cq_events=Q] [ah=H]    after "stop"; rc adds R
+ *                      [rejected=R cq_events=Q] [ah=H]    after "stop"; M is
+ *                       the echoes, or with rc --op atomic the sum of the
+ *                       connections' counters (the adds they took); rc adds R
  *                       connection requests it rejected and Q CQ events; ud
  *                       adds R and Q too, and H the most address handles it held
  *   bye                               after the result, just before exit 0

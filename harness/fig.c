@@ -201,6 +201,8 @@ const struct fig fig_table[] = {
 	{ "srv_threads", "threads", FIG_L_SERVER, "%ld", "server.threads", 0, 0, L(srv_threads) },
 	{ "srv_accepted", "connections", FIG_L_SERVER, "%ld", "server.accepted", 0, 0, L(srv_accepted) },
 	{ "srv_drops", "connections", FIG_L_SERVER, "%ld", "server.drops", 0, 0, L(srv_drops) },
+	{ "srv_atomics", "adds", FIG_L_SERVER, "%ld", "server.atomics", FIG_RC | FIG_ATOMIC, 0,
+	  L(srv_atomics) },
 	{ "srv_ah", "address handles", FIG_L_SERVER, "%ld", "server.ah", FIG_UD, 0, L(srv_ah) },
 	{ "tcp_inuse_peak", "sockets", FIG_L_TCP, "%ld", "server.tcp_inuse_peak", FIG_TCP, 0,
 	  L(tcp_inuse_peak) },
@@ -268,7 +270,7 @@ static bool fig_applies(const struct fig *f, const struct fig_val *v, const stru
 	/* rows of some transports: shown for those only */
 	if ((f->when & (FIG_TCP | FIG_RC | FIG_UD)) &&
 	    !((f->when & FIG_TCP) && p->transport == OPT_TR_TCP) &&
-	    !((f->when & FIG_RC) && p->transport == OPT_TR_RC) &&
+	    !((f->when & FIG_RC) && opt_tr_connected(p->transport)) &&
 	    !((f->when & FIG_UD) && p->transport == OPT_TR_UD))
 		return false;
 	if ((f->when & FIG_STORM) && p->cmd != HP_STORM)
@@ -276,6 +278,8 @@ static bool fig_applies(const struct fig *f, const struct fig_val *v, const stru
 	if ((f->when & FIG_RDMACM) && p->cm != OPT_CM_RDMACM)
 		return false;
 	if ((f->when & FIG_OOB) && p->cm != OPT_CM_OOB_TLS)
+		return false;
+	if ((f->when & FIG_ATOMIC) && p->op != OPT_OP_ATOMIC)
 		return false;
 	if (f->when & FIG_NONZERO)
 		return v->type == FIG_STR ? v->s[0] != '\0' : v->type == FIG_DBL ? v->d != 0 :

@@ -116,7 +116,7 @@ void lay_plan(struct run *r, long clients)
 	/* a ud server holds no fd per client: one process, one QP serves them all */
 	if (p->transport == OPT_TR_UD)
 		r->nsrv = 1;
-	if (p->transport == OPT_TR_RC)
+	if (opt_tr_connected(p->transport))
 		lay_maps(r, clients);
 	pt->servers = r->nsrv;
 	if (!p->timeout_set)

@@ -104,6 +104,8 @@ static void rec_result_server(struct run *r, struct ha_agent *a,
 	a->result = true;
 	r->pt->srv_accepted += (long)s->accepted;
 	r->pt->srv_drops += (long)s->dropped;
+	/* --op atomic: a server's "echoed" is the adds its counters took */
+	r->pt->srv_atomics += (long)s->echoed;
 	if (s->ah != PROTO_NONE)
 		r->pt->srv_ah += (long)s->ah;
 }

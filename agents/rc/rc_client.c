@@ -67,7 +67,8 @@ static void rcc_load_start(void *arg, uint32_t i)
 	struct rc_fail f;
 
 	/* the echo's receive is posted before the message that causes it */
-	if (!x->dev.use_srq && !e->rq_out && rc_post_recv(&x->dev, e, &f)) {
+	if (!rc_op_onesided((enum opt_op)e->op) && !x->dev.use_srq && !e->rq_out &&
+	    rc_post_recv(&x->dev, e, &f)) {
 		load_fail(&x->ph.load, i, f.call, f.err, NULL);
 		return;
 	}
@@ -77,6 +78,32 @@ static void rcc_load_start(void *arg, uint32_t i)
 }
 
 static const struct load_ops rcc_load_ops = { .start = rcc_load_start };
+
+/*
+ * A READ or fetch-and-add completed: the round trip is done. A read brings the
+ * server's payload of this connection (seq 0, rc.h); an add brings the
+ * counter before it, which is the round trips done so far.
+ */
+static void rcc_onesided(struct rcc *x, uint32_t i, const struct ibv_wc *wc)
+{
+	struct rc_ep *e = &x->c[i].e;
+	const uint8_t *buf = rc_rbuf(&x->dev, e);
+	struct rc_fail f;
+	uint64_t old;
+	bool ok;
+
+	if (rc_ep_sent(&x->dev, e, &f)) {
+		load_fail(&x->ph.load, i, f.call, f.err, NULL);
+		return;
+	}
+	if (wc->opcode == IBV_WC_RDMA_READ) {
+		ok = load_payload_check(x->o->first_id + i, 0, 0, buf, x->o->size) == x->o->size;
+	} else {
+		memcpy(&old, buf, sizeof(old));
+		ok = old == load_seq(&x->ph.load, i);
+	}
+	load_checked(&x->ph.load, i, ok);
+}
 
 static void rcc_wc(void *arg, const struct ibv_wc *wc)
 {
@@ -108,6 +135,10 @@ static void rcc_wc(void *arg, const struct ibv_wc *wc)
 	case IBV_WC_RDMA_WRITE:
 		if (rc_ep_sent(&x->dev, &c->e, &f))
 			load_fail(&x->ph.load, i, f.call, f.err, NULL);
+		return;
+	case IBV_WC_RDMA_READ:
+	case IBV_WC_FETCH_ADD:
+		rcc_onesided(x, i, wc);
 		return;
 	case IBV_WC_RECV:
 	case IBV_WC_RECV_RDMA_WITH_IMM:

@@ -87,7 +87,7 @@ static int rcc_cm_addr(struct rcc *x, uint32_t i, bool *kill)
 		*kill = true;
 		return 0;
 	}
-	if (rc_ep_create(&x->dev, &c->e, i, x->o->op == OPT_OP_WRITE, c->id, &f) ||
+	if (rc_ep_create(&x->dev, &c->e, i, x->o->op, c->id, &f) ||
 	    rc_post_recv(&x->dev, &c->e, &f)) {
 		rcc_fail(x, i, f.call, f.err, NULL, false);
 		*kill = true;
@@ -115,11 +115,11 @@ static void rcc_cm_connect(struct rcc *x, uint32_t i, bool *kill)
 	uint8_t buf[OOB_CM_LEN];
 
 	ph_step(&x->ph, i, PROTO_STEP_ROUTE);
-	if (c->e.write) {
-		req.op = OOB_OP_WRITE;
+	if (rc_op_rbuf((enum opt_op)c->e.op)) {
+		req.op = (uint8_t)rc_op_oob((enum opt_op)c->e.op);
 		req.rkey = c->e.rmr->rkey;
 		req.addr = (uintptr_t)rc_rbuf(&x->dev, &c->e);
-		req.rlen = x->o->size;
+		req.rlen = (uint32_t)c->e.rmr->length;
 	}
 	if (oob_cm_encode(&req, buf)) {
 		rcc_fail(x, i, "request", EPROTO, NULL, false);
@@ -144,16 +144,16 @@ static void rcc_cm_established(struct rcc *x, uint32_t i, const struct rdma_cm_e
 
 	e = oob_cm_parse(ev->param.conn.private_data, ev->param.conn.private_data_len,
 			 OOB_T(OOB_REP), &rep);
-	if (!e && rep.op != (c->e.write ? OOB_OP_WRITE : OOB_OP_SEND))
+	if (!e && rep.op != rc_op_oob((enum opt_op)c->e.op))
 		e = OOB_EOP;
-	if (!e && c->e.write && rep.rlen < x->o->size)
+	if (!e && rc_op_rbuf((enum opt_op)c->e.op) && rep.rlen < x->o->size)
 		e = OOB_EBUF;
 	if (e) {
 		rcc_fail(x, i, "rdma_connect", EPROTO, oob_strerror(e), false);
 		*kill = true;
 		return;
 	}
-	if (c->e.write) {
+	if (rc_op_rbuf((enum opt_op)c->e.op)) {
 		c->e.rkey = rep.rkey;
 		c->e.raddr = rep.addr;
 		c->e.rlen = rep.rlen;
