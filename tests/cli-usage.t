@@ -70,8 +70,6 @@ BAD=(
 	"--transport tcp --oob-session per-conn"
 	"--transport rc --cq both"
 	"--transport uc --op read"
-	"--transport uc --cm rdmacm"
-	"--transport rc --op swap"
 	"--transport rc --tls-ca $T/ca.pem"
 	"--agents 1 --clients 1048577"
 	"--srq=1"
