@@ -391,6 +391,7 @@ int load_report(const struct load *l, const struct proto_hist *steps)
 		.errors = l->errors, .us = (l->t_end - l->t_run) / 1000,
 		.retried = l->datagram ? l->retried : PROTO_NONE,
 		.late = l->datagram ? l->late : PROTO_NONE,
+		.qps = l->qps ? l->qps : PROTO_NONE,
 	};
 
 	return proto_result_client(&c, &l->hist, steps);

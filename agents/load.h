@@ -76,6 +76,8 @@ struct load {
 	/* a datagram transport counts its resends and late echoes (result record) */
 	bool datagram;
 	uint64_t retried, late;
+	/* a connected RDMA transport tells the QPs its connections ride (result record) */
+	uint64_t qps;
 	struct proto_hist hist;
 };
 

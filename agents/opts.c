@@ -195,6 +195,7 @@ static int ag_shared(struct ag_opts *o, enum opt_id id, const char *arg, char *e
 	case OPT_TIMEOUT: o->timeout_s = (uint32_t)v; break;
 	case OPT_SERVER_THREADS: o->server_threads = (uint32_t)v; break;
 	case OPT_WORKERS: o->workers = (uint32_t)v; break;
+	case OPT_QP_SHARE: o->qp_share = (uint32_t)v; break;
 	case OPT_PORTS: o->ports = (uint32_t)v; break;
 	case OPT_THINK_MS: o->think_ms = (uint32_t)v; break;
 	case OPT_STAGGER_MS: o->stagger_ms = (uint32_t)v; break;

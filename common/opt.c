@@ -72,6 +72,9 @@ const struct opt_def opt_defs[OPT_N] = {
 				 .arg = "T", .help = "event loops of a server process" },
 	[OPT_WORKERS] = { "workers", N(0, 1 << 20, 0), .flags = OPT_F_CLIENT, .arg = "W",
 			  .help = "round trips in flight per agent (0 = all)" },
+	[OPT_QP_SHARE] = { "qp-share", N(0, 1 << 20, 0), .flags = OPT_F_RC | OPT_F_CLIENT,
+			   .arg = "K", .help = "QPs an agent's clients are multiplexed over "
+					       "(0 = one QP per client)" },
 	[OPT_PORTS] = { "ports", N(1, 64, 1), .arg = "K",
 			.help = "server ports per server process" },
 	[OPT_THINK_MS] = { "think-ms", N(0, 600000, 0), .flags = OPT_F_CLIENT, .arg = "T",

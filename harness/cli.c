@@ -52,6 +52,7 @@ const struct hp_opt hp_opts[] = {
 	S(OPT_THINK_MS, LOAD, HG_LOAD),
 	S(OPT_STAGGER_MS, LOAD, HG_LOAD),
 	S(OPT_WORKERS, LOAD, HG_LOAD),
+	S(OPT_QP_SHARE, LOAD, HG_LOAD),
 	S(OPT_TIMEOUT, LOAD, HG_LOAD),
 	S(OPT_SERVER_MODEL, LOAD, HG_LOAD),
 	S(OPT_SERVER_THREADS, LOAD, HG_LOAD),
@@ -190,6 +191,7 @@ static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err
 	case OPT_TIMEOUT: p->timeout_set = true; p->timeout_s = (long)x; break;
 	case OPT_SERVER_THREADS: p->server_threads = (long)x; break;
 	case OPT_WORKERS: p->workers = (long)x; break;
+	case OPT_QP_SHARE: p->qp_share = (long)x; break;
 	case OPT_PORTS: p->ports = (long)x; break;
 	case OPT_THINK_MS: p->think_ms = (long)x; break;
 	case OPT_STAGGER_MS: p->stagger_ms = (long)x; break;
@@ -253,6 +255,7 @@ static void hp_defaults(struct hp_plan *p)
 	p->think_ms = opt_defs[OPT_THINK_MS].def;
 	p->stagger_ms = opt_defs[OPT_STAGGER_MS].def;
 	p->workers = opt_defs[OPT_WORKERS].def;
+	p->qp_share = opt_defs[OPT_QP_SHARE].def;
 	for (size_t i = 0; i < HP_NOPTS; i++) {
 		const struct hp_opt *o = &hp_opts[i];
 

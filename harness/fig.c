@@ -76,6 +76,21 @@ STEP_FNS(TLS)
 STEP_FNS(XCHG)
 STEP_FNS(RTS)
 
+static void g_msgs_per_qp(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
+{
+	(void)p;
+	*v = (struct fig_val){ .type = FIG_DBL,
+			       .d = pt->cli_qps ? (double)pt->msgs / (double)pt->cli_qps : 0 };
+}
+
+static void g_clients_per_qp(const struct pt_point *pt, const struct hp_plan *p,
+			     struct fig_val *v)
+{
+	(void)p;
+	*v = (struct fig_val){ .type = FIG_DBL,
+			       .d = pt->cli_qps ? (double)pt->connected / (double)pt->cli_qps : 0 };
+}
+
 static void g_setup_rate(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
 {
 	(void)p;
@@ -175,6 +190,12 @@ const struct fig fig_table[] = {
 	{ "lost", "round trips", FIG_L_TRAFFIC, "%llu", "traffic.lost", 0, 0, U(lost) },
 	{ "retried", "sends", FIG_L_TRAFFIC, "%llu", "traffic.retried", FIG_UD, 0, U(retried) },
 	{ "late", "echoes", FIG_L_TRAFFIC, "%llu", "traffic.late", FIG_UD, 0, U(late) },
+	/* per QP beside per client: --qp-share puts many clients on one QP */
+	{ "qps", "QPs", FIG_L_TRAFFIC, "%ld", "traffic.qps", FIG_RC, 0, L(cli_qps) },
+	{ "msgs_per_qp", "round trips", FIG_L_TRAFFIC, "%.1f", "traffic.msgs_per_qp", FIG_RC, 0,
+	  G(g_msgs_per_qp) },
+	{ "clients_per_qp", "clients", FIG_L_TRAFFIC, "%.1f", "traffic.clients_per_qp", FIG_RC, 0,
+	  G(g_clients_per_qp) },
 	{ "t_traffic_s", "s", FIG_L_TRAFFIC, "%.3f", "traffic.t_traffic_s", 0, 0, D(t_traffic_s) },
 	{ "msgs_per_s", "1/s", FIG_L_TRAFFIC, "%.0f", "traffic.msgs_per_s", 0, 0, D(msgs_per_s) },
 	{ "lat_us_n", "", FIG_JSON_ONLY, NULL, "traffic.lat_us.n", 0, 0, U(lat_ns.n) },

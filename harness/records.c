@@ -124,6 +124,8 @@ static void rec_result_client(struct run *r, struct ha_agent *a,
 		pt->retried += c->retried;
 	if (c->late != PROTO_NONE)
 		pt->late += c->late;
+	if (c->qps != PROTO_NONE)
+		pt->cli_qps += (long)c->qps;
 	/* checked by proto_parse: only a total overflow can fail here */
 	if (proto_hist_decode(c->hist, r->hist))
 		pt->proto_errors++;

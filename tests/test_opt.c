@@ -107,6 +107,7 @@ static long long h_val(enum opt_id id)
 	case OPT_TIMEOUT: return plan.timeout_s;
 	case OPT_SERVER_THREADS: return plan.server_threads;
 	case OPT_WORKERS: return plan.workers;
+	case OPT_QP_SHARE: return plan.qp_share;
 	case OPT_PORTS: return plan.ports;
 	case OPT_THINK_MS: return plan.think_ms;
 	case OPT_STAGGER_MS: return plan.stagger_ms;
@@ -135,6 +136,7 @@ static long long a_val(enum opt_id id)
 	case OPT_TIMEOUT: return ag.timeout_s;
 	case OPT_SERVER_THREADS: return ag.server_threads;
 	case OPT_WORKERS: return ag.workers;
+	case OPT_QP_SHARE: return ag.qp_share;
 	case OPT_PORTS: return ag.ports;
 	case OPT_THINK_MS: return ag.think_ms;
 	case OPT_STAGGER_MS: return ag.stagger_ms;

@@ -153,6 +153,7 @@ struct rc_ep {
 	bool pend;		/* a send waits for room in the SQ */
 	bool write;		/* --op write on this connection */
 	uint8_t op;		/* enum opt_op of this connection */
+	bool imm;		/* SENDs carry imm_data (--qp-share: the client's id) */
 	bool dead;
 	uint32_t psn;
 	uint32_t pend_len, pend_imm;

@@ -401,7 +401,8 @@ int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
 		.wr_id = RC_WR(RC_WR_SEND, e->gen, e->slot),
 		.sg_list = &sge,
 		.num_sge = 1,
-		.opcode = e->write ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_SEND,
+		.opcode = e->write ? IBV_WR_RDMA_WRITE_WITH_IMM :
+			  e->imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
 		.send_flags = IBV_SEND_SIGNALED,
 		.imm_data = htonl(imm),
 	}, *bad;

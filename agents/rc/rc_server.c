@@ -186,6 +186,8 @@ static void rs_echo(struct rs_srv *s, struct rs_ep *x, const struct ibv_wc *wc,
 		rs_ep_kill(s, x, f.call);
 		return;
 	}
+	/* the echo carries what the message carried (--qp-share: its client's id) */
+	x->e.imm = wc->wc_flags & IBV_WC_WITH_IMM;
 	if (rc_post_send(d, &x->e, len, wc->wc_flags & IBV_WC_WITH_IMM ?
 			 ntohl(wc->imm_data) : 0, &f)) {
 		rs_ep_kill(s, x, f.call);

@@ -121,6 +121,7 @@ static void rt_wc(void *arg, const struct ibv_wc *wc)
 		goto dead;
 	x->e.rq_out--;
 	memcpy(rc_sbuf(&x->e), rc_rbuf(d, &x->e), wc->byte_len);
+	x->e.imm = wc->wc_flags & IBV_WC_WITH_IMM;
 	if (rc_post_recv(d, &x->e, &f) ||
 	    rc_post_send(d, &x->e, wc->byte_len,
 			 wc->wc_flags & IBV_WC_WITH_IMM ? ntohl(wc->imm_data) : 0, &f))
