@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# rcops.sh: --transport uc, --op read and --op atomic on real Soft-RoCE, inside
+# the rxe VM, driven through build/rdmacap as a user runs it:
+#
+#   vm/run --share $PWD -- suites/vm/rcops.sh
+#
+# For each design D of "uc", "rc --op read", "rc --op atomic" and each client
+# count N of RCOPS_CLIENTS, one `rdmacap run` on the pair topology:
+#   100%, every round trip verified (uc: the echo; read: the server buffer's
+#   payload of the connection; atomic: the counter's old value is the round
+#   trips done before), none lost, the server's device delta exactly N QPs, 2N
+#   CQs and 2N MRs (the rc model: one QP per client), counters back at the
+#   baseline; atomic: the servers' counters sum to the round trips issued
+#   (srv_atomics = msgs, compared by rdmacap itself)
+# then
+#   - uc --op read: exit 2, the reason named (UC has no READ or atomics)
+#   - uc --op write over per-conn sessions: 100%, verified
+#   - the RDMA counters after the suite equal those before it
+#
+# TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
+#
+#   RCOPS_CLIENTS   client counts ("10 100")
+set -u
+
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+W=$(mktemp -d /tmp/rcops-suite.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+RDC_TIMEOUT=600
+read -ra COUNTS <<<"${RCOPS_CLIENTS:-10 100}"
+DESIGNS=("--transport uc" "--transport rc --op read" "--transport rc --op atomic")
+
+rdc_need rdc_have_root
+rdc_need rdc_have_rxe
+
+res_now() { rdma -j resource show 2>/dev/null | tr -d ' \n'; }
+
+# op_run NAME ARGS...: rdmacap run ARGS on the pair topology; TAP in $W/NAME.tap,
+# figures in RDC_KV, status in RC
+op_run() {
+	local name=$1
+	shift
+	OUT=$W/$name.tap
+	rdc_rdmacap run --topology pair "$@" >"$OUT" 2>"$W/$name.err"
+	RC=$?
+	rdc_kv_parse <"$OUT"
+	grep -E '^ +# (connected|msgs|srv_|cause|why)' "$OUT" | sed 's/^ *//'
+}
+
+# srv_delta_is KEY VALUE: the server device's delta at peak
+srv_delta_is() {
+	grep -m1 -E "# srv_dev_delta " "$OUT" | grep -qE "(^| )$1=$2( |\$)"
+}
+
+# op_check N: why the point of N clients is not what the design promises ("": it is)
+op_check() {
+	local n=$1 why=
+	[ "$RC" = 0 ] || why+=" exit $RC"
+	[ "$(rdc_kv connected)" = "$n" ] || why+=" connected=$(rdc_kv connected)"
+	[ "$(rdc_kv msgs)" = "$(rdc_kv expected)" ] || why+=" msgs=$(rdc_kv msgs)"
+	[ "$(rdc_kv verified)" = "$(rdc_kv msgs)" ] || why+=" verified=$(rdc_kv verified)"
+	[ "$(rdc_kv lost)" = 0 ] || why+=" lost=$(rdc_kv lost)"
+	srv_delta_is qp "$n" || why+=" server qp delta not $n"
+	srv_delta_is cq $((2 * n)) || why+=" server cq delta not $((2 * n))"
+	srv_delta_is mr $((2 * n)) || why+=" server mr delta not $((2 * n))"
+	grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" not back to baseline"
+	echo "$why"
+}
+
+tap_init
+tap_plan $((${#COUNTS[@]} * ${#DESIGNS[@]} + 3))
+BASE=$(res_now)
+
+for d in "${DESIGNS[@]}"; do
+	for n in "${COUNTS[@]}"; do
+		# shellcheck disable=SC2086 # d is a list of words
+		op_run "$(echo "$d" | tr -dc a-z)$n" $d --clients "$n"
+		why=$(op_check "$n")
+		case $d in *atomic*)
+			[ "$(rdc_kv srv_atomics)" = "$(rdc_kv msgs)" ] ||
+				why+=" srv_atomics=$(rdc_kv srv_atomics) msgs=$(rdc_kv msgs)" ;;
+		esac
+		if [ -z "$why" ]; then
+			tap_ok "$d, $n clients: 100%, verified, server $n QPs/$((2 * n)) CQs/$((2 * n)) MRs, back to baseline"
+		else
+			tap_fail "$d, $n clients" "$why"
+		fi
+	done
+done
+
+rdc_rdmacap run --transport uc --op read --topology pair >"$W/ucread.tap" 2>"$W/ucread.err"
+RC=$?
+if [ "$RC" = 2 ] && grep -q "no RDMA READ or atomics" "$W/ucread.err"; then
+	tap_ok "uc --op read: usage error, reason named"
+else
+	tap_fail "uc --op read" "exit $RC: $(head -c 200 "$W/ucread.err")"
+fi
+
+op_run ucwrite --transport uc --op write --oob-session per-conn --clients 10
+why=$(op_check 10)
+if [ -z "$why" ]; then
+	tap_ok "uc --op write, per-conn TLS sessions, 10 clients: 100%, verified"
+else
+	tap_fail "uc --op write, per-conn TLS sessions" "$why"
+fi
+
+sleep 1
+if [ "$(res_now)" = "$BASE" ]; then
+	tap_ok "RDMA counters after the suite equal those before it"
+else
+	tap_fail "RDMA counters after the suite" "before $BASE after $(res_now)"
+fi
+tap_totals
+exit "$(tap_exit_code)"
