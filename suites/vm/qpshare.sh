@@ -39,28 +39,16 @@ K=4 AG=2
 rdc_need rdc_have_root
 rdc_need rdc_have_rxe
 
-counters_now() { rdma -j resource show 2>/dev/null | tr -d ' \n'; }
+RDC_POINT_SHOW='connected|msgs|srv_dev|cause|why|capped'
 
-# share_run NAME ARGS...: rdmacap run --transport rc ARGS on the pair topology;
-# TAP in $W/NAME.tap, figures in RDC_KV, status in RC
+# share_run NAME ARGS...: rdmacap run --transport rc ARGS on the pair topology (rdc_point)
 share_run() {
-	local name=$1
-	shift
-	OUT=$W/$name.tap
-	rdc_rdmacap run --transport rc --topology pair --msgs 4 "$@" >"$OUT" 2>"$W/$name.err"
-	RC=$?
-	rdc_kv_parse <"$OUT"
-	grep -E '^ +# (connected|msgs|srv_dev|cause|why|capped)' "$OUT" | sed 's/^ *//'
-}
-
-# has LINE KEY VALUE: KEY=VALUE on the "# LINE ..." line of the last run
-has() {
-	grep -m1 -E "# $1 " "$OUT" | grep -qE "(^| )$2=$3( |\$)"
+	rdc_point "$W/$1" run --transport rc --topology pair --msgs 4 "${@:2}"
 }
 
 tap_init
 tap_plan $((${#COUNTS[@]} + 2))
-BASE=$(counters_now)
+BASE=$(rdc_res_line)
 Q=$((K * AG))
 
 for n in "${COUNTS[@]}"; do
@@ -71,7 +59,7 @@ for n in "${COUNTS[@]}"; do
 	[ "$(rdc_kv verified)" = $((n * 4)) ] || why+=" verified=$(rdc_kv verified)"
 	[ "$(rdc_kv qps)" = $Q ] || why+=" qps=$(rdc_kv qps)"
 	for kv in qp=$Q cq=$((2 * Q)) mr=$((2 * Q)); do
-		has srv_dev_delta "${kv%=*}" "${kv#*=}" || why+=" server delta not $kv"
+		rdc_fig_is srv_dev_delta "${kv%=*}" "${kv#*=}" || why+=" server delta not $kv"
 	done
 	grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" not back to baseline"
 	if [ -z "$why" ]; then
@@ -92,7 +80,7 @@ c0=$(rdc_kv connected) cause0=$(rdc_kv cause)
 share_run shared --agents 1 --clients "$LN" --qp-share 16 --timeout 120
 c16=$(rdc_kv connected)
 [ "$RC" = 0 ] && [ "$c16" = "$LN" ] || why+=" qp-share 16: exit $RC connected=$c16"
-has srv_dev_delta qp 16 || why+=" qp-share 16: server qp delta not 16"
+rdc_fig_is srv_dev_delta qp 16 || why+=" qp-share 16: server qp delta not 16"
 sysctl -qw vm.max_map_count="$OLD_MAPS"
 tap_kv limit_per_conn "$c0 of $LN ($cause0)"
 tap_kv limit_qp_share_16 "$c16 of $LN"
@@ -102,11 +90,6 @@ else
 	tap_fail "limit moved by --qp-share" "$why"
 fi
 
-sleep 1
-if [ "$(counters_now)" = "$BASE" ]; then
-	tap_ok "RDMA counters after the suite equal those before it"
-else
-	tap_fail "RDMA counters after the suite" "before $BASE after $(counters_now)"
-fi
+rdc_res_back "$BASE"
 tap_totals
 exit "$(tap_exit_code)"

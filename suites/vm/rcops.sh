@@ -36,23 +36,9 @@ DESIGNS=("--transport uc" "--transport rc --op read" "--transport rc --op atomic
 rdc_need rdc_have_root
 rdc_need rdc_have_rxe
 
-res_now() { rdma -j resource show 2>/dev/null | tr -d ' \n'; }
-
-# op_run NAME ARGS...: rdmacap run ARGS on the pair topology; TAP in $W/NAME.tap,
-# figures in RDC_KV, status in RC
+# op_run NAME ARGS...: rdmacap run ARGS on the pair topology (rdc_point)
 op_run() {
-	local name=$1
-	shift
-	OUT=$W/$name.tap
-	rdc_rdmacap run --topology pair "$@" >"$OUT" 2>"$W/$name.err"
-	RC=$?
-	rdc_kv_parse <"$OUT"
-	grep -E '^ +# (connected|msgs|srv_|cause|why)' "$OUT" | sed 's/^ *//'
-}
-
-# srv_delta_is KEY VALUE: the server device's delta at peak
-srv_delta_is() {
-	grep -m1 -E "# srv_dev_delta " "$OUT" | grep -qE "(^| )$1=$2( |\$)"
+	rdc_point "$W/$1" run --topology pair "${@:2}"
 }
 
 # op_check N: why the point of N clients is not what the design promises ("": it is)
@@ -63,21 +49,21 @@ op_check() {
 	[ "$(rdc_kv msgs)" = "$(rdc_kv expected)" ] || why+=" msgs=$(rdc_kv msgs)"
 	[ "$(rdc_kv verified)" = "$(rdc_kv msgs)" ] || why+=" verified=$(rdc_kv verified)"
 	[ "$(rdc_kv lost)" = 0 ] || why+=" lost=$(rdc_kv lost)"
-	srv_delta_is qp "$n" || why+=" server qp delta not $n"
-	srv_delta_is cq $((2 * n)) || why+=" server cq delta not $((2 * n))"
-	srv_delta_is mr $((2 * n)) || why+=" server mr delta not $((2 * n))"
+	rdc_fig_is srv_dev_delta qp "$n" || why+=" server qp delta not $n"
+	rdc_fig_is srv_dev_delta cq $((2 * n)) || why+=" server cq delta not $((2 * n))"
+	rdc_fig_is srv_dev_delta mr $((2 * n)) || why+=" server mr delta not $((2 * n))"
 	grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" not back to baseline"
 	echo "$why"
 }
 
 tap_init
 tap_plan $((${#COUNTS[@]} * ${#DESIGNS[@]} + 3))
-BASE=$(res_now)
+BASE=$(rdc_res_line)
 
 for d in "${DESIGNS[@]}"; do
 	for n in "${COUNTS[@]}"; do
 		# shellcheck disable=SC2086 # d is a list of words
-		op_run "$(echo "$d" | tr -dc a-z)$n" $d --clients "$n"
+		op_run "$(echo "$d" | tr -dc "[:lower:]")$n" $d --clients "$n"
 		why=$(op_check "$n")
 		case $d in *atomic*)
 			[ "$(rdc_kv srv_atomics)" = "$(rdc_kv msgs)" ] ||
@@ -107,11 +93,6 @@ else
 	tap_fail "uc --op write, per-conn TLS sessions" "$why"
 fi
 
-sleep 1
-if [ "$(res_now)" = "$BASE" ]; then
-	tap_ok "RDMA counters after the suite equal those before it"
-else
-	tap_fail "RDMA counters after the suite" "before $BASE after $(res_now)"
-fi
+rdc_res_back "$BASE"
 tap_totals
 exit "$(tap_exit_code)"
