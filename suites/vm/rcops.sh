@@ -17,18 +17,27 @@
 # then
 #   - uc --op read: exit 2, the reason named (UC has no READ or atomics)
 #   - uc --op write over per-conn sessions: 100%, verified
+#   - a limit per design: vm.max_map_count lowered to RCOPS_MAPS, one client
+#     agent of RCOPS_LIMIT_N clients: each design stops short, the cause naming
+#     ibv_create_* ENOMEM and vm.max_map_count; uc again with 1.5 x the maps
+#     connects more (the limit moves with the knob). The sysctl is put back.
 #   - the RDMA counters after the suite equal those before it
 #
 # TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
 #
 #   RCOPS_CLIENTS   client counts ("10 100")
+#   RCOPS_MAPS      vm.max_map_count of the limit test (1200: about 260 connections)
+#   RCOPS_LIMIT_N   clients of the limit test (500)
 set -u
 
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
 W=$(mktemp -d /tmp/rcops-suite.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+OLD_MAPS=$(sysctl -n vm.max_map_count)
+trap 'sysctl -qw vm.max_map_count="$OLD_MAPS"; rm -rf "$W"' EXIT
+MAPS=${RCOPS_MAPS:-1200}
+LN=${RCOPS_LIMIT_N:-500}
 RDC_TIMEOUT=600
 read -ra COUNTS <<<"${RCOPS_CLIENTS:-10 100}"
 DESIGNS=("--transport uc" "--transport rc --op read" "--transport rc --op atomic")
@@ -57,7 +66,7 @@ op_check() {
 }
 
 tap_init
-tap_plan $((${#COUNTS[@]} * ${#DESIGNS[@]} + 3))
+tap_plan $((${#COUNTS[@]} * ${#DESIGNS[@]} + 4))
 BASE=$(rdc_res_line)
 
 for d in "${DESIGNS[@]}"; do
@@ -91,6 +100,32 @@ if [ -z "$why" ]; then
 	tap_ok "uc --op write, per-conn TLS sessions, 10 clients: 100%, verified"
 else
 	tap_fail "uc --op write, per-conn TLS sessions" "$why"
+fi
+
+# the limit of each design at MAPS, and of uc at 1.5 x MAPS (still below LN)
+why=
+lim=
+for m in "$MAPS" $((MAPS * 3 / 2)); do
+	for d in "${DESIGNS[@]}"; do
+		[ "$m" = "$MAPS" ] || [ "$d" = "${DESIGNS[0]}" ] || continue
+		sysctl -qw vm.max_map_count="$m" || why+=" sysctl"
+		# shellcheck disable=SC2086 # d is a list of words
+		op_run "lim$m$(echo "$d" | tr -dc "[:lower:]")" $d --agents 1 --clients "$LN" --msgs 2
+		c=$(rdc_kv connected)
+		lim+=" $d@$m:$c"
+		[ "$RC" = 1 ] && [ "${c:-$LN}" -lt "$LN" ] || why+=" $d@$m: exit $RC connected=$c"
+		[[ $(rdc_kv cause) == ibv_create_*ENOMEM*vm.max_map_count=$m* ]] ||
+			why+=" $d@$m: cause '$(rdc_kv cause)'"
+		[ "$m" = "$MAPS" ] && [ "$d" = "${DESIGNS[0]}" ] && c_uc=$c
+	done
+done
+sysctl -qw vm.max_map_count="$OLD_MAPS"
+[ "${c:-0}" -gt "${c_uc:-$LN}" ] || why+=" uc did not connect more with 1.5 x the maps"
+tap_kv limits "$lim"
+if [ -z "$why" ]; then
+	tap_ok "limits at vm.max_map_count=$MAPS, 1 agent:$lim; cause vm.max_map_count, moves with it"
+else
+	tap_fail "limits at vm.max_map_count=$MAPS" "$why"
 fi
 
 rdc_res_back "$BASE"
