@@ -222,19 +222,13 @@ int opt_ud_rules(enum opt_transport tr, enum opt_cm cm, long long size, char *er
 	return 0;
 }
 
-int opt_uc_rules(enum opt_transport tr, enum opt_op op, enum opt_cm cm, char *err,
-		 size_t errlen)
+int opt_uc_rules(enum opt_transport tr, enum opt_op op, char *err, size_t errlen)
 {
 	if (tr != OPT_TR_UC)
 		return 0;
 	if (op == OPT_OP_READ || op == OPT_OP_ATOMIC) {
 		snprintf(err, errlen, "--op %s needs --transport rc (an unreliable connection "
 			 "has no RDMA READ or atomics)", opt_word(OPT_OP, op));
-		return -1;
-	}
-	if (cm != OPT_CM_OOB_TLS) {
-		snprintf(err, errlen, "--transport uc takes --cm oob-tls only (librdmacm makes "
-			 "a UC id only through rdma_create_ep's blocking resolution)");
 		return -1;
 	}
 	return 0;

@@ -123,11 +123,10 @@ int opt_ud_rules(enum opt_transport tr, enum opt_cm cm, long long size, char *er
 		 size_t errlen);
 
 /*
- * The rules of --op and --transport uc: UC has no RDMA READ or atomics, and its
- * connections come up over --cm oob-tls only. 0, or -1 with the reason in err.
+ * The rule of --op with --transport uc: UC has no RDMA READ or atomics. 0, or -1
+ * with the reason in err.
  */
-int opt_uc_rules(enum opt_transport tr, enum opt_op op, enum opt_cm cm, char *err,
-		 size_t errlen);
+int opt_uc_rules(enum opt_transport tr, enum opt_op op, char *err, size_t errlen);
 
 /*
  * The rule of options marked OPT_F_OOB_TLS: not with --cm rdmacm (cm is the

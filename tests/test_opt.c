@@ -367,9 +367,9 @@ static void t_rcops(void)
 	rc = h_line("rdmacap run --transport uc --op atomic");
 	tap_ok(&t, rc == -1 && strstr(herr, "no RDMA READ or atomics"),
 	       "uc --op atomic: rejected, named (%s)", h_msg());
-	rc = h_line("rdmacap run --transport uc --cm rdmacm");
-	tap_ok(&t, rc == -1 && strstr(herr, "--transport uc takes --cm oob-tls only"),
-	       "uc --cm rdmacm: rejected, named (%s)", h_msg());
+	rc = h_line("rdmacap run --transport uc --cm rdmacm --op write");
+	tap_ok(&t, !rc && plan.transport == OPT_TR_UC && plan.cm == OPT_CM_RDMACM,
+	       "uc --cm rdmacm --op write: accepted (%s)", h_msg());
 	rc = h_line("rdmacap run --transport uc --op write --cq shared --srq --poll busy");
 	tap_ok(&t, !rc && plan.transport == OPT_TR_UC && plan.op == OPT_OP_WRITE && plan.srq,
 	       "uc takes rc's options (%s)", h_msg());

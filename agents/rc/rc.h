@@ -224,6 +224,13 @@ void rc_ep_expose(struct rc_dev *d, struct rc_ep *e, uint32_t id);
 /* --op atomic: the value of e's counter (the adds it took); 0 for other ops */
 uint64_t rc_ep_atomics(const struct rc_dev *d, const struct rc_ep *e);
 void rc_ep_destroy(struct rc_dev *d, struct rc_ep *e);
+/*
+ * --transport uc over rdmacm: the id has no QP (librdmacm moves only QPs of the
+ * id's type, RC, and makes UC ids only through rdma_create_ep's blocking
+ * resolution), so e's own QP goes to st with the attributes of its id, those
+ * UC has not left out; the id's connect and accept carry its qp_num.
+ */
+int rc_ep_cm_state(struct rc_ep *e, enum ibv_qp_state st, struct rc_fail *f);
 /* RESET -> INIT (oob only; rdma_cm does it for cm endpoints) */
 int rc_ep_init(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f);
 /* INIT -> RTR -> RTS against the peer (oob only) */

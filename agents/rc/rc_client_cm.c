@@ -88,6 +88,7 @@ static int rcc_cm_addr(struct rcc *x, uint32_t i, bool *kill)
 		return 0;
 	}
 	if (rc_ep_create(&x->dev, &c->e, i, x->o->op, c->id, &f) ||
+	    (!c->id->qp && rc_ep_cm_state(&c->e, IBV_QPS_INIT, &f)) ||
 	    rc_post_recv(&x->dev, &c->e, &f)) {
 		rcc_fail(x, i, f.call, f.err, NULL, false);
 		*kill = true;
@@ -128,6 +129,8 @@ static void rcc_cm_connect(struct rcc *x, uint32_t i, bool *kill)
 	}
 	cp.private_data = buf;
 	cp.private_data_len = sizeof(buf);
+	/* a QP of our own (uc): the CM learns it here */
+	cp.qp_num = c->e.qp->qp_num;
 	c->step = RCC_CM_CONNECT;
 	if (rdma_connect(c->id, &cp)) {
 		rcc_fail(x, i, "rdma_connect", errno, NULL, false);
@@ -140,6 +143,7 @@ static void rcc_cm_established(struct rcc *x, uint32_t i, const struct rdma_cm_e
 {
 	struct rcc_conn *c = &x->c[i];
 	struct oob_cm rep;
+	struct rc_fail f;
 	enum oob_err e;
 
 	e = oob_cm_parse(ev->param.conn.private_data, ev->param.conn.private_data_len,
@@ -157,6 +161,18 @@ static void rcc_cm_established(struct rcc *x, uint32_t i, const struct rdma_cm_e
 		c->e.rkey = rep.rkey;
 		c->e.raddr = rep.addr;
 		c->e.rlen = rep.rlen;
+	}
+	/* uc: CONNECT_RESPONSE, our QP to RTS, then the RTU */
+	if (!c->id->qp && (rc_ep_cm_state(&c->e, IBV_QPS_RTR, &f) ||
+			   rc_ep_cm_state(&c->e, IBV_QPS_RTS, &f))) {
+		rcc_fail(x, i, f.call, f.err, NULL, false);
+		*kill = true;
+		return;
+	}
+	if (!c->id->qp && rdma_establish(c->id)) {
+		rcc_fail(x, i, "rdma_establish", errno, NULL, false);
+		*kill = true;
+		return;
 	}
 	ph_step(&x->ph, i, PROTO_STEP_CONN);
 	rcc_up(x, i);
@@ -212,6 +228,7 @@ void rcc_cm_event(struct rcc *x)
 				rcc_cm_connect(x, i, &kill);
 				break;
 			case RDMA_CM_EVENT_ESTABLISHED:
+			case RDMA_CM_EVENT_CONNECT_RESPONSE:	/* uc: an id without QP */
 				rcc_cm_established(x, i, ev, &kill);
 				break;
 			case RDMA_CM_EVENT_REJECTED:

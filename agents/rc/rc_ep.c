@@ -232,7 +232,8 @@ int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, enum opt_op o
 	ia.cap.max_recv_wr = d->srq ? 0 : RC_RQ;
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = d->srq ? 0 : 1;
-	if (cm) {
+	/* librdmacm moves only the QPs of the id's type (RC): a UC QP is ours */
+	if (cm && d->qpt == IBV_QPT_RC) {
 		if (rdma_create_qp(cm, d->pd, &ia)) {
 			rc_fail(f, "rdma_create_qp", errno);
 			goto err_rmr;
@@ -254,7 +255,7 @@ int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, enum opt_op o
 	return 0;
 
 err_qp:
-	if (cm)
+	if (cm && cm->qp)
 		rdma_destroy_qp(cm);
 	else
 		ibv_destroy_qp(e->qp);
@@ -283,7 +284,7 @@ void rc_ep_destroy(struct rc_dev *d, struct rc_ep *e)
 	if (e->qp) {
 		if (d->srq)
 			rc_map_del(&d->map, e->qp->qp_num);
-		if (e->cm)
+		if (e->cm && e->cm->qp)
 			rdma_destroy_qp(e->cm);
 		else if ((err = ibv_destroy_qp(e->qp)))
 			ag_warn("ibv_destroy_qp %u: %s", e->qp->qp_num, strerror(err));
@@ -351,6 +352,24 @@ int rc_ep_connect(struct rc_dev *d, struct rc_ep *e, uint32_t qpn, uint32_t psn,
 	err = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
 			    (rc ? IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			     IBV_QP_MAX_QP_RD_ATOMIC : 0));
+	return err ? rc_fail(f, "ibv_modify_qp", err) : 0;
+}
+
+int rc_ep_cm_state(struct rc_ep *e, enum ibv_qp_state st, struct rc_fail *f)
+{
+	struct ibv_qp_attr a = { .qp_state = st };
+	int mask, err;
+
+	if (rdma_init_qp_attr(e->cm, &a, &mask))
+		return rc_fail(f, "rdma_init_qp_attr", errno);
+	/* the id's type is RC: leave out what UC has not */
+	mask &= ~(IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER | IBV_QP_TIMEOUT |
+		  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	if (st == IBV_QPS_INIT) {
+		a.qp_access_flags = (unsigned)rc_op_access((enum opt_op)e->op);
+		mask |= IBV_QP_ACCESS_FLAGS;
+	}
+	err = ibv_modify_qp(e->qp, &a, mask);
 	return err ? rc_fail(f, "ibv_modify_qp", err) : 0;
 }
 

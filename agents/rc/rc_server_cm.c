@@ -178,8 +178,15 @@ static void rs_cm_request(struct rs_srv *s, struct rdma_cm_event *ev,
 		rc_ep_expose(&s->dev, &x->e, req.id);
 	}
 	rep.id = req.id;
+	if (!id->qp && rc_ep_cm_state(&x->e, IBV_QPS_INIT, &f))
+		goto rej;
 	if (rc_post_recv(&s->dev, &x->e, &f))
 		goto rej;
+	/* uc: our QP to RTS before the REP; the CM learns its number from cp */
+	if (!id->qp && (rc_ep_cm_state(&x->e, IBV_QPS_RTR, &f) ||
+			rc_ep_cm_state(&x->e, IBV_QPS_RTS, &f)))
+		goto rej;
+	cp.qp_num = x->e.qp->qp_num;
 	if (oob_cm_encode(&rep, buf)) {
 		f.err = EPROTO;
 		goto rej;

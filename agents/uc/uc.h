@@ -7,7 +7,8 @@
  * with the QP type as its one parameter (struct rc_dev's qpt, from the
  * transport) and the attributes UC lacks left out of the QP state changes
  * (no retry, RNR, timeout or read/atomic depths). So --op send and --op write
- * only (opt_uc_rules: no RDMA READ or atomics), and --cm oob-tls only.
+ * only (opt_uc_rules: no RDMA READ or atomics). Both setups: oob-tls, and
+ * rdmacm with a QP of its own beside an RC-typed id (rc_ep_cm_state).
  *
  * UC may drop a message and says nothing: no resend. A round trip whose
  * message or echo is lost never completes; the load engine's traffic

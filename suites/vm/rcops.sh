@@ -16,7 +16,7 @@
 #   (srv_atomics = msgs, compared by rdmacap itself)
 # then
 #   - uc --op read: exit 2, the reason named (UC has no READ or atomics)
-#   - uc --op write over per-conn sessions: 100%, verified
+#   - uc --cm rdmacm --op write: 100%, verified, the same server delta
 #   - a limit per design: vm.max_map_count lowered to RCOPS_MAPS, one client
 #     agent of RCOPS_LIMIT_N clients: each design stops short, the cause naming
 #     ibv_create_* ENOMEM and vm.max_map_count; uc again with 1.5 x the maps
@@ -94,12 +94,12 @@ else
 	tap_fail "uc --op read" "exit $RC: $(head -c 200 "$W/ucread.err")"
 fi
 
-op_run ucwrite --transport uc --op write --oob-session per-conn --clients 10
+op_run ucwrite --transport uc --cm rdmacm --op write --clients 10
 why=$(op_check 10)
 if [ -z "$why" ]; then
-	tap_ok "uc --op write, per-conn TLS sessions, 10 clients: 100%, verified"
+	tap_ok "uc --cm rdmacm --op write, 10 clients: 100%, verified, server 10 QPs/20 CQs/20 MRs"
 else
-	tap_fail "uc --op write, per-conn TLS sessions" "$why"
+	tap_fail "uc --cm rdmacm --op write" "$why"
 fi
 
 # the limit of each design at MAPS, and of uc at 1.5 x MAPS (still below LN)
