@@ -305,6 +305,22 @@ int load_rx(struct load *l, uint32_t idx, const uint8_t *buf, size_t len)
 	return 1;
 }
 
+int load_checked(struct load *l, uint32_t idx, bool ok)
+{
+	struct load_conn *c = &l->c[idx];
+
+	if (c->state != LS_BUSY) {
+		load_fail(l, idx, "ibv_poll_cq", EPROTO, NULL);
+		return -1;
+	}
+	if (!ok && !c->bad) {
+		c->bad = 1;
+		proto_verify_fail(l->cfg.first_id + idx, c->seq);
+	}
+	load_complete(l, idx);
+	return 1;
+}
+
 static bool load_unfinished(const struct load_conn *c)
 {
 	return c->state == LS_BUSY || c->state == LS_READY || c->state == LS_THINK;
@@ -375,6 +391,7 @@ int load_report(const struct load *l, const struct proto_hist *steps)
 		.errors = l->errors, .us = (l->t_end - l->t_run) / 1000,
 		.retried = l->datagram ? l->retried : PROTO_NONE,
 		.late = l->datagram ? l->late : PROTO_NONE,
+		.qps = l->qps ? l->qps : PROTO_NONE,
 	};
 
 	return proto_result_client(&c, &l->hist, steps);

@@ -76,6 +76,8 @@ struct load {
 	/* a datagram transport counts its resends and late echoes (result record) */
 	bool datagram;
 	uint64_t retried, late;
+	/* a connected RDMA transport tells the QPs its connections ride (result record) */
+	uint64_t qps;
 	struct proto_hist hist;
 };
 
@@ -98,6 +100,12 @@ uint32_t load_want(const struct load *l, uint32_t idx);
 int load_rx(struct load *l, uint32_t idx, const uint8_t *buf, size_t len);
 void load_tx_fill(const struct load *l, uint32_t idx, size_t off, uint8_t *buf,
 		  size_t len);
+/*
+ * idx's round trip ended without an echo to feed load_rx() (a one-sided op):
+ * ok is the transport's own check of what came back. 1, or -1 when idx was
+ * failed (no round trip was in flight).
+ */
+int load_checked(struct load *l, uint32_t idx, bool ok);
 
 /*
  * Ends the traffic now: every connection short of its msgs is lost. named prints

@@ -155,7 +155,7 @@ static int ag_check(const struct ag_opts *o, const uint8_t *seen, char *err, siz
 		if (ag_flags(c) & other)
 			return ag_err(err, errlen, "--%s is not an option of --role %s",
 				      ag_optname(c), o->role == AG_ROLE_SERVER ? "server" : "client");
-		if ((ag_flags(c) & OPT_F_RC) && o->transport != OPT_TR_RC &&
+		if ((ag_flags(c) & OPT_F_RC) && !opt_tr_connected(o->transport) &&
 		    !(o->transport == OPT_TR_UD && (ag_flags(c) & OPT_F_UD)))
 			return ag_err(err, errlen, "--%s is an option of --transport rc",
 				      ag_optname(c));
@@ -163,7 +163,8 @@ static int ag_check(const struct ag_opts *o, const uint8_t *seen, char *err, siz
 	for (int i = 0; i < OPT_N; i++)
 		shared[i] = seen[O_SHARED + i - O_ROLE];
 	if (opt_rules(o->transport, shared, err, errlen) || opt_cm_rules(o->cm, shared, err, errlen) ||
-	    opt_ud_rules(o->transport, o->cm, o->size, err, errlen))
+	    opt_ud_rules(o->transport, o->cm, o->size, err, errlen) ||
+	    opt_uc_rules(o->transport, o->op, err, errlen))
 		return -1;
 	if (o->transport != OPT_TR_TCP && o->cm == OPT_CM_OOB_TLS &&
 	    (!o->tls_ca || !o->tls_cert || !o->tls_key))
@@ -194,6 +195,7 @@ static int ag_shared(struct ag_opts *o, enum opt_id id, const char *arg, char *e
 	case OPT_TIMEOUT: o->timeout_s = (uint32_t)v; break;
 	case OPT_SERVER_THREADS: o->server_threads = (uint32_t)v; break;
 	case OPT_WORKERS: o->workers = (uint32_t)v; break;
+	case OPT_QP_SHARE: o->qp_share = (uint32_t)v; break;
 	case OPT_PORTS: o->ports = (uint32_t)v; break;
 	case OPT_THINK_MS: o->think_ms = (uint32_t)v; break;
 	case OPT_STAGGER_MS: o->stagger_ms = (uint32_t)v; break;

@@ -40,6 +40,7 @@ struct ag_opts {
 	uint32_t think_ms;
 	uint32_t stagger_ms;
 	uint32_t workers;
+	uint32_t qp_share;	/* QPs the clients share; 0: one each */
 	bool has_bind;
 	struct in_addr bind;
 	char bind_str[INET_ADDRSTRLEN];

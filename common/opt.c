@@ -12,6 +12,7 @@
 
 static const char *const opt_transports[OPT_TR_N] = {
 	[OPT_TR_TCP] = "tcp", [OPT_TR_RC] = "rc", [OPT_TR_UD] = "ud",
+	[OPT_TR_UC] = "uc",
 };
 static const char *const opt_cms[OPT_CM_N] = {
 	[OPT_CM_OOB_TLS] = "oob-tls", [OPT_CM_RDMACM] = "rdmacm",
@@ -24,6 +25,7 @@ static const char *const opt_cqs[OPT_CQ_N] = {
 };
 static const char *const opt_ops[OPT_OP_N] = {
 	[OPT_OP_SEND] = "send", [OPT_OP_WRITE] = "write",
+	[OPT_OP_READ] = "read", [OPT_OP_ATOMIC] = "atomic",
 };
 static const char *const opt_oobs[OPT_OOB_N] = {
 	[OPT_OOB_PER_AGENT] = "per-agent", [OPT_OOB_PER_CONN] = "per-conn",
@@ -36,8 +38,9 @@ static const char *const opt_polls[OPT_POLL_N] = {
 #define N(lo, hi, d) .kind = OPT_NUM, .min = lo, .max = hi, .def = d
 
 const struct opt_def opt_defs[OPT_N] = {
-	[OPT_TRANSPORT] = { "transport", W(opt_transports), .def = OPT_TR_TCP, .arg = "tcp|rc|ud",
-			    .help = "data path: TCP sockets, RDMA reliable connections or datagrams" },
+	[OPT_TRANSPORT] = { "transport", W(opt_transports), .def = OPT_TR_TCP, .arg = "tcp|rc|ud|uc",
+			    .help = "data path: TCP sockets, RDMA reliable connections or datagrams, "
+				    "or unreliable connections" },
 	[OPT_CM] = { "cm", W(opt_cms), .flags = OPT_F_RC | OPT_F_UD, .def = OPT_CM_OOB_TLS,
 		     .arg = "oob-tls|rdmacm",
 		     .help = "QP exchange over TLS 1.3, or librdmacm" },
@@ -47,8 +50,10 @@ const struct opt_def opt_defs[OPT_N] = {
 	[OPT_CQ] = { "cq", W(opt_cqs), .flags = OPT_F_RC, .def = OPT_CQ_PER_CONN,
 		     .arg = "per-conn|shared",
 		     .help = "send and recv CQ per QP, or one CQ per agent" },
-	[OPT_OP] = { "op", W(opt_ops), .flags = OPT_F_RC, .def = OPT_OP_SEND, .arg = "send|write",
-		     .help = "SEND/RECV, or RDMA WRITE with immediate" },
+	[OPT_OP] = { "op", W(opt_ops), .flags = OPT_F_RC, .def = OPT_OP_SEND,
+		     .arg = "send|write|read|atomic",
+		     .help = "SEND/RECV, RDMA WRITE with immediate, RDMA READ of the server's "
+			     "buffer, or fetch-and-add on its counter" },
 	[OPT_OOB_SESSION] = { "oob-session", W(opt_oobs), .flags = OPT_F_RC,
 			      .def = OPT_OOB_PER_AGENT, .arg = "per-agent|per-conn",
 			      .help = "one TLS session per agent, or one per connection" },
@@ -67,6 +72,9 @@ const struct opt_def opt_defs[OPT_N] = {
 				 .arg = "T", .help = "event loops of a server process" },
 	[OPT_WORKERS] = { "workers", N(0, 1 << 20, 0), .flags = OPT_F_CLIENT, .arg = "W",
 			  .help = "round trips in flight per agent (0 = all)" },
+	[OPT_QP_SHARE] = { "qp-share", N(0, 1 << 20, 0), .flags = OPT_F_RC | OPT_F_CLIENT,
+			   .arg = "K", .help = "QPs an agent's clients are multiplexed over "
+					       "(0 = one QP per client)" },
 	[OPT_PORTS] = { "ports", N(1, 64, 1), .arg = "K",
 			.help = "server ports per server process" },
 	[OPT_THINK_MS] = { "think-ms", N(0, 600000, 0), .flags = OPT_F_CLIENT, .arg = "T",
@@ -181,7 +189,7 @@ int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t e
 {
 	int tls = seen[OPT_TLS_CA] + seen[OPT_TLS_CERT] + seen[OPT_TLS_KEY];
 
-	for (int i = 0; tr != OPT_TR_RC && i < OPT_N; i++)
+	for (int i = 0; !opt_tr_connected(tr) && i < OPT_N; i++)
 		if (seen[i] && (opt_defs[i].flags & OPT_F_RC) &&
 		    !(tr == OPT_TR_UD && (opt_defs[i].flags & OPT_F_UD))) {
 			snprintf(err, errlen, "--%s is an option of --transport rc",
@@ -209,6 +217,18 @@ int opt_ud_rules(enum opt_transport tr, enum opt_cm cm, long long size, char *er
 		snprintf(err, errlen, "--size %lld does not fit one UD datagram "
 			 "(at most the path MTU %d minus the %d-byte GRH: %d)", size,
 			 OPT_UD_MTU_MAX, OPT_UD_GRH, OPT_UD_MTU_MAX - OPT_UD_GRH);
+		return -1;
+	}
+	return 0;
+}
+
+int opt_uc_rules(enum opt_transport tr, enum opt_op op, char *err, size_t errlen)
+{
+	if (tr != OPT_TR_UC)
+		return 0;
+	if (op == OPT_OP_READ || op == OPT_OP_ATOMIC) {
+		snprintf(err, errlen, "--op %s needs --transport rc (an unreliable connection "
+			 "has no RDMA READ or atomics)", opt_word(OPT_OP, op));
 		return -1;
 	}
 	return 0;

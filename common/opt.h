@@ -19,18 +19,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum opt_transport { OPT_TR_NONE, OPT_TR_TCP, OPT_TR_RC, OPT_TR_UD, OPT_TR_N };
+enum opt_transport { OPT_TR_NONE, OPT_TR_TCP, OPT_TR_RC, OPT_TR_UD, OPT_TR_UC, OPT_TR_N };
 enum opt_cm { OPT_CM_OOB_TLS, OPT_CM_RDMACM, OPT_CM_N };
 enum opt_model { OPT_MODEL_EVENT, OPT_MODEL_THREAD, OPT_MODEL_N };
 enum opt_cq { OPT_CQ_PER_CONN, OPT_CQ_SHARED, OPT_CQ_N };
-enum opt_op { OPT_OP_SEND, OPT_OP_WRITE, OPT_OP_N };
+enum opt_op { OPT_OP_SEND, OPT_OP_WRITE, OPT_OP_READ, OPT_OP_ATOMIC, OPT_OP_N };
 enum opt_oob_session { OPT_OOB_PER_AGENT, OPT_OOB_PER_CONN, OPT_OOB_N };
 enum opt_poll { OPT_POLL_EVENT, OPT_POLL_BUSY, OPT_POLL_ADAPTIVE, OPT_POLL_N };
 
 /* the options both programs take, by the same name and with the same rules */
 enum opt_id {
 	OPT_TRANSPORT, OPT_CM, OPT_SERVER_MODEL, OPT_CQ, OPT_OP, OPT_OOB_SESSION, OPT_SRQ, OPT_POLL,
-	OPT_SIZE, OPT_MSGS, OPT_TIMEOUT, OPT_SERVER_THREADS, OPT_WORKERS, OPT_PORTS,
+	OPT_SIZE, OPT_MSGS, OPT_TIMEOUT, OPT_SERVER_THREADS, OPT_WORKERS, OPT_QP_SHARE, OPT_PORTS,
 	OPT_THINK_MS, OPT_STAGGER_MS, OPT_CLIENTS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY,
 	OPT_N
 };
@@ -42,7 +42,7 @@ enum opt_kind {
 	OPT_PATH,	/* a non-empty file name */
 };
 
-#define OPT_F_RC 0x1		/* only with --transport rc */
+#define OPT_F_RC 0x1		/* only with --transport rc (or uc: opt_tr_connected) */
 #define OPT_F_SERVER 0x2	/* agent: only for --role server */
 #define OPT_F_CLIENT 0x4	/* agent: only for --role client */
 #define OPT_F_PER_AGENT 0x8	/* agent's value is per process; rdmacap's is a total */
@@ -53,6 +53,15 @@ enum opt_kind {
  * RoCE path MTU; a message must fit the port's active MTU minus the GRH */
 #define OPT_UD_GRH 40
 #define OPT_UD_MTU_MAX 4096
+
+/*
+ * rc and uc: the connected RDMA transports, one QP per connection, the same
+ * setups and resource model (uc is rc's code with another QP type)
+ */
+static inline bool opt_tr_connected(enum opt_transport tr)
+{
+	return tr == OPT_TR_RC || tr == OPT_TR_UC;
+}
 
 /* first port of a run when the namespace is our own, and the agent's default */
 #define OPT_DEF_PORT 18515
@@ -112,6 +121,12 @@ int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t e
  */
 int opt_ud_rules(enum opt_transport tr, enum opt_cm cm, long long size, char *err,
 		 size_t errlen);
+
+/*
+ * The rule of --op with --transport uc: UC has no RDMA READ or atomics. 0, or -1
+ * with the reason in err.
+ */
+int opt_uc_rules(enum opt_transport tr, enum opt_op op, char *err, size_t errlen);
 
 /*
  * The rule of options marked OPT_F_OOB_TLS: not with --cm rdmacm (cm is the

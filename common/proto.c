@@ -19,7 +19,7 @@ struct pf {
 	size_t off;
 };
 
-#define PROTO_MAX_FIELDS 16
+#define PROTO_MAX_FIELDS 20
 #define R(m, k, kind, opt) { k, kind, opt, offsetof(struct proto_rec, m) }
 #define HS(f) hello_server.f
 #define RS(f) result_server.f
@@ -48,7 +48,8 @@ static const struct {
 		R(RC(verified), "verified", PF_U64, 0), R(RC(bad), "bad", PF_U64, 0),
 		R(RC(errors), "errors", PF_U64, 0), R(RC(us), "us", PF_U64, 0),
 		R(RC(hist), "hist", PF_HIST, 0), R(RC(retried), "retried", PF_U64, 1),
-		R(RC(late), "late", PF_U64, 1), STEP(ADDR, "resolve_addr"),
+		R(RC(late), "late", PF_U64, 1), R(RC(qps), "qps", PF_U64, 1),
+		STEP(ADDR, "resolve_addr"),
 		STEP(ROUTE, "resolve_route"), STEP(QP, "create_qp"), STEP(CONN, "established"),
 		STEP(TLS, "tls"), STEP(XCHG, "exchange"), STEP(RTS, "rtr_rts") } },
 	[PROTO_CONN_OK] = { "conn ok", {

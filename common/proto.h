@@ -24,7 +24,9 @@
  *                       read the kernel's limit
  *   drop peer=ADDR reason=WORD        a peer was dropped (hostile or dead)
  *   result role=server accepted=A peak=C echoed=M bytes=B dropped=D
- *                      [rejected=R cq_events=Q] [ah=H]    after "stop"; rc adds R
+ *                      [rejected=R cq_events=Q] [ah=H]    after "stop"; M is
+ *                       the echoes, or with rc --op atomic the sum of the
+ *                       connections' counters (the adds they took); rc adds R
  *                       connection requests it rejected and Q CQ events; ud
  *                       adds R and Q too, and H the most address handles it held
  *   bye                               after the result, just before exit 0
@@ -42,11 +44,13 @@
  *   msg fail id=I call=C errno=E err=NAME    a connection broke during traffic
  *   verify fail id=I seq=S            an echo came back different from what was sent
  *   result role=client ok=C msgs=M verified=V bad=B errors=E us=U hist=H
- *                      [retried=R late=L] [step_NAME=H ...]
+ *                      [retried=R late=L] [qps=Q] [step_NAME=H ...]
  *                       M round trips, V of them byte-checked, B mismatches, E
  *                       connections lost in traffic, U us of traffic, H latencies;
  *                       ud adds R sends repeated after a timeout and L echoes
  *                       that came after their round trip was done (dropped);
+ *                       rc and uc add Q, the QPs the round trips rode (fewer
+ *                       than ok with --qp-share);
  *                       step_NAME the time of each connection's setup step NAME
  *                       (enum proto_step, e.g. step_resolve_route), one per step
  *                       the connection manager has, as histograms too
@@ -140,6 +144,7 @@ struct proto_rec {
 			uint64_t ok, msgs, verified, bad, errors, us;
 			const char *hist;        /* checked; decode with proto_hist_decode */
 			uint64_t retried, late;  /* optional: ud */
+			uint64_t qps;            /* optional: rc, the QPs that carried them */
 			const char *steps[PROTO_NSTEPS]; /* optional, like hist */
 		} result_client;
 		struct proto_conn_ok {

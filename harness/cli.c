@@ -56,6 +56,7 @@ const struct hp_opt hp_opts[] = {
 	S(OPT_THINK_MS, LOAD, HG_LOAD),
 	S(OPT_STAGGER_MS, LOAD, HG_LOAD),
 	S(OPT_WORKERS, LOAD, HG_LOAD),
+	S(OPT_QP_SHARE, LOAD, HG_LOAD),
 	S(OPT_TIMEOUT, LOAD, HG_LOAD),
 	S(OPT_SERVER_MODEL, LOAD, HG_LOAD),
 	S(OPT_SERVER_THREADS, LOAD, HG_LOAD),
@@ -201,6 +202,7 @@ static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err
 	case OPT_TIMEOUT: p->timeout_set = true; p->timeout_s = (long)x; break;
 	case OPT_SERVER_THREADS: p->server_threads = (long)x; break;
 	case OPT_WORKERS: p->workers = (long)x; break;
+	case OPT_QP_SHARE: p->qp_share = (long)x; break;
 	case OPT_PORTS: p->ports = (long)x; break;
 	case OPT_THINK_MS: p->think_ms = (long)x; break;
 	case OPT_STAGGER_MS: p->stagger_ms = (long)x; break;
@@ -268,6 +270,7 @@ static void hp_defaults(struct hp_plan *p)
 	p->think_ms = opt_defs[OPT_THINK_MS].def;
 	p->stagger_ms = opt_defs[OPT_STAGGER_MS].def;
 	p->workers = opt_defs[OPT_WORKERS].def;
+	p->qp_share = opt_defs[OPT_QP_SHARE].def;
 	for (size_t i = 0; i < HP_NOPTS; i++) {
 		const struct hp_opt *o = &hp_opts[i];
 
@@ -408,7 +411,8 @@ static int hp_check(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 	/* the agent's own cross-option rules, so that no agent exits with a usage error */
 	if (opt_rules(p->transport, seen, msg, sizeof(msg)) ||
 	    opt_cm_rules(p->cm, seen, msg, sizeof(msg)) ||
-	    opt_ud_rules(p->transport, p->cm, p->size, msg, sizeof(msg)))
+	    opt_ud_rules(p->transport, p->cm, p->size, msg, sizeof(msg)) ||
+	    opt_uc_rules(p->transport, p->op, msg, sizeof(msg)))
 		return hp_fail(err, p->cmd, "%s", msg);
 	/* the user's PKI, as the agents will use it, before the topology exists */
 	if (p->tls_ca && hc_certs_check(p->tls_ca, p->tls_cert, p->tls_key, msg, sizeof(msg)))

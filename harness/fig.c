@@ -77,6 +77,21 @@ STEP_FNS(TLS)
 STEP_FNS(XCHG)
 STEP_FNS(RTS)
 
+static void g_msgs_per_qp(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
+{
+	(void)p;
+	*v = (struct fig_val){ .type = FIG_DBL,
+			       .d = pt->cli_qps ? (double)pt->msgs / (double)pt->cli_qps : 0 };
+}
+
+static void g_clients_per_qp(const struct pt_point *pt, const struct hp_plan *p,
+			     struct fig_val *v)
+{
+	(void)p;
+	*v = (struct fig_val){ .type = FIG_DBL,
+			       .d = pt->cli_qps ? (double)pt->connected / (double)pt->cli_qps : 0 };
+}
+
 static void g_setup_rate(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
 {
 	(void)p;
@@ -182,6 +197,12 @@ const struct fig fig_table[] = {
 	{ "lost", "round trips", FIG_L_TRAFFIC, "%llu", "traffic.lost", 0, 0, U(lost) },
 	{ "retried", "sends", FIG_L_TRAFFIC, "%llu", "traffic.retried", FIG_UD, 0, U(retried) },
 	{ "late", "echoes", FIG_L_TRAFFIC, "%llu", "traffic.late", FIG_UD, 0, U(late) },
+	/* per QP beside per client: --qp-share puts many clients on one QP */
+	{ "qps", "QPs", FIG_L_TRAFFIC, "%ld", "traffic.qps", FIG_RC, 0, L(cli_qps) },
+	{ "msgs_per_qp", "round trips", FIG_L_TRAFFIC, "%.1f", "traffic.msgs_per_qp", FIG_RC, 0,
+	  G(g_msgs_per_qp) },
+	{ "clients_per_qp", "clients", FIG_L_TRAFFIC, "%.1f", "traffic.clients_per_qp", FIG_RC, 0,
+	  G(g_clients_per_qp) },
 	{ "t_traffic_s", "s", FIG_L_TRAFFIC, "%.3f", "traffic.t_traffic_s", 0, 0, D(t_traffic_s) },
 	{ "msgs_per_s", "1/s", FIG_L_TRAFFIC, "%.0f", "traffic.msgs_per_s", 0, 0, D(msgs_per_s) },
 	{ "lat_us_n", "", FIG_JSON_ONLY, NULL, "traffic.lat_us.n", 0, 0, U(lat_ns.n) },
@@ -208,6 +229,8 @@ const struct fig fig_table[] = {
 	{ "srv_threads", "threads", FIG_L_SERVER, "%ld", "server.threads", 0, 0, L(srv_threads) },
 	{ "srv_accepted", "connections", FIG_L_SERVER, "%ld", "server.accepted", 0, 0, L(srv_accepted) },
 	{ "srv_drops", "connections", FIG_L_SERVER, "%ld", "server.drops", 0, 0, L(srv_drops) },
+	{ "srv_atomics", "adds", FIG_L_SERVER, "%ld", "server.atomics", FIG_RC | FIG_ATOMIC, 0,
+	  L(srv_atomics) },
 	{ "srv_ah", "address handles", FIG_L_SERVER, "%ld", "server.ah", FIG_UD, 0, L(srv_ah) },
 	{ "tcp_inuse_peak", "sockets", FIG_L_TCP, "%ld", "server.tcp_inuse_peak", FIG_TCP, 0,
 	  L(tcp_inuse_peak) },
@@ -295,7 +318,7 @@ static bool fig_applies(const struct fig *f, const struct fig_val *v, const stru
 	/* rows of some transports: shown for those only */
 	if ((f->when & (FIG_TCP | FIG_RC | FIG_UD)) &&
 	    !((f->when & FIG_TCP) && p->transport == OPT_TR_TCP) &&
-	    !((f->when & FIG_RC) && p->transport == OPT_TR_RC) &&
+	    !((f->when & FIG_RC) && opt_tr_connected(p->transport)) &&
 	    !((f->when & FIG_UD) && p->transport == OPT_TR_UD))
 		return false;
 	if ((f->when & FIG_STORM) && p->cmd != HP_STORM)
@@ -305,6 +328,8 @@ static bool fig_applies(const struct fig *f, const struct fig_val *v, const stru
 	if ((f->when & FIG_RDMACM) && p->cm != OPT_CM_RDMACM)
 		return false;
 	if ((f->when & FIG_OOB) && p->cm != OPT_CM_OOB_TLS)
+		return false;
+	if ((f->when & FIG_ATOMIC) && p->op != OPT_OP_ATOMIC)
 		return false;
 	if (f->when & FIG_NONZERO)
 		return v->type == FIG_STR ? v->s[0] != '\0' : v->type == FIG_DBL ? v->d != 0 :

@@ -34,13 +34,14 @@ enum fig_line {
 enum fig_when {
 	FIG_ALWAYS = 0,
 	FIG_TCP = 1 << 0,      /* --transport tcp */
-	FIG_RC = 1 << 1,       /* --transport rc */
+	FIG_RC = 1 << 1,       /* --transport rc (or uc) */
 	FIG_STORM = 1 << 2,    /* the storm command */
 	FIG_NONZERO = 1 << 3,  /* the value is not 0 / not "" */
 	FIG_UD = 1 << 4,       /* --transport ud */
 	FIG_RDMACM = 1 << 5,   /* --cm rdmacm (with FIG_RC) */
 	FIG_OOB = 1 << 6,      /* --cm oob-tls (with FIG_RC) */
 	FIG_FAULT = 1 << 7,    /* --fault */
+	FIG_ATOMIC = 1 << 8,   /* --op atomic */
 };
 
 enum fig_type { FIG_LONG, FIG_U64, FIG_DBL, FIG_STR };

@@ -116,8 +116,10 @@ void lay_plan(struct run *r, long clients)
 	/* a ud server holds no fd per client: one process, one QP serves them all */
 	if (p->transport == OPT_TR_UD)
 		r->nsrv = 1;
-	if (p->transport == OPT_TR_RC)
-		lay_maps(r, clients);
+	/* maps go with QPs: --qp-share puts K per agent on both sides */
+	if (opt_tr_connected(p->transport))
+		lay_maps(r, p->qp_share && p->qp_share * pt->agents < clients ?
+			 p->qp_share * pt->agents : clients);
 	pt->servers = r->nsrv;
 	if (!p->timeout_set)
 		pt->timeout_s += (pt->agents + r->nsrv) / 5;

@@ -43,6 +43,7 @@ struct hp_plan {
 	int npoints;
 	long agents;            /* 0 = automatic */
 	long msgs, size, think_ms, stagger_ms, workers, timeout_s;
+	long qp_share;		/* rc: QPs per client agent its clients share; 0: off */
 	bool msgs_set, timeout_set;
 	long server_threads;
 	long repeat;            /* --repeat: each point this many times (run, ramp, storm) */

@@ -59,7 +59,7 @@ static void pl_backlog(struct pt_ctx *c)
 	long need = 0, cur;
 	char v[32];
 
-	if (p->transport != OPT_TR_RC || p->cm != OPT_CM_RDMACM)
+	if (!opt_tr_connected(p->transport) || p->cm != OPT_CM_RDMACM)
 		return;
 	if (nn_sysctl_get("", "net.rdma_ucm.max_backlog", v, sizeof(v))) {
 		tap_diag(c->tap, "net.rdma_ucm.max_backlog not readable: rdma_ucm not loaded?");

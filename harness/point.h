@@ -64,6 +64,8 @@ struct pt_point {
 	long srv_maps_max, cli_maps_max;   /* most memory maps in one process (vm.max_map_count) */
 	long srv_accepted, srv_drops;
 	long srv_ah;                       /* ud: most address handles the servers held */
+	long srv_atomics;                  /* --op atomic: the servers' counters, summed */
+	long cli_qps;                      /* rc, uc: the QPs the clients' round trips rode */
 	long proto_errors;                 /* malformed agent records */
 
 	bool have_res;                     /* RDMA counters were sampled */

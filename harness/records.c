@@ -108,6 +108,8 @@ static void rec_result_server(struct run *r, struct ha_agent *a,
 	a->result = true;
 	r->pt->srv_accepted += (long)s->accepted;
 	r->pt->srv_drops += (long)s->dropped;
+	/* --op atomic: a server's "echoed" is the adds its counters took */
+	r->pt->srv_atomics += (long)s->echoed;
 	if (s->ah != PROTO_NONE)
 		r->pt->srv_ah += (long)s->ah;
 }
@@ -126,6 +128,8 @@ static void rec_result_client(struct run *r, struct ha_agent *a,
 		pt->retried += c->retried;
 	if (c->late != PROTO_NONE)
 		pt->late += c->late;
+	if (c->qps != PROTO_NONE)
+		pt->cli_qps += (long)c->qps;
 	/* checked by proto_parse: only a total overflow can fail here */
 	if (proto_hist_decode(c->hist, r->hist))
 		pt->proto_errors++;

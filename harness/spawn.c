@@ -175,6 +175,8 @@ static int sp_clients(struct run *r)
 		sp_arg(&av, "--think-ms=%ld", p->think_ms);
 		sp_arg(&av, "--stagger-ms=%ld", p->stagger_ms);
 		sp_arg(&av, "--workers=%ld", p->workers);
+		if (p->qp_share)
+			sp_arg(&av, "--qp-share=%ld", p->qp_share);
 		if (t->kind != NN_LOOP)
 			sp_arg(&av, "--bind=%s", h->addr);
 		sp_rc_args(r, &av, h, false);

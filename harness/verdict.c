@@ -89,6 +89,10 @@ void vd_verdict(struct run *r)
 			 (unsigned long long)pt->msgs, (unsigned long long)pt->expect_msgs,
 			 (unsigned long long)pt->verified, (unsigned long long)pt->bad,
 			 (unsigned long long)pt->lost, pt->cause[0] ? ": " : "", pt->cause);
+	else if (r->c->plan->op == OPT_OP_ATOMIC && pt->srv_atomics != (long)pt->msgs)
+		snprintf(pt->why, sizeof(pt->why),
+			 "atomics: the servers' counters hold %ld adds, the clients did %llu",
+			 pt->srv_atomics, (unsigned long long)pt->msgs);
 	else if (pt->leak)
 		snprintf(pt->why, sizeof(pt->why), "RDMA resources not back to baseline: %s",
 			 pt->leak_what);

@@ -69,7 +69,7 @@ BAD=(
 	"--transport tcp --cm rdmacm"
 	"--transport tcp --oob-session per-conn"
 	"--transport rc --cq both"
-	"--transport rc --op read"
+	"--transport uc --op read"
 	"--transport rc --tls-ca $T/ca.pem"
 	"--agents 1 --clients 1048577"
 	"--srq=1"

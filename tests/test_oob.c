@@ -257,8 +257,8 @@ static void t_fields(void)
 	tap_ok(&T, ok, "record: a GID index that does not fit sgid_index (>255) is 'bad_gid_index'");
 
 	ok = 1;
-	T_FIELD(req, op, 3, OOB_EOP);
-	t_forge(b, &req, 37, "\x03", 1);
+	T_FIELD(req, op, 5, OOB_EOP);
+	t_forge(b, &req, 37, "\x05", 1);
 	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EOP);
 	tap_ok(&T, ok, "record: an unknown op is 'bad_op'");
 

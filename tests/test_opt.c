@@ -74,8 +74,9 @@ static int a_parse(enum opt_id id, const char *val)
 
 	av_add(&a, "%s", "rdmacap-agent");
 	av_add(&a, "--role=%s", d->flags & OPT_F_SERVER ? "server" : "client");
-	/* rc and ud with oob-tls need their TLS files (rdmacap makes its own); rdmacm takes none */
-	if (id != OPT_TRANSPORT || (val && (!strcmp(val, "rc") || !strcmp(val, "ud")))) {
+	/* rc, ud and uc with oob-tls need their TLS files (rdmacap makes its own); rdmacm takes none */
+	if (id != OPT_TRANSPORT ||
+	    (val && (!strcmp(val, "rc") || !strcmp(val, "ud") || !strcmp(val, "uc")))) {
 		if (id != OPT_TRANSPORT)
 			av_add(&a, "%s", "--transport=rc");
 		for (int i = OPT_TLS_CA; i <= OPT_TLS_KEY && !(id == OPT_CM && val && !strcmp(val, "rdmacm")); i++)
@@ -106,6 +107,7 @@ static long long h_val(enum opt_id id)
 	case OPT_TIMEOUT: return plan.timeout_s;
 	case OPT_SERVER_THREADS: return plan.server_threads;
 	case OPT_WORKERS: return plan.workers;
+	case OPT_QP_SHARE: return plan.qp_share;
 	case OPT_PORTS: return plan.ports;
 	case OPT_THINK_MS: return plan.think_ms;
 	case OPT_STAGGER_MS: return plan.stagger_ms;
@@ -134,6 +136,7 @@ static long long a_val(enum opt_id id)
 	case OPT_TIMEOUT: return ag.timeout_s;
 	case OPT_SERVER_THREADS: return ag.server_threads;
 	case OPT_WORKERS: return ag.workers;
+	case OPT_QP_SHARE: return ag.qp_share;
 	case OPT_PORTS: return ag.ports;
 	case OPT_THINK_MS: return ag.think_ms;
 	case OPT_STAGGER_MS: return ag.stagger_ms;
@@ -178,7 +181,8 @@ static void both_reject(enum opt_id id, const char *val)
 static const char *const garbage[] = { "", "x", "1x", " 1", "+1", "-1", "0x10", "1.5",
 				       "99999999999999999999" };
 #define NGARBAGE (int)(sizeof(garbage) / sizeof(garbage[0]))
-#define NDEFECTS 13
+#define NDEFECTS (13 + NRCOPS)
+#define NRCOPS 7
 
 /* the plan: as many tests as the table asks for */
 static int t_count(void)
@@ -238,7 +242,7 @@ static void t_word(enum opt_id id)
 	}
 	both_reject(id, "");
 	both_reject(id, "nosuchword");
-	both_reject(id, "uc");
+	both_reject(id, "xrc");
 }
 
 static void t_vocabulary(void)
@@ -350,12 +354,44 @@ static void t_cli_defects(void)
 	unlink(path);
 }
 
+/* issue 14: uc has no READ or atomics and no rdmacm; both programs say so */
+static void t_rcops(void)
+{
+	char *av[] = { "rdmacap-agent", "--role=client", "--transport=uc", "--op=atomic",
+		       "--tls-ca=x.pem", "--tls-cert=x.pem", "--tls-key=x.pem", NULL };
+	int rc;
+
+	rc = h_line("rdmacap run --transport uc --op read");
+	tap_ok(&t, rc == -1 && strstr(herr, "--op read needs --transport rc"),
+	       "uc --op read: rejected, named (%s)", h_msg());
+	rc = h_line("rdmacap run --transport uc --op atomic");
+	tap_ok(&t, rc == -1 && strstr(herr, "no RDMA READ or atomics"),
+	       "uc --op atomic: rejected, named (%s)", h_msg());
+	rc = h_line("rdmacap run --transport uc --cm rdmacm --op write");
+	tap_ok(&t, !rc && plan.transport == OPT_TR_UC && plan.cm == OPT_CM_RDMACM,
+	       "uc --cm rdmacm --op write: accepted (%s)", h_msg());
+	rc = h_line("rdmacap run --transport uc --op write --cq shared --srq --poll busy");
+	tap_ok(&t, !rc && plan.transport == OPT_TR_UC && plan.op == OPT_OP_WRITE && plan.srq,
+	       "uc takes rc's options (%s)", h_msg());
+	rc = h_line("rdmacap run --transport rc --op atomic --size 1 --cm rdmacm");
+	tap_ok(&t, !rc && plan.op == OPT_OP_ATOMIC, "rc --op atomic --size 1: accepted (%s)",
+	       h_msg());
+	rc = h_line("rdmacap run --transport ud --op read");
+	tap_ok(&t, rc == -1 && strstr(herr, "--op is an option of --transport rc"),
+	       "ud --op read: rejected (%s)", h_msg());
+	memset(aerr, 0, sizeof(aerr));
+	rc = ag_opts_parse(&ag, 7, av, aerr, sizeof(aerr));
+	tap_ok(&t, rc == -1 && strstr(aerr, "--op atomic needs --transport rc"),
+	       "agent uc --op atomic: rejected, named (%s)", aerr);
+}
+
 int main(void)
 {
 	tap_init(&t, stdout);
 	tap_plan(&t, t_count());
 	t_vocabulary();
 	t_cli_defects();
+	t_rcops();
 	tap_totals(&t);
 	return tap_exit_code(&t);
 }

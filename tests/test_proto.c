@@ -119,7 +119,7 @@ static void t_roundtrip(void)
 	proto_hist_add(&h, UINT64_MAX);
 	memset(&d, 0, sizeof(d));
 	tap_ok(&t, !t_back(proto_result_client(&(struct proto_result_client){ 3, 100, 90, 1, 2, 77, NULL,
-										PROTO_NONE, PROTO_NONE, { NULL } },
+										PROTO_NONE, PROTO_NONE, PROTO_NONE, { NULL } },
 					       &h, NULL), &r) &&
 			   r.type == PROTO_RESULT_CLIENT && r.result_client.ok == 3 &&
 			   r.result_client.msgs == 100 && r.result_client.verified == 90 &&
@@ -128,10 +128,15 @@ static void t_roundtrip(void)
 			   !memcmp(&d, &h, sizeof(h)),
 	       "result role=client round trip with its histogram");
 	tap_ok(&t, !t_back(proto_result_client(&(struct proto_result_client){ 1, 5, 5, 0, 0, 9, NULL,
-										4, 2, { NULL } }, &d, NULL), &r) &&
+										4, 2, PROTO_NONE, { NULL } }, &d, NULL), &r) &&
 			   r.result_client.retried == 4 && r.result_client.late == 2 &&
-			   strstr(t_raw, " retried=4 late=2"),
+			   strstr(t_raw, " retried=4 late=2") && !strstr(t_raw, "qps="),
 	       "result role=client (ud) with retried and late");
+	tap_ok(&t, !t_back(proto_result_client(&(struct proto_result_client){ 8, 5, 5, 0, 0, 9, NULL,
+										PROTO_NONE, PROTO_NONE, 2, { NULL } }, &d, NULL), &r) &&
+			   r.result_client.qps == 2 && r.result_client.retried == PROTO_NONE &&
+			   strstr(t_raw, " qps=2"),
+	       "result role=client (rc --qp-share) with qps");
 	tap_ok(&t, !strstr(t_raw, "step_"), "result role=client without steps has no step_ key");
 	t_steps(&h);
 	tap_ok(&t, !t_back(proto_conn_ok(7, 1234), &r) && r.type == PROTO_CONN_OK &&
@@ -264,7 +269,7 @@ int main(void)
 	}
 	proto_set_fd(t_fd);
 	tap_init(&t, stdout);
-	tap_plan(&t, 30);
+	tap_plan(&t, 31);
 	t_roundtrip();
 	t_malformed();
 	t_cmds();

@@ -133,7 +133,7 @@ static enum oob_err oob_check(const struct oob_rec *r)
 	if (r->op == OOB_OP_SEND) {
 		if (r->rkey || r->addr || r->rlen)
 			return OOB_EBUF;
-	} else if (r->op == OOB_OP_WRITE) {
+	} else if (oob_op_rbuf(r->op)) {
 		if (!r->rlen || r->rlen > OOB_MAX_RLEN || r->addr + r->rlen < r->addr)
 			return OOB_EBUF;
 	} else if (r->op == OOB_OP_UD) {
@@ -239,7 +239,7 @@ static enum oob_err oob_cm_check(const struct oob_cm *c)
 		return OOB_ESTATUS;
 	if (c->op == OOB_OP_SEND)
 		return c->rkey || c->rlen || c->addr ? OOB_EBUF : OOB_OK;
-	if (c->op != OOB_OP_WRITE)
+	if (!oob_op_rbuf(c->op))
 		return OOB_EOP;
 	if (!c->rlen || c->rlen > OOB_MAX_RLEN || c->addr + c->rlen < c->addr)
 		return OOB_EBUF;

@@ -13,13 +13,16 @@
  *   16  u32  psn       24 bits
  *   20  u8   gid[16]   the sender's RoCEv2 GID (neither zero nor multicast)
  *   36  u8   mtu       enum ibv_mtu, IBV_MTU_256..IBV_MTU_4096
- *   37  u8   op        OOB_OP_SEND, OOB_OP_WRITE, or OOB_OP_UD (--transport ud)
+ *   37  u8   op        OOB_OP_SEND, OOB_OP_WRITE, OOB_OP_READ, OOB_OP_ATOMIC,
+ *                      or OOB_OP_UD (--transport ud)
  *   38  u16  gidx      the sender's GID index (fits ibv_global_route.sgid_index)
  *   40  u32  status    REJ: the errno of the failed call; otherwise 0
- *   44  u32  rkey      op write: the buffer the peer writes into; op ud: the
+ *   44  u32  rkey      op write, read, atomic: the buffer the peer writes into,
+ *                      reads, or whose first 8 bytes it adds to; op ud: the
  *                      sender's Q_Key (nonzero, bit 31 clear); otherwise 0
  *   48  u64  addr
- *   56  u32  rlen      op write: its length, 1..OOB_MAX_RLEN; otherwise 0
+ *   56  u32  rlen      op write, read, atomic: its length, 1..OOB_MAX_RLEN;
+ *                      otherwise 0
  *   60  u8   call      REJ: enum oob_call, the server's call that failed; else 0
  *   61  u8   pad[3]    0
  *
@@ -42,7 +45,13 @@
 enum oob_type { OOB_REQ = 1, OOB_REP = 2, OOB_REJ = 3 };
 #define OOB_T(t) (1u << (t))
 
-enum oob_op { OOB_OP_SEND = 0, OOB_OP_WRITE = 1, OOB_OP_UD = 2 };
+enum oob_op { OOB_OP_SEND = 0, OOB_OP_WRITE = 1, OOB_OP_UD = 2, OOB_OP_READ = 3,
+	      OOB_OP_ATOMIC = 4 };
+/* the one-sided ops: the peers exchange a buffer (rkey, addr, rlen) */
+static inline int oob_op_rbuf(unsigned op)
+{
+	return op == OOB_OP_WRITE || op == OOB_OP_READ || op == OOB_OP_ATOMIC;
+}
 
 /* the server's calls a REJ can name; 0 is "none" */
 enum oob_call {
@@ -114,11 +123,11 @@ unsigned oob_call_code(const char *name);
  *    0  u32  magic    OOB_CM_MAGIC ("RDCM")
  *    4  u8   version  OOB_VERSION
  *    5  u8   type     REQ (rdma_connect), REP (rdma_accept), REJ (rdma_reject)
- *    6  u8   op       OOB_OP_SEND or OOB_OP_WRITE
+ *    6  u8   op       OOB_OP_SEND, OOB_OP_WRITE, OOB_OP_READ or OOB_OP_ATOMIC
  *    7  u8   call     REJ: enum oob_call; else 0
  *    8  u32  id       connection id
  *   12  u32  status   REJ: errno; else 0
- *   16  u32  rkey     op write: the sender's buffer; else 0
+ *   16  u32  rkey     op write, read, atomic: the sender's buffer; else 0
  *   20  u32  rlen
  *   24  u64  addr
  *

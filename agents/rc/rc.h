@@ -12,6 +12,17 @@
  * writes into the connection's recv MR, so that one stays and the SRQ's
  * receives carry no buffer).
  *
+ * --op read and --op atomic are one-sided: the server's recv MR is opened to
+ * the peer (REMOTE_READ, REMOTE_ATOMIC) and nothing is echoed. For read it
+ * holds load_payload(id, 0), which the client reads into its recv half and
+ * checks; for atomic its first 8 bytes (8-aligned: rc_rbuf) are a counter the
+ * client fetch-and-adds 1 to, the old value being the round trips it did
+ * before. The round trip is the send CQ's completion, so that CQ is not lazy.
+ * The device must offer it (ibv_query_device: max_qp_rd_atom, atomic_cap).
+ *
+ * d->qpt is the QP type: IBV_QPT_RC, or IBV_QPT_UC for --transport uc (see
+ * agents/uc/uc.h), whose state changes leave out what UC has not.
+ *
  * All CQs report to one completion channel per process (per session thread
  * with --server-model thread), read by a struct rc_poller: --poll event re-arms
  * a CQ and polls it dry on each of its events; busy never arms, it polls every
@@ -116,6 +127,8 @@ struct rc_dev {
 	union ibv_gid gid;
 	enum ibv_mtu mtu;
 	uint32_t size;
+	enum ibv_qp_type qpt;
+	enum opt_op op;
 	bool shared_cq, use_srq, write;
 	/* --cq shared */
 	struct rc_cq **pool;
@@ -145,6 +158,8 @@ struct rc_ep {
 	uint8_t rq_out;		/* receives posted, not completed */
 	bool pend;		/* a send waits for room in the SQ */
 	bool write;		/* --op write on this connection */
+	uint8_t op;		/* enum opt_op of this connection */
+	bool imm;		/* SENDs carry imm_data (--qp-share: the client's id) */
 	bool dead;
 	uint32_t psn;
 	uint32_t pend_len, pend_imm;
@@ -158,10 +173,27 @@ static inline uint8_t *rc_sbuf(const struct rc_ep *e)
 	return e->buf;
 }
 
+/* 8-aligned: an atomic's target */
 static inline uint8_t *rc_rbuf(const struct rc_dev *d, const struct rc_ep *e)
 {
-	return e->buf + d->size;
+	return e->buf + ((d->size + 7) & ~7u);
 }
+
+/* op works on the peer's buffer: its rkey, address and length are exchanged */
+static inline bool rc_op_rbuf(enum opt_op op)
+{
+	return op != OPT_OP_SEND;
+}
+
+/* op's own completion ends the round trip: no receive, no echo */
+static inline bool rc_op_onesided(enum opt_op op)
+{
+	return op == OPT_OP_READ || op == OPT_OP_ATOMIC;
+}
+
+/* the op word of oob.h's records for op, and back (OPT_OP_N: not an rc op) */
+unsigned rc_op_oob(enum opt_op op);
+enum opt_op rc_op_from_oob(unsigned op);
 
 /* a failed call: name and errno, for "conn fail" records and REJ */
 struct rc_fail {
@@ -188,9 +220,23 @@ void rc_dev_close(struct rc_dev *d);
  * made by rdma_create_qp() on that id. On failure everything made is undone and
  * f names the call.
  */
-int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, bool write,
+int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, enum opt_op op,
 		 struct rdma_cm_id *cm, struct rc_fail *f);
+/*
+ * Server side of a one-sided op, before the REP: read fills the recv half with
+ * connection id's payload; atomic's counter starts at 0.
+ */
+void rc_ep_expose(struct rc_dev *d, struct rc_ep *e, uint32_t id);
+/* --op atomic: the value of e's counter (the adds it took); 0 for other ops */
+uint64_t rc_ep_atomics(const struct rc_dev *d, const struct rc_ep *e);
 void rc_ep_destroy(struct rc_dev *d, struct rc_ep *e);
+/*
+ * --transport uc over rdmacm: the id has no QP (librdmacm moves only QPs of the
+ * id's type, RC, and makes UC ids only through rdma_create_ep's blocking
+ * resolution), so e's own QP goes to st with the attributes of its id, those
+ * UC has not left out; the id's connect and accept carry its qp_num.
+ */
+int rc_ep_cm_state(struct rc_ep *e, enum ibv_qp_state st, struct rc_fail *f);
 /* RESET -> INIT (oob only; rdma_cm does it for cm endpoints) */
 int rc_ep_init(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f);
 /* INIT -> RTR -> RTS against the peer (oob only) */
@@ -201,7 +247,9 @@ int rc_psn(uint32_t *psn);
 
 /* One receive for e: on its RQ, or a top-up of the SRQ. */
 int rc_post_recv(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f);
-/* Sends len bytes of e's send half (SEND, or WRITE with imm to the peer's buffer).
+/* Sends len bytes of e's send half (SEND, or WRITE with imm to the peer's buffer),
+ * or reads len bytes of the peer's buffer into the recv half (READ), or adds 1 to
+ * the peer's counter, the old value landing in the recv half (ATOMIC).
  * With the SQ full the send waits in e->pend for rc_ep_sent(). */
 int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
 		 struct rc_fail *f);

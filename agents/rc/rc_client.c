@@ -34,6 +34,11 @@ void rcc_up(struct rcc *x, uint32_t i)
 
 	c->state = RCC_UP;
 	ph_up(&x->ph, i);
+	/* a QP of its own, or the owner of a shared one */
+	if (!x->nqp || i < x->nqp)
+		x->ph.load.qps++;
+	if (i < x->nqp)
+		rcc_share_settle(x, i, true, NULL, 0);
 }
 
 static void rcc_fail_status(struct rcc *x, uint32_t i, const char *call, int err,
@@ -45,6 +50,8 @@ static void rcc_fail_status(struct rcc *x, uint32_t i, const char *call, int err
 		return;
 	ph_fail(&x->ph, i, call, err, ename, at_server, status);
 	c->state = RCC_FAILED;
+	if (i < x->nqp)
+		rcc_share_settle(x, i, false, call, err);
 }
 
 void rcc_fail(struct rcc *x, uint32_t i, const char *call, int err, const char *ename,
@@ -60,29 +67,116 @@ void rcc_rejected(struct rcc *x, uint32_t i, int status)
 
 /* --- data path --- */
 
-static void rcc_load_start(void *arg, uint32_t i)
+/* client i's round trip on QP q (q == i unless --qp-share); 0 or -1 (failed) */
+static int rcc_send(struct rcc *x, uint32_t q, uint32_t i)
 {
-	struct rcc *x = arg;
-	struct rc_ep *e = &x->c[i].e;
+	struct rc_ep *e = &x->c[q].e;
 	struct rc_fail f;
 
 	/* the echo's receive is posted before the message that causes it */
-	if (!x->dev.use_srq && !e->rq_out && rc_post_recv(&x->dev, e, &f)) {
-		load_fail(&x->ph.load, i, f.call, f.err, NULL);
-		return;
-	}
+	if (!rc_op_onesided((enum opt_op)e->op) && !x->dev.use_srq && !e->rq_out &&
+	    rc_post_recv(&x->dev, e, &f))
+		goto fail;
 	load_tx_fill(&x->ph.load, i, 0, rc_sbuf(e), x->o->size);
-	if (rc_post_send(&x->dev, e, x->o->size, load_seq(&x->ph.load, i), &f))
-		load_fail(&x->ph.load, i, f.call, f.err, NULL);
+	/* a shared QP's messages say whose they are */
+	e->imm = x->nqp != 0;
+	if (rc_post_send(&x->dev, e, x->o->size,
+			 x->nqp ? x->o->first_id + i : load_seq(&x->ph.load, i), &f))
+		goto fail;
+	return 0;
+fail:
+	load_fail(&x->ph.load, i, f.call, f.err, NULL);
+	return -1;
+}
+
+/* q's round trip is over: the next client waiting for q goes */
+static void rcc_share_go(struct rcc *x, uint32_t q)
+{
+	uint32_t k;
+
+	while ((k = rcc_share_next(x, q)) != RCC_NONE && rcc_send(x, q, k))
+		;
+}
+
+static void rcc_load_start(void *arg, uint32_t i)
+{
+	struct rcc *x = arg;
+	uint32_t q = x->nqp ? i % x->nqp : i;
+
+	if (x->nqp && !rcc_share_take(x, q, i))
+		return;
+	if (rcc_send(x, q, i) && x->nqp)
+		rcc_share_go(x, q);
+}
+
+/* the client whose round trip QP q carries */
+static uint32_t rcc_who(const struct rcc *x, uint32_t q)
+{
+	return x->nqp ? x->qp[q].cur : q;
 }
 
 static const struct load_ops rcc_load_ops = { .start = rcc_load_start };
+
+/*
+ * A READ or fetch-and-add completed: the round trip is done. A read brings the
+ * server's payload of this connection (seq 0, rc.h); an add brings the
+ * counter before it, which is the round trips done so far.
+ */
+static void rcc_onesided(struct rcc *x, uint32_t q, const struct ibv_wc *wc)
+{
+	struct rc_ep *e = &x->c[q].e;
+	const uint8_t *buf = rc_rbuf(&x->dev, e);
+	uint32_t i = rcc_who(x, q);
+	struct rc_fail f;
+	uint64_t old;
+	bool ok;
+
+	if (i == RCC_NONE || rc_ep_sent(&x->dev, e, &f)) {
+		load_fail(&x->ph.load, i == RCC_NONE ? q : i, i == RCC_NONE ? "ibv_poll_cq" : f.call,
+			  i == RCC_NONE ? EPROTO : f.err, NULL);
+		return;
+	}
+	/* the server's buffer is its QP owner's (the id of the REQ) */
+	if (wc->opcode == IBV_WC_RDMA_READ) {
+		ok = load_payload_check(x->o->first_id + q, 0, 0, buf, x->o->size) == x->o->size;
+	} else {
+		memcpy(&old, buf, sizeof(old));
+		ok = old == (x->nqp ? x->qp[q].done : load_seq(&x->ph.load, i));
+	}
+	if (x->nqp)
+		x->qp[q].done++;
+	load_checked(&x->ph.load, i, ok);
+	if (x->nqp)
+		rcc_share_go(x, q);
+}
+
+/* The echo of QP q's round trip arrived in buf. */
+static void rcc_echo(struct rcc *x, uint32_t q, const struct ibv_wc *wc, const uint8_t *buf)
+{
+	uint32_t i = rcc_who(x, q), want;
+
+	if (i == RCC_NONE) {
+		load_fail(&x->ph.load, q, "ibv_poll_cq", EPROTO, "unasked_echo");
+		return;
+	}
+	/* a message is one completion: anything but the whole echo is an error */
+	want = load_want(&x->ph.load, i);
+	if (x->nqp && (!(wc->wc_flags & IBV_WC_WITH_IMM) ||
+		       ntohl(wc->imm_data) != x->o->first_id + i))
+		load_fail(&x->ph.load, i, "ibv_poll_cq", EPROTO, "bad_client_id");
+	else if (!want || wc->byte_len != want)
+		load_fail(&x->ph.load, i, "ibv_poll_cq", EPROTO, NULL);
+	else
+		load_rx(&x->ph.load, i, buf, wc->byte_len);
+	if (x->nqp)
+		rcc_share_go(x, q);
+}
 
 static void rcc_wc(void *arg, const struct ibv_wc *wc)
 {
 	struct rcc *x = arg;
 	unsigned kind = RC_WR_KIND(wc->wr_id);
-	uint32_t i, srq_slot = 0, want;
+	uint32_t i, srq_slot = 0;
 	struct rcc_conn *c = NULL;
 	const uint8_t *buf;
 	struct rc_fail f;
@@ -109,6 +203,10 @@ static void rcc_wc(void *arg, const struct ibv_wc *wc)
 		if (rc_ep_sent(&x->dev, &c->e, &f))
 			load_fail(&x->ph.load, i, f.call, f.err, NULL);
 		return;
+	case IBV_WC_RDMA_READ:
+	case IBV_WC_FETCH_ADD:
+		rcc_onesided(x, i, wc);
+		return;
 	case IBV_WC_RECV:
 	case IBV_WC_RECV_RDMA_WITH_IMM:
 		break;
@@ -122,12 +220,7 @@ static void rcc_wc(void *arg, const struct ibv_wc *wc)
 		buf = rc_rbuf(&x->dev, &c->e);
 	else
 		buf = x->dev.use_srq ? rc_srq_buf(&x->dev, srq_slot) : rc_rbuf(&x->dev, &c->e);
-	/* a message is one completion: anything but the whole echo is an error */
-	want = load_want(&x->ph.load, i);
-	if (!want || wc->byte_len != want)
-		load_fail(&x->ph.load, i, "ibv_poll_cq", EPROTO, NULL);
-	else
-		load_rx(&x->ph.load, i, buf, wc->byte_len);
+	rcc_echo(x, i, wc, buf);
 	if (kind == RC_WR_SRQ && rc_srq_repost(&x->dev, srq_slot, &f))
 		load_fail(&x->ph.load, i, f.call, f.err, NULL);
 }
@@ -138,6 +231,10 @@ static void rcc_start(void *arg, uint32_t i)
 {
 	struct rcc *x = arg;
 
+	if (i >= x->nqp && x->nqp) {
+		rcc_share_start(x, i);
+		return;
+	}
 	x->c[i].state = RCC_SETUP;
 	if (x->o->cm == OPT_CM_RDMACM)
 		rcc_cm_start(x, i);
@@ -149,7 +246,7 @@ static bool rcc_pending(void *arg, uint32_t i)
 {
 	struct rcc *x = arg;
 
-	return x->c[i].state == RCC_SETUP;
+	return x->c[i].state == RCC_SETUP || x->c[i].state == RCC_WAIT;
 }
 
 static void rcc_expire(void *arg, uint32_t i)
@@ -157,6 +254,12 @@ static void rcc_expire(void *arg, uint32_t i)
 	struct rcc *x = arg;
 	struct rcc_conn *c = &x->c[i];
 
+	if (c->state == RCC_WAIT) {
+		/* its QP's owner times out too (started first), naming the step */
+		rcc_fail(x, i, x->qp[i % x->nqp].fail_call ? x->qp[i % x->nqp].fail_call :
+			 "qp-share", 0, "timeout", false);
+		return;
+	}
 	if (x->o->cm == OPT_CM_RDMACM) {
 		rcc_fail(x, i, rcc_cm_pending_call(x, i), 0, "timeout", false);
 		rcc_cm_drop(x, i);
@@ -214,6 +317,8 @@ static int rcc_init(struct rcc *x)
 	}
 	for (i = 0; i < x->n; i++)
 		x->c[i].e.gen = 1;
+	if (rcc_share_init(x))
+		return -1;
 	if (o->has_bind) {
 		x->local = o->bind;
 	} else if (rdev_route_src(o->addr, &x->local, &e)) {
@@ -241,6 +346,7 @@ static void rcc_fini(struct rcc *x)
 	else
 		rcc_oob_fini(x);
 	ph_fini(&x->ph);
+	rcc_share_fini(x);
 	free(x->c);
 }
 

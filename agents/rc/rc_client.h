@@ -8,6 +8,12 @@
  * SEND (or WRITE with immediate); the echo's completion hands the bytes to
  * load_rx(). rc_client_oob.c (TLS sessions) and rc_client_cm.c (rdma_cm)
  * bring connections up and settle them with rcc_up() or rcc_fail().
+ *
+ * --qp-share K: client i rides QP i % K, owned by client i % K (the first K
+ * clients set their QPs up; the others wait in RCC_WAIT and settle with their
+ * QP's owner). One round trip is in flight per QP; the other clients of that
+ * QP queue in FIFO order (their latency counts the wait). Each message carries
+ * its client's id in imm_data, which the server echoes and the client checks.
  */
 #ifndef RDC_AGENTS_RC_CLIENT_H
 #define RDC_AGENTS_RC_CLIENT_H
@@ -25,8 +31,20 @@
 /* epoll tags (phase.h's PH_TAG) of the rc client's own fds */
 enum { RCC_T_CHAN = PH_T_USER, RCC_T_SESS, RCC_T_CM };
 
-/* NEW -> SETUP (cm steps, or waiting for the REP) -> UP | FAILED */
-enum rcc_state { RCC_NEW, RCC_SETUP, RCC_UP, RCC_FAILED };
+/* NEW -> SETUP (cm steps, or waiting for the REP) -> UP | FAILED; WAIT: --qp-share,
+ * a client whose shared QP is not up yet */
+enum rcc_state { RCC_NEW, RCC_SETUP, RCC_UP, RCC_FAILED, RCC_WAIT };
+
+#define RCC_NONE UINT32_MAX
+
+/* --qp-share: one shared QP's round trips */
+struct rcc_qp {
+	uint32_t cur;		/* the client whose round trip is in flight, or RCC_NONE */
+	uint32_t head, tail;	/* clients waiting for it (through rcc.qnext) */
+	uint64_t done;		/* round trips it carried: its atomic counter's value */
+	const char *fail_call;	/* why its setup failed, for clients that come later */
+	int fail_err;
+};
 /* rdma_cm steps, for naming the call a timeout hit; READY: routed, waits to connect */
 enum rcc_cm_step { RCC_CM_ADDR, RCC_CM_ROUTE, RCC_CM_READY, RCC_CM_CONNECT };
 
@@ -60,6 +78,10 @@ struct rcc {
 	struct in_addr local;
 	struct rcc_conn *c;
 	uint32_t n;
+	/* --qp-share: nqp QPs (0: one per client), the clients' wait lists */
+	uint32_t nqp;
+	struct rcc_qp *qp;
+	uint32_t *qnext;
 	/* oob-tls */
 	SSL_CTX *ssl;
 	struct rcc_sess *sess;
@@ -78,6 +100,18 @@ void rcc_fail(struct rcc *x, uint32_t i, const char *call, int err, const char *
 /* the CM rejected connection i without a word of ours: "err=REJECTED status=S" */
 void rcc_rejected(struct rcc *x, uint32_t i, int status);
 int rcc_dev_open(struct rcc *x, struct rdma_cm_id *cm);
+
+/* rc_client_share.c (--qp-share; nqp == 0 without it) */
+int rcc_share_init(struct rcc *x);
+void rcc_share_fini(struct rcc *x);
+/* owner q's setup settled: its waiting clients go up, or fail with its cause */
+void rcc_share_settle(struct rcc *x, uint32_t q, bool up, const char *call, int err);
+/* client i (>= nqp) starts: it settles with its QP's owner */
+void rcc_share_start(struct rcc *x, uint32_t i);
+/* client i wants QP q: true when i's round trip goes now, false when queued */
+bool rcc_share_take(struct rcc *x, uint32_t q, uint32_t i);
+/* q's round trip ended: the next client to go (now in flight), or RCC_NONE */
+uint32_t rcc_share_next(struct rcc *x, uint32_t q);
 
 /* rc_client_oob.c */
 int rcc_oob_init(struct rcc *x);

@@ -148,7 +148,8 @@ static int rcc_cm_addr(struct rcc *x, uint32_t i, bool *kill)
 		*kill = true;
 		return 0;
 	}
-	if (rc_ep_create(&x->dev, &c->e, i, x->o->op == OPT_OP_WRITE, c->id, &f) ||
+	if (rc_ep_create(&x->dev, &c->e, i, x->o->op, c->id, &f) ||
+	    (!c->id->qp && rc_ep_cm_state(&c->e, IBV_QPS_INIT, &f)) ||
 	    rc_post_recv(&x->dev, &c->e, &f)) {
 		rcc_fail(x, i, f.call, f.err, NULL, false);
 		*kill = true;
@@ -175,11 +176,11 @@ static void rcc_cm_connect(struct rcc *x, uint32_t i, bool *kill)
 	};
 	uint8_t buf[OOB_CM_LEN];
 
-	if (c->e.write) {
-		req.op = OOB_OP_WRITE;
+	if (rc_op_rbuf((enum opt_op)c->e.op)) {
+		req.op = (uint8_t)rc_op_oob((enum opt_op)c->e.op);
 		req.rkey = c->e.rmr->rkey;
 		req.addr = (uintptr_t)rc_rbuf(&x->dev, &c->e);
-		req.rlen = x->o->size;
+		req.rlen = (uint32_t)c->e.rmr->length;
 	}
 	if (oob_cm_encode(&req, buf)) {
 		rcc_fail(x, i, "request", EPROTO, NULL, false);
@@ -188,6 +189,8 @@ static void rcc_cm_connect(struct rcc *x, uint32_t i, bool *kill)
 	}
 	cp.private_data = buf;
 	cp.private_data_len = sizeof(buf);
+	/* a QP of our own (uc): the CM learns it here */
+	cp.qp_num = c->e.qp->qp_num;
 	c->step = RCC_CM_CONNECT;
 	if (rdma_connect(c->id, &cp)) {
 		rcc_fail(x, i, "rdma_connect", errno, NULL, false);
@@ -200,23 +203,36 @@ static void rcc_cm_established(struct rcc *x, uint32_t i, const struct rdma_cm_e
 {
 	struct rcc_conn *c = &x->c[i];
 	struct oob_cm rep;
+	struct rc_fail f;
 	enum oob_err e;
 
 	e = oob_cm_parse(ev->param.conn.private_data, ev->param.conn.private_data_len,
 			 OOB_T(OOB_REP), &rep);
-	if (!e && rep.op != (c->e.write ? OOB_OP_WRITE : OOB_OP_SEND))
+	if (!e && rep.op != rc_op_oob((enum opt_op)c->e.op))
 		e = OOB_EOP;
-	if (!e && c->e.write && rep.rlen < x->o->size)
+	if (!e && rc_op_rbuf((enum opt_op)c->e.op) && rep.rlen < x->o->size)
 		e = OOB_EBUF;
 	if (e) {
 		rcc_fail(x, i, "rdma_connect", EPROTO, oob_strerror(e), false);
 		*kill = true;
 		return;
 	}
-	if (c->e.write) {
+	if (rc_op_rbuf((enum opt_op)c->e.op)) {
 		c->e.rkey = rep.rkey;
 		c->e.raddr = rep.addr;
 		c->e.rlen = rep.rlen;
+	}
+	/* uc: CONNECT_RESPONSE, our QP to RTS, then the RTU */
+	if (!c->id->qp && (rc_ep_cm_state(&c->e, IBV_QPS_RTR, &f) ||
+			   rc_ep_cm_state(&c->e, IBV_QPS_RTS, &f))) {
+		rcc_fail(x, i, f.call, f.err, NULL, false);
+		*kill = true;
+		return;
+	}
+	if (!c->id->qp && rdma_establish(c->id)) {
+		rcc_fail(x, i, "rdma_establish", errno, NULL, false);
+		*kill = true;
+		return;
 	}
 	ph_step(&x->ph, i, PROTO_STEP_CONN);
 	rcc_up(x, i);
@@ -275,6 +291,7 @@ void rcc_cm_event(struct rcc *x)
 				flush = true;
 				break;
 			case RDMA_CM_EVENT_ESTABLISHED:
+			case RDMA_CM_EVENT_CONNECT_RESPONSE:	/* uc: an id without QP */
 				rcc_cm_established(x, i, ev, &kill);
 				break;
 			case RDMA_CM_EVENT_REJECTED:

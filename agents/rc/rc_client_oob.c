@@ -157,11 +157,11 @@ static int rcc_answer(struct rcc *x, uint32_t si, const struct oob_rec *r, const
 		rc_ep_destroy(&x->dev, &c->e);
 		return 0;
 	}
-	if (r->op != (c->e.write ? OOB_OP_WRITE : OOB_OP_SEND)) {
+	if (r->op != rc_op_oob((enum opt_op)c->e.op)) {
 		*why = "bad_op";
 		return -1;
 	}
-	if (c->e.write) {
+	if (rc_op_rbuf((enum opt_op)c->e.op)) {
 		if (r->rlen < x->o->size) {
 			rcc_fail(x, i, "request", EMSGSIZE, NULL, false);
 			rc_ep_destroy(&x->dev, &c->e);
@@ -310,7 +310,7 @@ void rcc_oob_start(struct rcc *x, uint32_t i)
 		rcc_fail(x, i, ss->fail_call, ss->fail_err, ss->fail_why, false);
 		return;
 	}
-	if (rc_ep_create(&x->dev, &c->e, i, o->op == OPT_OP_WRITE, NULL, &f))
+	if (rc_ep_create(&x->dev, &c->e, i, o->op, NULL, &f))
 		goto fail;
 	if (rc_psn(&c->e.psn)) {
 		f.call = "RAND_bytes";
@@ -328,11 +328,11 @@ void rcc_oob_start(struct rcc *x, uint32_t i)
 	memcpy(req.gid, x->dev.gid.raw, 16);
 	req.mtu = (uint8_t)x->dev.mtu;
 	req.gidx = x->dev.gidx;
-	req.op = c->e.write ? OOB_OP_WRITE : OOB_OP_SEND;
-	if (c->e.write) {
+	req.op = (uint8_t)rc_op_oob((enum opt_op)c->e.op);
+	if (rc_op_rbuf((enum opt_op)c->e.op)) {
 		req.rkey = c->e.rmr->rkey;
 		req.addr = (uintptr_t)rc_rbuf(&x->dev, &c->e);
-		req.rlen = o->size;
+		req.rlen = (uint32_t)c->e.rmr->length;
 	}
 	if (oob_encode(&req, buf)) {
 		f.call = "request";

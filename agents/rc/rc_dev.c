@@ -69,6 +69,22 @@ static int rc_srq_open(struct rc_dev *d)
 	return 0;
 }
 
+/* the device offers what --op asks (a device without it fails, naming the cap) */
+static int rc_dev_caps(struct rc_dev *d)
+{
+	const char *dev = ibv_get_device_name(d->ctx->device);
+	char why[96];
+
+	if (d->op == OPT_OP_READ && d->attr.max_qp_rd_atom < 1)
+		snprintf(why, sizeof(why), "%s max_qp_rd_atom 0: no RDMA READ", dev);
+	else if (d->op == OPT_OP_ATOMIC && d->attr.atomic_cap == IBV_ATOMIC_NONE)
+		snprintf(why, sizeof(why), "%s atomic_cap IBV_ATOMIC_NONE: no atomics", dev);
+	else
+		return 0;
+	rep_fatal("ibv_query_device", why, EOPNOTSUPP);
+	return -1;
+}
+
 int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 		struct rdma_cm_id *cm)
 {
@@ -80,6 +96,8 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 	d->shared_cq = o->cq == OPT_CQ_SHARED;
 	d->use_srq = o->srq;
 	d->write = o->op == OPT_OP_WRITE;
+	d->op = o->op;
+	d->qpt = o->transport == OPT_TR_UC ? IBV_QPT_UC : IBV_QPT_RC;
 	if (cm) {
 		/* rdma_cm owns the context and the PD, and does the addressing */
 		d->ctx = cm->verbs;
@@ -101,6 +119,8 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 		goto err_ctx;
 	}
 	d->mtu = pa.active_mtu;
+	if (rc_dev_caps(d))
+		goto err_ctx;
 	if (!d->pd) {
 		d->pd = ibv_alloc_pd(d->ctx);
 		if (!d->pd) {

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "agents/ag.h"
+#include "agents/load.h"
+#include "agents/rc/oob.h"
 #include "agents/rc/rc.h"
 #include "common/deadline.h"
 
@@ -19,6 +21,39 @@ static int rc_fail(struct rc_fail *f, const char *call, int err)
 	f->call = call;
 	f->err = err ? err : EIO;
 	return -1;
+}
+
+/* what the peer may do to the recv half */
+static int rc_op_access(enum opt_op op)
+{
+	switch (op) {
+	case OPT_OP_WRITE:
+		return IBV_ACCESS_REMOTE_WRITE;
+	case OPT_OP_READ:
+		return IBV_ACCESS_REMOTE_READ;
+	case OPT_OP_ATOMIC:
+		return IBV_ACCESS_REMOTE_ATOMIC;
+	default:
+		return 0;
+	}
+}
+
+unsigned rc_op_oob(enum opt_op op)
+{
+	static const unsigned oob[OPT_OP_N] = {
+		[OPT_OP_SEND] = OOB_OP_SEND, [OPT_OP_WRITE] = OOB_OP_WRITE,
+		[OPT_OP_READ] = OOB_OP_READ, [OPT_OP_ATOMIC] = OOB_OP_ATOMIC,
+	};
+
+	return oob[op];
+}
+
+enum opt_op rc_op_from_oob(unsigned op)
+{
+	for (int i = 0; i < OPT_OP_N; i++)
+		if (rc_op_oob((enum opt_op)i) == op)
+			return (enum opt_op)i;
+	return OPT_OP_N;
 }
 
 static struct rc_cq *rc_cq_new(struct rc_dev *d, struct rc_poller *pl, int cqe, bool lazy,
@@ -117,8 +152,9 @@ static int rc_ep_cqs(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
 		e->scq = e->rcq = rc_pool_get(d, f);
 		return e->scq ? 0 : -1;
 	}
-	/* lazy: reaped when a send waits for room, so sends wake nobody */
-	e->scq = rc_cq_new(d, e->pl ? e->pl : &d->pl, RC_SQ, true, f);
+	/* lazy: reaped when a send waits for room, so sends wake nobody; a
+	 * one-sided op's completion is its round trip's end */
+	e->scq = rc_cq_new(d, e->pl ? e->pl : &d->pl, RC_SQ, !rc_op_onesided(e->op), f);
 	if (!e->scq)
 		return -1;
 	e->rcq = rc_cq_new(d, e->pl ? e->pl : &d->pl, RC_RQ, false, f);
@@ -144,15 +180,22 @@ static void rc_ep_cqs_free(struct rc_dev *d, struct rc_ep *e)
 	e->scq = e->rcq = NULL;
 }
 
-int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, bool write,
+int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, enum opt_op op,
 		 struct rdma_cm_id *cm, struct rc_fail *f)
 {
-	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC };
-	size_t len = ((size_t)d->size * 2 + 63) & ~(size_t)63;
-	int access = IBV_ACCESS_LOCAL_WRITE;
+	struct ibv_qp_init_attr ia = { .qp_type = d->qpt };
+	/* an atomic's counter is 8 bytes whatever --size says */
+	uint32_t rlen = op == OPT_OP_ATOMIC && d->size < 8 ? 8 : d->size;
+	size_t len = ((size_t)((d->size + 7) & ~7u) + rlen + 63) & ~(size_t)63;
+	int access = IBV_ACCESS_LOCAL_WRITE | rc_op_access(op);
+	bool write = op == OPT_OP_WRITE;
 
+	/* a peer's REQ asks for the op (oob.h): one this QP type has, or none */
+	if (op >= OPT_OP_N || (d->qpt != IBV_QPT_RC && rc_op_onesided(op)))
+		return rc_fail(f, "request", EPROTO);
 	e->slot = slot;
 	e->write = write;
+	e->op = (uint8_t)op;
 	e->sq_out = e->rq_out = 0;
 	e->pend = e->dead = false;
 	e->cm = cm;
@@ -169,11 +212,10 @@ int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, bool write,
 		rc_fail(f, "ibv_reg_mr", errno);
 		goto err_buf;
 	}
-	/* with an SRQ, received bytes land in its buffers unless the peer writes */
-	if (!d->use_srq || write) {
-		if (write)
-			access |= IBV_ACCESS_REMOTE_WRITE;
-		e->rmr = ibv_reg_mr(d->pd, e->buf + d->size, d->size, access);
+	/* with an SRQ, received bytes land in its buffers unless the peer's op
+	 * works on this one */
+	if (!d->use_srq || rc_op_rbuf(op)) {
+		e->rmr = ibv_reg_mr(d->pd, rc_rbuf(d, e), rlen, access);
 		if (!e->rmr) {
 			rc_fail(f, "ibv_reg_mr", errno);
 			goto err_smr;
@@ -186,7 +228,8 @@ int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, bool write,
 	ia.cap.max_recv_wr = d->srq ? 0 : RC_RQ;
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = d->srq ? 0 : 1;
-	if (cm) {
+	/* librdmacm moves only the QPs of the id's type (RC): a UC QP is ours */
+	if (cm && d->qpt == IBV_QPT_RC) {
 		if (rdma_create_qp(cm, d->pd, &ia)) {
 			rc_fail(f, "rdma_create_qp", errno);
 			goto err_rmr;
@@ -208,7 +251,7 @@ int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, bool write,
 	return 0;
 
 err_qp:
-	if (cm)
+	if (cm && cm->qp)
 		rdma_destroy_qp(cm);
 	else
 		ibv_destroy_qp(e->qp);
@@ -237,7 +280,7 @@ void rc_ep_destroy(struct rc_dev *d, struct rc_ep *e)
 	if (e->qp) {
 		if (d->srq)
 			rc_map_del(&d->map, e->qp->qp_num);
-		if (e->cm)
+		if (e->cm && e->cm->qp)
 			rdma_destroy_qp(e->cm);
 		else if ((err = ibv_destroy_qp(e->qp)))
 			ag_warn("ibv_destroy_qp %u: %s", e->qp->qp_num, strerror(err));
@@ -260,7 +303,7 @@ int rc_ep_init(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
 		.port_num = d->port,
-		.qp_access_flags = e->write ? IBV_ACCESS_REMOTE_WRITE : 0,
+		.qp_access_flags = rc_op_access((enum opt_op)e->op),
 	};
 	int err;
 
@@ -285,12 +328,14 @@ int rc_ep_connect(struct rc_dev *d, struct rc_ep *e, uint32_t qpn, uint32_t psn,
 			.grh = { .hop_limit = RC_HOP_LIMIT, .sgid_index = d->gidx },
 		},
 	};
+	/* UC has no responder resources, RNR, timeout or retries */
+	bool rc = d->qpt == IBV_QPT_RC;
 	int err;
 
 	memcpy(a.ah_attr.grh.dgid.raw, gid, 16);
 	err = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
+			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			    (rc ? IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER : 0));
 	if (err)
 		return rc_fail(f, "ibv_modify_qp", err);
 	memset(&a, 0, sizeof(a));
@@ -301,9 +346,63 @@ int rc_ep_connect(struct rc_dev *d, struct rc_ep *e, uint32_t qpn, uint32_t psn,
 	a.rnr_retry = DL_RC_RNR_RETRY;
 	a.sq_psn = e->psn;
 	a.max_rd_atomic = 1;
-	err = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			    IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	err = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			    (rc ? IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_MAX_QP_RD_ATOMIC : 0));
 	return err ? rc_fail(f, "ibv_modify_qp", err) : 0;
+}
+
+int rc_ep_cm_state(struct rc_ep *e, enum ibv_qp_state st, struct rc_fail *f)
+{
+	struct ibv_qp_attr a = { .qp_state = st };
+	int mask, err;
+
+	if (rdma_init_qp_attr(e->cm, &a, &mask))
+		return rc_fail(f, "rdma_init_qp_attr", errno);
+	/* the id's type is RC: leave out what UC has not */
+	mask &= ~(IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER | IBV_QP_TIMEOUT |
+		  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	if (st == IBV_QPS_INIT) {
+		a.qp_access_flags = (unsigned)rc_op_access((enum opt_op)e->op);
+		mask |= IBV_QP_ACCESS_FLAGS;
+	}
+	err = ibv_modify_qp(e->qp, &a, mask);
+	return err ? rc_fail(f, "ibv_modify_qp", err) : 0;
+}
+
+/* READ into the recv half, or fetch-and-add 1 with the old value landing there */
+static void rc_wr_onesided(struct rc_dev *d, struct rc_ep *e, struct ibv_send_wr *wr,
+			   struct ibv_sge *sge)
+{
+	sge->addr = (uintptr_t)rc_rbuf(d, e);
+	sge->lkey = e->rmr->lkey;
+	wr->imm_data = 0;
+	if (e->op == OPT_OP_READ) {
+		wr->opcode = IBV_WR_RDMA_READ;
+		return;
+	}
+	wr->opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	sge->length = 8;
+	wr->wr.atomic.remote_addr = e->raddr;
+	wr->wr.atomic.rkey = e->rkey;
+	wr->wr.atomic.compare_add = 1;
+	wr->wr.atomic.swap = 0;
+}
+
+void rc_ep_expose(struct rc_dev *d, struct rc_ep *e, uint32_t id)
+{
+	if (e->op == OPT_OP_READ)
+		load_payload(id, 0, 0, rc_rbuf(d, e), d->size);
+	else if (e->op == OPT_OP_ATOMIC)
+		memset(rc_rbuf(d, e), 0, 8);
+}
+
+uint64_t rc_ep_atomics(const struct rc_dev *d, const struct rc_ep *e)
+{
+	if (e->op != OPT_OP_ATOMIC || !e->buf)
+		return 0;
+	/* the device wrote it behind the compiler's back; rc_rbuf is 8-aligned */
+	return __atomic_load_n((const uint64_t *)(const void *)rc_rbuf(d, e), __ATOMIC_ACQUIRE);
 }
 
 int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
@@ -318,12 +417,12 @@ int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
 		.wr_id = RC_WR(RC_WR_SEND, e->gen, e->slot),
 		.sg_list = &sge,
 		.num_sge = 1,
-		.opcode = e->write ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_SEND,
+		.opcode = e->write ? IBV_WR_RDMA_WRITE_WITH_IMM :
+			  e->imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
 		.imm_data = htonl(imm),
 	}, *bad;
 	int err;
 
-	(void)d;
 	if (e->sq_out >= RC_SQ) {
 		/* the previous send is not reaped yet: go when its completion comes */
 		e->pend = true;
@@ -331,15 +430,18 @@ int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
 		e->pend_imm = imm;
 		return rc_cq_want(e->scq, true, f);
 	}
-	/* the send that fills the SQ is the one whose completion frees it (rc.h) */
-	if (e->sq_out + 1 == RC_SQ)
+	/* the send that fills the SQ is the one whose completion frees it (rc.h);
+	 * a READ or atomic is its own answer, so it always asks for its completion */
+	if (e->sq_out + 1 == RC_SQ || rc_op_onesided((enum opt_op)e->op))
 		wr.send_flags = IBV_SEND_SIGNALED;
-	if (e->write) {
+	if (rc_op_rbuf((enum opt_op)e->op)) {
 		if (len > e->rlen)
 			return rc_fail(f, "ibv_post_send", EMSGSIZE);
 		wr.wr.rdma.remote_addr = e->raddr;
 		wr.wr.rdma.rkey = e->rkey;
 	}
+	if (rc_op_onesided((enum opt_op)e->op))
+		rc_wr_onesided(d, e, &wr, &sge);
 	err = ibv_post_send(e->qp, &wr, &bad);
 	if (err)
 		return rc_fail(f, "ibv_post_send", err);

@@ -18,7 +18,7 @@ const char *rc_rep_check(const struct oob_rec *req, struct in_addr peer)
 int rc_rep_accept(struct rc_dev *d, struct rc_ep *e, const struct oob_rec *req,
 		  struct oob_rec *rep, struct rc_fail *f)
 {
-	if (e->write) {
+	if (rc_op_rbuf((enum opt_op)e->op)) {
 		/* the echo is written into the client's buffer: it must hold a message */
 		if (req->rlen < d->size) {
 			f->call = "request";
@@ -42,10 +42,11 @@ int rc_rep_accept(struct rc_dev *d, struct rc_ep *e, const struct oob_rec *req,
 	memcpy(rep->gid, d->gid.raw, 16);
 	rep->mtu = (uint8_t)d->mtu;
 	rep->gidx = d->gidx;
-	if (e->write) {
+	if (rc_op_rbuf((enum opt_op)e->op)) {
 		rep->rkey = e->rmr->rkey;
 		rep->addr = (uintptr_t)rc_rbuf(d, e);
-		rep->rlen = d->size;
+		rep->rlen = (uint32_t)e->rmr->length;
+		rc_ep_expose(d, e, req->id);
 	}
 	return 0;
 }

@@ -59,7 +59,7 @@ static int rs_grow(struct rs_srv *s)
 	return 0;
 }
 
-struct rs_ep *rs_ep_new(struct rs_srv *s, bool write, struct rdma_cm_id *cm,
+struct rs_ep *rs_ep_new(struct rs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
 			struct rc_fail *f)
 {
 	struct rs_ep *x;
@@ -72,7 +72,7 @@ struct rs_ep *rs_ep_new(struct rs_srv *s, bool write, struct rdma_cm_id *cm,
 		goto nomem;
 	slot = s->nfree ? s->free[--s->nfree] : s->neps++;
 	x->e.gen = ++s->gens[slot];
-	if (rc_ep_create(&s->dev, &x->e, slot, write, cm, f)) {
+	if (rc_ep_create(&s->dev, &x->e, slot, op, cm, f)) {
 		s->eps[slot] = NULL;
 		s->free[s->nfree++] = slot;
 		free(x);
@@ -103,6 +103,8 @@ void rs_ep_free(struct rs_srv *s, struct rs_ep *x)
 		s->live--;
 	if (x->sess)
 		rs_oob_unlink(x);
+	/* --op atomic: what the client added is this side's count of its round trips */
+	s->echoed += rc_ep_atomics(&s->dev, &x->e);
 	rc_ep_destroy(&s->dev, &x->e);
 	/* the id goes after its QP; its events were acknowledged by the caller */
 	if (cm && rdma_destroy_id(cm))
@@ -184,6 +186,8 @@ static void rs_echo(struct rs_srv *s, struct rs_ep *x, const struct ibv_wc *wc,
 		rs_ep_kill(s, x, f.call);
 		return;
 	}
+	/* the echo carries what the message carried (--qp-share: its client's id) */
+	x->e.imm = wc->wc_flags & IBV_WC_WITH_IMM;
 	if (rc_post_send(d, &x->e, len, wc->wc_flags & IBV_WC_WITH_IMM ?
 			 ntohl(wc->imm_data) : 0, &f)) {
 		rs_ep_kill(s, x, f.call);

@@ -109,7 +109,7 @@ struct rs_srv {
 
 /* rc_server.c */
 /* A slot and its endpoint's verbs resources; NULL with f set on failure. */
-struct rs_ep *rs_ep_new(struct rs_srv *s, bool write, struct rdma_cm_id *cm,
+struct rs_ep *rs_ep_new(struct rs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
 			struct rc_fail *f);
 void rs_ep_free(struct rs_srv *s, struct rs_ep *x);
 void rs_ep_up(struct rs_srv *s, struct rs_ep *x);

@@ -158,13 +158,13 @@ static void rs_cm_request(struct rs_srv *s, struct rdma_cm_event *ev,
 		*kill_id = id;
 		return;
 	}
-	x = rs_ep_new(s, req.op == OOB_OP_WRITE, id, &f);
+	x = rs_ep_new(s, rc_op_from_oob(req.op), id, &f);
 	if (!x) {
 		rs_cm_reject(s, id, req.id, &f);
 		*kill_id = id;
 		return;
 	}
-	if (x->e.write) {
+	if (rc_op_rbuf((enum opt_op)x->e.op)) {
 		if (req.rlen < s->dev.size) {
 			f.call = "request";
 			f.err = EMSGSIZE;
@@ -173,14 +173,22 @@ static void rs_cm_request(struct rs_srv *s, struct rdma_cm_event *ev,
 		x->e.rkey = req.rkey;
 		x->e.raddr = req.addr;
 		x->e.rlen = req.rlen;
-		rep.op = OOB_OP_WRITE;
+		rep.op = req.op;
 		rep.rkey = x->e.rmr->rkey;
 		rep.addr = (uintptr_t)rc_rbuf(&s->dev, &x->e);
-		rep.rlen = s->dev.size;
+		rep.rlen = (uint32_t)x->e.rmr->length;
+		rc_ep_expose(&s->dev, &x->e, req.id);
 	}
 	rep.id = req.id;
+	if (!id->qp && rc_ep_cm_state(&x->e, IBV_QPS_INIT, &f))
+		goto rej;
 	if (rc_post_recv(&s->dev, &x->e, &f))
 		goto rej;
+	/* uc: our QP to RTS before the REP; the CM learns its number from cp */
+	if (!id->qp && (rc_ep_cm_state(&x->e, IBV_QPS_RTR, &f) ||
+			rc_ep_cm_state(&x->e, IBV_QPS_RTS, &f)))
+		goto rej;
+	cp.qp_num = x->e.qp->qp_num;
 	if (oob_cm_encode(&rep, buf)) {
 		f.err = EPROTO;
 		goto rej;

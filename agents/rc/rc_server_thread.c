@@ -90,6 +90,7 @@ static void rt_ep_free(struct rt_sess *t, uint32_t slot)
 
 	if (x->up)
 		atomic_fetch_sub(&s->live, 1);
+	atomic_fetch_add(&s->echoed, rc_ep_atomics(&s->dev, &x->e));
 	rc_ep_destroy(&s->dev, &x->e);
 	free(x);
 	t->eps[slot] = NULL;
@@ -120,6 +121,7 @@ static void rt_wc(void *arg, const struct ibv_wc *wc)
 		goto dead;
 	x->e.rq_out--;
 	memcpy(rc_sbuf(&x->e), rc_rbuf(d, &x->e), wc->byte_len);
+	x->e.imm = wc->wc_flags & IBV_WC_WITH_IMM;
 	if (rc_post_recv(d, &x->e, &f) ||
 	    rc_post_send(d, &x->e, wc->byte_len,
 			 wc->wc_flags & IBV_WC_WITH_IMM ? ntohl(wc->imm_data) : 0, &f))
@@ -154,7 +156,7 @@ static int rt_req(struct rt_sess *t, const struct oob_rec *req, uint8_t out[OOB_
 		goto rej;
 	x->e.gen = 1;
 	x->e.pl = &t->pl;
-	if (rc_ep_create(d, &x->e, t->neps, req->op == OOB_OP_WRITE, NULL, &f)) {
+	if (rc_ep_create(d, &x->e, t->neps, rc_op_from_oob(req->op), NULL, &f)) {
 		free(x);
 		goto rej;
 	}

@@ -69,6 +69,44 @@ rdc_rdmacap() {
 	rdc_timeout "$RDC_TIMEOUT" "$RDMACAP" "$@"
 }
 
+# rdc_point FILE ARGS...: one rdmacap command (a run) whose TAP goes to FILE.tap
+# and stderr to FILE.err; then OUT=FILE.tap, RC its status, RDC_KV its figures,
+# and the lines of the point's figures matching RDC_POINT_SHOW (an ERE of keys)
+# echoed as our own diagnostics.
+rdc_point() {
+	local f=$1
+	shift
+	OUT=$f.tap
+	rdc_rdmacap "$@" >"$OUT" 2>"$f.err"
+	# shellcheck disable=SC2034 # the caller's
+	RC=$?
+	rdc_kv_parse <"$OUT"
+	grep -E "^ +# (${RDC_POINT_SHOW:-connected|msgs|srv_|cause|why})" "$OUT" | sed 's/^ *//'
+	return 0
+}
+
+# rdc_fig_is LINE KEY VALUE: KEY=VALUE on the first "# LINE ..." line of OUT
+# (rdc_fig_is srv_dev_delta qp 8), where a line holds keys another repeats
+rdc_fig_is() {
+	grep -m1 -E "# $1 " "$OUT" | grep -qE "(^| )$2=$3( |\$)"
+}
+
+# rdc_res_line: every device's RDMA resource counters as one line, to compare
+rdc_res_line() {
+	rdma -j resource show 2>/dev/null | tr -d ' \n'
+}
+
+# rdc_res_back BASE: one TAP result, the counters (a second after the last
+# point) equal BASE, an rdc_res_line taken before the suite
+rdc_res_back() {
+	sleep 1
+	if [ "$(rdc_res_line)" = "$1" ]; then
+		tap_ok "RDMA counters after the suite equal those before it"
+	else
+		tap_fail "RDMA counters after the suite" "before $1 after $(rdc_res_line)"
+	fi
+}
+
 # rdc_bg CMD...: output to RDC_BG_LOG (default /dev/null), never to the TAP
 # stream; the PID is in RDC_BG_PID and remembered for rdc_bg_kill.
 rdc_bg() {
