@@ -1,0 +1,221 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# hosts.sh: rdmacap --hosts, agents on other hosts through OpenSSH, inside the
+# rxe VM with network namespaces standing in for hosts. Each namespace runs its
+# own sshd (Debian's openssh-server: host key, authorized key and config made
+# here per run, listening only on that namespace's address, killed by pid at
+# the end) and has its own rxe device on its own veth:
+#
+#   hsN0 10.78.0.1 (server host)   hsN1 10.78.0.2, hsN2 10.78.0.3 (client hosts)
+#
+# all on a bridge in the VM's root namespace (10.78.0.254), where rdmacap runs
+# with RDMACAP_SSH_CONFIG naming the suite's ssh config (key, known hosts).
+#
+#   1   every namespace's sshd answers (BatchMode, the suite's key only)
+#   2   rc over the three hosts: 100%, payloads verified, a section per host
+#       with its own device, every host's counters back at its baseline
+#   3   tcp over the three hosts: 100%, verified
+#   4   --push (scp the agent, ldd there) then tcp: 100%
+#   5   the JSON carries hosts[3] and total; rdmacap report draws the per-host table
+#   6   an unreachable host: fails at once, named, nothing left on any host
+#   7   a host without the agent (--agent-path): fails at once, named, nothing left
+#   8   a SIGKILLed orchestrator: no agent on any host 10 s later
+#   9   rdmacap down --hosts removes what that run left (its run directories)
+#
+#   vm/run --share $PWD -- suites/vm/hosts.sh
+#
+# TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
+set -u
+
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+W=$(mktemp -d /tmp/hosts-suite.XXXXXX)
+chmod 755 "$W"
+P=hs$(($$ % 1000))
+NS=("${P}n0" "${P}n1" "${P}n2")
+ADDR=(10.78.0.1 10.78.0.2 10.78.0.3)
+DEV=("${P}r0" "${P}r1" "${P}r2")
+BR=${P}br
+SSHD_PIDS=()
+RDC_TIMEOUT=600
+
+cleanup() {
+	local pid k
+	for pid in "${SSHD_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null
+	done
+	for pid in "${SSHD_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null
+	done
+	for k in 0 1 2; do
+		ip netns exec "${NS[$k]}" rdma link del "${DEV[$k]}" 2>/dev/null
+	done
+	for k in 0 1 2; do
+		ip netns del "${NS[$k]}" 2>/dev/null
+	done
+	ip link del "$BR" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+rdc_need rdc_have_root
+rdc_need rdc_have_rxe
+rdc_need rdc_have_cmd /usr/sbin/sshd
+rdc_need rdc_have_cmd ssh
+rdc_need rdc_have_cmd rdma
+
+# the three hosts: namespace, veth into the bridge, address, rxe, sshd
+make_hosts() {
+	local k
+	modprobe -a rdma_rxe ib_uverbs rdma_ucm veth bridge || return 1
+	ip link add "$BR" type bridge && ip addr add 10.78.0.254/24 dev "$BR" &&
+		ip link set "$BR" up || return 1
+	ssh-keygen -q -t ed25519 -N '' -f "$W/id" || return 1
+	cp "$W/id.pub" "$W/authorized_keys"
+	mkdir -p /run/sshd
+	printf 'Host *\n  IdentityFile %s/id\n  IdentitiesOnly yes\n  User root\n  UserKnownHostsFile %s/known_hosts\n  StrictHostKeyChecking yes\n  LogLevel ERROR\n' \
+		"$W" "$W" >"$W/ssh_config"
+	for k in 0 1 2; do
+		ip netns add "${NS[$k]}" || return 1
+		ip link add "${P}v$k" type veth peer name "${P}b$k" || return 1
+		ip link set "${P}v$k" netns "${NS[$k]}" || return 1
+		ip link set "${P}b$k" master "$BR" up || return 1
+		ip -n "${NS[$k]}" addr add "${ADDR[$k]}/24" dev "${P}v$k" || return 1
+		ip -n "${NS[$k]}" link set "${P}v$k" up && ip -n "${NS[$k]}" link set lo up || return 1
+		ip netns exec "${NS[$k]}" rdma link add "${DEV[$k]}" type rxe netdev "${P}v$k" || return 1
+		ssh-keygen -q -t ed25519 -N '' -f "$W/hostkey$k" || return 1
+		echo "${ADDR[$k]} $(cut -d' ' -f1,2 "$W/hostkey$k.pub")" >>"$W/known_hosts"
+		cat >"$W/sshd$k.conf" <<-CONF
+			ListenAddress ${ADDR[$k]}
+			Port 22
+			HostKey $W/hostkey$k
+			PidFile $W/sshd$k.pid
+			AuthorizedKeysFile $W/authorized_keys
+			PermitRootLogin prohibit-password
+			PasswordAuthentication no
+			KbdInteractiveAuthentication no
+			UsePAM no
+			StrictModes no
+			Subsystem sftp internal-sftp
+			LogLevel ERROR
+		CONF
+		ip netns exec "${NS[$k]}" /usr/sbin/sshd -D -f "$W/sshd$k.conf" -E "$W/sshd$k.log" \
+			3>&- </dev/null &
+		SSHD_PIDS+=($!)
+	done
+	export RDMACAP_SSH_CONFIG=$W/ssh_config
+}
+
+ssh_ok() { ssh -F "$W/ssh_config" -o BatchMode=yes -o ConnectTimeout=5 "$1" true </dev/null; }
+
+# agents anywhere: the hosts share this VM's process table
+agents_running() { ps -eo args= | grep -c '^[^ ]*rdmacap-agent --role=' ; }
+run_dirs() { ls -d /tmp/rdmacap-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-h* 2>/dev/null | wc -l; }
+
+HOSTS_RC="${ADDR[0]}/${DEV[0]},${ADDR[1]}/${DEV[1]},${ADDR[2]}/${DEV[2]}"
+HOSTS_TCP="${ADDR[0]},${ADDR[1]},${ADDR[2]}"
+
+# hrun NAME ARGS...: rdmacap run --hosts ARGS; TAP in $W/NAME.tap; why not 100% in why
+hrun() {
+	local name=$1
+	shift
+	why=
+	OUT=$W/$name.tap
+	rdc_rdmacap run "$@" >"$OUT" 2>"$W/$name.err"
+	RC=$?
+	rdc_kv_parse <"$OUT"
+	[ "$RC" = 0 ] || why+=" exit $RC"
+	grep -qE '^ok 1 run .*success=100.00%' "$OUT" || why+=" not 100%"
+	[ "$(rdc_kv verified)" = "$(rdc_kv expected)" ] || why+=" verified=$(rdc_kv verified)"
+	[ -n "$why" ] && { grep -m3 -E 'why=|Bail|cause' "$OUT"; tail -n3 "$W/$name.err"; } | sed 's/^/# /'
+}
+
+tap_init
+make_hosts || { tap_skip_all "could not make the namespace hosts"; exit 4; }
+tap_plan 9
+for _ in $(seq 50); do ssh_ok "${ADDR[2]}" 2>/dev/null && break; sleep 0.2; done
+
+ok=0
+for k in 0 1 2; do ssh_ok "${ADDR[$k]}" || ok=1; done
+tap_result "$([ $ok = 0 ] && echo pass || echo fail)" "three sshd, one per namespace, answer the suite's key in BatchMode"
+
+hrun rc --hosts "$HOSTS_RC" --transport rc --clients 40 --msgs 10 --json "$W/rc.json"
+[ "$(grep -c '# host=' "$OUT")" = 3 ] || why+=" not 3 host sections"
+for k in 1 2; do
+	grep -q "host=${ADDR[$k]} role=client device=${DEV[$k]} agents=1 clients=20 connected=20 failed=0" "$OUT" ||
+		why+=" host ${ADDR[$k]} not 20/20"
+done
+grep -q "hosts_total hosts=3 agents=3 clients=40 connected=40" "$OUT" || why+=" total"
+grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" counters not back"
+[ -z "$why" ] && tap_ok "rc over 3 hosts: 40/40, verified, each host 20 on its own device, every host back at baseline" ||
+	tap_fail "rc over 3 hosts" "$why"
+
+hrun tcp --hosts "$HOSTS_TCP" --transport tcp --clients 200 --msgs 5
+[ -z "$why" ] && tap_ok "tcp over 3 hosts: 200/200, verified" || tap_fail "tcp over 3 hosts" "$why"
+
+hrun push --hosts "$HOSTS_TCP" --push --transport tcp --clients 20 --msgs 5
+grep -q "rdmacap-agent" "$W/push.err" && grep -q "/tmp/rdmacap-.*-h1/rdmacap-agent" "$W/push.err" ||
+	why+=" the pushed path not used"
+[ -z "$why" ] && tap_ok "--push: the agent copied to each host's run directory, libraries checked, 100%" ||
+	tap_fail "--push" "$why"
+
+why=
+jq -e '.points[0].hosts | length == 3' "$W/rc.json" >/dev/null || why+=" hosts[]"
+jq -e '.points[0].total.connected == 40' "$W/rc.json" >/dev/null || why+=" total"
+jq -e '[.points[0].hosts[] | .back_at_base] | all' "$W/rc.json" >/dev/null || why+=" back_at_base"
+"$RDMACAP" report "$W/rc.json" >"$W/report.md" 2>&1 || why+=" report exit $?"
+grep -q "| ${ADDR[1]} | client |" "$W/report.md" || why+=" no per-host table"
+[ -z "$why" ] && tap_ok "JSON: hosts[3] and total; rdmacap report draws the per-host table" ||
+	tap_fail "JSON and report per host" "$why"
+
+t0=${EPOCHREALTIME%.*}
+rdc_rdmacap run --hosts "${ADDR[0]},10.78.0.99" --transport tcp --clients 2 >"$W/unreach.tap" 2>&1
+RC=$?
+dt=$((${EPOCHREALTIME%.*} - t0))
+if [ "$RC" != 0 ] && grep -q "10.78.0.99: unreachable" "$W/unreach.tap" && [ "$dt" -le 15 ] &&
+	[ "$(run_dirs)" = 0 ] && [ "$(agents_running)" = 0 ]; then
+	tap_ok "an unreachable host: exit $RC in ${dt} s, named, nothing left"
+else
+	tap_fail "an unreachable host" "exit $RC in $dt s, dirs $(run_dirs), agents $(agents_running): $(grep -m1 Bail "$W/unreach.tap")"
+fi
+
+t0=${EPOCHREALTIME%.*}
+rdc_rdmacap run --hosts "$HOSTS_TCP" --agent-path /nonexistent/rdmacap-agent --transport tcp \
+	--clients 2 >"$W/noagent.tap" 2>&1
+RC=$?
+dt=$((${EPOCHREALTIME%.*} - t0))
+if [ "$RC" != 0 ] && grep -q "no agent at /nonexistent/rdmacap-agent" "$W/noagent.tap" &&
+	[ "$dt" -le 15 ] && [ "$(run_dirs)" = 0 ] && [ "$(agents_running)" = 0 ]; then
+	tap_ok "a host without the agent: exit $RC in ${dt} s, named, nothing left"
+else
+	tap_fail "a host without the agent" "exit $RC in $dt s, dirs $(run_dirs), agents $(agents_running): $(grep -m1 Bail "$W/noagent.tap")"
+fi
+
+"$RDMACAP" run --hosts "$HOSTS_TCP" --transport tcp --clients 20 --msgs 100000 --think-ms 20 \
+	>"$W/killed.tap" 2>&1 3>&- </dev/null &
+orch=$!
+for _ in $(seq 150); do [ "$(agents_running)" -ge 3 ] && break; sleep 0.2; done
+seen=$(agents_running)
+kill -KILL "$orch"
+wait "$orch" 2>/dev/null
+sleep 10
+left=$(agents_running)
+if [ "$seen" -ge 3 ] && [ "$left" = 0 ]; then
+	tap_ok "SIGKILLed orchestrator: $seen agents running before, none on any host 10 s after"
+else
+	ps -eo pid,args | grep '[r]dmacap-agent' | sed 's/^/# /'
+	tap_fail "SIGKILLed orchestrator" "agents before $seen, after 10 s $left"
+fi
+
+dirs=$(run_dirs)
+rdc_rdmacap down --hosts "$HOSTS_TCP" >"$W/down.tap" 2>&1
+RC=$?
+if [ "$RC" = 0 ] && [ "$dirs" -ge 1 ] && [ "$(run_dirs)" = 0 ] && grep -q '^ok 1 down --hosts' "$W/down.tap"; then
+	tap_ok "down --hosts: the killed run's $dirs run directories removed from every host"
+else
+	tap_fail "down --hosts" "exit $RC, dirs before $dirs after $(run_dirs)"
+fi
+tap_totals
+exit "$(tap_exit_code)"
