@@ -15,7 +15,7 @@
 
 /* agent-only options; the shared ones are O_SHARED + enum opt_id */
 enum {
-	O_ROLE = 256, O_ADDR, O_PORT, O_BACKLOG, O_FIRST_ID, O_BIND, O_DEV, O_HELP,
+	O_ROLE = 256, O_ADDR, O_PORT, O_BACKLOG, O_FIRST_ID, O_BIND, O_HELP,
 	O_SHARED,
 	O_END = O_SHARED + OPT_N,
 };
@@ -27,7 +27,6 @@ static const struct option ag_own[] = {
 	{ "backlog", required_argument, NULL, O_BACKLOG },
 	{ "first-id", required_argument, NULL, O_FIRST_ID },
 	{ "bind", required_argument, NULL, O_BIND },
-	{ "dev", required_argument, NULL, O_DEV },
 	{ "help", no_argument, NULL, O_HELP },
 };
 #define AG_NOWN (sizeof(ag_own) / sizeof(ag_own[0]))
@@ -38,7 +37,6 @@ static unsigned ag_own_flags(int c)
 	switch (c) {
 	case O_BACKLOG: return OPT_F_SERVER;
 	case O_FIRST_ID: case O_BIND: return OPT_F_CLIENT;
-	case O_DEV: return OPT_F_RC | OPT_F_UD;
 	}
 	return 0;
 }
@@ -75,7 +73,6 @@ void ag_usage(FILE *f)
 		"  --bind A            source address\n");
 	ag_usage_group(f, " --transport rc:\n", OPT_F_RC, OPT_F_RC);
 	fprintf(f,
-		"  --dev NAME          RDMA device (default: the one holding the local address)\n"
 		"  (--cm oob-tls needs --tls-ca, --tls-cert and --tls-key)\n"
 		"  --help\n");
 }
@@ -134,6 +131,7 @@ static void ag_defaults(struct ag_opts *o)
 	o->op = (enum opt_op)opt_defs[OPT_OP].def;
 	o->oob_session = (enum opt_oob_session)opt_defs[OPT_OOB_SESSION].def;
 	o->poll = (enum opt_poll)opt_defs[OPT_POLL].def;
+	o->gid_index = -1;
 	o->addr.s_addr = htonl(INADDR_LOOPBACK);
 	strcpy(o->addr_str, "127.0.0.1");
 }
@@ -203,6 +201,12 @@ static int ag_shared(struct ag_opts *o, enum opt_id id, const char *arg, char *e
 	case OPT_TLS_CA: o->tls_ca = arg; break;
 	case OPT_TLS_CERT: o->tls_cert = arg; break;
 	case OPT_TLS_KEY: o->tls_key = arg; break;
+	case OPT_DEVICE:
+		if (opt_device(arg, &o->device))
+			return ag_err(err, errlen, "internal: --device %s", arg);
+		o->dev = o->device.name;
+		break;
+	case OPT_GID_INDEX: o->gid_index = (int)v; break;
 	case OPT_N: return ag_err(err, errlen, "internal: option %d", id);
 	}
 	return 0;
@@ -231,12 +235,6 @@ static int ag_one(struct ag_opts *o, int c, const char *arg, char *err, size_t e
 		if (ag_ipv4(arg, &o->bind, o->bind_str))
 			goto bad;
 		o->has_bind = true;
-		return 0;
-	case O_DEV:
-		/* IB_DEVICE_NAME_MAX is 64 */
-		if (!*arg || strlen(arg) > 63)
-			goto bad;
-		o->dev = arg;
 		return 0;
 	case O_PORT:
 		if (opt_num(arg, 1, 65535, &v))

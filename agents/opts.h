@@ -52,6 +52,8 @@ struct ag_opts {
 	bool srq;
 	enum opt_poll poll;
 	const char *dev;	/* NULL: the device holding the local address */
+	struct opt_dev device;	/* --device NAME[:PORT]: dev points at its name */
+	int gid_index;		/* --gid-index, -1: the RoCEv2 GID of the address */
 	const char *tls_ca, *tls_cert, *tls_key;	/* point into argv */
 };
 

@@ -63,6 +63,12 @@ const struct opt_def opt_defs[OPT_N] = {
 		       .arg = "event|busy|adaptive",
 		       .help = "sleep on the completion channel, spin on the CQs, or spin "
 			       "until a CQ idles, then sleep" },
+	[OPT_DEVICE] = { "device", OPT_DEV, .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST,
+			 .arg = "NAME[:PORT]",
+			 .help = "RDMA device and port; default: the one holding the address" },
+	/* def below min: "not given", the GID of the address in use (rdma/dev.h) */
+	[OPT_GID_INDEX] = { "gid-index", N(0, 255, -1), .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST,
+			    .arg = "N", .help = "source GID index; default: the RoCEv2 GID of the address" },
 	[OPT_SIZE] = { "size", N(1, 1 << 20, 64), .arg = "B", .help = "message bytes" },
 	[OPT_MSGS] = { "msgs", N(0, 100000000, 10), .flags = OPT_F_CLIENT, .arg = "M",
 		       .help = "round trips per connection" },
@@ -97,6 +103,22 @@ const struct opt_def *opt_find(const char *name)
 		if (!strcmp(opt_defs[i].name, name))
 			return &opt_defs[i];
 	return NULL;
+}
+
+int opt_device(const char *s, struct opt_dev *d)
+{
+	size_t n = s ? strcspn(s, ":") : 0;
+	long long port = 0;
+
+	if (!n || n >= sizeof(d->name) ||
+	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != n)
+		return -1;
+	if (s[n] && opt_num(s + n + 1, 1, 255, &port))
+		return -1;
+	memcpy(d->name, s, n);
+	d->name[n] = '\0';
+	d->port = (unsigned)port;
+	return 0;
 }
 
 int opt_num(const char *s, long long min, long long max, long long *out)
@@ -137,6 +159,9 @@ static void opt_want(const struct opt_def *d, char *buf, size_t len)
 	case OPT_PATH:
 		snprintf(buf, len, "a file name");
 		return;
+	case OPT_DEV:
+		snprintf(buf, len, "NAME[:PORT], port 1..255");
+		return;
 	}
 }
 
@@ -170,6 +195,15 @@ int opt_parse(enum opt_id id, const char *s, long long *out, char *err, size_t e
 			return 0;
 		}
 		break;
+	case OPT_DEV: {
+		struct opt_dev dv;
+
+		if (!opt_device(s, &dv)) {
+			*out = dv.port;
+			return 0;
+		}
+		break;
+	}
 	}
 	opt_want(d, want, sizeof(want));
 	snprintf(err, errlen, "invalid value '%s' for --%s (want %s)", s ? s : "", d->name, want);
@@ -267,7 +301,9 @@ void opt_help_line_def(enum opt_id id, const char *def, char *buf, size_t len)
 	char limits[48], defs[24], help[160];
 
 	snprintf(limits, sizeof(limits), "%lld..%lld", d->min, d->max);
-	if (!def && d->kind == OPT_NUM) {
+	if (!def && d->kind == OPT_NUM && d->def < d->min) {
+		def = "automatic";
+	} else if (!def && d->kind == OPT_NUM) {
 		snprintf(defs, sizeof(defs), "%lld", d->def);
 		def = defs;
 	} else if (!def && d->kind == OPT_WORD) {

@@ -30,7 +30,8 @@ enum opt_poll { OPT_POLL_EVENT, OPT_POLL_BUSY, OPT_POLL_ADAPTIVE, OPT_POLL_N };
 /* the options both programs take, by the same name and with the same rules */
 enum opt_id {
 	OPT_TRANSPORT, OPT_CM, OPT_SERVER_MODEL, OPT_CQ, OPT_OP, OPT_OOB_SESSION, OPT_SRQ, OPT_POLL,
-	OPT_SIZE, OPT_MSGS, OPT_TIMEOUT, OPT_SERVER_THREADS, OPT_WORKERS, OPT_QP_SHARE, OPT_PORTS,
+	OPT_DEVICE, OPT_GID_INDEX, OPT_SIZE, OPT_MSGS, OPT_TIMEOUT, OPT_SERVER_THREADS, OPT_WORKERS,
+	OPT_QP_SHARE, OPT_PORTS,
 	OPT_THINK_MS, OPT_STAGGER_MS, OPT_CLIENTS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY,
 	OPT_N
 };
@@ -40,6 +41,7 @@ enum opt_kind {
 	OPT_NUM,	/* decimal in [min, max] */
 	OPT_FLAG,	/* takes no value */
 	OPT_PATH,	/* a non-empty file name */
+	OPT_DEV,	/* an RDMA device, NAME[:PORT] (opt_device) */
 };
 
 #define OPT_F_RC 0x1		/* only with --transport rc (or uc: opt_tr_connected) */
@@ -48,6 +50,14 @@ enum opt_kind {
 #define OPT_F_PER_AGENT 0x8	/* agent's value is per process; rdmacap's is a total */
 #define OPT_F_OOB_TLS 0x10	/* only with --cm oob-tls (librdmacm has no TLS) */
 #define OPT_F_UD 0x20		/* an OPT_F_RC option that --transport ud takes too */
+#define OPT_F_HOST 0x40		/* rdmacap: only with --topology host (its own rxe otherwise) */
+
+/* --device NAME[:PORT]: IB_DEVICE_NAME_MAX, and the 8 bits of a port number */
+#define OPT_DEV_NAME_MAX 64
+struct opt_dev {
+	char name[OPT_DEV_NAME_MAX];
+	unsigned port;		/* 0: any port */
+};
 
 /* --transport ud: the GRH that heads every UD receive buffer, and the largest
  * RoCE path MTU; a message must fit the port's active MTU minus the GRH */
@@ -98,6 +108,12 @@ const struct opt_def *opt_find(const char *name);
  * OPT_FLAG takes no value: only s == NULL is accepted (*out = 1).
  */
 int opt_parse(enum opt_id id, const char *s, long long *out, char *err, size_t errlen);
+
+/*
+ * "mlx5_0" or "mlx5_0:1": a name of [A-Za-z0-9_.-] under OPT_DEV_NAME_MAX bytes,
+ * and a port 1..255. 0, or -1.
+ */
+int opt_device(const char *s, struct opt_dev *d);
 
 /* Decimal only: no sign, blank or trailing junk; within [min, max]. 0 or -1. */
 int opt_num(const char *s, long long min, long long max, long long *out);

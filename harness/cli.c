@@ -4,6 +4,7 @@
  * the subcommands each option applies to, so that "rdmacap env --clients 5" is an
  * error that names the option instead of being silently ignored.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -16,6 +17,7 @@
 
 #include "harness/certs.h"
 #include "harness/cli.h"
+#include "harness/hosts.h"
 #include "harness/usage.h"
 
 const char *const hp_names[HP_NCMD] = {
@@ -26,7 +28,7 @@ const char *const hp_names[HP_NCMD] = {
 const char *const hp_usages[HP_NCMD] = {
 	[HP_ENV] = "rdmacap env [--deep] [--json FILE]",
 	[HP_UP] = "rdmacap up [--topology loop|pair|star:K] [--rxe] [--run ID]",
-	[HP_DOWN] = "rdmacap down [--run ID]",
+	[HP_DOWN] = "rdmacap down [--run ID] [--hosts FILE|LIST]",
 	[HP_RUN] = "rdmacap run [LOAD OPTIONS] [--clients N]",
 	[HP_RAMP] = "rdmacap ramp [LOAD OPTIONS] [--clients N1,N2,...]",
 	[HP_LIMIT] = "rdmacap limit [LOAD OPTIONS] [--max N] [--start N] [--steps S] [--budget SEC]",
@@ -68,8 +70,21 @@ const struct hp_opt hp_opts[] = {
 	{ "fault-at", 1, HP_O_FAULT_AT, HP_FAULT_CMDS, HG_LOAD, "MS", 0, 86400000, NULL,
 	  "when --fault strikes, in ms after the traffic starts; default a third of "
 	  "--msgs x --think-ms" },
-	{ "topology", 1, HP_O_TOPO, LOAD | B(HP_UP), HG_TOPO, "loop|pair|star:K", 0, 0, "pair",
-	  "namespaces: none, a server and a client, or a server and K clients" },
+	{ "topology", 1, HP_O_TOPO, LOAD | B(HP_UP), HG_TOPO, "loop|pair|star:K|host", 0, 0, "pair",
+	  "namespaces: none, a server and a client, a server and K clients; host: "
+	  "this host's devices as they are" },
+	S(OPT_DEVICE, LOAD, HG_TOPO, .def = "the one holding the address"),
+	S(OPT_GID_INDEX, LOAD, HG_TOPO, .def = "the RoCEv2 GID of the address"),
+	{ "server-addr", 1, HP_O_SERVER_ADDR, LOAD, HG_TOPO, "A", 0, 0, NULL,
+	  "host: the server's IPv4 address; default: the device's, or the server host's" },
+	{ "tune", 0, HP_O_TUNE, LOAD, HG_TOPO, NULL, 0, 0, NULL,
+	  "host: set the sysctls that would help, restored at the end" },
+	{ "hosts", 1, HP_O_HOSTS, LOAD | B(HP_DOWN), HG_TOPO, "FILE|LIST", 0, 0, NULL,
+	  "[user@]host[:port],...: the server host, then the client hosts (over ssh)" },
+	{ "agent-path", 1, HP_O_AGENT_PATH, LOAD | B(HP_DOWN), HG_TOPO, "PATH", 0, 0, NULL,
+	  "hosts: the agent on the remote hosts; default: the local agent's path" },
+	{ "push", 0, HP_O_PUSH, LOAD, HG_TOPO, NULL, 0, 0, NULL,
+	  "hosts: copy the agent there (scp) and check its libraries (ldd)" },
 	{ "rxe", 0, HP_O_RXE, LOAD | B(HP_UP), HG_TOPO, NULL, 0, 0, NULL,
 	  "add Soft-RoCE (rxe) links (always with --transport rc)" },
 	{ "run", 1, HP_O_RUN, B(HP_UP) | B(HP_DOWN), HG_TOPO, "ID", 0, 0, NULL,
@@ -209,6 +224,8 @@ static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err
 	case OPT_TLS_CA: p->tls_ca = v; break;
 	case OPT_TLS_CERT: p->tls_cert = v; break;
 	case OPT_TLS_KEY: p->tls_key = v; break;
+	case OPT_DEVICE: opt_device(v, &p->device); break;
+	case OPT_GID_INDEX: p->gid_index = (int)x; break;
 	case OPT_CLIENTS: /* rdmacap's --clients is a total: HP_O_CLIENTS */
 	case OPT_N:
 		snprintf(err, len, "internal: option %d", id);
@@ -236,6 +253,18 @@ static int hp_apply(struct hp_plan *p, const struct hp_opt *o, const char *v)
 	case HP_O_FAULT_AT:
 		p->fault_at_set = true;
 		return hp_long(v, o->min, o->max, &p->fault_at_ms);
+	case HP_O_SERVER_ADDR: {
+		struct in_addr a;
+
+		if (inet_pton(AF_INET, v, &a) != 1)
+			return -1;
+		inet_ntop(AF_INET, &a, p->server_addr, sizeof(p->server_addr));
+		return 0;
+	}
+	case HP_O_TUNE: p->tune = true; return 0;
+	case HP_O_HOSTS: p->hosts = v; return 0;
+	case HP_O_AGENT_PATH: p->agent_path = v; return *v == '/' ? 0 : -1;
+	case HP_O_PUSH: p->push = true; return 0;
 	case HP_O_JSON: p->json = v; return 0;
 	case HP_O_RXE: p->rxe = true; return 0;
 	case HP_O_DEEP: p->deep = true; return 0;
@@ -271,6 +300,7 @@ static void hp_defaults(struct hp_plan *p)
 	p->stagger_ms = opt_defs[OPT_STAGGER_MS].def;
 	p->workers = opt_defs[OPT_WORKERS].def;
 	p->qp_share = opt_defs[OPT_QP_SHARE].def;
+	p->gid_index = (int)opt_defs[OPT_GID_INDEX].def;
 	for (size_t i = 0; i < HP_NOPTS; i++) {
 		const struct hp_opt *o = &hp_opts[i];
 
@@ -372,12 +402,48 @@ static int hp_check_fault(struct hp_plan *p, FILE *err)
 {
 	if (p->fault_at_set && p->fault.kind == FLT_NONE)
 		return hp_fail(err, p->cmd, "--fault-at needs --fault");
-	if (flt_on_links(&p->fault) && p->topo.kind == NN_LOOP)
+	if (flt_on_links(&p->fault) && (p->topo.kind == NN_LOOP || p->topo.kind == NN_HOST))
 		return hp_fail(err, p->cmd, "--fault %s acts on the topology's links: it needs "
 			       "--topology pair or star:K", p->fault.text);
 	if (p->fault.kind == FLT_KILL_CLIENT && p->agents && p->fault.n > p->agents)
 		return hp_fail(err, p->cmd, "--fault %s: only %ld client agents (--agents)",
 			       p->fault.text, p->agents);
+	return 0;
+}
+
+/*
+ * --topology host and --hosts: the options that name this host's own device and
+ * address mean nothing where rdmacap makes its own rxe; --hosts is a host topology.
+ */
+static int hp_check_host(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
+{
+	char msg[320];
+
+	if (p->hosts && p->cmd != HP_DOWN) {
+		if (p->topo_set && p->topo.kind != NN_HOST)
+			return hp_fail(err, p->cmd, "--hosts runs on --topology host, not %s",
+				       p->topo_spec);
+		strcpy(p->topo_spec, "host");
+		p->topo.kind = NN_HOST;
+		p->topo.nclients = 1;
+	}
+	if (p->hosts && hst_parse(p->hosts, NULL, msg, sizeof(msg)))
+		return hp_fail(err, p->cmd, "--hosts: %s", msg);
+	if ((p->agent_path || p->push) && !p->hosts)
+		return hp_fail(err, p->cmd, "--%s is an option of --hosts",
+			       p->push ? "push" : "agent-path");
+	if (p->cmd == HP_UP && p->topo.kind == NN_HOST)
+		return hp_fail(err, p->cmd, "--topology host: there is nothing to bring up");
+	if (!(LOAD & B(p->cmd)) || p->topo.kind == NN_HOST)
+		return 0;
+	for (int i = 0; i < OPT_N; i++)
+		if (seen[i] && (opt_defs[i].flags & OPT_F_HOST))
+			return hp_fail(err, p->cmd, "--%s is an option of --topology host "
+				       "(--topology %s makes its own rxe)", opt_defs[i].name,
+				       p->topo_spec);
+	if (p->server_addr[0] || p->tune)
+		return hp_fail(err, p->cmd, "--%s is an option of --topology host",
+			       p->tune ? "tune" : "server-addr");
 	return 0;
 }
 
@@ -393,6 +459,8 @@ static int hp_check(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 		if (nn_parse(p->topo_spec, &p->topo, msg, sizeof(msg)))
 			return hp_fail(err, p->cmd, "--topology: %s", msg);
 	}
+	if (hp_check_host(p, seen, err))
+		return -1;
 	if (!(LOAD & B(p->cmd)))
 		return 0;
 	if (!p->npoints &&
@@ -482,6 +550,7 @@ static int hp_options(struct hp_plan *p, int argc, char **argv, bool seen[OPT_N]
 			return hp_fail(err, p->cmd, "bad value '%s' for option '--%s'",
 				       optarg ? optarg : "", o->name);
 		}
+		p->topo_set |= id == HP_O_TOPO;
 	}
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "harness/env.h"
+#include "harness/envdev.h"
 #include "netns/netns.h"
 #include "rdma/dev.h"
 
@@ -83,15 +84,14 @@ int he_collect(struct tap *t, json_t *o, bool deep)
 			   "RDMA devices");
 	for (int i = 0; i < n; i++) {
 		struct rdev_info *d = &dev[i];
+		json_t *dj;
 
 		tap_diag(t, "dev=%s netdev=%s port=%s mtu=%d max_qp=%d max_cq=%d max_cqe=%d "
 			 "max_mr=%d max_pd=%d max_srq=%d max_qp_wr=%d max_ah=%d max_sge=%d",
 			 d->name, d->netdev, d->port_state_str, d->active_mtu, d->max_qp, d->max_cq,
 			 d->max_cqe, d->max_mr, d->max_pd, d->max_srq, d->max_qp_wr, d->max_ah,
 			 d->max_sge);
-		tap_result(t, TAP_PASS, NULL, "device %s (ibv_query_device)", d->name);
-		json_array_append_new(
-			devs, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, "
+		dj = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, "
 					"s:i, s:I, s:i}",
 					"name", d->name, "netdev", d->netdev, "port_state",
 					d->port_state_str ? d->port_state_str : "?", "active_mtu",
@@ -100,7 +100,10 @@ int he_collect(struct tap *t, json_t *o, bool deep)
 					"max_srq", d->max_srq, "max_qp_wr", d->max_qp_wr, "max_ah",
 					d->max_ah, "max_sge", d->max_sge, "max_mr_size",
 					(json_int_t)d->max_mr_size, "roce4_gid_index",
-					d->roce4_gid_index));
+					d->roce4_gid_index);
+		hed_ports(t, dj, d->name);
+		tap_result(t, TAP_PASS, NULL, "device %s (ibv_query_device)", d->name);
+		json_array_append_new(devs, dj);
 	}
 	json_object_set_new(o, "devices", devs);
 

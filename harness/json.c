@@ -6,6 +6,7 @@
 
 #include "harness/fig.h"
 #include "harness/json.h"
+#include "harness/rsample.h"
 
 json_t *hj_plan(const struct hp_plan *p)
 {
@@ -180,6 +181,8 @@ json_t *hj_point(const struct pt_point *pt, const struct hp_plan *plan, const ch
 				      "peak", hj_res_pair(&pt->res_peak), "after",
 				      hj_res_pair(&pt->res_after), "leak", pt->leak, "leak_what",
 				      pt->leak_what));
+	if (pt->hosts)
+		json_object_update_new(o, rs_json(pt->hosts));
 	json_object_set_new(o, "failures", fails);
 	json_object_set_new(o, "causes", causes);
 	json_object_set_new(o, "ok", json_boolean(pt->ok));

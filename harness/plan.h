@@ -49,7 +49,17 @@ struct hp_plan {
 	long repeat;            /* --repeat: each point this many times (run, ramp, storm) */
 	long ports;             /* 0 = automatic */
 	char topo_spec[24];
+	bool topo_set;          /* --topology given (not the default) */
 	struct nn_topo topo;
+	/* --topology host: the host's own device and address (harness/hosttopo.h) */
+	struct opt_dev device;  /* name "" = the device holding the address */
+	int gid_index;          /* -1 = the RoCEv2 GID of the address */
+	char server_addr[16];   /* "" = the device's address, or 127.0.0.1 for tcp */
+	bool tune;              /* set the sysctls that would help, restore at the end */
+	/* --hosts: agents on other machines over OpenSSH (harness/hosts.h) */
+	const char *hosts;
+	const char *agent_path; /* the agent's path on every remote host */
+	bool push;              /* scp the agent there first, check its libraries */
 	const char *json;       /* --json FILE */
 	const char *tls_ca, *tls_cert, *tls_key;
 	struct flt_spec fault;  /* --fault (harness/fault.h); kind FLT_NONE: none */

@@ -16,6 +16,8 @@
 
 #include "harness/certs.h"
 #include "harness/env.h"
+#include "harness/hosttopo.h"
+#include "harness/remote.h"
 #include "harness/json.h"
 #include "harness/plans.h"
 #include "harness/pointtap.h"
@@ -107,6 +109,10 @@ static void pl_tune(struct pt_ctx *c)
 		{ "net.ipv4.tcp_tw_reuse", "1" },
 	};
 
+	if (t->kind == NN_HOST) {
+		htp_tune(c); /* the host as it is: said, or set only with --tune */
+		return;
+	}
 	pl_backlog(c);
 	if (t->kind == NN_LOOP)
 		return; /* the caller's own namespace: we change nothing there */
@@ -152,6 +158,8 @@ static const char *pl_skip_reason(const struct hp_plan *p, char *buf, size_t len
 	struct nn_caps caps;
 	bool rc = p->transport != OPT_TR_TCP;
 
+	if (p->topo.kind == NN_HOST)
+		return NULL; /* nothing to create: the device is checked by htp_plan */
 	if (p->topo.kind != NN_LOOP && geteuid() != 0)
 		return "not root: network namespace topologies need CAP_NET_ADMIN";
 	if (flt_unavailable(&p->fault, buf, len))
@@ -172,6 +180,27 @@ static const char *pl_skip_reason(const struct hp_plan *p, char *buf, size_t len
 		return buf;
 	}
 	return NULL;
+}
+
+static struct nn_topo pl_no_rxe;
+
+/* --hosts: every host ready (remote.h); its agents are started by spawn.c */
+static int pl_remote(struct pt_ctx *c, const char *run, char *why, size_t len)
+{
+	const struct hp_plan *p = c->plan;
+
+	c->remote = malloc(sizeof(*c->remote));
+	if (!c->remote) {
+		snprintf(why, len, "malloc: %s", strerror(errno));
+		return -1;
+	}
+	if (rm_open(c->remote, p->hosts, run, p->agent_path, p->push,
+		    c->tls_dir[0] ? c->tls_dir : NULL, why, len)) {
+		free(c->remote);
+		c->remote = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 /* A throwaway CA and certificates for this run's oob-tls, removed at the end. */
@@ -348,7 +377,23 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		tap_bail(t, "no run id: %s", strerror(errno));
 		return -1;
 	}
-	if (nn_up(c->topo, run, c->topo->rxe, p->verbose ? stderr : NULL)) {
+	if (p->hosts) {
+		if (htp_plan_hosts(p, c->topo, run, why, sizeof(why))) {
+			tap_bail(t, "--hosts: %s", why);
+			return -1;
+		}
+	} else if (c->topo->kind == NN_HOST) {
+		rc = htp_plan(p, c->topo, run, why, sizeof(why));
+		if (rc > 0) {
+			tap_skip_all(t, "%s", why);
+			json_object_set_new(doc, "skipped", json_string(why));
+			return 0;
+		}
+		if (rc) {
+			tap_bail(t, "--topology host: %s", why);
+			return -1;
+		}
+	} else if (nn_up(c->topo, run, c->topo->rxe, p->verbose ? stderr : NULL)) {
 		tap_bail(t, "topology %s could not be brought up (see stderr)", p->topo_spec);
 		return -1;
 	}
@@ -358,7 +403,13 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		rc = -1;
 		goto down;
 	}
-	c->sampler = hs_open(c->topo, why, sizeof(why));
+	if (p->hosts && pl_remote(c, run, why, sizeof(why))) {
+		tap_bail(t, "%s", why);
+		rc = -1;
+		goto down;
+	}
+	/* --hosts: the devices are the hosts', read there (rsample.h), not here */
+	c->sampler = hs_open(p->hosts ? &pl_no_rxe : c->topo, why, sizeof(why));
 	if (!c->sampler) {
 		tap_bail(t, "sampler: %s", why);
 		rc = -1;
@@ -367,8 +418,9 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	if (why[0])
 		tap_kv(t, "rdma_counters", "unavailable: %s", why);
 	tap_kv(t, "run", "%s", c->topo->run);
-	tap_kv(t, "topology", "%s server=%s%s%s", p->topo_spec, c->topo->srv.addr,
-	       c->topo->srv.ns[0] ? " ns=" : "", c->topo->srv.ns);
+	tap_kv(t, "topology", "%s server=%s%s%s%s%s", p->topo_spec, c->topo->srv.addr,
+	       c->topo->srv.ns[0] ? " ns=" : "", c->topo->srv.ns,
+	       c->topo->srv.rxe[0] ? " device=" : "", c->topo->srv.rxe);
 	pl_tune(c);
 
 	if (p->cmd == HP_LIMIT) {
@@ -401,6 +453,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	}
 down:
 	pl_backlog_restore();
+	htp_restore();
 	if (c->tls_dir[0]) {
 		static const char *const f[] = { "ca.pem", "server.pem", "server.key",
 						 "client.pem", "client.key" };
@@ -416,7 +469,12 @@ down:
 	}
 	hs_close(c->sampler);
 	c->sampler = NULL;
-	if (nn_down(c->topo, p->verbose ? stderr : NULL))
+	if (c->remote) {
+		rm_close(c->remote);
+		free(c->remote);
+		c->remote = NULL;
+	}
+	if (c->topo->kind != NN_HOST && nn_down(c->topo, p->verbose ? stderr : NULL))
 		fprintf(stderr, "rdmacap: topology teardown incomplete; `rdmacap down` removes the rest\n");
 	return rc;
 }

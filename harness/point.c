@@ -16,6 +16,7 @@
 
 #include "common/clock.h"
 #include "common/deadline.h"
+#include "harness/rsample.h"
 #include "harness/run.h"
 
 #define PT_STOP_WAIT_S 10 /* agents exit within this of "stop", or are killed */
@@ -176,7 +177,7 @@ int pt_run(struct pt_ctx *c, long clients, struct pt_point *pt)
 	 * ephemeral range (32768-60999), where our own clients' TIME_WAIT sockets
 	 * would make the next point's bind fail with EADDRINUSE.
 	 */
-	r.port = c->topo->kind == NN_LOOP ? 20000 + (strtol(c->topo->run, NULL, 16) % 180) * 64
+	r.port = c->topo->kind == NN_LOOP || c->topo->kind == NN_HOST ? 20000 + (strtol(c->topo->run, NULL, 16) % 180) * 64
 					  : OPT_DEF_PORT;
 	if (lp_setup(&r, clients)) {
 		snprintf(pt->why, sizeof(pt->why), "setup: %s", strerror(errno));
@@ -185,15 +186,19 @@ int pt_run(struct pt_ctx *c, long clients, struct pt_point *pt)
 	}
 	pf_init(&r);
 	ms_res_base(&r);
+	if (c->remote)
+		rs_base(&r);
 	if (pt_start(&r) || pt_connect(&r))
 		goto stop;
 	ms_peak(&r);
+	rs_peak(&r);
 	pt_traffic(&r);
 	ms_end(&r);
 stop:
 	pf_undo(&r); /* also when interrupted: a stopped server must run to stop */
 	pt_stop(&r);
 	ms_after(&r);
+	rs_after(&r);
 out:
 	pt->aborted = c->aborted;
 	vd_verdict(&r);
@@ -204,5 +209,7 @@ out:
 void pt_free(struct pt_point *pt)
 {
 	hs_series_free(&pt->series);
+	free(pt->hosts);
+	pt->hosts = NULL;
 	hs_wire_series_free(&pt->wire_series);
 }

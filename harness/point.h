@@ -94,7 +94,11 @@ struct pt_point {
 
 	struct hs_series series;
 	struct flt_result fault;           /* --fault: what it did and cost (fault.h) */
+	struct rs_hosts *hosts;            /* --hosts: each host's figures (rsample.h) */
 };
+
+struct rs_hosts;
+struct rm_ctx;
 
 struct pt_ctx {
 	const struct hp_plan *plan;
@@ -105,6 +109,7 @@ struct pt_ctx {
 	bool tty;           /* progress line on stderr */
 	struct hs_sampler *sampler;
 	char tls_dir[64];   /* throwaway PKI of this run (oob-tls without --tls-*), or "" */
+	struct rm_ctx *remote; /* --hosts: the hosts the agents run on (remote.h), or NULL */
 };
 
 /* Runs one point; fills pt (caller frees with pt_free). 0, or -1 if aborted. */

@@ -5,6 +5,7 @@
 
 #include "harness/fig.h"
 #include "harness/pointtap.h"
+#include "harness/rsample.h"
 #include "harness/wire.h"
 
 static void ptap_res_diag(struct tap *t, const char *what, const struct hs_res *r)
@@ -172,6 +173,8 @@ enum tap_res ptap_point(struct pt_ctx *c, const struct pt_point *pt, const char 
 	fig_tap(t, FIG_L_AGENTS, pt, p);
 	fig_tap(t, FIG_L_MAPS, pt, p);
 	fig_tap(t, FIG_L_PROTO, pt, p);
+	if (pt->hosts)
+		rs_tap(t, pt->hosts);
 	if (pt->have_res) {
 		ptap_res_diag(t, "base", &pt->res_base);
 		ptap_res_diag(t, "peak", &pt->res_peak);

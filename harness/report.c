@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "harness/fig.h"
+#include "harness/rephosts.h"
 #include "harness/report.h"
 
 #define RP_MAX 512
@@ -35,6 +36,7 @@ struct rp_row {
 	char status[16];
 	char cause[160];
 	char transport[8];
+	json_t *hosts, *total;     /* --hosts: the per-host section (rephosts.h), or NULL */
 };
 
 struct rp_set {
@@ -118,6 +120,8 @@ static int rp_load(const char *path, struct rp_set *s)
 			snprintf(r->cause, sizeof(r->cause), "%s",
 				 json_string_value(json_object_get(pt, "why")) ?: "");
 		snprintf(r->transport, sizeof(r->transport), "%s", tr ? tr : "?");
+		r->hosts = json_incref(json_object_get(pt, "hosts"));
+		r->total = json_incref(json_object_get(pt, "total"));
 	}
 	json_decref(doc);
 	return 0;
@@ -206,6 +210,8 @@ static void rp_md(FILE *f, const struct rp_set *s, const struct rp_set *old)
 	fprintf(f, "\nQPs/CQs/MRs: the server device's counters at peak minus the baseline "
 		   "before the point (RDMA netlink); '-' where the transport uses none. "
 		   "A point run with --repeat shows medians, [min..max] over its repeats.\n");
+	for (int i = 0; i < s->n; i++)
+		rph_md(f, s->r[i].transport, s->r[i].clients, s->r[i].hosts, s->r[i].total);
 }
 
 /* --- SVG --- */
@@ -537,6 +543,14 @@ int rp_main(const struct hp_plan *p)
 		goto out;
 	rc = 0;
 out:
+	for (int i = 0; i < s->n; i++) {
+		json_decref(s->r[i].hosts);
+		json_decref(s->r[i].total);
+	}
+	for (int i = 0; old && i < old->n; i++) {
+		json_decref(old->r[i].hosts);
+		json_decref(old->r[i].total);
+	}
 	free(old);
 	free(s);
 	return rc;

@@ -10,6 +10,7 @@
 #include <sys/epoll.h>
 
 #include "common/clock.h"
+#include "harness/remote.h"
 #include "harness/run.h"
 
 #define SP_SRV_START_S 15 /* servers listen within this, or the point does not start */
@@ -59,7 +60,12 @@ static void sp_rc_args(struct run *r, struct sp_argv *av, const struct nn_host *
 	if (p->transport == OPT_TR_TCP)
 		return;
 	sp_arg(av, "--cm=%s", opt_word(OPT_CM, p->cm));
-	sp_arg(av, "--dev=%s", h->rxe);
+	if (h->rxe[0] && p->device.port)
+		sp_arg(av, "--device=%s:%u", h->rxe, p->device.port);
+	else if (h->rxe[0])
+		sp_arg(av, "--device=%s", h->rxe);
+	if (p->gid_index >= 0)
+		sp_arg(av, "--gid-index=%d", p->gid_index);
 	if (p->transport == OPT_TR_UD)
 		goto tls;
 	sp_arg(av, "--cq=%s", opt_word(OPT_CQ, p->cq));
@@ -83,13 +89,38 @@ tls:
 	}
 }
 
+/*
+ * --hosts: the agent's command line, run on its host through ssh. The servers
+ * are on host 0, client agent j on client host j % hosts (as sp_clients picks
+ * its nn_host). A watchdog past every phase's deadline ends it whatever happens.
+ */
+static int sp_remote(struct run *r, long i, struct sp_argv *av, char *buf, size_t len,
+		     char **out, long nofile)
+{
+	long k = i < r->nsrv ? 0 : 1 + (i - r->nsrv) % r->c->topo->nclients;
+
+	if (rm_argv(r->c->remote, (int)k, av->v, nofile, RUN_NPHASES * r->pt->timeout_s + 30, buf,
+		    len, out, 64)) {
+		snprintf(r->pt->why, sizeof(r->pt->why), "agent %ld: ssh command line too long", i);
+		return -1;
+	}
+	return 0;
+}
+
 static int sp_spawn(struct run *r, long i, const char *ns, struct sp_argv *av, long nofile)
 {
 	struct ha_agent *a = &r->ag[i];
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
-	char err[160];
+	char err[160], buf[4096], *ssh[64];
+	char *const *argv = av->v;
 
-	if (ha_spawn(a, ns, av->v, nofile, err, sizeof(err))) {
+	if (r->c->remote) {
+		if (sp_remote(r, i, av, buf, sizeof(buf), ssh, nofile))
+			return -1;
+		argv = ssh;
+		nofile = 1024; /* the local ssh client's */
+	}
+	if (ha_spawn(a, ns, argv, nofile, err, sizeof(err))) {
 		snprintf(r->pt->why, sizeof(r->pt->why), "starting agent %ld: %s", i, err);
 		return -1;
 	}
@@ -177,7 +208,8 @@ static int sp_clients(struct run *r)
 		sp_arg(&av, "--workers=%ld", p->workers);
 		if (p->qp_share)
 			sp_arg(&av, "--qp-share=%ld", p->qp_share);
-		if (t->kind != NN_LOOP)
+		/* our own namespaces: each client host has its address; else the route's */
+		if (t->kind != NN_LOOP && t->kind != NN_HOST)
 			sp_arg(&av, "--bind=%s", h->addr);
 		sp_rc_args(r, &av, h, false);
 		if (a->n + 1024 > pt->per_agent_nofile)

@@ -38,13 +38,18 @@ int nn_parse(const char *spec, struct nn_topo *t, char *err, size_t errlen)
 
 	if (!spec)
 		spec = "";
+	if (!strcmp(spec, "host")) {
+		t->kind = NN_HOST;
+		t->nclients = 1;
+		return 0;
+	}
 	if (!strcmp(spec, "loop") || !strcmp(spec, "pair")) {
 		t->kind = spec[0] == 'l' ? NN_LOOP : NN_PAIR;
 		t->nclients = 1;
 		return 0;
 	}
 	if (strncmp(spec, "star", 4) || (spec[4] && spec[4] != ':')) {
-		nn_errf(err, errlen, "topology \"%s\": expected loop, pair or star:K", spec);
+		nn_errf(err, errlen, "topology \"%s\": expected loop, pair, star:K or host", spec);
 		return -1;
 	}
 	if (!spec[4] || !spec[5]) {
@@ -146,7 +151,7 @@ int nn_plan(struct nn_topo *t, const char *run, bool rxe)
 	int k;
 
 	if (!run || !nn_run_ok(run) || t->nclients < 1 || t->nclients > NN_MAX_CLIENTS ||
-	    (t->kind != NN_STAR && t->nclients != 1)) {
+	    (t->kind != NN_STAR && t->nclients != 1) || t->kind == NN_HOST) {
 		errno = EINVAL;
 		return -1;
 	}

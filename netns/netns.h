@@ -38,7 +38,8 @@
 #define NN_MAX_CLIENTS 64
 #define NN_NAME_MAX 32 /* namespace names; interface names fit IFNAMSIZ (16) */
 
-enum nn_kind { NN_LOOP, NN_PAIR, NN_STAR };
+/* NN_HOST: the host's own devices and addresses; nn_up/nn_down never see it */
+enum nn_kind { NN_LOOP, NN_PAIR, NN_STAR, NN_HOST };
 
 struct nn_host {
 	char ns[NN_NAME_MAX]; /* "" = the caller's namespace (loop) */
@@ -58,7 +59,7 @@ struct nn_topo {
 };
 
 /*
- * "loop", "pair" or "star:K" (1 <= K <= NN_MAX_CLIENTS). Fills kind and nclients.
+ * "loop", "pair", "star:K" (1 <= K <= NN_MAX_CLIENTS) or "host". Fills kind and nclients.
  * Returns 0, or -1 with a message in err (errlen bytes) naming the bad part.
  */
 int nn_parse(const char *spec, struct nn_topo *t, char *err, size_t errlen);

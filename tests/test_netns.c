@@ -52,12 +52,12 @@ static void test_parse_bad(void)
 	static const struct {
 		const char *spec, *want;
 	} bad[] = {
-		{"", "topology \"\": expected loop, pair or star:K"},
-		{"mesh", "topology \"mesh\": expected loop, pair or star:K"},
-		{"loopy", "expected loop, pair or star:K"},
-		{"Pair", "expected loop, pair or star:K"},
-		{"pair ", "expected loop, pair or star:K"},
-		{"stars:4", "expected loop, pair or star:K"},
+		{"", "topology \"\": expected loop, pair, star:K or host"},
+		{"mesh", "topology \"mesh\": expected loop, pair, star:K or host"},
+		{"loopy", "expected loop, pair, star:K or host"},
+		{"Pair", "expected loop, pair, star:K or host"},
+		{"pair ", "expected loop, pair, star:K or host"},
+		{"stars:4", "expected loop, pair, star:K or host"},
 		{"star", "topology \"star\": star needs a client count"},
 		{"star:", "topology \"star:\": star needs a client count"},
 		{"star:0", "topology \"star:0\": K must be 1..64"},

@@ -50,6 +50,8 @@ static int h_parse(enum opt_id id, const char *val)
 	av_add(&a, "%s", "run");
 	if (d->flags & OPT_F_RC)
 		av_add(&a, "%s", "--transport=rc");
+	if (d->flags & OPT_F_HOST)
+		av_add(&a, "%s", "--topology=host");
 	if (d->kind == OPT_PATH) {
 		/* the three TLS files go together: give the other two */
 		for (int i = OPT_TLS_CA; i <= OPT_TLS_KEY; i++)
@@ -115,6 +117,8 @@ static long long h_val(enum opt_id id)
 	case OPT_TLS_CA: return plan.tls_ca ? (long long)strlen(plan.tls_ca) : -1;
 	case OPT_TLS_CERT: return plan.tls_cert ? (long long)strlen(plan.tls_cert) : -1;
 	case OPT_TLS_KEY: return plan.tls_key ? (long long)strlen(plan.tls_key) : -1;
+	case OPT_DEVICE: return (long long)strlen(plan.device.name) * 1000 + plan.device.port;
+	case OPT_GID_INDEX: return plan.gid_index;
 	case OPT_N: break;
 	}
 	return -2;
@@ -144,6 +148,8 @@ static long long a_val(enum opt_id id)
 	case OPT_TLS_CA: return ag.tls_ca ? (long long)strlen(ag.tls_ca) : -1;
 	case OPT_TLS_CERT: return ag.tls_cert ? (long long)strlen(ag.tls_cert) : -1;
 	case OPT_TLS_KEY: return ag.tls_key ? (long long)strlen(ag.tls_key) : -1;
+	case OPT_DEVICE: return (long long)strlen(ag.device.name) * 1000 + ag.device.port;
+	case OPT_GID_INDEX: return ag.gid_index;
 	case OPT_N: break;
 	}
 	return -2;
@@ -183,6 +189,10 @@ static const char *const garbage[] = { "", "x", "1x", " 1", "+1", "-1", "0x10", 
 #define NGARBAGE (int)(sizeof(garbage) / sizeof(garbage[0]))
 #define NDEFECTS (13 + NRCOPS)
 #define NRCOPS 7
+static const char *const baddev[] = { "", ":1", "rxe0:", "rxe0:0", "rxe0:256", "rxe0:x",
+				      "rxe 0", "rxe0:1:1",
+				      "a123456789012345678901234567890123456789012345678901234567890123" };
+#define NBADDEV (int)(sizeof(baddev) / sizeof(baddev[0]))
 
 /* the plan: as many tests as the table asks for */
 static int t_count(void)
@@ -201,8 +211,9 @@ static int t_count(void)
 			break;
 		case OPT_FLAG: n += 3; break;
 		case OPT_PATH: n += 2; break;
+		case OPT_DEV: n += 3 + NBADDEV; break;
 		}
-		n += !!(d->flags & OPT_F_RC);
+		n += !!(d->flags & OPT_F_RC) + !!(d->flags & OPT_F_HOST);
 	}
 	return n;
 }
@@ -261,6 +272,25 @@ static void t_vocabulary(void)
 			both_accept(id, "f.pem");
 			both_reject(id, "");
 			break;
+		case OPT_DEV:
+			both_accept(id, "rxe0");
+			both_accept(id, "mlx5_0:1");
+			both_accept(id, "rdc1234rs:255");
+			for (int i = 0; i < NBADDEV; i++)
+				both_reject(id, baddev[i]);
+			break;
+		}
+		/* a --topology host option elsewhere: rdmacap makes its own rxe there */
+		if (opt_defs[id].flags & OPT_F_HOST) {
+			char hl[160];
+			FILE *f = fmemopen(herr, sizeof(herr), "w");
+			char *hv[] = { "rdmacap", "run", "--transport=rc", hl, NULL };
+
+			snprintf(hl, sizeof(hl), "--%s=%s", opt_defs[id].name,
+				 opt_defs[id].kind == OPT_DEV ? "rxe0" : "1");
+			tap_ok(&t, hp_parse(&plan, 4, hv, f) == -1,
+			       "%s without --topology host: rejected", hl);
+			fclose(f);
 		}
 		/* an rc option with --transport tcp: the agent's rule, in both */
 		if (opt_defs[id].flags & OPT_F_RC) {

@@ -26,10 +26,11 @@ int rc_psn(uint32_t *psn)
 	return 0;
 }
 
-/* Opens name, or the first device that holds local's RoCEv2 GID. */
-static int rc_open_ctx(struct rc_dev *d, const char *name, struct in_addr local)
+/* Opens --device (port, GID index), or the first device that holds local's RoCEv2 GID. */
+static int rc_open_ctx(struct rc_dev *d, const struct ag_opts *o, struct in_addr local)
 {
-	struct rdev_sel s = { .name = name, .gid_index = -1, .addr = local };
+	struct rdev_sel s = { .name = o->dev, .port = (uint8_t)o->device.port,
+			      .gid_index = o->gid_index, .addr = local };
 	struct rdev_err e;
 	struct rdev_gid g;
 
@@ -111,7 +112,7 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 			rep_fatal("ibv_query_device", "cm_id device", errno);
 			return -1;
 		}
-	} else if (rc_open_ctx(d, o->dev, local)) {
+	} else if (rc_open_ctx(d, o, local)) {
 		return -1;
 	}
 	if (ibv_query_port(d->ctx, d->port, &pa)) {

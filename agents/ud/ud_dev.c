@@ -14,7 +14,8 @@
 
 int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, struct in_addr local)
 {
-	struct rdev_sel s = { .name = o->dev, .gid_index = -1, .addr = local };
+	struct rdev_sel s = { .name = o->dev, .port = (uint8_t)o->device.port,
+			      .gid_index = o->gid_index, .addr = local };
 	struct ibv_port_attr pa;
 	struct rdev_err e;
 	struct rdev_gid g;

@@ -1,0 +1,76 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+#
+# --topology host on this machine: tcp over loopback, nothing created, nothing
+# tuned; what the topology's options accept and refuse before anything runs.
+# The rxe side (a device rdmacap did not make) is suites/vm/host-topo.sh.
+
+load lib/common
+
+setup() {
+	rdc_require_rdmacap
+}
+
+kv() {
+	grep -oE "(^|[ #])$1=[^ ]+" <<<"$output" | tail -n 1 | sed -E "s/^.?$1=//"
+}
+
+# what rdmacap could have changed on this host
+host_state() {
+	ip netns list 2>/dev/null | grep '^rdc'
+	ip -o link show | grep -oE '^[0-9]+: rdc[^:@]*'
+	for k in net.core.somaxconn vm.max_map_count fs.nr_open net.ipv4.ip_local_port_range \
+		net.ipv4.tcp_tw_reuse; do
+		printf '%s=%s\n' "$k" "$(sysctl -n "$k" 2>/dev/null)"
+	done
+}
+
+@test "--topology host tcp on loopback: 100%, verified, the host as found" {
+	local before after
+	before=$(host_state)
+	rdc_run run --topology host --transport tcp --clients 50 --msgs 5
+	assert_success
+	[ "$(kv connected)" = 50 ]
+	[ "$(kv verified)" = 250 ]
+	[[ "$output" == *"topology=host server=127.0.0.1"* ]]
+	after=$(host_state)
+	[ "$before" = "$after" ]
+}
+
+@test "--topology host: a plan past net.core.somaxconn says it would help, changes nothing" {
+	local cur n
+	cur=$(sysctl -n net.core.somaxconn)
+	n=$((cur + 1))
+	[ "$n" -le 20000 ] || skip "net.core.somaxconn is $cur already"
+	rdc_run run --topology host --transport tcp --clients "$n" --msgs 1 --timeout 120
+	[[ "$output" == *"would_help: net.core.somaxconn=$n (is $cur"* ]]
+	[ "$(sysctl -n net.core.somaxconn)" = "$cur" ]
+}
+
+@test "--topology host options: refused elsewhere and malformed, exit 2, nothing run" {
+	run --separate-stderr "$RDMACAP" run --transport rc --device rxe0
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--device is an option of --topology host"* ]]
+	run --separate-stderr "$RDMACAP" run --topology host --transport rc --device 'rxe0:0'
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--device"* ]]
+	run --separate-stderr "$RDMACAP" run --topology host --server-addr 10.1.2
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--server-addr"* ]]
+	run --separate-stderr "$RDMACAP" run --tune
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--tune is an option of --topology host"* ]]
+	run --separate-stderr "$RDMACAP" run --topology pair --hosts a,b
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--hosts runs on --topology host"* ]]
+	run --separate-stderr "$RDMACAP" run --hosts '-oProxyCommand=x,b'
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"bad host name"* ]]
+	run --separate-stderr "$RDMACAP" run --hosts onlyone
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"a server host and at least one client host"* ]]
+	run --separate-stderr "$RDMACAP" run --push
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--push is an option of --hosts"* ]]
+	[ -z "$output" ]
+}
