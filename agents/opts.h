@@ -50,6 +50,7 @@ struct ag_opts {
 	enum opt_oob_session oob_session;
 	bool srq;
 	enum opt_poll poll;
+	enum opt_ah ah;
 	const char *dev;	/* NULL: the device holding the local address */
 	const char *tls_ca, *tls_cert, *tls_key;	/* point into argv */
 };

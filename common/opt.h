@@ -26,10 +26,13 @@ enum opt_cq { OPT_CQ_PER_CONN, OPT_CQ_SHARED, OPT_CQ_N };
 enum opt_op { OPT_OP_SEND, OPT_OP_WRITE, OPT_OP_N };
 enum opt_oob_session { OPT_OOB_PER_AGENT, OPT_OOB_PER_CONN, OPT_OOB_N };
 enum opt_poll { OPT_POLL_EVENT, OPT_POLL_BUSY, OPT_POLL_ADAPTIVE, OPT_POLL_N };
+/* --ah: how a ud server holds the address handles it answers through */
+enum opt_ah { OPT_AH_CACHE, OPT_AH_WC, OPT_AH_N };
 
 /* the options both programs take, by the same name and with the same rules */
 enum opt_id {
 	OPT_TRANSPORT, OPT_CM, OPT_SERVER_MODEL, OPT_CQ, OPT_OP, OPT_OOB_SESSION, OPT_SRQ, OPT_POLL,
+	OPT_AH,
 	OPT_SIZE, OPT_MSGS, OPT_TIMEOUT, OPT_SERVER_THREADS, OPT_WORKERS, OPT_PORTS,
 	OPT_THINK_MS, OPT_STAGGER_MS, OPT_CLIENTS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY,
 	OPT_N
@@ -48,6 +51,7 @@ enum opt_kind {
 #define OPT_F_PER_AGENT 0x8	/* agent's value is per process; rdmacap's is a total */
 #define OPT_F_OOB_TLS 0x10	/* only with --cm oob-tls (librdmacm has no TLS) */
 #define OPT_F_UD 0x20		/* an OPT_F_RC option that --transport ud takes too */
+#define OPT_F_UD_ONLY 0x40	/* only with --transport ud */
 
 /* --transport ud: the GRH that heads every UD receive buffer, and the largest
  * RoCE path MTU; a message must fit the port's active MTU minus the GRH */

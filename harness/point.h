@@ -64,6 +64,7 @@ struct pt_point {
 	long srv_maps_max, cli_maps_max;   /* most memory maps in one process (vm.max_map_count) */
 	long srv_accepted, srv_drops;
 	long srv_ah;                       /* ud: most address handles the servers held */
+	long srv_ah_made;                  /* ud: address handles the servers created */
 	long proto_errors;                 /* malformed agent records */
 
 	bool have_res;                     /* RDMA counters were sampled */

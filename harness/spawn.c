@@ -60,8 +60,11 @@ static void sp_rc_args(struct run *r, struct sp_argv *av, const struct nn_host *
 		return;
 	sp_arg(av, "--cm=%s", opt_word(OPT_CM, p->cm));
 	sp_arg(av, "--dev=%s", h->rxe);
-	if (p->transport == OPT_TR_UD)
+	if (p->transport == OPT_TR_UD) {
+		if (server)
+			sp_arg(av, "--ah=%s", opt_word(OPT_AH, p->ah));
 		goto tls;
+	}
 	sp_arg(av, "--cq=%s", opt_word(OPT_CQ, p->cq));
 	sp_arg(av, "--op=%s", opt_word(OPT_OP, p->op));
 	if (p->srq)
