@@ -132,6 +132,7 @@ static void ag_defaults(struct ag_opts *o)
 	o->oob_session = (enum opt_oob_session)opt_defs[OPT_OOB_SESSION].def;
 	o->poll = (enum opt_poll)opt_defs[OPT_POLL].def;
 	o->gid_index = -1;
+	o->ah = (enum opt_ah)opt_defs[OPT_AH].def;
 	o->addr.s_addr = htonl(INADDR_LOOPBACK);
 	strcpy(o->addr_str, "127.0.0.1");
 }
@@ -188,6 +189,7 @@ static int ag_shared(struct ag_opts *o, enum opt_id id, const char *arg, char *e
 	case OPT_OOB_SESSION: o->oob_session = (enum opt_oob_session)v; break;
 	case OPT_SRQ: o->srq = true; break;
 	case OPT_POLL: o->poll = (enum opt_poll)v; break;
+	case OPT_AH: o->ah = (enum opt_ah)v; break;
 	case OPT_SIZE: o->size = (uint32_t)v; break;
 	case OPT_MSGS: o->msgs = (uint32_t)v; break;
 	case OPT_TIMEOUT: o->timeout_s = (uint32_t)v; break;

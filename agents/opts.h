@@ -51,6 +51,7 @@ struct ag_opts {
 	enum opt_oob_session oob_session;
 	bool srq;
 	enum opt_poll poll;
+	enum opt_ah ah;
 	const char *dev;	/* NULL: the device holding the local address */
 	struct opt_dev device;	/* --device NAME[:PORT]: dev points at its name */
 	int gid_index;		/* --gid-index, -1: the RoCEv2 GID of the address */

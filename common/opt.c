@@ -33,6 +33,9 @@ static const char *const opt_oobs[OPT_OOB_N] = {
 static const char *const opt_polls[OPT_POLL_N] = {
 	[OPT_POLL_EVENT] = "event", [OPT_POLL_BUSY] = "busy", [OPT_POLL_ADAPTIVE] = "adaptive",
 };
+static const char *const opt_ahs[OPT_AH_N] = {
+	[OPT_AH_CACHE] = "cache", [OPT_AH_WC] = "wc",
+};
 
 #define W(tab) .kind = OPT_WORD, .words = tab, .nwords = sizeof(tab) / sizeof(tab[0])
 #define N(lo, hi, d) .kind = OPT_NUM, .min = lo, .max = hi, .def = d
@@ -69,6 +72,10 @@ const struct opt_def opt_defs[OPT_N] = {
 	/* def below min: "not given", the GID of the address in use (rdma/dev.h) */
 	[OPT_GID_INDEX] = { "gid-index", N(0, 255, -1), .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST,
 			    .arg = "N", .help = "source GID index; default: the RoCEv2 GID of the address" },
+	[OPT_AH] = { "ah", W(opt_ahs), .flags = OPT_F_UD_ONLY | OPT_F_SERVER, .def = OPT_AH_CACHE,
+		     .arg = "cache|wc",
+		     .help = "ud server: one address handle per client, kept while it is "
+			     "connected, or one per reply from its work completion" },
 	[OPT_SIZE] = { "size", N(1, 1 << 20, 64), .arg = "B", .help = "message bytes" },
 	[OPT_MSGS] = { "msgs", N(0, 100000000, 10), .flags = OPT_F_CLIENT, .arg = "M",
 		       .help = "round trips per connection" },
@@ -227,6 +234,12 @@ int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t e
 		if (seen[i] && (opt_defs[i].flags & OPT_F_RC) &&
 		    !(tr == OPT_TR_UD && (opt_defs[i].flags & OPT_F_UD))) {
 			snprintf(err, errlen, "--%s is an option of --transport rc",
+				 opt_defs[i].name);
+			return -1;
+		}
+	for (int i = 0; tr != OPT_TR_UD && i < OPT_N; i++)
+		if (seen[i] && (opt_defs[i].flags & OPT_F_UD_ONLY)) {
+			snprintf(err, errlen, "--%s is an option of --transport ud",
 				 opt_defs[i].name);
 			return -1;
 		}

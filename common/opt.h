@@ -26,12 +26,14 @@ enum opt_cq { OPT_CQ_PER_CONN, OPT_CQ_SHARED, OPT_CQ_N };
 enum opt_op { OPT_OP_SEND, OPT_OP_WRITE, OPT_OP_READ, OPT_OP_ATOMIC, OPT_OP_N };
 enum opt_oob_session { OPT_OOB_PER_AGENT, OPT_OOB_PER_CONN, OPT_OOB_N };
 enum opt_poll { OPT_POLL_EVENT, OPT_POLL_BUSY, OPT_POLL_ADAPTIVE, OPT_POLL_N };
+/* --ah: how a ud server holds the address handles it answers through */
+enum opt_ah { OPT_AH_CACHE, OPT_AH_WC, OPT_AH_N };
 
 /* the options both programs take, by the same name and with the same rules */
 enum opt_id {
 	OPT_TRANSPORT, OPT_CM, OPT_SERVER_MODEL, OPT_CQ, OPT_OP, OPT_OOB_SESSION, OPT_SRQ, OPT_POLL,
-	OPT_DEVICE, OPT_GID_INDEX, OPT_SIZE, OPT_MSGS, OPT_TIMEOUT, OPT_SERVER_THREADS, OPT_WORKERS,
-	OPT_QP_SHARE, OPT_PORTS,
+	OPT_DEVICE, OPT_GID_INDEX, OPT_AH, OPT_SIZE, OPT_MSGS, OPT_TIMEOUT, OPT_SERVER_THREADS,
+	OPT_WORKERS, OPT_QP_SHARE, OPT_PORTS,
 	OPT_THINK_MS, OPT_STAGGER_MS, OPT_CLIENTS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY,
 	OPT_N
 };
@@ -58,6 +60,7 @@ struct opt_dev {
 	char name[OPT_DEV_NAME_MAX];
 	unsigned port;		/* 0: any port */
 };
+#define OPT_F_UD_ONLY 0x80	/* only with --transport ud */
 
 /* --transport ud: the GRH that heads every UD receive buffer, and the largest
  * RoCE path MTU; a message must fit the port's active MTU minus the GRH */

@@ -42,7 +42,8 @@ static const struct {
 		R(RS(accepted), "accepted", PF_U64, 0), R(RS(peak), "peak", PF_U64, 0),
 		R(RS(echoed), "echoed", PF_U64, 0), R(RS(bytes), "bytes", PF_U64, 0),
 		R(RS(dropped), "dropped", PF_U64, 0), R(RS(rejected), "rejected", PF_U64, 1),
-		R(RS(cq_events), "cq_events", PF_U64, 1), R(RS(ah), "ah", PF_U64, 1) } },
+		R(RS(cq_events), "cq_events", PF_U64, 1), R(RS(ah), "ah", PF_U64, 1),
+		R(RS(ah_made), "ah_made", PF_U64, 1) } },
 	[PROTO_RESULT_CLIENT] = { "result role=client", {
 		R(RC(ok), "ok", PF_U64, 0), R(RC(msgs), "msgs", PF_U64, 0),
 		R(RC(verified), "verified", PF_U64, 0), R(RC(bad), "bad", PF_U64, 0),

@@ -24,11 +24,12 @@
  *                       read the kernel's limit
  *   drop peer=ADDR reason=WORD        a peer was dropped (hostile or dead)
  *   result role=server accepted=A peak=C echoed=M bytes=B dropped=D
- *                      [rejected=R cq_events=Q] [ah=H]    after "stop"; M is
- *                       the echoes, or with rc --op atomic the sum of the
+ *                      [rejected=R cq_events=Q] [ah=H ah_made=N]    after "stop";
+ *                       M is the echoes, or with rc --op atomic the sum of the
  *                       connections' counters (the adds they took); rc adds R
  *                       connection requests it rejected and Q CQ events; ud
- *                       adds R and Q too, and H the most address handles it held
+ *                       adds R and Q too, H the most address handles it held
+ *                       at once and N the ibv_create_ah* calls it made
  *   bye                               after the result, just before exit 0
  *
  * Client agent (--role client):
@@ -138,7 +139,7 @@ struct proto_rec {
 		} drop;
 		struct proto_result_server {
 			uint64_t accepted, peak, echoed, bytes, dropped;
-			uint64_t rejected, cq_events, ah; /* optional */
+			uint64_t rejected, cq_events, ah, ah_made; /* optional */
 		} result_server;
 		struct proto_result_client {
 			uint64_t ok, msgs, verified, bad, errors, us;

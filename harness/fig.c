@@ -232,6 +232,8 @@ const struct fig fig_table[] = {
 	{ "srv_atomics", "adds", FIG_L_SERVER, "%ld", "server.atomics", FIG_RC | FIG_ATOMIC, 0,
 	  L(srv_atomics) },
 	{ "srv_ah", "address handles", FIG_L_SERVER, "%ld", "server.ah", FIG_UD, 0, L(srv_ah) },
+	{ "srv_ah_made", "address handles", FIG_L_SERVER, "%ld", "server.ah_made", FIG_UD, 0,
+	  L(srv_ah_made) },
 	{ "tcp_inuse_peak", "sockets", FIG_L_TCP, "%ld", "server.tcp_inuse_peak", FIG_TCP, 0,
 	  L(tcp_inuse_peak) },
 	{ "kern_slab_bytes_per_conn", "B", FIG_L_TCP, "%.0f", "server.kern_slab_bytes_per_conn",

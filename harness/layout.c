@@ -40,7 +40,8 @@ static long lay_nofile_cap(bool *raisable)
 /*
  * Every QP maps its SQ and RQ and every CQ its ring: one rc process runs out of
  * vm.max_map_count long before the device runs out of QPs. Spread both sides
- * over processes unless --agents says otherwise.
+ * over processes unless --agents says otherwise; a ud client is a QP and a CQ
+ * too, but its server is one QP whatever the clients, so only clients spread.
  */
 static void lay_maps(struct run *r, long clients)
 {
@@ -55,13 +56,14 @@ static void lay_maps(struct run *r, long clients)
 	if (clients <= per_rc)
 		return;
 	n = (clients + per_rc - 1) / per_rc;
-	if (n > r->nsrv)
+	if (n > r->nsrv && p->transport == OPT_TR_RC)
 		r->nsrv = n;
 	if (!p->agents && n > pt->agents)
 		pt->agents = n;
 	snprintf(pt->capped, sizeof(pt->capped),
 		 "vm.max_map_count %ld (about %d maps per connection): server over %ld "
-		 "processes, clients over %ld agents", mmc, LAY_MAPS_PER_CONN, r->nsrv, pt->agents);
+		 "process%s, clients over %ld agents", mmc, LAY_MAPS_PER_CONN, r->nsrv,
+		 r->nsrv > 1 ? "es" : "", pt->agents);
 }
 
 /* Every server process owns the same number of ports, within what --ports takes. */
@@ -120,6 +122,8 @@ void lay_plan(struct run *r, long clients)
 	if (opt_tr_connected(p->transport))
 		lay_maps(r, p->qp_share && p->qp_share * pt->agents < clients ?
 			 p->qp_share * pt->agents : clients);
+	else if (p->transport == OPT_TR_UD)
+		lay_maps(r, clients);
 	pt->servers = r->nsrv;
 	if (!p->timeout_set)
 		pt->timeout_s += (pt->agents + r->nsrv) / 5;

@@ -39,6 +39,7 @@ struct hp_plan {
 	enum opt_op op;
 	enum opt_oob_session oob_session;
 	enum opt_poll poll;
+	enum opt_ah ah;
 	long clients[HP_MAX_POINTS];
 	int npoints;
 	long agents;            /* 0 = automatic */

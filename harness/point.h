@@ -66,6 +66,7 @@ struct pt_point {
 	long srv_ah;                       /* ud: most address handles the servers held */
 	long srv_atomics;                  /* --op atomic: the servers' counters, summed */
 	long cli_qps;                      /* rc, uc: the QPs the clients' round trips rode */
+	long srv_ah_made;                  /* ud: address handles the servers created */
 	long proto_errors;                 /* malformed agent records */
 
 	bool have_res;                     /* RDMA counters were sampled */

@@ -112,6 +112,8 @@ static void rec_result_server(struct run *r, struct ha_agent *a,
 	r->pt->srv_atomics += (long)s->echoed;
 	if (s->ah != PROTO_NONE)
 		r->pt->srv_ah += (long)s->ah;
+	if (s->ah_made != PROTO_NONE)
+		r->pt->srv_ah_made += (long)s->ah_made;
 }
 
 static void rec_result_client(struct run *r, struct ha_agent *a,

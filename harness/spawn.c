@@ -66,8 +66,11 @@ static void sp_rc_args(struct run *r, struct sp_argv *av, const struct nn_host *
 		sp_arg(av, "--device=%s", h->rxe);
 	if (p->gid_index >= 0)
 		sp_arg(av, "--gid-index=%d", p->gid_index);
-	if (p->transport == OPT_TR_UD)
+	if (p->transport == OPT_TR_UD) {
+		if (server)
+			sp_arg(av, "--ah=%s", opt_word(OPT_AH, p->ah));
 		goto tls;
+	}
 	sp_arg(av, "--cq=%s", opt_word(OPT_CQ, p->cq));
 	sp_arg(av, "--op=%s", opt_word(OPT_OP, p->op));
 	if (p->srq)

@@ -48,8 +48,8 @@ static int h_parse(enum opt_id id, const char *val)
 	memset(herr, 0, sizeof(herr));
 	av_add(&a, "%s", "rdmacap");
 	av_add(&a, "%s", "run");
-	if (d->flags & OPT_F_RC)
-		av_add(&a, "%s", "--transport=rc");
+	if (d->flags & (OPT_F_RC | OPT_F_UD_ONLY))
+		av_add(&a, "--transport=%s", d->flags & OPT_F_UD_ONLY ? "ud" : "rc");
 	if (d->flags & OPT_F_HOST)
 		av_add(&a, "%s", "--topology=host");
 	if (d->kind == OPT_PATH) {
@@ -80,7 +80,7 @@ static int a_parse(enum opt_id id, const char *val)
 	if (id != OPT_TRANSPORT ||
 	    (val && (!strcmp(val, "rc") || !strcmp(val, "ud") || !strcmp(val, "uc")))) {
 		if (id != OPT_TRANSPORT)
-			av_add(&a, "%s", "--transport=rc");
+			av_add(&a, "--transport=%s", d->flags & OPT_F_UD_ONLY ? "ud" : "rc");
 		for (int i = OPT_TLS_CA; i <= OPT_TLS_KEY && !(id == OPT_CM && val && !strcmp(val, "rdmacm")); i++)
 			if (i != (int)id)
 				av_add(&a, "--%s=x.pem", opt_defs[i].name);
@@ -104,6 +104,7 @@ static long long h_val(enum opt_id id)
 	case OPT_OOB_SESSION: return plan.oob_session;
 	case OPT_SRQ: return plan.srq;
 	case OPT_POLL: return plan.poll;
+	case OPT_AH: return plan.ah;
 	case OPT_SIZE: return plan.size;
 	case OPT_MSGS: return plan.msgs;
 	case OPT_TIMEOUT: return plan.timeout_s;
@@ -135,6 +136,7 @@ static long long a_val(enum opt_id id)
 	case OPT_OOB_SESSION: return ag.oob_session;
 	case OPT_SRQ: return ag.srq;
 	case OPT_POLL: return ag.poll;
+	case OPT_AH: return ag.ah;
 	case OPT_SIZE: return ag.size;
 	case OPT_MSGS: return ag.msgs;
 	case OPT_TIMEOUT: return ag.timeout_s;
@@ -187,7 +189,7 @@ static void both_reject(enum opt_id id, const char *val)
 static const char *const garbage[] = { "", "x", "1x", " 1", "+1", "-1", "0x10", "1.5",
 				       "99999999999999999999" };
 #define NGARBAGE (int)(sizeof(garbage) / sizeof(garbage[0]))
-#define NDEFECTS (13 + NRCOPS)
+#define NDEFECTS (14 + NRCOPS)
 #define NRCOPS 7
 static const char *const baddev[] = { "", ":1", "rxe0:", "rxe0:0", "rxe0:256", "rxe0:x",
 				      "rxe 0", "rxe0:1:1",
@@ -213,7 +215,7 @@ static int t_count(void)
 		case OPT_PATH: n += 2; break;
 		case OPT_DEV: n += 3 + NBADDEV; break;
 		}
-		n += !!(d->flags & OPT_F_RC) + !!(d->flags & OPT_F_HOST);
+		n += !!(d->flags & (OPT_F_RC | OPT_F_UD_ONLY)) + !!(d->flags & OPT_F_HOST);
 	}
 	return n;
 }
@@ -292,8 +294,8 @@ static void t_vocabulary(void)
 			       "%s without --topology host: rejected", hl);
 			fclose(f);
 		}
-		/* an rc option with --transport tcp: the agent's rule, in both */
-		if (opt_defs[id].flags & OPT_F_RC) {
+		/* an rc or ud option with --transport tcp: the agent's rule, in both */
+		if (opt_defs[id].flags & (OPT_F_RC | OPT_F_UD_ONLY)) {
 			char hl[160], al[160];
 			FILE *f = fmemopen(herr, sizeof(herr), "w");
 			char *hv[] = { "rdmacap", "run", "--transport=tcp", hl, NULL };
@@ -366,10 +368,12 @@ static void t_cli_defects(void)
 	rc = h_line("rdmacap report /tmp --md out.md");
 	tap_ok(&t, rc == -1 && strstr(herr, "/tmp: not a regular file"),
 	       "report: a directory is not an input (%s)", h_msg());
-	/* --transport ud: oob-tls only, and a message fits one datagram */
-	rc = h_line("rdmacap run --transport ud --cm rdmacm");
-	tap_ok(&t, rc == -1 && strstr(herr, "--transport ud takes --cm oob-tls only"),
-	       "ud with --cm rdmacm: rejected, named (%s)", h_msg());
+	/* --transport ud: either --cm, and a message fits one datagram */
+	rc = h_line("rdmacap run --transport ud --ah wc");
+	tap_ok(&t, !rc && plan.ah == OPT_AH_WC, "ud with --ah wc: accepted (%s)", h_msg());
+	rc = h_line("rdmacap run --transport rc --ah wc");
+	tap_ok(&t, rc == -1 && strstr(herr, "--ah is an option of --transport ud"),
+	       "rc with --ah: rejected, named (%s)", h_msg());
 	rc = h_line("rdmacap run --transport ud --size 4057");
 	tap_ok(&t, rc == -1 && strstr(herr, "does not fit one UD datagram"),
 	       "ud --size above 4096 minus the GRH: rejected (%s)", h_msg());

@@ -99,21 +99,22 @@ static void t_roundtrip(void)
 			   !strcmp(r.drop.reason, "x_y_"),
 	       "drop: bytes outside the word set become '_' and still parse");
 	tap_ok(&t, !t_back(proto_result_server(&(struct proto_result_server){
-				   1, 2, 3, 4, 5, PROTO_NONE, PROTO_NONE, PROTO_NONE }), &r) &&
+				   1, 2, 3, 4, 5, PROTO_NONE, PROTO_NONE, PROTO_NONE, PROTO_NONE }), &r) &&
 			   r.type == PROTO_RESULT_SERVER && r.result_server.accepted == 1 &&
 			   r.result_server.dropped == 5 && r.result_server.rejected == PROTO_NONE &&
 			   !strcmp(t_raw, "result role=server accepted=1 peak=2 echoed=3 bytes=4 dropped=5"),
 	       "result role=server (tcp) round trip, byte for byte");
 	tap_ok(&t, !t_back(proto_result_server(&(struct proto_result_server){
-				   1, 2, 3, UINT64_MAX, 5, 0, 9, PROTO_NONE }), &r) &&
+				   1, 2, 3, UINT64_MAX, 5, 0, 9, PROTO_NONE, PROTO_NONE }), &r) &&
 			   r.result_server.bytes == UINT64_MAX && r.result_server.rejected == 0 &&
 			   r.result_server.cq_events == 9,
 	       "result role=server (rc) with rejected and cq_events");
 	tap_ok(&t, !t_back(proto_result_server(&(struct proto_result_server){
-				   7, 7, 3, 4, 0, 1, 9, 7 }), &r) &&
+				   7, 7, 3, 4, 0, 1, 9, 7, 12 }), &r) &&
 			   r.result_server.ah == 7 && r.result_server.rejected == 1 &&
-			   !strcmp(t_raw, "result role=server accepted=7 peak=7 echoed=3 bytes=4 dropped=0 rejected=1 cq_events=9 ah=7"),
-	       "result role=server (ud) with ah, byte for byte");
+			   !strcmp(t_raw, "result role=server accepted=7 peak=7 echoed=3 bytes=4 dropped=0 rejected=1 cq_events=9 ah=7 ah_made=12") &&
+			   r.result_server.ah_made == 12,
+	       "result role=server (ud) with ah and ah_made, byte for byte");
 	proto_hist_add(&h, 0);
 	proto_hist_add(&h, 1000);
 	proto_hist_add(&h, UINT64_MAX);

@@ -397,7 +397,8 @@ out:
 		proto_result_server(&(struct proto_result_server){
 			.accepted = s.accepted, .peak = s.peak, .echoed = s.echoed,
 			.bytes = s.bytes, .dropped = s.dropped, .rejected = s.rejected,
-			.cq_events = s.dev.pl.events, .ah = PROTO_NONE });
+			.cq_events = s.dev.pl.events, .ah = PROTO_NONE,
+			.ah_made = PROTO_NONE });
 		proto_bye();
 	}
 	return ret;

@@ -529,7 +529,8 @@ out_attr:
 			.accepted = atomic_load(&s.accepted), .peak = atomic_load(&s.peak),
 			.echoed = atomic_load(&s.echoed), .bytes = atomic_load(&s.bytes),
 			.dropped = atomic_load(&s.dropped), .rejected = atomic_load(&s.rejected),
-			.cq_events = atomic_load(&s.cq_events), .ah = PROTO_NONE });
+			.cq_events = atomic_load(&s.cq_events), .ah = PROTO_NONE,
+			.ah_made = PROTO_NONE });
 		proto_bye();
 	}
 	return ret;

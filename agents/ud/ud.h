@@ -52,6 +52,7 @@ struct ud_dev {
 	struct ibv_comp_channel *ch;	/* nonblocking; every CQ reports here */
 	struct ibv_device_attr attr;
 	uint8_t port, gidx;
+	uint32_t qkey;		/* of every QP: UD_QKEY, or rdma_cm's RDMA_UDP_QKEY */
 	union ibv_gid gid;
 	enum ibv_mtu mtu;
 	uint32_t size;

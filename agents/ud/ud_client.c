@@ -377,7 +377,7 @@ static void uc_start(void *arg, uint32_t i)
 	struct uc *x = arg;
 	struct uc_conn *c = &x->c[i];
 	struct oob_rec req = { .type = OOB_REQ, .id = x->o->first_id + i, .op = OOB_OP_UD,
-			       .mtu = (uint8_t)x->dev.mtu, .gidx = x->dev.gidx, .rkey = UD_QKEY };
+			       .mtu = (uint8_t)x->dev.mtu, .gidx = x->dev.gidx, .rkey = x->dev.qkey };
 	uint8_t buf[OOB_REC_LEN];
 	struct ud_fail f;
 

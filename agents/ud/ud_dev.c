@@ -9,6 +9,8 @@
 
 #include "agents/ag.h"
 #include "agents/report.h"
+#include <rdma/rdma_cma.h>
+
 #include "agents/ud/ud.h"
 #include "rdma/dev.h"
 
@@ -23,6 +25,8 @@ int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, struct in_addr local)
 
 	memset(d, 0, sizeof(*d));
 	d->size = o->size;
+	/* rdma_cm answers a UDP port space request with its own Q_Key */
+	d->qkey = o->cm == OPT_CM_RDMACM ? RDMA_UDP_QKEY : UD_QKEY;
 	if (rdev_open(&s, &d->ctx, &d->attr, &g, &e)) {
 		rep_fatal(e.call, e.obj, e.err);
 		return -1;
@@ -79,7 +83,7 @@ void ud_dev_close(struct ud_dev *d)
 static int ud_qp_rts(struct ud_dev *d, struct ud_qp *q, struct ud_fail *f)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = d->port,
-				 .qkey = UD_QKEY };
+				 .qkey = d->qkey };
 
 	f->call = "ibv_modify_qp";
 	if ((f->err = ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |

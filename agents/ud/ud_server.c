@@ -59,18 +59,40 @@ struct us {
 	struct us_sess **sess;
 	uint16_t *gens;
 	uint32_t nsess, sess_cap;
+	struct ibv_ah **slot_ah;	/* --ah wc: the AH of the reply out of each slot */
+	uint32_t nslots;
 	uint64_t accepted, peak, echoed, bytes, dropped, rejected, cq_events;
+	uint64_t ah_live, ah_peak, ah_made, ah_failed;
 };
+
+static void us_ah_count(struct us *s, int d)
+{
+	if (d > 0) {
+		s->ah_made++;
+		if (++s->ah_live > s->ah_peak)
+			s->ah_peak = s->ah_live;
+	} else {
+		s->ah_live--;
+	}
+}
+
+static void us_ah_destroy(struct us *s, struct ibv_ah *ah)
+{
+	int err = ibv_destroy_ah(ah);
+
+	if (err)
+		ag_warn("ibv_destroy_ah: %s", strerror(err));
+	us_ah_count(s, -1);
+}
 
 static void us_drop_ah(struct us *s, const struct us_key *k)
 {
 	struct ud_ahe *e = ud_ahmap_get(&s->ahs, k->gid, k->qpn);
-	int err;
 
 	if (!e)
 		return;
-	if (e->ah && (err = ibv_destroy_ah(e->ah)))
-		ag_warn("ibv_destroy_ah: %s", strerror(err));
+	if (e->ah)
+		us_ah_destroy(s, e->ah);
 	ud_ahmap_del(&s->ahs, e);
 }
 
@@ -144,13 +166,13 @@ static int us_req(struct us *s, struct us_sess *ss, const struct oob_rec *req, c
 {
 	struct oob_rec rep = { .type = OOB_REP, .id = req->id, .op = OOB_OP_UD,
 			       .qpn = s->qp.qp->qp_num, .mtu = (uint8_t)s->dev.mtu,
-			       .gidx = s->dev.gidx, .rkey = UD_QKEY };
+			       .gidx = s->dev.gidx, .rkey = s->dev.qkey };
 	struct ud_fail f = { "request", EEXIST };
 	uint8_t buf[OOB_REC_LEN];
 	struct ud_ahe *e;
 	struct us_key *k;
 
-	if (req->op != OOB_OP_UD || req->rkey != UD_QKEY) {
+	if (req->op != OOB_OP_UD || req->rkey != s->dev.qkey) {
 		*why = req->op != OOB_OP_UD ? "bad_op" : "bad_qkey";
 		return -1;
 	}
@@ -171,10 +193,14 @@ static int us_req(struct us *s, struct us_sess *ss, const struct oob_rec *req, c
 		f.call = errno == ENOMEM ? "malloc" : "request";
 		goto rej;
 	}
-	e->ah = ud_ah_create(&s->dev, req->gid, &f);
-	if (!e->ah) {
-		ud_ahmap_del(&s->ahs, e);
-		goto rej;
+	/* --ah wc: the map only admits the client; each reply makes its own AH */
+	if (s->o->ah == OPT_AH_CACHE) {
+		e->ah = ud_ah_create(&s->dev, req->gid, &f);
+		if (!e->ah) {
+			ud_ahmap_del(&s->ahs, e);
+			goto rej;
+		}
+		us_ah_count(s, 1);
 	}
 	k = &ss->keys[ss->nkeys++];
 	memcpy(k->gid, req->gid, 16);
@@ -271,6 +297,28 @@ mod:
 	}
 }
 
+/*
+ * --ah wc: an AH for the reply out of slot, from the completion and the GRH in
+ * front of the datagram; it lives until the send completes, so the AHs held
+ * never exceed the receive slots, whatever the number of clients.
+ */
+static struct ibv_ah *us_ah_from_wc(struct us *s, const struct ibv_wc *wc, uint32_t slot)
+{
+	struct ibv_ah *ah;
+
+	ah = ibv_create_ah_from_wc(s->dev.pd, (struct ibv_wc *)wc,
+				   (struct ibv_grh *)ud_rbuf(&s->dev, &s->qp, slot), s->dev.port);
+	if (!ah) {
+		if (!s->ah_failed++)
+			ag_warn("ibv_create_ah_from_wc from QPN %u: %s", wc->src_qp,
+				strerror(errno ? errno : ENOMEM));
+		return NULL;
+	}
+	us_ah_count(s, 1);
+	s->slot_ah[slot] = ah;
+	return ah;
+}
+
 /* One completion of the QP: echo a datagram to its sender, or free a send slot. */
 static void us_wc(void *arg, const struct ibv_wc *wc)
 {
@@ -278,9 +326,14 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 	uint32_t slot = (uint32_t)wc->wr_id, len;
 	struct ud_fail f;
 	struct ud_ahe *e;
+	struct ibv_ah *ah = NULL;
 	uint8_t gid[16], *rb;
 
 	if (wc->wr_id & UD_WR_SEND) {
+		if (s->slot_ah && s->slot_ah[slot]) {
+			us_ah_destroy(s, s->slot_ah[slot]);
+			s->slot_ah[slot] = NULL;
+		}
 		if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR)
 			ag_warn("send completion: %s", rc_wc_word(wc->status));
 		goto repost;
@@ -295,10 +348,12 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 	len = wc->byte_len - OPT_UD_GRH;
 	e = wc->byte_len >= OPT_UD_GRH && !ud_grh_sgid(rb, gid) ?
 		ud_ahmap_get(&s->ahs, gid, wc->src_qp) : NULL;
-	if (!e || !(wc->wc_flags & IBV_WC_WITH_IMM)) {
+	if (e)
+		ah = s->slot_ah ? us_ah_from_wc(s, wc, slot) : e->ah;
+	if (!ah || !(wc->wc_flags & IBV_WC_WITH_IMM)) {
 		s->dropped++;
 	} else if (ud_post_send(&s->dev, &s->qp, 0, slot, OPT_UD_GRH, len, ntohl(wc->imm_data),
-				e->ah, wc->src_qp, UD_QKEY, &f)) {
+				ah, wc->src_qp, s->dev.qkey, &f)) {
 		ag_warn("%s: %s", f.call, strerror(f.err));
 		s->dropped++;
 	} else {
@@ -325,6 +380,11 @@ static int us_init(struct us *s)
 	/* no send slots of its own: echoes go out of the receive slots */
 	if (ud_qp_create(&s->dev, &s->qp, nr, 0, nr, 0, &f)) {
 		rep_fatal(f.call, "server UD QP", f.err);
+		return -1;
+	}
+	s->nslots = nr;
+	if (o->ah == OPT_AH_WC && !(s->slot_ah = calloc(nr, sizeof(*s->slot_ah)))) {
+		rep_fatal("calloc", "reply address handles", ENOMEM);
 		return -1;
 	}
 	s->ssl = tls_ctx_new(true, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
@@ -396,6 +456,11 @@ static void us_fini(struct us *s)
 	SSL_CTX_free(s->ssl);
 	if (s->qp.qp || s->qp.cq.cq)
 		ud_qp_destroy(&s->qp);
+	/* after the QP: no send can still use them */
+	for (uint32_t i = 0; s->slot_ah && i < s->nslots; i++)
+		if (s->slot_ah[i])
+			us_ah_destroy(s, s->slot_ah[i]);
+	free(s->slot_ah);
 	ud_ahmap_free(&s->ahs);
 	ud_dev_close(&s->dev);
 }
@@ -417,7 +482,7 @@ out:
 		proto_result_server(&(struct proto_result_server){
 			.accepted = s.accepted, .peak = s.peak, .echoed = s.echoed,
 			.bytes = s.bytes, .dropped = s.dropped, .rejected = s.rejected,
-			.cq_events = s.cq_events, .ah = s.peak });
+			.cq_events = s.cq_events, .ah = s.ah_peak, .ah_made = s.ah_made });
 		proto_bye();
 	}
 	return ret;
