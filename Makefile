@@ -85,7 +85,7 @@ $(O)/rdmacap-agent.1: $(O)/rdmacap-agent
 $(O)/rdmacap.bash: $(O)/rdmacap
 	$< --bash-completion >$@
 
-$(O)/tests/%: tests/%.c $(HLIBS) $(ALIBS)
+$(O)/tests/%: tests/%.c $(wildcard tests/*.h) $(HLIBS) $(ALIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_harness) $(LIB_netns) $(LIB_agents) $(LIB_rdma) $(LIB_tap) $(LIB_common) $(LDLIBS)
 

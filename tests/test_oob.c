@@ -18,32 +18,11 @@
 #include "agents/rc/oob.h"
 #include "agents/rc/rc_rep.h"
 #include "tap/tap.h"
+#include "tests/oob_recs.h"
 
 static struct tap T;
 
 /* --- records --- */
-
-static struct oob_rec t_req(void)
-{
-	struct oob_rec r = {
-		.type = OOB_REQ, .id = 4242, .qpn = 0x000123, .psn = 0xabcdef, .mtu = 3,
-		.op = OOB_OP_SEND, .gidx = 1,
-		.gid = { [10] = 0xff, [11] = 0xff, 10, 222, 0, 2 },
-	};
-	return r;
-}
-
-static struct oob_rec t_rep_write(void)
-{
-	struct oob_rec r = t_req();
-
-	r.type = OOB_REP;
-	r.op = OOB_OP_WRITE;
-	r.rkey = 0x1234;
-	r.addr = 0x7f0000001000ull;
-	r.rlen = 4096;
-	return r;
-}
 
 static struct oob_rec t_rej(void)
 {

@@ -25,31 +25,9 @@
 #include "agents/rc/tls.h"
 #include "harness/certs.h"
 #include "tap/tap.h"
+#include "tests/oob_recs.h"
 
 static struct tap T;
-
-/* one record each way: a REQ, and a REP carrying a write buffer */
-static struct oob_rec t_req(void)
-{
-	struct oob_rec r = {
-		.type = OOB_REQ, .id = 4242, .qpn = 0x000123, .psn = 0xabcdef, .mtu = 3,
-		.op = OOB_OP_SEND, .gidx = 1,
-		.gid = { [10] = 0xff, [11] = 0xff, 10, 222, 0, 2 },
-	};
-	return r;
-}
-
-static struct oob_rec t_rep_write(void)
-{
-	struct oob_rec r = t_req();
-
-	r.type = OOB_REP;
-	r.op = OOB_OP_WRITE;
-	r.rkey = 0x1234;
-	r.addr = 0x7f0000001000ull;
-	r.rlen = 4096;
-	return r;
-}
 
 struct t_end {
 	struct tls_io io;
