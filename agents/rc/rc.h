@@ -297,6 +297,34 @@ int rc_dev_poll(struct rc_dev *d, rc_wc_cb cb, void *arg);
  */
 int rc_chan_poll(struct ibv_comp_channel *ch, uint64_t *nev, rc_wc_cb cb, void *arg);
 
+/* --- rc_async.c --- */
+
+/*
+ * One async event that ends connections: ep, the endpoint of a QP event
+ * (IBV_EVENT_QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, QP_LAST_WQE_REACHED; the QP's
+ * qp_context), or all: IBV_EVENT_PORT_ERR of the device's port or DEVICE_FATAL,
+ * after which the role fails the endpoints whose QP is in error (rc_ep_failed)
+ * or, for DEVICE_FATAL, every one. word ("IBV_EVENT_QP_FATAL") is the err= of
+ * the records.
+ */
+struct rc_async {
+	struct rc_ep *ep;
+	bool all;
+	bool fatal;
+	const char *word;
+};
+typedef void (*rc_async_cb)(void *arg, const struct rc_async *a);
+/* the context's async fd nonblocking, for the role's loop (rc_dev_open calls it) */
+int rc_async_open(struct rc_dev *d);
+/*
+ * Reads every pending async event and acknowledges it (before cb: a QP cannot
+ * be destroyed while an event of it is unacknowledged); the others are only
+ * acknowledged. 0, or -1 after a fatal record.
+ */
+int rc_async_poll(struct rc_dev *d, rc_async_cb cb, void *arg);
+/* e's QP is in the error state */
+bool rc_ep_failed(struct rc_ep *e);
+
 /* "retry_exceeded" for IBV_WC_RETRY_EXC_ERR: record-safe words */
 const char *rc_wc_word(enum ibv_wc_status st);
 

@@ -24,6 +24,9 @@ int rcc_dev_open(struct rcc *x, struct rdma_cm_id *cm)
 	if (rc_dev_open(&x->dev, x->o, x->local, cm))
 		return -1;
 	x->dev_up = true;
+	if (ph_watch(&x->ph, x->dev.ctx->async_fd, EPOLLIN, PH_TAG(RCC_T_ASYNC, 0),
+		     "async event fd"))
+		return -1;
 	return ph_watch(&x->ph, x->dev.ch->fd, EPOLLIN, PH_TAG(RCC_T_CHAN, 0),
 			"completion channel");
 }
@@ -225,6 +228,41 @@ static void rcc_wc(void *arg, const struct ibv_wc *wc)
 		load_fail(&x->ph.load, i, f.call, f.err, NULL);
 }
 
+void rcc_lost(struct rcc *x, uint32_t q, const char *call, int err, const char *ename)
+{
+	uint32_t k;
+
+	if (x->c[q].state != RCC_UP)
+		return;
+	for (k = q; k < x->n; k += x->nqp ? x->nqp : x->n)
+		load_fail(&x->ph.load, k, call, err, ename);
+}
+
+/*
+ * Without the device's word a client on an SRQ would wait for the traffic
+ * deadline: its echo's receive is the SRQ's, which a dead QP does not flush.
+ */
+static void rcc_qp_dead(struct rcc *x, uint32_t q, const char *word)
+{
+	rcc_lost(x, q, "ibv_get_async_event", 0, word);
+}
+
+static void rcc_async(void *arg, const struct rc_async *a)
+{
+	struct rcc *x = arg;
+	uint32_t i;
+
+	if (a->ep) {
+		i = a->ep->slot;
+		if (i < x->n && &x->c[i].e == a->ep)
+			rcc_qp_dead(x, i, a->word);
+		return;
+	}
+	for (i = 0; i < (x->nqp ? x->nqp : x->n); i++)
+		if (x->c[i].state == RCC_UP && (a->fatal || rc_ep_failed(&x->c[i].e)))
+			rcc_qp_dead(x, i, a->word);
+}
+
 /* --- setup scheduling --- */
 
 static void rcc_start(void *arg, uint32_t i)
@@ -277,6 +315,8 @@ static int rcc_event(void *arg, uint32_t t, uint32_t v, uint32_t events)
 	switch (t) {
 	case RCC_T_CHAN:
 		return rc_dev_poll(&x->dev, rcc_wc, x);
+	case RCC_T_ASYNC:
+		return rc_async_poll(&x->dev, rcc_async, x);
 	case RCC_T_SESS:
 		rcc_oob_event(x, v, events);
 		break;

@@ -29,7 +29,7 @@
 #include "agents/rc/tls.h"
 
 /* epoll tags (phase.h's PH_TAG) of the rc client's own fds */
-enum { RCC_T_CHAN = PH_T_USER, RCC_T_SESS, RCC_T_CM };
+enum { RCC_T_CHAN = PH_T_USER, RCC_T_SESS, RCC_T_CM, RCC_T_ASYNC };
 
 /* NEW -> SETUP (cm steps, or waiting for the REP) -> UP | FAILED; WAIT: --qp-share,
  * a client whose shared QP is not up yet */
@@ -97,6 +97,13 @@ struct rcc {
 void rcc_up(struct rcc *x, uint32_t i);
 void rcc_fail(struct rcc *x, uint32_t i, const char *call, int err, const char *ename,
 	      bool at_server);
+/*
+ * QP q's connection was lost after it came up (its QP in error, its session or
+ * CM id gone): q's clients (--qp-share: all riding it) fail their traffic now
+ * with a "msg fail" naming call and ename. A connection still in setup is left
+ * to its setup.
+ */
+void rcc_lost(struct rcc *x, uint32_t q, const char *call, int err, const char *ename);
 /* the CM rejected connection i without a word of ours: "err=REJECTED status=S" */
 void rcc_rejected(struct rcc *x, uint32_t i, int status);
 int rcc_dev_open(struct rcc *x, struct rdma_cm_id *cm);

@@ -315,9 +315,10 @@ void rcc_cm_event(struct rcc *x)
 			default:
 				break;
 			}
-		} else if (c->state == RCC_UP && type == RDMA_CM_EVENT_DISCONNECTED) {
+		} else if (type == RDMA_CM_EVENT_DISCONNECTED ||
+			   type == RDMA_CM_EVENT_TIMEWAIT_EXIT) {
 			/* the server went away: the rest of this connection's traffic fails */
-			load_fail(&x->ph.load, i, "rdma_cm", 0, "DISCONNECTED");
+			rcc_lost(x, i, "rdma_cm", 0, rcc_cm_word(type));
 		}
 		if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
 			rep_fatal("rdma_get_cm_event", "DEVICE_REMOVAL", ENODEV);

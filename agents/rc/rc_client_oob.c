@@ -4,7 +4,10 @@
  * per-agent (default) opens one session at the first connection and pipelines
  * every REQ through it; per-conn gives each connection its own handshake (the
  * seed's model). A session that fails fails every connection still waiting on
- * it, and any that would start on it later, with the session's call and reason.
+ * it, and any that would start on it later, with the session's call and reason;
+ * the traffic of the connections it brought up fails too: the server ends a
+ * session only when it drops it or dies, and waiting for their QPs to learn it
+ * would cost the retry bound (common/deadline.h).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -58,7 +61,13 @@ static void rcc_sess_fail(struct rcc *x, uint32_t si, const char *call, int err,
 		hi = si + 1;
 	}
 	for (i = lo; i < hi; i++) {
-		if (x->c[i].state != RCC_SETUP || x->c[i].sess != si)
+		if (x->c[i].sess != si || (x->nqp && i >= x->nqp))
+			continue;
+		if (x->c[i].state == RCC_UP) {
+			rcc_lost(x, i, call, err, ss->fail_why);
+			continue;
+		}
+		if (x->c[i].state != RCC_SETUP)
 			continue;
 		rcc_fail(x, i, call, err, ss->fail_why, false);
 		rc_ep_destroy(&x->dev, &x->c[i].e);
@@ -275,10 +284,7 @@ static void rcc_sess_run(struct rcc *x, uint32_t si)
 		}
 		if (n == TLS_AGAIN)
 			break;
-		/*
-		 * The server ends a session only when it drops it; with nothing owed
-		 * the connections are up and their QPs will tell.
-		 */
+		/* the server ends a session only when it drops it, or dies */
 		rcc_sess_fail(x, si, "SSL_read", 0, n ? ss->io.why : "eof");
 		return;
 	}

@@ -140,6 +140,8 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 		goto err_ch;
 	}
 	rc_poller_init(&d->pl, d->ch, o->poll);
+	if (rc_async_open(d))
+		goto err_ch;
 	if (d->use_srq && rc_srq_open(d))
 		goto err_ch;
 	return 0;

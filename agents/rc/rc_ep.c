@@ -224,6 +224,8 @@ int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, enum opt_op o
 	ia.send_cq = e->scq->cq;
 	ia.recv_cq = e->rcq->cq;
 	ia.srq = d->srq;
+	/* an async event of the QP names its endpoint (rc_async_poll) */
+	ia.qp_context = e;
 	ia.cap.max_send_wr = RC_SQ;
 	ia.cap.max_recv_wr = d->srq ? 0 : RC_RQ;
 	ia.cap.max_send_sge = 1;

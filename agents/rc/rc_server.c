@@ -27,6 +27,9 @@ int rs_dev_open(struct rs_srv *s, struct rdma_cm_id *cm)
 	if (rc_dev_open(&s->dev, s->o, s->o->addr, cm))
 		return -1;
 	s->dev_up = true;
+	if (tag_watch(s->ep, s->dev.ctx->async_fd, EPOLLIN, TAG(RS_T_ASYNC, 0, 0),
+		      "async event fd"))
+		return -1;
 	return tag_watch(s->ep, s->dev.ch->fd, EPOLLIN, TAG(RS_T_CHAN, 0, 0),
 			"completion channel");
 }
@@ -243,6 +246,24 @@ static void rs_wc(void *arg, const struct ibv_wc *wc)
 	}
 }
 
+/* A QP in error (rc_async.c): its endpoint goes, named by the event. */
+static void rs_async(void *arg, const struct rc_async *a)
+{
+	struct rs_srv *s = arg;
+	struct rs_ep *x;
+	uint32_t i;
+
+	if (a->ep) {
+		i = a->ep->slot;
+		if (i < s->neps && s->eps[i] && &s->eps[i]->e == a->ep)
+			rs_ep_kill(s, s->eps[i], a->word);
+		return;
+	}
+	for (i = 0; i < s->neps; i++)
+		if ((x = s->eps[i]) && x->up && (a->fatal || rc_ep_failed(&x->e)))
+			rs_ep_kill(s, x, a->word);
+}
+
 /* --- loop --- */
 
 static int rs_ctl(struct rs_srv *s)
@@ -290,6 +311,10 @@ static int rs_loop(struct rs_srv *s)
 				break;
 			case RS_T_CHAN:
 				if (rc_dev_poll(&s->dev, rs_wc, s))
+					return -1;
+				break;
+			case RS_T_ASYNC:
+				if (rc_async_poll(&s->dev, rs_async, s))
 					return -1;
 				break;
 			case RS_T_TICK:

@@ -29,7 +29,7 @@
 #include "agents/tag.h"
 
 /* tag types (tag.h) of the server loop */
-enum { RS_T_CTL = 1, RS_T_CHAN, RS_T_TICK, RS_T_LISTEN, RS_T_SESS, RS_T_CM };
+enum { RS_T_CTL = 1, RS_T_CHAN, RS_T_TICK, RS_T_LISTEN, RS_T_SESS, RS_T_CM, RS_T_ASYNC };
 
 /* a client that does not read its replies stops being read (bytes queued) */
 #define RS_OUT_HIGH (64 * 1024)
