@@ -188,6 +188,7 @@ static int ag_shared(struct ag_opts *o, enum opt_id id, const char *arg, char *e
 	case OPT_OP: o->op = (enum opt_op)v; break;
 	case OPT_OOB_SESSION: o->oob_session = (enum opt_oob_session)v; break;
 	case OPT_SRQ: o->srq = true; break;
+	case OPT_RX_DEPTH: o->rx_depth = (uint32_t)v; break;
 	case OPT_POLL: o->poll = (enum opt_poll)v; break;
 	case OPT_AH: o->ah = (enum opt_ah)v; break;
 	case OPT_SIZE: o->size = (uint32_t)v; break;

@@ -50,6 +50,7 @@ struct ag_opts {
 	enum opt_op op;
 	enum opt_oob_session oob_session;
 	bool srq;
+	uint32_t rx_depth;	/* --rx-depth, 0: the agent's own */
 	enum opt_poll poll;
 	enum opt_ah ah;
 	const char *dev;	/* NULL: the device holding the local address */

@@ -62,6 +62,10 @@ const struct opt_def opt_defs[OPT_N] = {
 			      .help = "one TLS session per agent, or one per connection" },
 	[OPT_SRQ] = { "srq", OPT_FLAG, .flags = OPT_F_RC,
 		      .help = "one shared receive queue per agent" },
+	/* 0: the agent's own (rc.h): RC_RQ per QP, an SRQ that grows with the QPs */
+	[OPT_RX_DEPTH] = { "rx-depth", N(0, 1 << 20, 0), .flags = OPT_F_RC, .arg = "N",
+			   .help = "receive queue depth per QP, or with --srq the receives the "
+				   "SRQ holds (0 = as the QPs need)" },
 	[OPT_POLL] = { "poll", W(opt_polls), .flags = OPT_F_RC, .def = OPT_POLL_EVENT,
 		       .arg = "event|busy|adaptive",
 		       .help = "sleep on the completion channel, spin on the CQs, or spin "

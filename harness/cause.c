@@ -164,11 +164,19 @@ static void cause_wire(struct run *r)
 		       pt->lat_slow || pt->nfails;
 	const struct hs_wire *now = pt->wire_after.valid ? &pt->wire_after : &pt->wire_peak;
 	long qps_err = pt->qp_end.valid ? (long)pt->qp_end.state[RQP_ERR] : -1;
+	const struct hp_plan *p = r->c->plan;
 	size_t l = strlen(pt->cause);
-	char w[256];
+	char w[256], rx[64];
 
+	if (p->rx_depth)
+		snprintf(rx, sizeof(rx), "rx depth %ld%s", p->rx_depth, p->srq ? ", SRQ" : " per QP");
+	else
+		snprintf(rx, sizeof(rx), "rx depth as the QPs need%s", p->srq ? ", SRQ" : "");
+	/* RNR NAKs cost no message, only time: they are worth naming on their own */
+	if (pt->have_wire && !trouble)
+		trouble = wire_rnr(&pt->wire_names, now, &pt->wire_base);
 	if (!pt->have_wire || !trouble ||
-	    !wire_cause(&pt->wire_names, now, &pt->wire_base, qps_err, w, sizeof(w)))
+	    !wire_cause(&pt->wire_names, now, &pt->wire_base, qps_err, rx, w, sizeof(w)))
 		return;
 	snprintf(pt->cause + l, sizeof(pt->cause) - l, "%swire: %s", l ? "; " : "", w);
 }

@@ -93,6 +93,7 @@ const struct hp_opt hp_opts[] = {
 	S(OPT_CM, LOAD, HG_TRANSPORT),
 	S(OPT_CQ, LOAD, HG_TRANSPORT),
 	S(OPT_SRQ, LOAD, HG_TRANSPORT),
+	S(OPT_RX_DEPTH, LOAD, HG_TRANSPORT),
 	S(OPT_OP, LOAD, HG_TRANSPORT),
 	S(OPT_OOB_SESSION, LOAD, HG_TRANSPORT),
 	S(OPT_POLL, LOAD, HG_TRANSPORT),
@@ -212,6 +213,7 @@ static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err
 	case OPT_OP: p->op = (enum opt_op)x; break;
 	case OPT_OOB_SESSION: p->oob_session = (enum opt_oob_session)x; break;
 	case OPT_SRQ: p->srq = true; break;
+	case OPT_RX_DEPTH: p->rx_depth = (long)x; break;
 	case OPT_POLL: p->poll = (enum opt_poll)x; break;
 	case OPT_AH: p->ah = (enum opt_ah)x; break;
 	case OPT_SIZE: p->size = (long)x; break;
@@ -303,6 +305,7 @@ static void hp_defaults(struct hp_plan *p)
 	p->stagger_ms = opt_defs[OPT_STAGGER_MS].def;
 	p->workers = opt_defs[OPT_WORKERS].def;
 	p->qp_share = opt_defs[OPT_QP_SHARE].def;
+	p->rx_depth = opt_defs[OPT_RX_DEPTH].def;
 	p->gid_index = (int)opt_defs[OPT_GID_INDEX].def;
 	for (size_t i = 0; i < HP_NOPTS; i++) {
 		const struct hp_opt *o = &hp_opts[i];

@@ -31,6 +31,8 @@ json_t *hj_plan(const struct hp_plan *p)
 			 "qp_share", (json_int_t)p->qp_share);
 	if (o)
 		json_object_set_new(o, "repeat", json_integer((json_int_t)p->repeat));
+	if (o)
+		json_object_set_new(o, "rx_depth", json_integer((json_int_t)p->rx_depth));
 	return o;
 }
 

@@ -36,6 +36,7 @@ struct hp_plan {
 	enum opt_model server_model;
 	enum opt_cq cq;
 	bool srq;
+	long rx_depth;          /* 0: the agents' own */
 	enum opt_op op;
 	enum opt_oob_session oob_session;
 	enum opt_poll poll;

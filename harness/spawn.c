@@ -75,6 +75,8 @@ static void sp_rc_args(struct run *r, struct sp_argv *av, const struct nn_host *
 	sp_arg(av, "--op=%s", opt_word(OPT_OP, p->op));
 	if (p->srq)
 		sp_arg(av, "--srq");
+	if (p->rx_depth)
+		sp_arg(av, "--rx-depth=%ld", p->rx_depth);
 	sp_arg(av, "--oob-session=%s", opt_word(OPT_OOB_SESSION, p->oob_session));
 	sp_arg(av, "--poll=%s", opt_word(OPT_POLL, p->poll));
 tls:

@@ -76,6 +76,7 @@ static const struct wire_why {
 	const char *what;   /* printf: the count */
 	const char *why;
 } wire_whys[] = {
+	/* first: wire_rnr() and the rx depth of wire_cause() */
 	{ { "rcvd_rnr_err", "out_of_buffer" }, "RNR NAKs: %s",
 	  "receive queue ran dry: the receiver had no receive posted" },
 	{ { "retry_rnr_exceeded_err", "rnr_nak_retry_err" }, "RNR retry exceeded on %s QPs",
@@ -107,8 +108,16 @@ static bool wire_both(const struct hs_wire_names *nm, const struct hs_wire *now,
 	return false;
 }
 
+bool wire_rnr(const struct hs_wire_names *nm, const struct hs_wire *now,
+	      const struct hs_wire *base)
+{
+	int64_t d;
+
+	return now->valid && base->valid && wire_both(nm, now, base, &wire_whys[0], &d) && d > 0;
+}
+
 size_t wire_cause(const struct hs_wire_names *nm, const struct hs_wire *now,
-		  const struct hs_wire *base, long qps_err, char *out, size_t len)
+		  const struct hs_wire *base, long qps_err, const char *rx, char *out, size_t len)
 {
 	size_t l = 0;
 
@@ -126,7 +135,8 @@ size_t wire_cause(const struct hs_wire_names *nm, const struct hs_wire *now,
 			continue;
 		WIRE_PUT(out, len, &l, "%s", l ? "; " : "");
 		WIRE_PUT(out, len, &l, w->what, wire_num((uint64_t)d, num, sizeof(num)));
-		WIRE_PUT(out, len, &l, " (%s)", w->why);
+		WIRE_PUT(out, len, &l, " (%s%s%s)", w->why, i == 0 && rx ? "; " : "",
+			 i == 0 && rx ? rx : "");
 	}
 	if (l && qps_err > 0)
 		WIRE_PUT(out, len, &l, "; %ld of the run's QPs in ERR", qps_err);

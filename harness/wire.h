@@ -36,11 +36,15 @@ size_t wire_diag(const struct hs_wire_names *nm, const uint64_t *now, const uint
  * The transport's trouble between two readings of both sides, as a cause:
  * "RNR NAKs: 1,234 (receive queue ran dry); retry exceeded on 37 QPs
  * (transport retries, link loss)". qps_err: the run's QPs found in ERR (or -1
- * when unknown) names how many QPs a retry-exceeded hit. Empty ("", 0) when no
- * error counter moved.
+ * when unknown) names how many QPs a retry-exceeded hit; rx (or NULL), the
+ * receive queues' depth ("rx depth 1, SRQ"), ends the RNR NAKs' account. Empty
+ * ("", 0) when no error counter moved.
  */
 size_t wire_cause(const struct hs_wire_names *nm, const struct hs_wire *now,
-		  const struct hs_wire *base, long qps_err, char *out, size_t len);
+		  const struct hs_wire *base, long qps_err, const char *rx, char *out, size_t len);
+/* RNR NAKs moved between two valid readings: a receive queue ran dry */
+bool wire_rnr(const struct hs_wire_names *nm, const struct hs_wire *now,
+	      const struct hs_wire *base);
 
 /* n with thousands separators: "1,234". */
 const char *wire_num(uint64_t n, char *buf, size_t len);

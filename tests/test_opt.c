@@ -103,6 +103,7 @@ static long long h_val(enum opt_id id)
 	case OPT_OP: return plan.op;
 	case OPT_OOB_SESSION: return plan.oob_session;
 	case OPT_SRQ: return plan.srq;
+	case OPT_RX_DEPTH: return plan.rx_depth;
 	case OPT_POLL: return plan.poll;
 	case OPT_AH: return plan.ah;
 	case OPT_SIZE: return plan.size;
@@ -135,6 +136,7 @@ static long long a_val(enum opt_id id)
 	case OPT_OP: return ag.op;
 	case OPT_OOB_SESSION: return ag.oob_session;
 	case OPT_SRQ: return ag.srq;
+	case OPT_RX_DEPTH: return ag.rx_depth;
 	case OPT_POLL: return ag.poll;
 	case OPT_AH: return ag.ah;
 	case OPT_SIZE: return ag.size;

@@ -62,19 +62,25 @@ static void t_cause(void)
 
 	t_names(&nm, rxe);
 	n.srv[0] = 1000;
-	l = wire_cause(&nm, &n, &b, -1, out, sizeof(out));
+	l = wire_cause(&nm, &n, &b, -1, NULL, out, sizeof(out));
 	tap_ok(&t, l == 0 && !out[0], "no error counter moved: no cause");
 
 	n.srv[3] = 1000, n.cli[3] = 234; /* RNR NAKs seen by both sides' requesters */
 	n.cli[4] = 37;
-	wire_cause(&nm, &n, &b, 37, out, sizeof(out));
+	wire_cause(&nm, &n, &b, 37, NULL, out, sizeof(out));
 	tap_ok(&t, !strcmp(out, "RNR NAKs: 1,234 (receive queue ran dry: the receiver had no "
 				"receive posted); retry exceeded on 37 QPs (transport retries, link "
 				"loss); 37 of the run's QPs in ERR"),
 	       "RNR and retry exceeded, summed over sides: %s", out);
+	tap_ok(&t, wire_rnr(&nm, &n, &b) && !wire_rnr(&nm, &b, &b),
+	       "RNR NAKs moved: a receive queue ran dry");
+	wire_cause(&nm, &n, &b, -1, "rx depth 1, SRQ", out, sizeof(out));
+	tap_ok(&t, !strncmp(out, "RNR NAKs: 1,234 (receive queue ran dry: the receiver had no "
+				 "receive posted; rx depth 1, SRQ); retry", 101),
+	       "the rx depth ends the RNR account: %s", out);
 
 	n.valid = false;
-	tap_ok(&t, !wire_cause(&nm, &n, &b, -1, out, sizeof(out)) && !out[0],
+	tap_ok(&t, !wire_cause(&nm, &n, &b, -1, NULL, out, sizeof(out)) && !out[0],
 	       "an invalid reading gives no cause");
 
 	{
@@ -83,21 +89,21 @@ static void t_cause(void)
 
 		t_names(&nm, mlx5);
 		n5.srv[0] = 12, n5.srv[1] = 2;
-		wire_cause(&nm, &n5, &b5, -1, out, sizeof(out));
+		wire_cause(&nm, &n5, &b5, -1, NULL, out, sizeof(out));
 		tap_ok(&t, strstr(out, "RNR NAKs: 12") && strstr(out, "retry exceeded on 2 QPs") &&
 			   !strstr(out, "in ERR"),
 		       "mlx5's names read when rxe's are not offered: %s", out);
 	}
 	t_names(&nm, rxe);
 	n.valid = true;
-	l = wire_cause(&nm, &n, &b, -1, out, 40);
+	l = wire_cause(&nm, &n, &b, -1, NULL, out, 40);
 	tap_ok(&t, l == strlen(out) && l < 40, "a short buffer truncates safely (%zu)", l);
 }
 
 int main(void)
 {
 	tap_init(&t, stdout);
-	tap_plan(&t, 9);
+	tap_plan(&t, 11);
 	t_num();
 	t_diag();
 	t_cause();

@@ -8,7 +8,9 @@
  * on a pool of CQs, each sized from the device's max_cqe and serving
  * max_cqe / RC_QP_CQE QPs; a full pool gets another CQ. --srq gives the agent
  * one SRQ whose receive buffers come from chunks of up to RC_SRQ_CHUNK slots
- * (and RC_SRQ_CHUNK_BYTES), one MR each; the QPs then have no recv MR of their own (with --op write the peer
+ * (and RC_SRQ_CHUNK_BYTES), one MR each, and holds a receive per QP plus a few
+ * (--rx-depth N: at most N, the SRQ's fixed size; per QP, N is the RQ's
+ * depth instead of RC_RQ); the QPs then have no recv MR of their own (with --op write the peer
  * writes into the connection's recv MR, so that one stays and the SRQ's
  * receives carry no buffer).
  *
@@ -130,6 +132,7 @@ struct rc_dev {
 	enum ibv_qp_type qpt;
 	enum opt_op op;
 	bool shared_cq, use_srq, write;
+	uint32_t rx_depth;	/* --rx-depth: RQ depth, or the SRQ's fixed size; 0: ours */
 	/* --cq shared */
 	struct rc_cq **pool;
 	uint32_t npool, pool_cap;
@@ -304,8 +307,8 @@ int rc_chan_poll(struct ibv_comp_channel *ch, uint64_t *nev, rc_wc_cb cb, void *
  * (IBV_EVENT_QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, QP_LAST_WQE_REACHED; the QP's
  * qp_context), or all: IBV_EVENT_PORT_ERR of the device's port or DEVICE_FATAL,
  * after which the role fails the endpoints whose QP is in error (rc_ep_failed)
- * or, for DEVICE_FATAL, every one. word ("IBV_EVENT_QP_FATAL") is the err= of
- * the records.
+ * or, for DEVICE_FATAL, every one. word ("QP_FATAL": the event's name without
+ * IBV_EVENT_) is the err= of the records, call= is ibv_get_async_event.
  */
 struct rc_async {
 	struct rc_ep *ep;

@@ -21,15 +21,16 @@ int rc_async_open(struct rc_dev *d)
 	return 0;
 }
 
+/* the event's name without IBV_EVENT_: records keep 23 characters of a word */
 static const char *rc_async_word(enum ibv_event_type t)
 {
 	switch (t) {
-	case IBV_EVENT_QP_FATAL: return "IBV_EVENT_QP_FATAL";
-	case IBV_EVENT_QP_REQ_ERR: return "IBV_EVENT_QP_REQ_ERR";
-	case IBV_EVENT_QP_ACCESS_ERR: return "IBV_EVENT_QP_ACCESS_ERR";
-	case IBV_EVENT_QP_LAST_WQE_REACHED: return "IBV_EVENT_QP_LAST_WQE_REACHED";
-	case IBV_EVENT_PORT_ERR: return "IBV_EVENT_PORT_ERR";
-	case IBV_EVENT_DEVICE_FATAL: return "IBV_EVENT_DEVICE_FATAL";
+	case IBV_EVENT_QP_FATAL: return "QP_FATAL";
+	case IBV_EVENT_QP_REQ_ERR: return "QP_REQ_ERR";
+	case IBV_EVENT_QP_ACCESS_ERR: return "QP_ACCESS_ERR";
+	case IBV_EVENT_QP_LAST_WQE_REACHED: return "QP_LAST_WQE_REACHED";
+	case IBV_EVENT_PORT_ERR: return "PORT_ERR";
+	case IBV_EVENT_DEVICE_FATAL: return "DEVICE_FATAL";
 	default: return NULL;
 	}
 }

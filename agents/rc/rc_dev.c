@@ -53,8 +53,9 @@ static int rc_srq_open(struct rc_dev *d)
 		rep_fatal("ibv_create_srq", "device without SRQ", EOPNOTSUPP);
 		return -1;
 	}
-	sa.attr.max_wr = RC_SRQ_INIT < (uint32_t)d->attr.max_srq_wr ?
-		RC_SRQ_INIT : (uint32_t)d->attr.max_srq_wr;
+	sa.attr.max_wr = d->rx_depth ? d->rx_depth : RC_SRQ_INIT;
+	if (sa.attr.max_wr > (uint32_t)d->attr.max_srq_wr)
+		sa.attr.max_wr = (uint32_t)d->attr.max_srq_wr;
 	d->srq = ibv_create_srq(d->pd, &sa);
 	if (!d->srq) {
 		rep_fatal("ibv_create_srq", "agent SRQ", errno);
@@ -96,6 +97,7 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 	d->size = o->size;
 	d->shared_cq = o->cq == OPT_CQ_SHARED;
 	d->use_srq = o->srq;
+	d->rx_depth = o->rx_depth;
 	d->write = o->op == OPT_OP_WRITE;
 	d->op = o->op;
 	d->qpt = o->transport == OPT_TR_UC ? IBV_QPT_UC : IBV_QPT_RC;
@@ -266,11 +268,21 @@ static int rc_srq_post(struct rc_dev *d, uint32_t slot, struct rc_fail *f)
 	return 0;
 }
 
-/* Keeps one receive posted per endpoint, plus a few for bursts. */
+/*
+ * The receives the SRQ should hold: one per endpoint, plus a few for bursts;
+ * --rx-depth caps them (and the SRQ does not grow), so a run can starve it.
+ */
+static uint32_t rc_srq_want(const struct rc_dev *d)
+{
+	uint32_t want = d->nlive + 16;
+
+	return d->rx_depth && want > d->srq_max ? d->srq_max : want;
+}
+
 static int rc_srq_fill(struct rc_dev *d, struct rc_fail *f)
 {
 	struct ibv_srq_attr sa;
-	uint32_t want = d->nlive + 16;
+	uint32_t want = rc_srq_want(d);
 
 	while (d->srq_posted < want) {
 		if (d->srq_posted >= d->srq_max) {
@@ -304,7 +316,7 @@ int rc_srq_repost(struct rc_dev *d, uint32_t slot, struct rc_fail *f)
 		return -1;
 	}
 	d->srq_posted--;
-	if (d->srq_posted >= d->nlive + 16) {
+	if (d->srq_posted >= rc_srq_want(d)) {
 		/* endpoints left: keep the slot unposted rather than over-fill */
 		d->srq_free[d->nfree++] = slot;
 		return 0;

@@ -227,7 +227,7 @@ int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, enum opt_op o
 	/* an async event of the QP names its endpoint (rc_async_poll) */
 	ia.qp_context = e;
 	ia.cap.max_send_wr = RC_SQ;
-	ia.cap.max_recv_wr = d->srq ? 0 : RC_RQ;
+	ia.cap.max_recv_wr = d->srq ? 0 : d->rx_depth ? d->rx_depth : RC_RQ;
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = d->srq ? 0 : 1;
 	/* librdmacm moves only the QPs of the id's type (RC): a UC QP is ours */

@@ -12,7 +12,10 @@
 # every connection survived or failed with a named record, and afterwards the
 # RDMA counters are at baseline (no QP left), no rdc namespace, no netem qdisc
 # and no agent process remain. rc under loss:5 keeps every connection with its
-# payloads verified; so does tcp under each netem fault.
+# payloads verified; so does tcp under each netem fault. rc --srq link-down is
+# noticed through the device's async events (an SRQ receive is not flushed with
+# its QP). Last, no fault but a starved SRQ (--rx-depth 1): the cause names the
+# RNR NAKs the port counters saw.
 #
 # TAP 13 on stdout, figures as "# key=value"; exit 0 pass, 1 fail, 4 skip.
 #
@@ -85,6 +88,28 @@ one_fault() {
 	rdc_result "$ok" "$desc: within ${maxs}s, $want accounted, nothing left" "$out" "$err"
 }
 
+# one_rnr: no fault, a starved SRQ (--rx-depth 1, FLT_CLIENTS clients sending at
+# once): the receivers answer RNR NAKs and the senders retry (rnr_retry is
+# unlimited), so every round trip completes; the cause names the RNR NAKs from
+# the port counters with the rx depth
+one_rnr() {
+	local out=$W/rnr.tap err=$W/rnr.err rc ok=0 left desc="rc --srq --rx-depth 1: RNR NAKs named"
+
+	[ -n "$ONLY" ] && [[ "rnr" != *$ONLY* ]] && return 0
+	log "$desc"
+	rdc_timeout 600 "$RDMACAP" run --transport rc --srq --rx-depth 1 --topology pair \
+		--clients "$CLIENTS" --agents 2 --msgs "$MSGS" >"$out" 2>"$err"
+	rc=$?
+	grep -E '^ *# (cause=|msgs=|lat_us|wire_)' "$out" | cut -c1-400 | sed -E 's/^ *#? ?/# /'
+	[ "$rc" = 0 ] || { tap_diag "exit $rc"; ok=1; }
+	[ "$(kv "$out" verified)" = $((CLIENTS * MSGS)) ] || ok=1
+	grep -qE '^ *# cause=.*RNR NAKs: [0-9,]+ \(receive queue ran dry.*; rx depth 1, SRQ\)' "$out" ||
+		{ tap_diag "cause does not name the RNR NAKs and the rx depth"; ok=1; }
+	left=$(leftovers)
+	[ -z "$left" ] || { tap_diag "left: $left"; ok=1; }
+	rdc_result "$ok" "$desc" "$out" "$err"
+}
+
 cleanup() {
 	[ -n "$W" ] && rm -rf "$W"
 	return 0
@@ -119,6 +144,7 @@ main() {
 		read -ra a <<<"$r"
 		[ -z "$ONLY" ] || [[ "${a[0]}:${a[1]}" == *$ONLY* ]] && n=$((n + 1))
 	done
+	[ -z "$ONLY" ] || [[ "rnr" == *$ONLY* ]] && n=$((n + 1))
 	tap_plan "$n"
 	tap_kv kernel "$(uname -r)"
 	tap_kv load "$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -126,6 +152,7 @@ main() {
 		read -ra a <<<"$r"
 		one_fault "${a[@]}"
 	done
+	one_rnr
 }
 
 main
