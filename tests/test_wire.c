@@ -76,7 +76,7 @@ static void t_cause(void)
 	       "RNR NAKs moved: a receive queue ran dry");
 	wire_cause(&nm, &n, &b, -1, "rx depth 1, SRQ", out, sizeof(out));
 	tap_ok(&t, !strncmp(out, "RNR NAKs: 1,234 (receive queue ran dry: the receiver had no "
-				 "receive posted; rx depth 1, SRQ); retry", 101),
+				 "receive posted; rx depth 1, SRQ); retry exceeded", 108),
 	       "the rx depth ends the RNR account: %s", out);
 
 	n.valid = false;
