@@ -3,7 +3,8 @@
  * rc_client: the rc client agent, shared by its files.
  *
  * phase.h runs the phases of proto.h in one epoll loop; rc_client.c gives it
- * the setups and the rc fds (the completion channel, and the setup machinery
+ * the setups and the rc fds (the completion channel, the device's async events
+ * (rc_async.c: a QP in error fails its clients at once), and the setup machinery
  * of the --cm), and drives the ping-pongs through load.h: a round trip posts its receive first, then the
  * SEND (or WRITE with immediate); the echo's completion hands the bytes to
  * load_rx(). rc_client_oob.c (TLS sessions) and rc_client_cm.c (rdma_cm)

@@ -2,7 +2,8 @@
 /*
  * rc_server: the event-driven rc server agent, shared by its files.
  *
- * One epoll loop over: stdin, the completion channel, and either the TLS
+ * One epoll loop over: stdin, the completion channel, the device's async events
+ * (rc_async.c: an endpoint whose QP went to error is dropped), and either the TLS
  * listeners with their sessions (rc_server_oob.c) or the rdma_cm event channel
  * (rc_server_cm.c). Endpoints live in a slot table; a completion names its
  * endpoint by slot and generation (rc.h). The completion callback never frees
