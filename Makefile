@@ -143,7 +143,7 @@ vm-check:
 # not in check: ~15 s per point under TCG (README "Faults")
 soak:
 	@$(MAKE) --no-print-directory all san 1>&2
-	@vm/run --mem 4G --share "$(CURDIR)" -- suites/soak/faults-soak.sh
+	@vm/run --mem 4G --timeout 2400 --share "$(CURDIR)" -- suites/soak/faults-soak.sh
 
 deps:
 	tests/deps
