@@ -14,6 +14,8 @@
 #include "harness/run.h"
 
 #define SP_SRV_START_S 15 /* servers listen within this, or the point does not start */
+/* and the time a server may take per pooled endpoint on top (TCG rxe: ~1 ms) */
+#define SP_POOL_EP_MS 10
 
 struct sp_argv {
 	char *v[64];
@@ -143,6 +145,27 @@ static bool sp_srv_hello(struct run *r)
 	return true;
 }
 
+/*
+ * The QPs server process i will be asked for: those of the client agents
+ * sp_clients sends to it (agent k to server k % S; --qp-share: its shared QPs).
+ * 0 where the server has no pool (tcp, ud, --server-model thread).
+ */
+static long sp_pool(struct run *r, long i)
+{
+	const struct hp_plan *p = r->c->plan;
+	struct pt_point *pt = r->pt;
+	long S = r->nsrv, P = pt->agents, per = pt->clients / P, extra = pt->clients % P;
+	long n, sum = 0;
+
+	if (!opt_tr_connected(p->transport) || p->server_model != OPT_MODEL_EVENT)
+		return 0;
+	for (long k = i; k < P; k += S) {
+		n = per + (k < extra);
+		sum += p->qp_share && p->qp_share < n ? p->qp_share : n;
+	}
+	return sum;
+}
+
 /* Each server process owns ports/S consecutive ports. */
 static int sp_servers(struct run *r)
 {
@@ -152,6 +175,7 @@ static int sp_servers(struct run *r)
 
 	for (long i = 0; i < S; i++) {
 		struct sp_argv av = { 0 };
+		long pool = sp_pool(r, i);
 
 		r->ag[i].idx = (int)i;
 		r->ag[i].server = true;
@@ -161,6 +185,10 @@ static int sp_servers(struct run *r)
 		sp_arg(&av, "--server-model=%s", opt_word(OPT_SERVER_MODEL, p->server_model));
 		sp_arg(&av, "--server-threads=%ld", p->server_threads);
 		sp_rc_args(r, &av, &r->c->topo->srv, true);
+		if (pool)
+			sp_arg(&av, "--pool=%ld", pool);
+		if (pool > r->pool_max)
+			r->pool_max = pool;
 		if (sp_spawn(r, i, r->c->topo->srv.ns, &av, pt->clients / S + 1024)) {
 			r->nag = i + (r->ag[i].pid > 0);
 			return -1;
@@ -229,14 +257,16 @@ int sp_start_agents(struct run *r)
 {
 	struct pt_point *pt = r->pt;
 	long nag = r->nag;
+	double start;
 
 	r->nag = r->nsrv;
 	if (sp_servers(r))
 		return -1;
-	if (lp_loop(r, sp_srv_hello, clock_s() + SP_SRV_START_S) || r->srv_exited) {
+	start = SP_SRV_START_S + (double)r->pool_max * SP_POOL_EP_MS / 1000;
+	if (lp_loop(r, sp_srv_hello, clock_s() + start) || r->srv_exited) {
 		if (!pt->why[0])
-			snprintf(pt->why, sizeof(pt->why), "server agents did not start within %d s",
-				 SP_SRV_START_S);
+			snprintf(pt->why, sizeof(pt->why), "server agents did not start within %.0f s",
+				 start);
 		return -1;
 	}
 	r->nag = nag;

@@ -86,6 +86,43 @@ nomem:
 	return NULL;
 }
 
+/* Makes the pool (rc_server.h); a failure only ends it. */
+static void rs_pool_fill(struct rs_srv *s)
+{
+	uint32_t n = s->o->pool;
+	struct rc_fail f;
+	struct rs_ep *x;
+
+	/* rdmacm on a wildcard address: the device is known at the first request */
+	if (!n || !s->dev_up)
+		return;
+	s->pool = calloc(n, sizeof(*s->pool));
+	if (!s->pool)
+		return;
+	while (s->npool < n) {
+		x = rs_ep_new(s, s->o->op, NULL, &f);
+		if (!x)
+			return;
+		if (rc_ep_ready(&s->dev, &x->e, &f)) {
+			rs_ep_free(s, x);
+			return;
+		}
+		s->pool[s->npool++] = x;
+	}
+}
+
+struct rs_ep *rs_ep_take(struct rs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
+			 struct rc_fail *f)
+{
+	struct rs_ep *x;
+
+	if (!s->npool || op != s->o->op)
+		return rs_ep_new(s, op, cm, f);
+	x = s->pool[--s->npool];
+	x->e.cm = cm;
+	return x;
+}
+
 void rs_ep_up(struct rs_srv *s, struct rs_ep *x)
 {
 	x->up = true;
@@ -345,11 +382,14 @@ static int rs_init(struct rs_srv *s)
 	if (s->o->server_threads > 1)
 		ag_warn("--transport rc runs one event loop; --server-threads %u ignored",
 			s->o->server_threads);
-	if (s->o->cm == OPT_CM_RDMACM)
-		return rs_cm_open(s);
-	if (rs_dev_open(s, NULL))
+	if (s->o->cm == OPT_CM_RDMACM) {
+		if (rs_cm_open(s))
+			return -1;
+	} else if (rs_dev_open(s, NULL) || rs_oob_open(s)) {
 		return -1;
-	return rs_oob_open(s);
+	}
+	rs_pool_fill(s);
+	return 0;
 }
 
 static void rs_fini(struct rs_srv *s)
@@ -368,6 +408,7 @@ static void rs_fini(struct rs_srv *s)
 		rc_dev_close(&s->dev);
 	if (s->o->cm == OPT_CM_RDMACM)
 		rs_cm_close(s);
+	free(s->pool);
 	free(s->eps);
 	free(s->free);
 	free(s->gens);
