@@ -36,7 +36,8 @@ static const struct option ag_own[] = {
 static unsigned ag_own_flags(int c)
 {
 	switch (c) {
-	case O_BACKLOG: case O_POOL: return OPT_F_SERVER;
+	case O_BACKLOG: return OPT_F_SERVER;
+	case O_POOL: return OPT_F_SERVER | OPT_F_RC;
 	case O_FIRST_ID: case O_BIND: return OPT_F_CLIENT;
 	}
 	return 0;
