@@ -43,7 +43,6 @@ struct run {
 	int ep, tfd;
 	struct ha_agent *ag; /* [0, nsrv) servers, [nsrv, nag) clients */
 	long nag, nsrv, srv_exited, srv_fds_base;
-	long pool_max; /* endpoints the busiest server pools before its hello */
 	pid_t *pid_of;       /* hash: pid -> agent index + 1 */
 	size_t pid_cap;
 	uint8_t *st;         /* enum run_st per client id */

@@ -14,8 +14,6 @@
 #include "harness/run.h"
 
 #define SP_SRV_START_S 15 /* servers listen within this, or the point does not start */
-/* and the time a server may take per pooled endpoint on top (TCG rxe: ~1 ms) */
-#define SP_POOL_EP_MS 10
 
 struct sp_argv {
 	char *v[64];
@@ -187,8 +185,6 @@ static int sp_servers(struct run *r)
 		sp_rc_args(r, &av, &r->c->topo->srv, true);
 		if (pool)
 			sp_arg(&av, "--pool=%ld", pool);
-		if (pool > r->pool_max)
-			r->pool_max = pool;
 		if (sp_spawn(r, i, r->c->topo->srv.ns, &av, pt->clients / S + 1024)) {
 			r->nag = i + (r->ag[i].pid > 0);
 			return -1;
@@ -257,16 +253,14 @@ int sp_start_agents(struct run *r)
 {
 	struct pt_point *pt = r->pt;
 	long nag = r->nag;
-	double start;
 
 	r->nag = r->nsrv;
 	if (sp_servers(r))
 		return -1;
-	start = SP_SRV_START_S + (double)r->pool_max * SP_POOL_EP_MS / 1000;
-	if (lp_loop(r, sp_srv_hello, clock_s() + start) || r->srv_exited) {
+	if (lp_loop(r, sp_srv_hello, clock_s() + SP_SRV_START_S) || r->srv_exited) {
 		if (!pt->why[0])
-			snprintf(pt->why, sizeof(pt->why), "server agents did not start within %.0f s",
-				 start);
+			snprintf(pt->why, sizeof(pt->why), "server agents did not start within %d s",
+				 SP_SRV_START_S);
 		return -1;
 	}
 	r->nag = nag;

@@ -10,10 +10,12 @@
  * being polled is never destroyed under the poll.
  *
  * The pool: --pool N endpoints (the harness's count of the QPs its clients
- * will ask this process for) are made before the hello, each in INIT with its
- * receive posted (rc_ep_ready), so a request costs only RTR, RTS and the
- * answer. They hold their slots from the start; a request whose op is not
- * --op's, or that comes when the pool is empty, gets an endpoint made then.
+ * will ask this process for), each in INIT with its receive posted
+ * (rc_ep_ready), so a request costs only RTR, RTS and the answer. They are
+ * made before the hello for up to RS_POOL_HELLO_NS, the rest in loop turns
+ * with no event, while requests still to come need them (pool_left: N less
+ * the requests served). They hold their slots from the start; a request whose
+ * op is not --op's, or that finds the pool empty, gets an endpoint made then.
  * A failure while filling ends the pool quietly: the request that finds it
  * empty makes its endpoint and reports the failed call as before. Unused
  * pooled endpoints are freed with the others at the end.
@@ -96,6 +98,7 @@ struct rs_srv {
 	uint16_t *gens;
 	struct rs_ep **pool;	/* ready, not taken yet */
 	uint32_t npool;
+	uint32_t pool_left;	/* requests still to come that the pool serves */
 	struct rs_ep **reap;
 	uint32_t nreap, reap_cap;
 	/* oob-tls */
