@@ -15,7 +15,7 @@
 
 /* agent-only options; the shared ones are O_SHARED + enum opt_id */
 enum {
-	O_ROLE = 256, O_ADDR, O_PORT, O_BACKLOG, O_FIRST_ID, O_BIND, O_HELP,
+	O_ROLE = 256, O_ADDR, O_PORT, O_BACKLOG, O_POOL, O_FIRST_ID, O_BIND, O_HELP,
 	O_SHARED,
 	O_END = O_SHARED + OPT_N,
 };
@@ -25,6 +25,7 @@ static const struct option ag_own[] = {
 	{ "addr", required_argument, NULL, O_ADDR },
 	{ "port", required_argument, NULL, O_PORT },
 	{ "backlog", required_argument, NULL, O_BACKLOG },
+	{ "pool", required_argument, NULL, O_POOL },
 	{ "first-id", required_argument, NULL, O_FIRST_ID },
 	{ "bind", required_argument, NULL, O_BIND },
 	{ "help", no_argument, NULL, O_HELP },
@@ -36,6 +37,7 @@ static unsigned ag_own_flags(int c)
 {
 	switch (c) {
 	case O_BACKLOG: return OPT_F_SERVER;
+	case O_POOL: return OPT_F_SERVER | OPT_F_RC;
 	case O_FIRST_ID: case O_BIND: return OPT_F_CLIENT;
 	}
 	return 0;
@@ -66,7 +68,9 @@ void ag_usage(FILE *f)
 		OPT_DEF_PORT);
 	ag_usage_group(f, "", roles, 0);
 	ag_usage_group(f, " server:\n", roles, OPT_F_SERVER);
-	fprintf(f, "  --backlog N         listen backlog (default %u)\n", AG_DEF_BACKLOG);
+	fprintf(f, "  --backlog N         listen backlog (default %u)\n"
+		"  --pool N            rc: endpoints made before the hello, for N requests (default 0)\n",
+		AG_DEF_BACKLOG);
 	ag_usage_group(f, " client:\n", roles, OPT_F_CLIENT);
 	fprintf(f,
 		"  --first-id I        id of the first connection (default 0)\n"
@@ -248,6 +252,12 @@ static int ag_one(struct ag_opts *o, int c, const char *arg, char *err, size_t e
 		if (opt_num(arg, 1, INT_MAX, &v))
 			goto bad;
 		o->backlog = (uint32_t)v;
+		return 0;
+	case O_POOL:
+		/* one endpoint per client at most: --clients' limit */
+		if (opt_num(arg, 0, opt_defs[OPT_CLIENTS].max, &v))
+			goto bad;
+		o->pool = (uint32_t)v;
 		return 0;
 	case O_FIRST_ID:
 		if (opt_num(arg, 0, UINT32_MAX, &v))

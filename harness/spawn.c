@@ -145,6 +145,27 @@ static bool sp_srv_hello(struct run *r)
 	return true;
 }
 
+/*
+ * The QPs server process i will be asked for: those of the client agents
+ * sp_clients sends to it (agent k to server k % S; --qp-share: its shared QPs).
+ * 0 where the server has no pool (tcp, ud, --server-model thread).
+ */
+static long sp_pool(struct run *r, long i)
+{
+	const struct hp_plan *p = r->c->plan;
+	struct pt_point *pt = r->pt;
+	long S = r->nsrv, P = pt->agents, per = pt->clients / P, extra = pt->clients % P;
+	long n, sum = 0;
+
+	if (!opt_tr_connected(p->transport) || p->server_model != OPT_MODEL_EVENT)
+		return 0;
+	for (long k = i; k < P; k += S) {
+		n = per + (k < extra);
+		sum += p->qp_share && p->qp_share < n ? p->qp_share : n;
+	}
+	return sum;
+}
+
 /* Each server process owns ports/S consecutive ports. */
 static int sp_servers(struct run *r)
 {
@@ -154,6 +175,7 @@ static int sp_servers(struct run *r)
 
 	for (long i = 0; i < S; i++) {
 		struct sp_argv av = { 0 };
+		long pool = sp_pool(r, i);
 
 		r->ag[i].idx = (int)i;
 		r->ag[i].server = true;
@@ -163,6 +185,8 @@ static int sp_servers(struct run *r)
 		sp_arg(&av, "--server-model=%s", opt_word(OPT_SERVER_MODEL, p->server_model));
 		sp_arg(&av, "--server-threads=%ld", p->server_threads);
 		sp_rc_args(r, &av, &r->c->topo->srv, true);
+		if (pool)
+			sp_arg(&av, "--pool=%ld", pool);
 		if (sp_spawn(r, i, r->c->topo->srv.ns, &av, pt->clients / S + 1024)) {
 			r->nag = i + (r->ag[i].pid > 0);
 			return -1;

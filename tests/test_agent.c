@@ -414,6 +414,10 @@ static void test_opts(void)
 		{ "--role client --transport tcp --server-model thread", "--server-model" },
 		{ "--role server --transport tcp --server-model fork", "--server-model" },
 		{ "--role server --transport tcp --server-threads 0", "--server-threads" },
+		{ "--role client --transport rc --cm rdmacm --pool 5", "--pool" },
+		{ "--role server --transport tcp --pool 5", "--pool" },
+		{ "--role server --transport rc --cm rdmacm --pool -1", "--pool" },
+		{ "--role server --transport rc --cm rdmacm --pool 1048577", "--pool" },
 		{ "--role client --transport tcp --first-id 4294967295 --clients 2", "--first-id" },
 		{ "--role client --transport tcp extra", "extra" },
 		{ "--role client --transport tcp -x", "-x" },
@@ -431,6 +435,8 @@ static void test_opts(void)
 	     o.size == 1048576 && o.timeout_s == 5 && o.model == OPT_MODEL_THREAD &&
 	     o.server_threads == 3 && o.backlog == 128,
 	     "opts: full server line parses (%s)", err);
+	r = t_parse(&o, err, "--role server --transport rc --cm rdmacm --pool 2000");
+	tap_ok(&tap, !r && o.pool == 2000, "opts: rc server --pool parses (%s)", err);
 	r = t_parse(&o, err, "--role client --transport rc --cm rdmacm --clients 50000 --first-id 7 "
 		    "--msgs 0 --think-ms 10 --stagger-ms 2 --workers 16 --bind 127.0.0.9");
 	tap_ok(&tap, !r && o.role == AG_ROLE_CLIENT && o.transport == OPT_TR_RC &&
@@ -465,7 +471,7 @@ int main(void)
 	}
 	proto_set_fd(t_rec);
 	tap_init(&tap, stdout);
-	tap_plan(&tap, 27);
+	tap_plan(&tap, 28);
 	test_hist();
 	test_payload();
 	test_load_workers();

@@ -164,6 +164,7 @@ struct rc_ep {
 	uint8_t op;		/* enum opt_op of this connection */
 	bool imm;		/* SENDs carry imm_data (--qp-share: the client's id) */
 	bool dead;
+	bool ready;		/* in INIT with its receive posted: made ahead (rc_ep_ready) */
 	uint32_t psn;
 	uint32_t pend_len, pend_imm;
 	/* the peer's buffer for RDMA WRITE */
@@ -234,14 +235,21 @@ void rc_ep_expose(struct rc_dev *d, struct rc_ep *e, uint32_t id);
 uint64_t rc_ep_atomics(const struct rc_dev *d, const struct rc_ep *e);
 void rc_ep_destroy(struct rc_dev *d, struct rc_ep *e);
 /*
- * --transport uc over rdmacm: the id has no QP (librdmacm moves only QPs of the
- * id's type, RC, and makes UC ids only through rdma_create_ep's blocking
- * resolution), so e's own QP goes to st with the attributes of its id, those
- * UC has not left out; the id's connect and accept carry its qp_num.
+ * An id without a QP of its own: --transport uc over rdmacm (librdmacm moves
+ * only QPs of the id's type, RC, and makes UC ids only through rdma_create_ep's
+ * blocking resolution), or a server's pooled RC QP, made before its id. e's own
+ * QP goes to st with the attributes of its id (for UC, those UC has); the id's
+ * connect and accept carry its qp_num.
  */
 int rc_ep_cm_state(struct rc_ep *e, enum ibv_qp_state st, struct rc_fail *f);
 /* RESET -> INIT (oob only; rdma_cm does it for cm endpoints) */
 int rc_ep_init(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f);
+/*
+ * RESET -> INIT and the first receive, all of the setup that needs no peer:
+ * a server's pooled endpoint (rc_server.h) is made ready before any request.
+ * e->ready tells its taker to skip both.
+ */
+int rc_ep_ready(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f);
 /* INIT -> RTR -> RTS against the peer (oob only) */
 int rc_ep_connect(struct rc_dev *d, struct rc_ep *e, uint32_t qpn, uint32_t psn,
 		  const uint8_t gid[16], enum ibv_mtu mtu, struct rc_fail *f);

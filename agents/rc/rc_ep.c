@@ -197,7 +197,7 @@ int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, enum opt_op o
 	e->write = write;
 	e->op = (uint8_t)op;
 	e->sq_out = e->rq_out = 0;
-	e->pend = e->dead = false;
+	e->pend = e->dead = e->ready = false;
 	e->cm = cm;
 	if (rc_ep_cqs(d, e, f))
 		return -1;
@@ -314,6 +314,14 @@ int rc_ep_init(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
 	return err ? rc_fail(f, "ibv_modify_qp", err) : 0;
 }
 
+int rc_ep_ready(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
+{
+	if (rc_ep_init(d, e, f) || rc_post_recv(d, e, f))
+		return -1;
+	e->ready = true;
+	return 0;
+}
+
 int rc_ep_connect(struct rc_dev *d, struct rc_ep *e, uint32_t qpn, uint32_t psn,
 		  const uint8_t gid[16], enum ibv_mtu mtu, struct rc_fail *f)
 {
@@ -361,9 +369,16 @@ int rc_ep_cm_state(struct rc_ep *e, enum ibv_qp_state st, struct rc_fail *f)
 
 	if (rdma_init_qp_attr(e->cm, &a, &mask))
 		return rc_fail(f, "rdma_init_qp_attr", errno);
-	/* the id's type is RC: leave out what UC has not */
-	mask &= ~(IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER | IBV_QP_TIMEOUT |
-		  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	if (e->qp->qp_type == IBV_QPT_RC) {
+		/* before the accept the CM knows only the peer's depths: ours are
+		 * 1 (the conn_param's), as librdmacm's ucma_modify_qp_rtr/rts set */
+		a.max_dest_rd_atomic = 1;
+		a.max_rd_atomic = 1;
+	} else {
+		/* the id's type is RC: leave out what UC has not */
+		mask &= ~(IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	}
 	if (st == IBV_QPS_INIT) {
 		a.qp_access_flags = (unsigned)rc_op_access((enum opt_op)e->op);
 		mask |= IBV_QP_ACCESS_FLAGS;

@@ -34,7 +34,7 @@ int rc_rep_accept(struct rc_dev *d, struct rc_ep *e, const struct oob_rec *req,
 		f->err = EIO;
 		return -1;
 	}
-	if (rc_ep_init(d, e, f) || rc_post_recv(d, e, f) ||
+	if ((!e->ready && (rc_ep_init(d, e, f) || rc_post_recv(d, e, f))) ||
 	    rc_ep_connect(d, e, req->qpn, req->psn, req->gid, (enum ibv_mtu)req->mtu, f))
 		return -1;
 	rep->qpn = e->qp->qp_num;

@@ -24,7 +24,7 @@
  */
 const char *rc_rep_check(const struct oob_rec *req, struct in_addr peer);
 /*
- * Brings e (created, not yet initialised) to RTS against the client of req
+ * Brings e (created, not yet initialised, or ready: rc_ep_ready) to RTS against the client of req
  * and fills rep (type, id and op already set) with this side's address; -1
  * with f set when the REQ must be rejected.
  */

@@ -15,6 +15,10 @@
 #include "agents/report.h"
 
 #define RS_EVENTS 256
+/* the pool made before the hello at most this long: the harness waits 15 s for it */
+#define RS_POOL_HELLO_NS (10 * 1000000000ull)
+/* pooled endpoints made per turn: a request waits for at most this many */
+#define RS_POOL_BATCH 16
 
 void rs_drop(struct rs_srv *s, const char *peer, const char *reason)
 {
@@ -87,6 +91,60 @@ nomem:
 	f->call = "malloc";
 	f->err = ENOMEM;
 	return NULL;
+}
+
+/*
+ * Makes up to max pooled endpoints, while requests still to come need them;
+ * true while the pool wants more. A failure only ends it (rc_server.h).
+ */
+static bool rs_pool_fill(struct rs_srv *s, uint32_t max)
+{
+	struct rc_fail f;
+	struct rs_ep *x;
+
+	while (max-- && s->npool < s->pool_left) {
+		x = rs_ep_new(s, s->o->op, NULL, &f);
+		if (x && rc_ep_ready(&s->dev, &x->e, &f)) {
+			rs_ep_free(s, x);
+			x = NULL;
+		}
+		if (!x) {
+			s->pool_left = s->npool;
+			return false;
+		}
+		s->pool[s->npool++] = x;
+	}
+	return s->npool < s->pool_left;
+}
+
+/* The pool before the hello: all of it, or what RS_POOL_HELLO_NS allows. */
+static void rs_pool_start(struct rs_srv *s)
+{
+	uint64_t end = clock_ns() + RS_POOL_HELLO_NS;
+
+	/* rdmacm on a wildcard address: the device is known at the first request */
+	if (!s->o->pool || !s->dev_up)
+		return;
+	s->pool = calloc(s->o->pool, sizeof(*s->pool));
+	if (!s->pool)
+		return;
+	s->pool_left = s->o->pool;
+	while (clock_ns() < end && rs_pool_fill(s, RS_POOL_BATCH))
+		;
+}
+
+struct rs_ep *rs_ep_take(struct rs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
+			 struct rc_fail *f)
+{
+	struct rs_ep *x;
+
+	if (s->pool_left)
+		s->pool_left--;
+	if (!s->npool || op != s->o->op)
+		return rs_ep_new(s, op, cm, f);
+	x = s->pool[--s->npool];
+	x->e.cm = cm;
+	return x;
 }
 
 void rs_ep_up(struct rs_srv *s, struct rs_ep *x)
@@ -284,6 +342,7 @@ static int rs_loop(struct rs_srv *s)
 {
 	struct epoll_event ev[RS_EVENTS];
 	uint64_t exp;
+	bool filling;
 	uint32_t t;
 	int i, n;
 
@@ -295,14 +354,18 @@ static int rs_loop(struct rs_srv *s)
 		/* hot CQs (--poll busy|adaptive) are polled on every turn */
 		if (rc_poll_hot(&s->dev.pl, rs_wc, s))
 			return -1;
-		n = epoll_wait(s->ep, ev, RS_EVENTS, s->nready || rc_poll_spinning(&s->dev.pl) ? 0 :
-			       s->ctl.pollable ? -1 : 100);
+		filling = s->npool < s->pool_left;
+		n = epoll_wait(s->ep, ev, RS_EVENTS, s->nready || filling ||
+			       rc_poll_spinning(&s->dev.pl) ? 0 : s->ctl.pollable ? -1 : 100);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			rep_fatal("epoll_wait", "server loop", errno);
 			return -1;
 		}
+		/* the rest of the pool is made in turns with nothing else to do */
+		if (!n && filling)
+			rs_pool_fill(s, RS_POOL_BATCH);
 		for (i = 0; i < n && !s->stop; i++) {
 			t = TAG_TYPE(ev[i].data.u64);
 			switch (t) {
@@ -370,11 +433,14 @@ static int rs_init(struct rs_srv *s)
 	if (s->o->server_threads > 1)
 		ag_warn("--transport rc runs one event loop; --server-threads %u ignored",
 			s->o->server_threads);
-	if (s->o->cm == OPT_CM_RDMACM)
-		return rs_cm_open(s);
-	if (rs_dev_open(s, NULL))
+	if (s->o->cm == OPT_CM_RDMACM) {
+		if (rs_cm_open(s))
+			return -1;
+	} else if (rs_dev_open(s, NULL) || rs_oob_open(s)) {
 		return -1;
-	return rs_oob_open(s);
+	}
+	rs_pool_start(s);
+	return 0;
 }
 
 static void rs_fini(struct rs_srv *s)
@@ -393,6 +459,7 @@ static void rs_fini(struct rs_srv *s)
 		rc_dev_close(&s->dev);
 	if (s->o->cm == OPT_CM_RDMACM)
 		rs_cm_close(s);
+	free(s->pool);
 	free(s->eps);
 	free(s->free);
 	free(s->gens);

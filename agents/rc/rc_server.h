@@ -10,6 +10,17 @@
  * an endpoint: it marks it dead and the loop reaps it after the poll, so a CQ
  * being polled is never destroyed under the poll.
  *
+ * The pool: --pool N endpoints (the harness's count of the QPs its clients
+ * will ask this process for), each in INIT with its receive posted
+ * (rc_ep_ready), so a request costs only RTR, RTS and the answer. They are
+ * made before the hello for up to RS_POOL_HELLO_NS, the rest in loop turns
+ * with no event, while requests still to come need them (pool_left: N less
+ * the requests served). They hold their slots from the start; a request whose
+ * op is not --op's, or that finds the pool empty, gets an endpoint made then.
+ * A failure while filling ends the pool quietly: the request that finds it
+ * empty makes its endpoint and reports the failed call as before. Unused
+ * pooled endpoints are freed with the others at the end.
+ *
  * Echo: a received message is copied from the receive buffer (the connection's,
  * or the SRQ slot's) into the connection's send buffer, the receive is
  * reposted, then the copy is sent back (SEND, or WRITE with immediate into the
@@ -86,6 +97,9 @@ struct rs_srv {
 	uint32_t *free;
 	uint32_t nfree;
 	uint16_t *gens;
+	struct rs_ep **pool;	/* ready, not taken yet */
+	uint32_t npool;
+	uint32_t pool_left;	/* requests still to come that the pool serves */
 	struct rs_ep **reap;
 	uint32_t nreap, reap_cap;
 	/* oob-tls */
@@ -113,6 +127,9 @@ struct rs_srv {
 struct rs_ep *rs_ep_new(struct rs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
 			struct rc_fail *f);
 void rs_ep_free(struct rs_srv *s, struct rs_ep *x);
+/* A pooled endpoint for a request of op on cm (NULL: oob), or rs_ep_new's. */
+struct rs_ep *rs_ep_take(struct rs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
+			 struct rc_fail *f);
 void rs_ep_up(struct rs_srv *s, struct rs_ep *x);
 /* Marks x dead with a drop record when reason is set; the loop frees it. */
 void rs_ep_kill(struct rs_srv *s, struct rs_ep *x, const char *reason);

@@ -2,8 +2,11 @@
 /*
  * rc server, --cm rdmacm: listening cm_ids on --addr, one per --port, with the
  * event channel in the server's epoll loop. A connect request gets an endpoint
- * on the cm_id's device (same resource models as oob-tls) and rdma_accept; a
- * request the server cannot serve is rejected with private data naming the
+ * on the cm_id's device (same resource models as oob-tls) and rdma_accept. A
+ * pooled endpoint (rc_server.h) has a QP of ours, not the id's:
+ * rdma_init_qp_attr moves it to RTR and RTS and rdma_accept names it by qp_num
+ * (as rdma-core's newer cmtime server does with the QP it makes). A request
+ * the server cannot serve is rejected with private data naming the
  * failed call. The listen backlog is capped by net.rdma_ucm.max_backlog, read
  * here and reported in the hello record.
  */
@@ -158,7 +161,7 @@ static void rs_cm_request(struct rs_srv *s, struct rdma_cm_event *ev,
 		*kill_id = id;
 		return;
 	}
-	x = rs_ep_new(s, rc_op_from_oob(req.op), id, &f);
+	x = rs_ep_take(s, rc_op_from_oob(req.op), id, &f);
 	if (!x) {
 		rs_cm_reject(s, id, req.id, &f);
 		*kill_id = id;
@@ -180,11 +183,14 @@ static void rs_cm_request(struct rs_srv *s, struct rdma_cm_event *ev,
 		rc_ep_expose(&s->dev, &x->e, req.id);
 	}
 	rep.id = req.id;
-	if (!id->qp && rc_ep_cm_state(&x->e, IBV_QPS_INIT, &f))
+	/* the ACK timeout of rc_ep_connect's QPs, so a dead client is noticed alike;
+	 * set before our own QP's RTS takes it from the id */
+	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &ack, sizeof(ack)))
+		goto drop;
+	if (!x->e.ready && ((!id->qp && rc_ep_cm_state(&x->e, IBV_QPS_INIT, &f)) ||
+			    rc_post_recv(&s->dev, &x->e, &f)))
 		goto rej;
-	if (rc_post_recv(&s->dev, &x->e, &f))
-		goto rej;
-	/* uc: our QP to RTS before the REP; the CM learns its number from cp */
+	/* uc, or a pooled QP: ours to RTS before the REP; the CM learns its number from cp */
 	if (!id->qp && (rc_ep_cm_state(&x->e, IBV_QPS_RTR, &f) ||
 			rc_ep_cm_state(&x->e, IBV_QPS_RTS, &f)))
 		goto rej;
@@ -196,13 +202,13 @@ static void rs_cm_request(struct rs_srv *s, struct rdma_cm_event *ev,
 	cp.private_data = buf;
 	cp.private_data_len = sizeof(buf);
 	id->context = x;
-	/* the ACK timeout of rc_ep_connect's QPs, so a dead client is noticed alike */
-	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &ack, sizeof(ack)) ||
-	    rdma_accept(id, &cp)) {
-		rs_cm_peer(id, peer);
-		rs_drop(s, peer, proto_errname(errno));
-		*kill_ep = x;
-	}
+	if (rdma_accept(id, &cp))
+		goto drop;
+	return;
+drop:
+	rs_cm_peer(id, peer);
+	rs_drop(s, peer, proto_errname(errno));
+	*kill_ep = x;
 	return;
 rej:
 	rs_cm_reject(s, id, req.id, &f);

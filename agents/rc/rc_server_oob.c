@@ -181,7 +181,7 @@ static int rs_req(struct rs_srv *s, struct rs_sess *ss, const struct oob_rec *re
 	struct rc_fail f = { "request", EMSGSIZE };
 	uint8_t buf[OOB_REC_LEN];
 
-	x = rs_ep_new(s, rc_op_from_oob(req->op), NULL, &f);
+	x = rs_ep_take(s, rc_op_from_oob(req->op), NULL, &f);
 	if (!x)
 		goto rej;
 	rs_sess_link(ss, x);

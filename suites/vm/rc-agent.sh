@@ -477,7 +477,7 @@ rc_setup() {
 
 main() {
 	rc_setup
-	tap_plan 31
+	tap_plan 39
 	tap_kv topology "server=$SNS/$SADDR/$SDEV client=$CNS/$CADDR/$CDEV"
 	mkpki
 	t_res $? "throwaway PKI: CA, server, client, and a client of another CA"
@@ -488,9 +488,16 @@ main() {
 	t_point "oob-tls" "$N" "" "" "qp=$N cq=$((2 * N)) mr=$((2 * N)) pd=1 ctx=1" "pd=1 ctx=1"
 	t_point "rdmacm" "$N" "--cm=rdmacm" "--cm=rdmacm" \
 		"qp=$N cq=$((2 * N)) mr=$((2 * N)) cm_id=$((N + 1)) pd=1 ctx=1" "pd=1 ctx=1 cm_id=1"
+	# the pool the harness asks for (--pool): ready endpoints taken by requests;
+	# 10 more than the clients stay unused while the server runs, then go too
+	t_point "oob-tls, pooled (--pool N+10)" "$N" "--pool=$((N + 10))" "" \
+		"qp=$((N + 10)) cq=$((2 * N + 20)) mr=$((2 * N + 20)) pd=1 ctx=1" \
+		"qp=10 cq=20 mr=20 pd=1 ctx=1"
+	t_point "rdmacm, pooled (--pool N)" "$N" "--cm=rdmacm --pool=$N" "--cm=rdmacm" \
+		"qp=$N cq=$((2 * N)) mr=$((2 * N)) cm_id=$((N + 1)) pd=1 ctx=1" "pd=1 ctx=1 cm_id=1"
 	t_point "thread model, session per client" "$N" "--server-model=thread" \
 		"--oob-session=per-conn" "qp=$N cq=$((2 * N)) mr=$((2 * N)) pd=1 ctx=1" "pd=1 ctx=1"
-	t_point "shared CQs, SRQ, RDMA WRITE" 50 "--cq=shared --srq --op=write" \
+	t_point "shared CQs, SRQ, RDMA WRITE, pooled" 50 "--cq=shared --srq --op=write --pool=50" \
 		"--cq=shared --srq --op=write" "qp=50 cq=1 srq=1 mr=100 pd=1 ctx=1" "pd=1 ctx=1 srq=1"
 	t_hostile
 	t_named
