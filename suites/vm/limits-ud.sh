@@ -24,7 +24,7 @@
 #   LUD_START  the point the search must pass (30000)
 #   LUD_MAX    the point that must miss with --ah cache and pass with --ah wc
 #              (36000); both must lie on either side of the device's max_ah
-#   LUD_WORKERS  --workers of test 2 (200)
+#   LUD_WORKERS  --workers of test 2 (16)
 set -u
 
 # shellcheck source=../lib/common.sh
@@ -32,7 +32,7 @@ set -u
 
 START=${LUD_START:-30000}
 MAX=${LUD_MAX:-36000}
-WORKERS=${LUD_WORKERS:-200}
+WORKERS=${LUD_WORKERS:-16}
 W=$(mktemp -d /tmp/limits-ud.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
