@@ -18,8 +18,9 @@
 #       REQ, the server's QPN and Q_Key come back with ESTABLISHED): 100%,
 #       verified, one AH per client on the server, the server's cm_ids only
 #       its listener (the request ids go once answered), baseline after
-#   7   --ah wc at the largest count: 100%, verified; AHs made per reply
-#       (srv_ah_made >= round trips), held at most the receive slots
+#   7   --ah wc at the largest count (--workers 4 --msgs 2): 100%, verified;
+#       AHs made per reply (srv_ah_made >= round trips), fewer held at once
+#       than clients
 #   8   the RDMA counters after the suite equal those before it
 #
 # TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
@@ -96,13 +97,18 @@ for cm in oob-tls rdmacm; do
 	done
 done
 
+# Each reply pays an ibv_create_ah (2.5 to 13 ms under TCG, with the host's
+# load): 32 round trips in flight outrun the server's first 100 ms resend
+# timeout, every resend costs another AH, and round trips get lost (measured:
+# 1,000 lost of 10,000 at 78 replies/s). 4 in flight stay under it.
 n=${COUNTS[-1]}
-ud_run wc --clients "$n" --ah wc --workers 32
+ud_run wc --clients "$n" --ah wc --workers 4 --msgs 2 --timeout 300
 why=
 [ "$RC" = 0 ] || why+=" exit $RC"
 [ "$(rdc_kv verified)" = "$(rdc_kv expected)" ] || why+=" verified=$(rdc_kv verified)"
 [ "$(rdc_kv srv_ah_made)" -ge "$(rdc_kv expected)" ] 2>/dev/null || why+=" srv_ah_made=$(rdc_kv srv_ah_made)"
-[ "$(rdc_kv srv_ah)" -le 4096 ] 2>/dev/null || why+=" srv_ah=$(rdc_kv srv_ah)"
+# fewer held at once than clients: made per reply, not kept per client
+[ "$(rdc_kv srv_ah)" -lt "$n" ] 2>/dev/null || why+=" srv_ah=$(rdc_kv srv_ah)"
 if [ -z "$why" ]; then
 	tap_ok "ud --ah wc $n clients: 100%, verified, $(rdc_kv srv_ah_made) AHs made per reply, $(rdc_kv srv_ah) held at most"
 else
