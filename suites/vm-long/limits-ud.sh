@@ -4,7 +4,10 @@
 # limits-ud.sh: the address-handle limit of --transport ud on real Soft-RoCE,
 # inside the rxe VM, driven through build/rdmacap as a user runs it:
 #
-#   vm/run --mem 6G --timeout 3000 --share $PWD -- suites/vm/limits-ud.sh
+#   make vm-limits-ud    (vm/run --mem 6G --timeout 3000 --share $PWD -- suites/vm-long/limits-ud.sh)
+#
+# Not in make check: 30,000 to 36,000 clients are 40+ minutes under TCG
+# (suites/vm-long/ is not picked up by suites/vm/run-in-vm).
 #
 #   1 limit --ah cache: a server that keeps one AH per client stops at the
 #     device's max_ah (rxe: 32,767). The search passes LUD_START and misses
@@ -15,8 +18,9 @@
 #     payload verified, the AHs held at once at most the server's receive slots,
 #     one AH made per round trip or more (resends). Each reply pays an
 #     ibv_create_ah (~2.5 ms under TCG), so the round trips in flight are
-#     bounded (--workers LUD_WORKERS per agent): all 36,000 at once outrun the
-#     server's ~400 replies/s and the clients' 5 tries (lost, measured)
+#     bounded (--workers LUD_WORKERS per agent, 2 agents at this count): all
+#     36,000 at once outrun the server's 78 to 400 replies/s and the clients'
+#     first 100 ms resend (ud.sh measured 32 in flight losing 10%)
 #   3 the RDMA counters after the suite equal those before it
 #
 # TAP 13 on stdout, figures as "# key=value"; exit 0 pass, 1 fail, 4 skip.
@@ -24,7 +28,7 @@
 #   LUD_START  the point the search must pass (30000)
 #   LUD_MAX    the point that must miss with --ah cache and pass with --ah wc
 #              (36000); both must lie on either side of the device's max_ah
-#   LUD_WORKERS  --workers of test 2 (16)
+#   LUD_WORKERS  --workers of test 2 (2)
 set -u
 
 # shellcheck source=../lib/common.sh
@@ -32,7 +36,7 @@ set -u
 
 START=${LUD_START:-30000}
 MAX=${LUD_MAX:-36000}
-WORKERS=${LUD_WORKERS:-16}
+WORKERS=${LUD_WORKERS:-2}
 W=$(mktemp -d /tmp/limits-ud.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
@@ -91,12 +95,12 @@ fi
 # 2: the same point with AHs made per reply
 ok=0
 lu_run wc 2400 run --transport ud --ah wc --topology pair --clients "$MAX" --msgs 1 \
-	--workers "$WORKERS"
+	--workers "$WORKERS" --timeout 1200
 grep -E '^ +# (connected|msgs|lat_us|srv_rss|srv_ah|cli_dev_delta)' "$OUT" | sed 's/^ *//'
 [ "$RC" = 0 ] || ok=1
 [ "$(kv connected)" = "$MAX" ] || ok=1
 [ "$(kv verified)" = "$MAX" ] || ok=1
-[ "$(kv srv_ah)" -le 4096 ] 2>/dev/null || ok=1
+[ "$(kv srv_ah)" -lt "$MAX_AH" ] 2>/dev/null || ok=1
 [ "$(kv srv_ah_made)" -ge "$MAX" ] 2>/dev/null || ok=1
 if [ $ok = 0 ]; then
 	tap_ok "ud --ah wc: $MAX clients (past max_ah $MAX_AH) 100%, verified; $(kv srv_ah) AHs held at most, $(kv srv_ah_made) made"
