@@ -11,12 +11,12 @@
  * has no connection to keep.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 
 #include "agents/ag.h"
+#include "agents/cm.h"
 #include "agents/report.h"
 #include "agents/ud/ud_client.h"
 
@@ -25,18 +25,9 @@ enum { UCM_ADDR, UCM_ROUTE, UCM_CONNECT };
 
 int ucm_init(struct uc *x)
 {
-	int fl;
-
-	x->cmch = rdma_create_event_channel();
-	if (!x->cmch) {
-		rep_fatal("rdma_create_event_channel", "client", errno);
+	x->cmch = agcm_channel("client");
+	if (!x->cmch)
 		return -1;
-	}
-	fl = fcntl(x->cmch->fd, F_GETFL);
-	if (fl < 0 || fcntl(x->cmch->fd, F_SETFL, fl | O_NONBLOCK)) {
-		rep_fatal("fcntl", "rdma_cm event channel", errno);
-		return -1;
-	}
 	return ph_watch(&x->ph, x->cmch->fd, EPOLLIN, PH_TAG(UC_T_CM, 0), "rdma_cm channel");
 }
 

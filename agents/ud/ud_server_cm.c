@@ -11,56 +11,24 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 
 #include "agents/ag.h"
+#include "agents/cm.h"
 #include "agents/report.h"
 #include "agents/tag.h"
 #include "agents/ud/ud_server.h"
 
 int usm_open(struct us *s)
 {
-	const struct ag_opts *o = s->o;
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = o->addr };
-	char obj[64];
-	int fl;
-
-	s->cmch = rdma_create_event_channel();
-	if (!s->cmch) {
-		rep_fatal("rdma_create_event_channel", "server", errno);
+	s->cmch = agcm_channel("server");
+	if (!s->cmch)
 		return -1;
-	}
-	fl = fcntl(s->cmch->fd, F_GETFL);
-	if (fl < 0 || fcntl(s->cmch->fd, F_SETFL, fl | O_NONBLOCK)) {
-		rep_fatal("fcntl", "rdma_cm event channel", errno);
+	if (agcm_listen(s->cmch, s->o, RDMA_PS_UDP, &s->listen))
 		return -1;
-	}
-	s->listen = calloc(o->ports, sizeof(*s->listen));
-	if (!s->listen) {
-		rep_fatal("calloc", "listen ids", ENOMEM);
-		return -1;
-	}
-	for (uint32_t i = 0; i < o->ports; i++) {
-		snprintf(obj, sizeof(obj), "%s:%u", o->addr_str, o->port + i);
-		if (rdma_create_id(s->cmch, &s->listen[i], NULL, RDMA_PS_UDP)) {
-			s->listen[i] = NULL;
-			rep_fatal("rdma_create_id", obj, errno);
-			return -1;
-		}
-		sa.sin_port = htons((uint16_t)(o->port + i));
-		if (rdma_bind_addr(s->listen[i], (struct sockaddr *)&sa)) {
-			rep_fatal("rdma_bind_addr", obj, errno);
-			return -1;
-		}
-		if (rdma_listen(s->listen[i], (int)o->backlog)) {
-			rep_fatal("rdma_listen", obj, errno);
-			return -1;
-		}
-	}
 	return tag_watch(s->ep, s->cmch->fd, EPOLLIN, TAG(US_T_CM, 0, 0), "rdma_cm channel");
 }
 
