@@ -6,9 +6,11 @@
 #   make fuzz         libFuzzer targets of the record parsers (clang), build/fuzz/
 #   make demo         bring rxe up (host or VM) and run the default ramps
 #   make bench        rdmacap next to perftest, cmtime and sockperf (bench/run)
+#   make designs      rc, rc shared CQ + SRQ, rc --qp-share, ud side by side (bench/designs)
 #   make deps         install Debian packages, fetch the VM kernel
 #   make vm-kernel    fetch the rxe-capable kernel for vm/run
 #   make vm-check     only the rxe suites, inside the VM
+#   make vm-limits-ud the ud address-handle limit at 30,000-36,000 clients, in the VM
 #   make soak         30 points with random --fault, ASan+UBSan build, in the VM
 #   make install PREFIX=/usr/local   also the man pages and bash completion
 
@@ -48,7 +50,7 @@ HLIBS       := $(LIB_harness) $(LIB_netns) $(LIB_rdma) $(LIB_tap) $(LIB_common)
 ALIBS       := $(LIB_agents) $(LIB_rdma) $(LIB_common)
 TESTS       := $(patsubst tests/%.c,$(O)/tests/%,$(wildcard tests/test_*.c))
 
-.PHONY: all check unit suites san fuzz demo bench deps setup vm-kernel vm-check soak install clean format
+.PHONY: all check unit suites san fuzz demo bench designs vm-limits-ud deps setup vm-kernel vm-check soak install clean format
 all: $(O)/rdmacap $(O)/rdmacap-agent $(TESTS) $(O)/rdmacap.1 $(O)/rdmacap-agent.1 \
      $(O)/rdmacap.bash
 
@@ -135,10 +137,20 @@ bench: setup
 	@$(MAKE) --no-print-directory all 1>&2
 	@bench/run
 
+# The server designs side by side, one VM boot, one table and chart: bench/designs.
+designs:
+	@$(MAKE) --no-print-directory all 1>&2
+	@bench/designs
+
 # The rxe suites alone (suites/vm/*), in one VM boot: what `make check` runs there.
 vm-check:
 	@$(MAKE) --no-print-directory all 1>&2
 	@vm/run --share "$(CURDIR)" -- suites/vm/run-in-vm
+
+# not in check: an hour or more under TCG (README "UD over Soft-RoCE")
+vm-limits-ud:
+	@$(MAKE) --no-print-directory all 1>&2
+	@vm/run --mem 6G --timeout 9000 --share "$(CURDIR)" -- suites/vm-long/limits-ud.sh
 
 # not in check: ~15 s per point under TCG (README "Faults")
 soak:

@@ -257,13 +257,9 @@ int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t e
 int opt_ud_rules(enum opt_transport tr, enum opt_cm cm, long long size, char *err,
 		 size_t errlen)
 {
+	(void)cm;	/* both: oob-tls, and rdma_cm's UDP port space */
 	if (tr != OPT_TR_UD)
 		return 0;
-	if (cm != OPT_CM_OOB_TLS) {
-		snprintf(err, errlen, "--transport ud takes --cm oob-tls only "
-			 "(--cm %s through RDMA_PS_UDP is not built)", opt_word(OPT_CM, cm));
-		return -1;
-	}
 	if (size > OPT_UD_MTU_MAX - OPT_UD_GRH) {
 		snprintf(err, errlen, "--size %lld does not fit one UD datagram "
 			 "(at most the path MTU %d minus the %d-byte GRH: %d)", size,

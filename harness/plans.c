@@ -22,6 +22,7 @@
 #include "harness/plans.h"
 #include "harness/pointtap.h"
 #include "harness/repeat.h"
+#include "rdma/cap.h"
 
 #define PL_MAX_MEMO 256
 
@@ -180,6 +181,36 @@ static const char *pl_skip_reason(const struct hp_plan *p, char *buf, size_t len
 		return buf;
 	}
 	return NULL;
+}
+
+/*
+ * A run skipped for what the server's device lacks (rdma/cap.h), once the
+ * topology made it: NULL, or the reason in buf. A device that cannot be
+ * queried is no reason to skip: the run names what fails.
+ */
+static const char *pl_cap_skip(const struct pt_ctx *c, char *buf, size_t len)
+{
+	const struct hp_plan *p = c->plan;
+	unsigned need = 0;
+	const char *why;
+
+	if (p->hosts || !c->topo->srv.rxe[0])
+		return NULL; /* --hosts: the devices are the hosts'; tcp: none */
+	if (p->transport == OPT_TR_UD)
+		need |= RCAP_UD;
+	if (p->transport == OPT_TR_UC)
+		need |= RCAP_UC;
+	if (p->op == OPT_OP_READ)
+		need |= RCAP_READ;
+	if (p->op == OPT_OP_ATOMIC)
+		need |= RCAP_ATOMIC;
+	if (!need)
+		return NULL;
+	if (rcap_probe(c->topo->srv.rxe, need, &why, buf, len)) {
+		fprintf(stderr, "rdmacap: %s\n", buf);
+		return NULL;
+	}
+	return why;
 }
 
 static struct nn_topo pl_no_rxe;
@@ -396,6 +427,12 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	} else if (nn_up(c->topo, run, c->topo->rxe, p->verbose ? stderr : NULL)) {
 		tap_bail(t, "topology %s could not be brought up (see stderr)", p->topo_spec);
 		return -1;
+	}
+	reason = pl_cap_skip(c, skip, sizeof(skip));
+	if (reason) {
+		tap_skip_all(t, "%s", reason);
+		json_object_set_new(doc, "skipped", json_string(reason));
+		goto down;
 	}
 	if (p->transport != OPT_TR_TCP && p->cm == OPT_CM_OOB_TLS && !p->tls_ca &&
 	    pl_certs(c, why, sizeof(why))) {

@@ -11,6 +11,12 @@
  * its own colour, dash and marker, so series on the same values stay visible.
  * A point run with --repeat shows its medians, with the min..max over the
  * repeats in brackets (Markdown) and as error bars (SVG).
+ *
+ * Rows and series are per design, named from each file's plan (rp_design):
+ * the transport, and what changes the server's resource model (--cq shared,
+ * --srq, --qp-share K, --ah wc). Several designs side by side (bench/designs)
+ * get one series each, and the resource panel then shows the server's device
+ * objects per client (QP+CQ+MR+SRQ, and the agent's address handles for ud).
  */
 #include <errno.h>
 #include <math.h>
@@ -25,17 +31,20 @@
 #include "harness/report.h"
 
 #define RP_MAX 512
+#define RP_DESIGN 40 /* "rc qp-share 64 shared-cq srq" */
+#define RP_NDESIGN 6 /* series styles */
 
 struct rp_row {
 	long clients, connected;
 	double success, lat_p50, lat_p99, msgs_per_s;
 	int nrep;                  /* repeats of the point (1 without --repeat) */
 	double spread[3][2];       /* min, max over the repeats: success, p50, p99 */
-	long qp, cq, mr, srv_rss_kb, agents_rss_kb;
+	long qp, cq, mr, srq, ah, srv_rss_kb, agents_rss_kb;
+	double srv_bytes_per_conn;
 	bool have_res;
 	char status[16];
 	char cause[160];
-	char transport[8];
+	char transport[RP_DESIGN]; /* the design (rp_design), "rc" for the defaults */
 	json_t *hosts, *total;     /* --hosts: the per-host section (rephosts.h), or NULL */
 };
 
@@ -68,11 +77,32 @@ static void rp_spread(json_t *pt, struct rp_row *r)
 	}
 }
 
+/* The design of a plan: its transport, then what changes the server's resource model. */
+static void rp_design(json_t *plan, char *buf, size_t len)
+{
+	const char *tr = json_string_value(json_object_get(plan, "transport"));
+	const char *cq = json_string_value(json_object_get(plan, "cq"));
+	const char *ah = json_string_value(json_object_get(plan, "ah"));
+	long share = (long)json_integer_value(json_object_get(plan, "qp_share"));
+	int n = snprintf(buf, len, "%s", tr ? tr : "?");
+
+	if (!tr || !strcmp(tr, "tcp") || n < 0)
+		return;
+	if (share > 0)
+		n += snprintf(buf + n, len - (size_t)n, " qp-share %ld", share);
+	if (cq && !strcmp(cq, "shared") && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " shared-cq");
+	if (json_is_true(json_object_get(plan, "srq")) && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " srq");
+	if (!strcmp(tr, "ud") && ah && strcmp(ah, "cache") && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " ah %s", ah);
+}
+
 static int rp_load(const char *path, struct rp_set *s)
 {
+	char design[RP_DESIGN];
 	json_error_t je;
 	json_t *doc = json_load_file(path, 0, &je), *pts, *pt;
-	const char *tr;
 	size_t i;
 
 	if (!doc) {
@@ -86,7 +116,7 @@ static int rp_load(const char *path, struct rp_set *s)
 		json_decref(doc);
 		return -1;
 	}
-	tr = json_string_value(json_object_get(json_object_get(doc, "plan"), "transport"));
+	rp_design(json_object_get(doc, "plan"), design, sizeof(design));
 	json_array_foreach(pts, i, pt) {
 		struct rp_row *r;
 		json_t *peak = json_object_get(json_object_get(pt, "resources"), "peak");
@@ -104,12 +134,15 @@ static int rp_load(const char *path, struct rp_set *s)
 		r->msgs_per_s = fig_json_num(pt, "msgs_per_s");
 		r->srv_rss_kb = (long)fig_json_num(pt, "srv_rss_kb_peak");
 		r->agents_rss_kb = (long)fig_json_num(pt, "agents_rss_kb");
+		r->srv_bytes_per_conn = fig_json_num(pt, "srv_bytes_per_conn");
+		r->ah = (long)fig_json_num(pt, "srv_ah");
 		rp_spread(pt, r);
 		if (json_is_object(peak) && json_is_object(base)) {
 			r->have_res = true;
 			r->qp = rp_int(peak, "server.qp") - rp_int(base, "server.qp");
 			r->cq = rp_int(peak, "server.cq") - rp_int(base, "server.cq");
 			r->mr = rp_int(peak, "server.mr") - rp_int(base, "server.mr");
+			r->srq = rp_int(peak, "server.srq") - rp_int(base, "server.srq");
 		}
 		snprintf(r->status, sizeof(r->status), "%s",
 			 json_string_value(json_object_get(pt, "verdict")) ?: "?");
@@ -119,7 +152,7 @@ static int rp_load(const char *path, struct rp_set *s)
 		if (!r->cause[0] && !json_is_true(json_object_get(pt, "ok")))
 			snprintf(r->cause, sizeof(r->cause), "%s",
 				 json_string_value(json_object_get(pt, "why")) ?: "");
-		snprintf(r->transport, sizeof(r->transport), "%s", tr ? tr : "?");
+		snprintf(r->transport, sizeof(r->transport), "%s", design);
 		r->hosts = json_incref(json_object_get(pt, "hosts"));
 		r->total = json_incref(json_object_get(pt, "total"));
 	}
@@ -177,12 +210,20 @@ static void rp_cell_spread(FILE *f, const char *fmt, const struct rp_row *r, int
 	rp_cell(f, fmt, now, old);
 }
 
+/* The server's device objects per connected client (0 without counters or clients). */
+static double rp_objs(const struct rp_row *r)
+{
+	if (!r->have_res || r->connected <= 0)
+		return 0;
+	return (double)(r->qp + r->cq + r->mr + r->srq + r->ah) / (double)r->connected;
+}
+
 static void rp_md(FILE *f, const struct rp_set *s, const struct rp_set *old)
 {
 	fprintf(f, "| Transport | Clients | Connected | Success | QPs | CQs | MRs | Server RSS (MiB) "
-		   "| Agents RSS (MiB) | Latency p50 (us) | Latency p99 (us) | msgs/s | Status | "
-		   "Cause |\n");
-	fprintf(f, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
+		   "| Agents RSS (MiB) | Latency p50 (us) | Latency p99 (us) | msgs/s | Server B/client "
+		   "| Objects/client | Status | Cause |\n");
+	fprintf(f, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
 	for (int i = 0; i < s->n; i++) {
 		const struct rp_row *r = &s->r[i];
 		const struct rp_row *o = old ? rp_find(old, r->clients, r->transport) : NULL;
@@ -205,11 +246,20 @@ static void rp_md(FILE *f, const struct rp_set *s, const struct rp_set *old)
 		rp_cell_spread(f, "%.1f", r, 1, r->lat_p50, o ? &o->lat_p50 : NULL);
 		rp_cell_spread(f, "%.1f", r, 2, r->lat_p99, o ? &o->lat_p99 : NULL);
 		rp_cell(f, "%.0f", r->msgs_per_s, o ? &o->msgs_per_s : NULL);
+		rp_cell(f, "%.0f", r->srv_bytes_per_conn,
+			o ? &o->srv_bytes_per_conn : NULL);
+		if (r->have_res && r->connected > 0)
+			fprintf(f, " %.2f |", rp_objs(r));
+		else
+			fprintf(f, " - |");
 		fprintf(f, " %s | %s |\n", r->status, r->cause[0] ? r->cause : "");
 	}
 	fprintf(f, "\nQPs/CQs/MRs: the server device's counters at peak minus the baseline "
 		   "before the point (RDMA netlink); '-' where the transport uses none. "
-		   "A point run with --repeat shows medians, [min..max] over its repeats.\n");
+		   "A point run with --repeat shows medians, [min..max] over its repeats. "
+		   "Server B/client: the server's RSS growth over the point per connected client; "
+		   "Objects/client: the server's QPs+CQs+MRs+SRQs (and ud's address handles, "
+		   "counted by the agent) per connected client.\n");
 	for (int i = 0; i < s->n; i++)
 		rph_md(f, s->r[i].transport, s->r[i].clients, s->r[i].hosts, s->r[i].total);
 }
@@ -307,6 +357,7 @@ static double g_succ(const struct rp_row *r) { return r->success; }
 static double g_qp(const struct rp_row *r) { return (double)r->qp; }
 static double g_cq(const struct rp_row *r) { return (double)r->cq; }
 static double g_mr(const struct rp_row *r) { return (double)r->mr; }
+static double g_obj(const struct rp_row *r) { return rp_objs(r); }
 static double g_p50(const struct rp_row *r) { return r->lat_p50; }
 static double g_p99(const struct rp_row *r) { return r->lat_p99; }
 
@@ -405,10 +456,26 @@ static double rp_min_pos(const struct rp_set *s, rp_get g)
  * Styles: per transport a colour family and a marker, per figure a dash, so two
  * series on the same values (rc and tcp both at 100%) stay apart by shape.
  */
-static const struct rp_style rp_tr_style[2][3] = {
+static const struct rp_style rp_tr_style[RP_NDESIGN][3] = {
 	{ { "#1f77b4", "", 0 }, { "#ff7f0e", "", 0 }, { "#8c564b", "6,3", 2 } },
 	{ { "#17becf", "8,4", 1 }, { "#bcbd22", "8,4", 1 }, { "#7f7f7f", "2,3", 3 } },
+	{ { "#d62728", "4,2", 2 }, { "#d62728", "", 2 }, { "#e377c2", "6,3", 2 } },
+	{ { "#2ca02c", "2,2", 3 }, { "#2ca02c", "", 3 }, { "#98df8a", "6,3", 3 } },
+	{ { "#9467bd", "10,3", 0 }, { "#9467bd", "", 1 }, { "#c5b0d5", "6,3", 1 } },
+	{ { "#000000", "1,2", 1 }, { "#000000", "", 0 }, { "#555555", "6,3", 2 } },
 };
+
+/* Designs side by side: the server's device objects per client, one series each. */
+static void rp_objs_panel(FILE *f, struct rp_axis *a, const struct rp_set *s,
+			  const char *const *trs, int ntr)
+{
+	double m = rp_max(s, g_obj);
+
+	a->y1 = m > 0 ? m * 1.1 : 1;
+	rp_frame(f, a, "Server device objects per client (QP+CQ+MR+SRQ+AH)", "per client");
+	for (int k = 0; k < ntr; k++)
+		rp_line(f, a, s, g_obj, &rp_tr_style[k][0], true, trs[k], trs[k], k);
+}
 
 static void rp_svg(FILE *f, const struct rp_set *s, const struct rp_set *old)
 {
@@ -428,20 +495,25 @@ static void rp_svg(FILE *f, const struct rp_set *s, const struct rp_set *old)
 	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='800' height='880' "
 		   "font-family='sans-serif'>\n<rect width='100%%' height='100%%' fill='white'/>\n");
 
-	/* one series per transport: rc and tcp rows never share a line */
-	const char *trs[2] = { NULL, NULL };
+	/* one series per design: rc and tcp rows never share a line */
+	const char *trs[RP_NDESIGN] = { NULL };
 	int ntr = 0, li;
 
-	for (int i = 0; i < s->n && ntr < 2; i++)
-		if (!trs[0] || (strcmp(s->r[i].transport, trs[0]) && !trs[1]))
+	for (int i = 0; i < s->n && ntr < RP_NDESIGN; i++) {
+		int k = 0;
+
+		while (k < ntr && strcmp(s->r[i].transport, trs[k]))
+			k++;
+		if (k == ntr)
 			trs[ntr++] = s->r[i].transport;
+	}
 
 	a.py = 40, a.y0 = 0, a.y1 = 100;
 	rp_frame(f, &a, "Success rate (% of clients connected)", "% of clients");
 	li = 0;
 	for (int k = 0; k < ntr; k++) {
 		struct rp_style bs = rp_tr_style[k][0];
-		char l[48];
+		char l[64];
 
 		snprintf(l, sizeof(l), "success %s", trs[k]);
 		rp_line(f, &a, s, g_succ, &rp_tr_style[k][0], false, trs[k], l, li++);
@@ -454,6 +526,10 @@ static void rp_svg(FILE *f, const struct rp_set *s, const struct rp_set *old)
 	}
 
 	a.py = 330, a.y0 = 0;
+	if (ntr > 1) {
+		rp_objs_panel(f, &a, s, trs, ntr);
+		goto lat;
+	}
 	m = fmax(rp_max(s, g_cq), fmax(rp_max(s, g_qp), rp_max(s, g_mr)));
 	a.y1 = m > 0 ? m * 1.1 : 1;
 	rp_frame(f, &a, "Server RDMA resources at peak (count above baseline)", "count");
@@ -466,6 +542,7 @@ static void rp_svg(FILE *f, const struct rp_set *s, const struct rp_set *old)
 			   "no RDMA counters in these results (tcp)</text>\n", a.px + a.pw / 2,
 			a.py + a.ph / 2);
 
+lat:
 	/* latency spans decades between 10 and 100,000 clients: log scale */
 	a.py = 620, a.ylog = true;
 	m = fmax(rp_max(s, g_p99), old ? rp_max(old, g_p99) : 0);
@@ -482,7 +559,7 @@ static void rp_svg(FILE *f, const struct rp_set *s, const struct rp_set *old)
 	li = 0;
 	for (int k = 0; k < ntr; k++) {
 		struct rp_style bs = rp_tr_style[k][2];
-		char l[48];
+		char l[64];
 
 		snprintf(l, sizeof(l), "p50 %s", trs[k]);
 		rp_line(f, &a, s, g_p50, &rp_tr_style[k][1], false, trs[k], l, li++);

@@ -96,7 +96,7 @@ declare -A NAMED=(
 )
 
 tap_init
-tap_plan $((${#BAD[@]} + 5))
+tap_plan $((${#BAD[@]} + 6))
 for i in "${!BAD[@]}"; do
 	args=${BAD[$i]}
 	before=$(rdc_ns)
@@ -168,4 +168,33 @@ if [ $rc -eq 2 ] && grep -q "json" "$T/err" && [ ! -e "$T/d.md" ]; then
 else
 	tap_fail "$desc" "$(head -1 "$T/err")"
 fi
+# report: one row group and one series per design, named from each file's plan
+rj() { # FILE PLAN-FIELDS QP CQ MR SRQ AH
+	cat >"$1" <<JSON
+{"plan": {"transport": "rc", "cq": "per-conn", "srq": false, "qp_share": 0, "ah": "cache", $2},
+ "points": [{"clients": 100, "connected": 100, "success_pct": 100, "verdict": "pass",
+  "server": {"ah": $7, "bytes_per_conn": 512},
+  "resources": {"base": {"server": {"qp": 0, "cq": 0, "mr": 0, "srq": 0}},
+                "peak": {"server": {"qp": $3, "cq": $4, "mr": $5, "srq": $6}}}}]}
+JSON
+}
+rj "$T/d1.json" '"transport": "rc"' 100 200 200 0 0
+rj "$T/d2.json" '"cq": "shared", "srq": true' 100 1 101 1 0
+rj "$T/d3.json" '"qp_share": 16' 16 32 32 0 0
+rj "$T/d4.json" '"transport": "ud"' 1 1 1 0 100
+"$RDMACAP" report --md "$T/des.md" --svg "$T/des.svg" "$T"/d[1-4].json >"$T/out" 2>"$T/err"
+rc=$?
+why=
+for row in '| rc | 100 |' '| rc shared-cq srq | 100 |' '| rc qp-share 16 | 100 |' '| ud | 100 |'; do
+	grep -qF "$row" "$T/des.md" || why+=" no row '$row'"
+done
+# objects per client: (QP+CQ+MR+SRQ+AH)/connected
+for v in '| 5.00 |' '| 2.03 |' '| 0.80 |' '| 1.03 |'; do
+	grep -qF "$v" "$T/des.md" || why+=" no Objects/client cell '$v'"
+done
+grep -q 'Server device objects per client' "$T/des.svg" || why+=" no objects panel"
+n=$(grep -c "<text [^>]*>p50 " "$T/des.svg")
+[ "$n" = 4 ] || why+=" $n p50 series, not 4"
+desc="report of 4 designs: a row and a series each, objects per client (exit $rc)"
+if [ $rc -eq 0 ] && [ -z "$why" ]; then tap_ok "$desc"; else tap_fail "$desc" "${why# }"; fi
 tap_finished

@@ -371,8 +371,9 @@ static void t_cli_defects(void)
 	tap_ok(&t, rc == -1 && strstr(herr, "/tmp: not a regular file"),
 	       "report: a directory is not an input (%s)", h_msg());
 	/* --transport ud: either --cm, and a message fits one datagram */
-	rc = h_line("rdmacap run --transport ud --ah wc");
-	tap_ok(&t, !rc && plan.ah == OPT_AH_WC, "ud with --ah wc: accepted (%s)", h_msg());
+	rc = h_line("rdmacap run --transport ud --cm rdmacm --ah wc");
+	tap_ok(&t, !rc && plan.cm == OPT_CM_RDMACM && plan.ah == OPT_AH_WC,
+	       "ud with --cm rdmacm --ah wc: accepted (%s)", h_msg());
 	rc = h_line("rdmacap run --transport rc --ah wc");
 	tap_ok(&t, rc == -1 && strstr(herr, "--ah is an option of --transport ud"),
 	       "rc with --ah: rejected, named (%s)", h_msg());

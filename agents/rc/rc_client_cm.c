@@ -16,12 +16,12 @@
  * --stagger-ms each connection connects as soon as it is routed.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 
 #include "agents/ag.h"
+#include "agents/cm.h"
 #include "agents/rc/rc_client.h"
 #include "agents/report.h"
 #include "common/deadline.h"
@@ -31,23 +31,14 @@
 
 int rcc_cm_init(struct rcc *x)
 {
-	int fl;
-
 	x->cm_ready = calloc(x->n ? x->n : 1, sizeof(*x->cm_ready));
 	if (!x->cm_ready) {
 		rep_fatal("malloc", "rdma_cm ready list", ENOMEM);
 		return -1;
 	}
-	x->cmch = rdma_create_event_channel();
-	if (!x->cmch) {
-		rep_fatal("rdma_create_event_channel", "client", errno);
+	x->cmch = agcm_channel("client");
+	if (!x->cmch)
 		return -1;
-	}
-	fl = fcntl(x->cmch->fd, F_GETFL);
-	if (fl < 0 || fcntl(x->cmch->fd, F_SETFL, fl | O_NONBLOCK)) {
-		rep_fatal("fcntl", "rdma_cm event channel", errno);
-		return -1;
-	}
 	return ph_watch(&x->ph, x->cmch->fd, EPOLLIN, PH_TAG(RCC_T_CM, 0), "rdma_cm channel");
 }
 

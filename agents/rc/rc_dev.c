@@ -14,6 +14,7 @@
 #include "agents/ag.h"
 #include "agents/rc/rc.h"
 #include "agents/report.h"
+#include "rdma/cap.h"
 #include "rdma/dev.h"
 
 int rc_psn(uint32_t *psn)
@@ -74,14 +75,12 @@ static int rc_srq_open(struct rc_dev *d)
 /* the device offers what --op asks (a device without it fails, naming the cap) */
 static int rc_dev_caps(struct rc_dev *d)
 {
-	const char *dev = ibv_get_device_name(d->ctx->device);
-	char why[96];
+	unsigned need = (d->op == OPT_OP_READ ? RCAP_READ : 0) |
+			(d->op == OPT_OP_ATOMIC ? RCAP_ATOMIC : 0);
+	char why[160];
 
-	if (d->op == OPT_OP_READ && d->attr.max_qp_rd_atom < 1)
-		snprintf(why, sizeof(why), "%s max_qp_rd_atom 0: no RDMA READ", dev);
-	else if (d->op == OPT_OP_ATOMIC && d->attr.atomic_cap == IBV_ATOMIC_NONE)
-		snprintf(why, sizeof(why), "%s atomic_cap IBV_ATOMIC_NONE: no atomics", dev);
-	else
+	if (!need || !rcap_why(ibv_get_device_name(d->ctx->device), &d->attr,
+			       d->ctx->device->transport_type, need, why, sizeof(why)))
 		return 0;
 	rep_fatal("ibv_query_device", why, EOPNOTSUPP);
 	return -1;

@@ -12,13 +12,13 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 
 #include "agents/ag.h"
+#include "agents/cm.h"
 #include "agents/rc/rc_server.h"
 #include "agents/tag.h"
 #include "agents/report.h"
@@ -42,10 +42,6 @@ static long rs_max_backlog(void)
 int rs_cm_open(struct rs_srv *s)
 {
 	const struct ag_opts *o = s->o;
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = o->addr };
-	char obj[64];
-	uint32_t i;
-	int fl;
 
 	/* the sysctl lives in init_net only: a server in a namespace cannot see it */
 	s->max_backlog = rs_max_backlog();
@@ -55,37 +51,11 @@ int rs_cm_open(struct rs_srv *s)
 	else if (s->max_backlog < (long)o->backlog)
 		ag_warn("rdma_listen backlog %u is capped at net.rdma_ucm.max_backlog=%ld",
 			o->backlog, s->max_backlog);
-	s->cmch = rdma_create_event_channel();
-	if (!s->cmch) {
-		rep_fatal("rdma_create_event_channel", "server", errno);
+	s->cmch = agcm_channel("server");
+	if (!s->cmch)
 		return -1;
-	}
-	fl = fcntl(s->cmch->fd, F_GETFL);
-	if (fl < 0 || fcntl(s->cmch->fd, F_SETFL, fl | O_NONBLOCK)) {
-		rep_fatal("fcntl", "rdma_cm event channel", errno);
+	if (agcm_listen(s->cmch, o, RDMA_PS_TCP, &s->listen))
 		return -1;
-	}
-	s->listen = calloc(o->ports, sizeof(*s->listen));
-	if (!s->listen) {
-		rep_fatal("malloc", "listen ids", ENOMEM);
-		return -1;
-	}
-	for (i = 0; i < o->ports; i++) {
-		snprintf(obj, sizeof(obj), "%s:%u", o->addr_str, o->port + i);
-		if (rdma_create_id(s->cmch, &s->listen[i], NULL, RDMA_PS_TCP)) {
-			rep_fatal("rdma_create_id", obj, errno);
-			return -1;
-		}
-		sa.sin_port = htons((uint16_t)(o->port + i));
-		if (rdma_bind_addr(s->listen[i], (struct sockaddr *)&sa)) {
-			rep_fatal("rdma_bind_addr", obj, errno);
-			return -1;
-		}
-		if (rdma_listen(s->listen[i], (int)o->backlog)) {
-			rep_fatal("rdma_listen", obj, errno);
-			return -1;
-		}
-	}
 	/* bound to a device's address: its context is known before any request */
 	if (s->listen[0]->verbs && rs_dev_open(s, s->listen[0]))
 		return -1;

@@ -18,53 +18,13 @@
 #include <unistd.h>
 
 #include "agents/ag.h"
-#include "agents/phase.h"
-#include "agents/rc/oob.h"
-#include "agents/rc/tls.h"
 #include "agents/report.h"
-#include "agents/ud/ud.h"
+#include "agents/ud/ud_client.h"
 #include "common/clock.h"
 #include "rdma/dev.h"
 
-enum { UC_T_CHAN = PH_T_USER, UC_T_SESS, UC_T_TICK };
-enum uc_state { UC_IDLE, UC_SETUP, UC_UP, UC_FAILED };
-#define UC_BATCH 64
-#define UC_EVENTS 256
-#define UD_TICK_MS 20
-
-struct uc_conn {
-	struct ud_qp q;
-	uint64_t t_sent;	/* ns of the last send of the due round trip; 0: none due */
-	uint8_t state, tries, sq_out;
-};
-
-struct uc {
-	const struct ag_opts *o;
-	struct ph ph;
-	struct ud_dev dev;
-	struct in_addr local;
-	struct uc_conn *c;
-	uint32_t n, waiting;
-	/* the server, from the first REP */
-	struct ibv_ah *ah;
-	uint8_t srv_gid[16];
-	uint32_t srv_qpn, srv_qkey;
-	/* the session */
-	SSL_CTX *ssl;
-	struct tls_io io;
-	bool connecting, sess_failed;
-	uint32_t events;
-	uint8_t in[16 * OOB_REC_LEN];
-	uint32_t ilen;
-	const char *fail_call;
-	int fail_err;
-	char fail_why[TLS_WHY_MAX];
-	int tick;
-	bool ticking;
-};
-
-static void uc_fail(struct uc *x, uint32_t i, const char *call, int err, const char *ename,
-		    bool at_server)
+void uc_fail(struct uc *x, uint32_t i, const char *call, int err, const char *ename,
+	     bool at_server)
 {
 	struct uc_conn *c = &x->c[i];
 
@@ -260,7 +220,7 @@ fail:
 	return -1;
 }
 
-static int uc_answer(struct uc *x, const struct oob_rec *r, const char **why)
+int uc_answer(struct uc *x, const struct oob_rec *r, const char **why)
 {
 	uint32_t i = r->id - x->o->first_id;
 	struct ud_fail f;
@@ -372,17 +332,27 @@ static void uc_sess_run(struct uc *x)
 
 /* --- setups --- */
 
+void uc_req(const struct uc *x, uint32_t i, uint8_t buf[OOB_REC_LEN])
+{
+	struct oob_rec req = { .type = OOB_REQ, .id = x->o->first_id + i, .op = OOB_OP_UD,
+			       .qpn = x->c[i].q.qp->qp_num, .mtu = (uint8_t)x->dev.mtu,
+			       .gidx = x->dev.gidx, .rkey = x->dev.qkey };
+
+	memcpy(req.gid, x->dev.gid.raw, 16);
+	if (oob_encode(&req, buf))
+		memset(buf, 0, OOB_REC_LEN);	/* the server refuses it, named */
+}
+
 static void uc_start(void *arg, uint32_t i)
 {
 	struct uc *x = arg;
 	struct uc_conn *c = &x->c[i];
-	struct oob_rec req = { .type = OOB_REQ, .id = x->o->first_id + i, .op = OOB_OP_UD,
-			       .mtu = (uint8_t)x->dev.mtu, .gidx = x->dev.gidx, .rkey = x->dev.qkey };
 	uint8_t buf[OOB_REC_LEN];
 	struct ud_fail f;
+	bool oob = x->o->cm == OPT_CM_OOB_TLS;
 
 	c->state = UC_SETUP;
-	if (!x->io.ssl && !x->sess_failed && uc_sess_open(x))
+	if (oob && !x->io.ssl && !x->sess_failed && uc_sess_open(x))
 		return;
 	if (x->sess_failed) {
 		uc_fail(x, i, x->fail_call, x->fail_err, x->fail_why, false);
@@ -393,9 +363,12 @@ static void uc_start(void *arg, uint32_t i)
 		c->state = UC_FAILED;
 		return;
 	}
-	req.qpn = c->q.qp->qp_num;
-	memcpy(req.gid, x->dev.gid.raw, 16);
-	if (oob_encode(&req, buf) || tls_io_queue(&x->io, buf, sizeof(buf))) {
+	if (!oob) {
+		ucm_start(x, i);
+		return;
+	}
+	uc_req(x, i, buf);
+	if (tls_io_queue(&x->io, buf, sizeof(buf))) {
 		uc_fail(x, i, "request", ENOMEM, NULL, false);
 		return;
 	}
@@ -413,6 +386,11 @@ static void uc_expire(void *arg, uint32_t i)
 {
 	struct uc *x = arg;
 
+	if (x->o->cm == OPT_CM_RDMACM) {
+		uc_fail(x, i, ucm_pending_call(x, i), 0, "timeout", false);
+		ucm_drop(x, i);
+		return;
+	}
 	uc_fail(x, i, x->connecting ? "connect" : x->io.up ? "SSL_read" : "SSL_connect", 0,
 		"timeout", false);
 	x->waiting--;
@@ -433,6 +411,9 @@ static int uc_event(void *arg, uint32_t t, uint32_t v, uint32_t events)
 		break;
 	case UC_T_TICK:
 		uc_on_tick(x);
+		break;
+	case UC_T_CM:
+		ucm_event(x);
 		break;
 	}
 	return 0;
@@ -476,6 +457,8 @@ static int uc_init(struct uc *x)
 	}
 	if (ph_watch(&x->ph, x->tick, EPOLLIN, PH_TAG(UC_T_TICK, 0), "retry tick"))
 		return -1;
+	if (o->cm == OPT_CM_RDMACM)
+		return ucm_init(x);
 	x->ssl = tls_ctx_new(false, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
 	if (!x->ssl) {
 		rep_fatal("SSL_CTX_new", err, EINVAL);
@@ -488,6 +471,7 @@ static void uc_fini(struct uc *x)
 {
 	int err;
 
+	ucm_fini(x);
 	for (uint32_t i = 0; x->c && i < x->n; i++)
 		if (x->c[i].q.qp || x->c[i].q.cq.cq)
 			ud_qp_destroy(&x->c[i].q);

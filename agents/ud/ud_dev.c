@@ -12,6 +12,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "agents/ud/ud.h"
+#include "rdma/cap.h"
 #include "rdma/dev.h"
 
 int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, struct in_addr local)
@@ -21,6 +22,7 @@ int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, struct in_addr local)
 	struct ibv_port_attr pa;
 	struct rdev_err e;
 	struct rdev_gid g;
+	char why[160];
 	int fl, mtu;
 
 	memset(d, 0, sizeof(*d));
@@ -30,6 +32,12 @@ int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, struct in_addr local)
 	if (rdev_open(&s, &d->ctx, &d->attr, &g, &e)) {
 		rep_fatal(e.call, e.obj, e.err);
 		return -1;
+	}
+	/* --hosts: no orchestrator looked at this device (rdma/cap.h) */
+	if (rcap_why(ibv_get_device_name(d->ctx->device), &d->attr, d->ctx->device->transport_type,
+		     RCAP_UD, why, sizeof(why))) {
+		rep_fatal("ibv_query_device", why, EOPNOTSUPP);
+		goto err;
 	}
 	d->port = g.port;
 	d->gidx = g.index;

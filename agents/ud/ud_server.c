@@ -21,49 +21,9 @@
 #include <unistd.h>
 
 #include "agents/ag.h"
-#include "agents/ctl.h"
-#include "agents/rc/oob.h"
-#include "agents/rc/tls.h"
 #include "agents/report.h"
-#include "agents/srv/srv.h"
 #include "agents/tag.h"
-#include "agents/ud/ud.h"
-
-enum { US_T_CTL = 1, US_T_LISTEN, US_T_CH, US_T_SESS };
-#define US_EVENTS 256
-#define US_IN (16 * OOB_REC_LEN)
-
-struct us_key {
-	uint8_t gid[16];
-	uint32_t qpn;
-};
-
-struct us_sess {
-	struct tls_io io;
-	char peer[SK_PEER_MAX];
-	uint8_t in[US_IN];
-	uint32_t ilen, events, nkeys, kcap;
-	struct us_key *keys;	/* the AHs of its clients */
-};
-
-struct us {
-	const struct ag_opts *o;
-	struct ud_dev dev;
-	struct ud_qp qp;
-	struct ud_ahmap ahs;
-	struct srv_lis lis;
-	struct ctl ctl;
-	SSL_CTX *ssl;
-	int ep;
-	bool stop;
-	struct us_sess **sess;
-	uint16_t *gens;
-	uint32_t nsess, sess_cap;
-	struct ibv_ah **slot_ah;	/* --ah wc: the AH of the reply out of each slot */
-	uint32_t nslots;
-	uint64_t accepted, peak, echoed, bytes, dropped, rejected, cq_events;
-	uint64_t ah_live, ah_peak, ah_made, ah_failed;
-};
+#include "agents/ud/ud_server.h"
 
 static void us_ah_count(struct us *s, int d)
 {
@@ -161,16 +121,57 @@ static void us_accept(struct us *s, uint32_t port)
 		ag_warn("accept on port %u: %s", s->o->port + port, strerror(errno));
 }
 
+int us_admit(struct us *s, const struct oob_rec *req, struct ud_fail *f)
+{
+	struct ud_ahe *e = ud_ahmap_put(&s->ahs, req->gid, req->qpn);
+
+	if (!e) {
+		*f = (struct ud_fail){ errno == ENOMEM ? "malloc" : "request", errno };
+		goto rej;
+	}
+	/* --ah wc: the map only admits the client; each reply makes its own AH */
+	if (s->o->ah == OPT_AH_CACHE) {
+		e->ah = ud_ah_create(&s->dev, req->gid, f);
+		if (!e->ah) {
+			ud_ahmap_del(&s->ahs, e);
+			goto rej;
+		}
+		us_ah_count(s, 1);
+	}
+	s->accepted++;
+	if (s->ahs.used > s->peak)
+		s->peak = s->ahs.used;
+	return 0;
+rej:
+	if (s->rejected++ < 8)
+		ag_warn("REQ id %u: %s: %s", req->id, f->call, strerror(f->err));
+	return -1;
+}
+
+void us_answer(const struct us *s, const struct oob_rec *req, const struct ud_fail *f,
+	       struct oob_rec *rep)
+{
+	if (f) {
+		*rep = (struct oob_rec){ .type = OOB_REJ, .id = req->id, .status = (uint32_t)f->err,
+					 .call = (uint8_t)oob_call_code(f->call) };
+		if (!rep->call)
+			rep->call = OOB_CALL_REQUEST;
+		return;
+	}
+	*rep = (struct oob_rec){ .type = OOB_REP, .id = req->id, .op = OOB_OP_UD,
+				 .qpn = s->qp.qp->qp_num, .mtu = (uint8_t)s->dev.mtu,
+				 .gidx = s->dev.gidx, .rkey = s->dev.qkey };
+	memcpy(rep->gid, s->dev.gid.raw, 16);
+}
+
 /* A REP, or a REJ naming the failed call; -1 when the REQ is hostile. */
 static int us_req(struct us *s, struct us_sess *ss, const struct oob_rec *req, const char **why)
 {
-	struct oob_rec rep = { .type = OOB_REP, .id = req->id, .op = OOB_OP_UD,
-			       .qpn = s->qp.qp->qp_num, .mtu = (uint8_t)s->dev.mtu,
-			       .gidx = s->dev.gidx, .rkey = s->dev.qkey };
-	struct ud_fail f = { "request", EEXIST };
+	struct ud_fail f = { "malloc", ENOMEM };
 	uint8_t buf[OOB_REC_LEN];
-	struct ud_ahe *e;
+	struct oob_rec rep;
 	struct us_key *k;
+	bool ok = false;
 
 	if (req->op != OOB_OP_UD || req->rkey != s->dev.qkey) {
 		*why = req->op != OOB_OP_UD ? "bad_op" : "bad_qkey";
@@ -181,44 +182,21 @@ static int us_req(struct us *s, struct us_sess *ss, const struct oob_rec *req, c
 
 		k = realloc(ss->keys, cap * sizeof(*k));
 		if (!k) {
-			f = (struct ud_fail){ "malloc", ENOMEM };
-			goto rej;
+			s->rejected++;
+			goto answer;
 		}
 		ss->keys = k;
 		ss->kcap = cap;
 	}
-	e = ud_ahmap_put(&s->ahs, req->gid, req->qpn);
-	if (!e) {
-		f.err = errno;
-		f.call = errno == ENOMEM ? "malloc" : "request";
-		goto rej;
-	}
-	/* --ah wc: the map only admits the client; each reply makes its own AH */
-	if (s->o->ah == OPT_AH_CACHE) {
-		e->ah = ud_ah_create(&s->dev, req->gid, &f);
-		if (!e->ah) {
-			ud_ahmap_del(&s->ahs, e);
-			goto rej;
-		}
-		us_ah_count(s, 1);
-	}
+	if (us_admit(s, req, &f))
+		goto answer;
+	/* the session takes its clients' AHs with it when it ends */
 	k = &ss->keys[ss->nkeys++];
 	memcpy(k->gid, req->gid, 16);
 	k->qpn = req->qpn;
-	memcpy(rep.gid, s->dev.gid.raw, 16);
-	s->accepted++;
-	if (s->ahs.used > s->peak)
-		s->peak = s->ahs.used;
-	goto send;
-rej:
-	s->rejected++;
-	if (s->rejected <= 8)
-		ag_warn("REQ id %u from %s: %s: %s", req->id, ss->peer, f.call, strerror(f.err));
-	rep = (struct oob_rec){ .type = OOB_REJ, .id = req->id, .status = (uint32_t)f.err,
-				.call = (uint8_t)oob_call_code(f.call) };
-	if (!rep.call)
-		rep.call = OOB_CALL_REQUEST;
-send:
+	ok = true;
+answer:
+	us_answer(s, req, ok ? NULL : &f, &rep);
 	if (oob_encode(&rep, buf) || tls_io_queue(&ss->io, buf, sizeof(buf))) {
 		*why = "ENOMEM";
 		return -1;
@@ -387,8 +365,9 @@ static int us_init(struct us *s)
 		rep_fatal("calloc", "reply address handles", ENOMEM);
 		return -1;
 	}
-	s->ssl = tls_ctx_new(true, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
-	if (!s->ssl) {
+	s->ssl = o->cm == OPT_CM_RDMACM ? NULL :
+		tls_ctx_new(true, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
+	if (o->cm != OPT_CM_RDMACM && !s->ssl) {
 		rep_fatal("SSL_CTX_new", err, EINVAL);
 		return -1;
 	}
@@ -403,6 +382,8 @@ static int us_init(struct us *s)
 	if (o->server_threads > 1)
 		ag_warn("--transport ud runs one event loop and one QP; --server-threads %u ignored",
 			o->server_threads);
+	if (o->cm == OPT_CM_RDMACM)
+		return usm_open(s);
 	return srv_lis_open(&s->lis, o, s->ep, US_T_LISTEN, false, false);
 }
 
@@ -421,7 +402,6 @@ static int us_loop(struct us *s)
 		for (int i = 0; i < n; i++) {
 			uint64_t t = ev[i].data.u64;
 
-
 			switch (TAG_TYPE(t)) {
 			case US_T_LISTEN:
 				us_accept(s, TAG_VAL(t));
@@ -432,6 +412,9 @@ static int us_loop(struct us *s)
 				break;
 			case US_T_SESS:
 				us_sess_event(s, TAG_VAL(t), TAG_GEN(t));
+				break;
+			case US_T_CM:
+				usm_event(s);
 				break;
 			}
 		}
@@ -451,6 +434,7 @@ static void us_fini(struct us *s)
 	free(s->sess);
 	free(s->gens);
 	srv_lis_close(&s->lis);
+	usm_close(s);
 	if (s->ep >= 0)
 		close(s->ep);
 	SSL_CTX_free(s->ssl);
@@ -461,6 +445,10 @@ static void us_fini(struct us *s)
 		if (s->slot_ah[i])
 			us_ah_destroy(s, s->slot_ah[i]);
 	free(s->slot_ah);
+	/* rdma_cm clients have no session to take their AHs with them */
+	for (uint32_t i = 0; i < s->ahs.cap; i++)
+		if (s->ahs.e[i].qpn && s->ahs.e[i].ah)
+			us_ah_destroy(s, s->ahs.e[i].ah);
 	ud_ahmap_free(&s->ahs);
 	ud_dev_close(&s->dev);
 }

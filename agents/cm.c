@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agcm: the rdma_cm event channel of an agent (see cm.h).
+ */
+#include <errno.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "agents/cm.h"
+#include "agents/opts.h"
+#include "agents/report.h"
+
+struct rdma_event_channel *agcm_channel(const char *role)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	int fl;
+
+	if (!ch) {
+		rep_fatal("rdma_create_event_channel", role, errno);
+		return NULL;
+	}
+	fl = fcntl(ch->fd, F_GETFL);
+	if (fl < 0 || fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK)) {
+		rep_fatal("fcntl", "rdma_cm event channel", errno);
+		rdma_destroy_event_channel(ch);
+		return NULL;
+	}
+	return ch;
+}
+
+int agcm_listen(struct rdma_event_channel *ch, const struct ag_opts *o, enum rdma_port_space ps,
+		struct rdma_cm_id ***ids)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = o->addr };
+	struct rdma_cm_id **l;
+	char obj[64];
+
+	l = *ids = calloc(o->ports, sizeof(*l));
+	if (!l) {
+		rep_fatal("calloc", "listen ids", ENOMEM);
+		return -1;
+	}
+	for (uint32_t i = 0; i < o->ports; i++) {
+		snprintf(obj, sizeof(obj), "%s:%u", o->addr_str, o->port + i);
+		if (rdma_create_id(ch, &l[i], NULL, ps)) {
+			l[i] = NULL;
+			rep_fatal("rdma_create_id", obj, errno);
+			return -1;
+		}
+		sa.sin_port = htons((uint16_t)(o->port + i));
+		if (rdma_bind_addr(l[i], (struct sockaddr *)&sa)) {
+			rep_fatal("rdma_bind_addr", obj, errno);
+			return -1;
+		}
+		if (rdma_listen(l[i], (int)o->backlog)) {
+			rep_fatal("rdma_listen", obj, errno);
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ud_client: the ud client agent's context, shared by its engine and
+ * --cm oob-tls session (ud_client.c) and its --cm rdmacm side
+ * (ud_client_cm.c). Either way the server's answer is an oob REP or REJ
+ * record that uc_answer takes. May use what ud.h may use.
+ */
+#ifndef RDC_AGENTS_UD_CLIENT_H
+#define RDC_AGENTS_UD_CLIENT_H
+
+#include "agents/phase.h"
+#include "agents/rc/oob.h"
+#include "agents/rc/tls.h"
+#include "agents/ud/ud.h"
+
+enum { UC_T_CHAN = PH_T_USER, UC_T_SESS, UC_T_TICK, UC_T_CM };
+enum uc_state { UC_IDLE, UC_SETUP, UC_UP, UC_FAILED };
+#define UC_BATCH 64
+#define UC_EVENTS 256
+#define UD_TICK_MS 20
+
+struct uc_conn {
+	struct ud_qp q;
+	struct rdma_cm_id *id;	/* --cm rdmacm, until the server answers */
+	uint64_t t_sent;	/* ns of the last send of the due round trip; 0: none due */
+	uint8_t state, tries, sq_out, step;
+};
+
+struct uc {
+	const struct ag_opts *o;
+	struct ph ph;
+	struct ud_dev dev;
+	struct in_addr local;
+	struct uc_conn *c;
+	uint32_t n, waiting;
+	/* the server, from the first REP */
+	struct ibv_ah *ah;
+	uint8_t srv_gid[16];
+	uint32_t srv_qpn, srv_qkey;
+	/* the session */
+	SSL_CTX *ssl;
+	struct tls_io io;
+	bool connecting, sess_failed;
+	uint32_t events;
+	uint8_t in[16 * OOB_REC_LEN];
+	uint32_t ilen;
+	const char *fail_call;
+	int fail_err;
+	char fail_why[TLS_WHY_MAX];
+	int tick;
+	bool ticking;
+	struct rdma_event_channel *cmch;	/* --cm rdmacm */
+};
+
+void uc_fail(struct uc *x, uint32_t i, const char *call, int err, const char *ename,
+	     bool at_server);
+/* The REQ record of client i (its QP exists) */
+void uc_req(const struct uc *x, uint32_t i, uint8_t buf[OOB_REC_LEN]);
+/* The server's REP or REJ to client r->id; -1 (why set) when it breaks the protocol. */
+int uc_answer(struct uc *x, const struct oob_rec *r, const char **why);
+
+/* --cm rdmacm: one UDP port space id per client until the server answers */
+int ucm_init(struct uc *x);
+void ucm_start(struct uc *x, uint32_t i);
+void ucm_event(struct uc *x);
+const char *ucm_pending_call(const struct uc *x, uint32_t i);
+void ucm_drop(struct uc *x, uint32_t i);
+void ucm_fini(struct uc *x);
+
+#endif

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ud client, --cm rdmacm: each client's QP is made first (on the agent's own
+ * device context), then one id in rdma_cm's UDP port space resolves the
+ * server's address and route and rdma_connect sends a SIDR REQ whose private
+ * data is the oob REQ record (the client's QPN and GID). The server's
+ * rdma_accept arrives as RDMA_CM_EVENT_ESTABLISHED with its QPN and Q_Key
+ * (param.ud) and the REP record, which must agree; a reject arrives as
+ * RDMA_CM_EVENT_UNREACHABLE with the REJ record naming the server's failed
+ * call. Either record goes to uc_answer, as over TLS. The id goes then: UD
+ * has no connection to keep.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "agents/ag.h"
+#include "agents/cm.h"
+#include "agents/report.h"
+#include "agents/ud/ud_client.h"
+
+#define UCM_STEP_MS 2000	/* per step; the client as a whole has --timeout */
+enum { UCM_ADDR, UCM_ROUTE, UCM_CONNECT };
+
+int ucm_init(struct uc *x)
+{
+	x->cmch = agcm_channel("client");
+	if (!x->cmch)
+		return -1;
+	return ph_watch(&x->ph, x->cmch->fd, EPOLLIN, PH_TAG(UC_T_CM, 0), "rdma_cm channel");
+}
+
+void ucm_drop(struct uc *x, uint32_t i)
+{
+	struct uc_conn *c = &x->c[i];
+
+	if (c->id && rdma_destroy_id(c->id))
+		ag_warn("rdma_destroy_id: %s", strerror(errno));
+	c->id = NULL;
+}
+
+void ucm_start(struct uc *x, uint32_t i)
+{
+	const struct ag_opts *o = x->o;
+	struct uc_conn *c = &x->c[i];
+	uint32_t id = o->first_id + i;
+	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr = x->local };
+	struct sockaddr_in dst = {
+		.sin_family = AF_INET,
+		.sin_port = htons((uint16_t)(o->port + id % o->ports)),
+		.sin_addr = o->addr,
+	};
+
+	c->step = UCM_ADDR;
+	if (rdma_create_id(x->cmch, &c->id, c, RDMA_PS_UDP)) {
+		c->id = NULL;
+		uc_fail(x, i, "rdma_create_id", errno, NULL, false);
+		return;
+	}
+	if (rdma_resolve_addr(c->id, (struct sockaddr *)&src, (struct sockaddr *)&dst,
+			      UCM_STEP_MS)) {
+		uc_fail(x, i, "rdma_resolve_addr", errno, NULL, false);
+		ucm_drop(x, i);
+	}
+}
+
+static void ucm_connect(struct uc *x, uint32_t i)
+{
+	struct uc_conn *c = &x->c[i];
+	uint8_t buf[OOB_REC_LEN];
+	struct rdma_conn_param cp = { .private_data = buf, .private_data_len = sizeof(buf),
+				      .qp_num = c->q.qp->qp_num };
+
+	ph_step(&x->ph, i, PROTO_STEP_ROUTE);
+	uc_req(x, i, buf);
+	c->step = UCM_CONNECT;
+	if (rdma_connect(c->id, &cp))
+		uc_fail(x, i, "rdma_connect", errno, NULL, false);
+}
+
+/* The server's record in the SIDR REP: REP with ESTABLISHED, REJ with UNREACHABLE. */
+static bool ucm_answer(struct uc *x, uint32_t i, const struct rdma_cm_event *ev)
+{
+	const struct rdma_ud_param *ud = &ev->param.ud;
+	unsigned type = ev->event == RDMA_CM_EVENT_ESTABLISHED ? OOB_T(OOB_REP) : OOB_T(OOB_REJ);
+	const char *why = NULL;
+	struct oob_rec r;
+	enum oob_err e;
+
+	if (!ud->private_data || ud->private_data_len < OOB_REC_LEN)
+		return false;
+	e = oob_parse(ud->private_data, OOB_REC_LEN, type, &r);
+	if (e || r.id != x->o->first_id + i)
+		return false;
+	/* the CM's word on the server's QP and Q_Key is the record's */
+	if (r.type == OOB_REP && (r.qpn != ud->qp_num || r.rkey != ud->qkey))
+		why = "bad_server";
+	if (why || uc_answer(x, &r, &why))
+		uc_fail(x, i, "rdma_connect", EPROTO, why, false);
+	return true;
+}
+
+static void ucm_on(struct uc *x, uint32_t i, const struct rdma_cm_event *ev)
+{
+	struct uc_conn *c = &x->c[i];
+	int status = ev->status < 0 ? -ev->status : ev->status;
+	const char *word = rdma_event_str(ev->event) + strlen("RDMA_CM_EVENT_");
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		ph_step(&x->ph, i, PROTO_STEP_ADDR);
+		c->step = UCM_ROUTE;
+		if (rdma_resolve_route(c->id, UCM_STEP_MS))
+			uc_fail(x, i, "rdma_resolve_route", errno, NULL, false);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		ucm_connect(x, i);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		if (ev->event == RDMA_CM_EVENT_ESTABLISHED)
+			ph_step(&x->ph, i, PROTO_STEP_CONN);
+		if (!ucm_answer(x, i, ev))
+			uc_fail(x, i, "rdma_connect", status, word, false);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		uc_fail(x, i, "rdma_resolve_addr", status, word, false);
+		break;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		uc_fail(x, i, "rdma_resolve_route", status, word, false);
+		break;
+	default:
+		uc_fail(x, i, "rdma_connect", status, word, false);
+		break;
+	}
+}
+
+void ucm_event(struct uc *x)
+{
+	struct rdma_cm_event *ev;
+	struct uc_conn *c;
+	uint32_t i;
+
+	for (;;) {
+		if (rdma_get_cm_event(x->cmch, &ev)) {
+			if (errno != EAGAIN && errno != EINTR) {
+				rep_fatal("rdma_get_cm_event", "client", errno);
+				x->ph.phase = PH_STOP;
+			}
+			return;
+		}
+		c = ev->id->context;
+		i = (uint32_t)(c - x->c);
+		if (c->state == UC_SETUP)
+			ucm_on(x, i, ev);
+		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+			rep_fatal("rdma_get_cm_event", "DEVICE_REMOVAL", ENODEV);
+			x->ph.phase = PH_STOP;
+		}
+		/* ids are destroyed only once their event is acknowledged */
+		if (rdma_ack_cm_event(ev))
+			ag_warn("rdma_ack_cm_event: %s", strerror(errno));
+		if (c->state != UC_SETUP)
+			ucm_drop(x, i);
+		if (x->ph.phase == PH_STOP)
+			return;
+	}
+}
+
+const char *ucm_pending_call(const struct uc *x, uint32_t i)
+{
+	switch (x->c[i].step) {
+	case UCM_ADDR: return "rdma_resolve_addr";
+	case UCM_ROUTE: return "rdma_resolve_route";
+	default: return "rdma_connect";
+	}
+}
+
+void ucm_fini(struct uc *x)
+{
+	for (uint32_t i = 0; x->c && i < x->n; i++)
+		ucm_drop(x, i);
+	if (x->cmch)
+		rdma_destroy_event_channel(x->cmch);
+	x->cmch = NULL;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ud_server: the ud server's context, shared by its loop (ud_server.c, which
+ * also carries the --cm oob-tls sessions) and its --cm rdmacm side
+ * (ud_server_cm.c). Both admit a client through us_admit and answer it with
+ * the record us_answer builds. May use what ud.h may use.
+ */
+#ifndef RDC_AGENTS_UD_SERVER_H
+#define RDC_AGENTS_UD_SERVER_H
+
+#include "agents/ctl.h"
+#include "agents/rc/oob.h"
+#include "agents/rc/tls.h"
+#include "agents/srv/srv.h"
+#include "agents/ud/ud.h"
+
+enum { US_T_CTL = 1, US_T_LISTEN, US_T_CH, US_T_SESS, US_T_CM };
+#define US_EVENTS 256
+#define US_IN (16 * OOB_REC_LEN)
+
+struct us_key {
+	uint8_t gid[16];
+	uint32_t qpn;
+};
+
+struct us_sess {
+	struct tls_io io;
+	char peer[SK_PEER_MAX];
+	uint8_t in[US_IN];
+	uint32_t ilen, events, nkeys, kcap;
+	struct us_key *keys;	/* the AHs of its clients */
+};
+
+struct us {
+	const struct ag_opts *o;
+	struct ud_dev dev;
+	struct ud_qp qp;
+	struct ud_ahmap ahs;
+	struct srv_lis lis;
+	struct ctl ctl;
+	SSL_CTX *ssl;
+	int ep;
+	bool stop;
+	struct us_sess **sess;
+	uint16_t *gens;
+	uint32_t nsess, sess_cap;
+	struct ibv_ah **slot_ah;	/* --ah wc: the AH of the reply out of each slot */
+	uint32_t nslots;
+	uint64_t accepted, peak, echoed, bytes, dropped, rejected, cq_events;
+	uint64_t ah_live, ah_peak, ah_made, ah_failed;
+	/* --cm rdmacm */
+	struct rdma_event_channel *cmch;
+	struct rdma_cm_id **listen;
+};
+
+/*
+ * Admits the client of a REQ (the AH map, and under --ah cache its AH): 0, or
+ * -1 with f naming the failed call (ibv_create_ah at the device's max_ah).
+ */
+int us_admit(struct us *s, const struct oob_rec *req, struct ud_fail *f);
+/* The REP to an admitted REQ, or the REJ naming f (f NULL: admitted). */
+void us_answer(const struct us *s, const struct oob_rec *req, const struct ud_fail *f,
+	       struct oob_rec *rep);
+
+/* --cm rdmacm: listening ids on RDMA_PS_UDP, one per --port, in s->ep */
+int usm_open(struct us *s);
+void usm_event(struct us *s);
+void usm_close(struct us *s);
+
+#endif

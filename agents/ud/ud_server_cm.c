@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ud server, --cm rdmacm: listening ids in rdma_cm's UDP port space
+ * (RDMA_PS_UDP), one per --port. A client's rdma_connect arrives as a SIDR
+ * REQ whose private data is the oob REQ record (its QPN and GID: a SIDR REQ
+ * names neither); the server admits it like an oob-tls REQ and answers with
+ * rdma_accept carrying its one QP's number (the CM adds its Q_Key,
+ * RDMA_UDP_QKEY) and the REP record, or rdma_reject with the REJ record
+ * naming the failed call. The request's id has done its work then and goes:
+ * UD keeps no connection, so the server's cm_id count stays at its listeners.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "agents/ag.h"
+#include "agents/cm.h"
+#include "agents/report.h"
+#include "agents/tag.h"
+#include "agents/ud/ud_server.h"
+
+int usm_open(struct us *s)
+{
+	s->cmch = agcm_channel("server");
+	if (!s->cmch)
+		return -1;
+	if (agcm_listen(s->cmch, s->o, RDMA_PS_UDP, &s->listen))
+		return -1;
+	return tag_watch(s->ep, s->cmch->fd, EPOLLIN, TAG(US_T_CM, 0, 0), "rdma_cm channel");
+}
+
+/* The REQ record of a SIDR REQ's private data; the CM's padding must be zero. */
+static const char *usm_parse(struct rdma_cm_id *id, const struct rdma_ud_param *ud,
+			     struct oob_rec *req)
+{
+	const struct sockaddr_in *sa = (const struct sockaddr_in *)rdma_get_peer_addr(id);
+	const uint8_t *pd = ud->private_data;
+	enum oob_err e;
+
+	if (!pd || ud->private_data_len < OOB_REC_LEN)
+		return "truncated";
+	for (uint32_t i = OOB_REC_LEN; i < ud->private_data_len; i++)
+		if (pd[i])
+			return "bad_pad";
+	e = oob_parse(pd, OOB_REC_LEN, OOB_T(OOB_REQ), req);
+	if (e)
+		return oob_strerror(e);
+	if (req->op != OOB_OP_UD)
+		return "bad_op";
+	if (req->rkey != RDMA_UDP_QKEY)
+		return "bad_qkey";
+	/* the GID it claims is the address it came from (RoCEv2, IPv4-mapped) */
+	if (sa->sin_family != AF_INET || memcmp(req->gid + 12, &sa->sin_addr, 4) ||
+	    req->gid[10] != 0xff || req->gid[11] != 0xff)
+		return "bad_gid";
+	return NULL;
+}
+
+static void usm_request(struct us *s, struct rdma_cm_id *id, const struct rdma_ud_param *ud)
+{
+	struct rdma_conn_param cp = { 0 };
+	uint8_t buf[OOB_REC_LEN];
+	struct oob_rec req, rep;
+	struct ud_fail f;
+	const char *why = usm_parse(id, ud, &req);
+	bool ok;
+
+	if (why) {
+		char peer[INET_ADDRSTRLEN] = "?";
+		const struct sockaddr_in *sa = (const struct sockaddr_in *)rdma_get_peer_addr(id);
+
+		inet_ntop(AF_INET, &sa->sin_addr, peer, sizeof(peer));
+		ag_warn("rdma_cm request from %s dropped: %s", peer, why);
+		proto_drop(peer, why);
+		if (rdma_reject(id, NULL, 0))
+			ag_warn("rdma_reject: %s", strerror(errno));
+		return;
+	}
+	ok = !us_admit(s, &req, &f);
+	us_answer(s, &req, ok ? NULL : &f, &rep);
+	if (oob_encode(&rep, buf)) {
+		ag_warn("REQ id %u: the answer does not encode", req.id);
+		return;
+	}
+	cp.private_data = buf;
+	cp.private_data_len = sizeof(buf);
+	cp.qp_num = s->qp.qp->qp_num;
+	if (ok ? rdma_accept(id, &cp) : rdma_reject(id, buf, sizeof(buf)))
+		ag_warn("%s id %u: %s", ok ? "rdma_accept" : "rdma_reject", req.id,
+			strerror(errno));
+}
+
+void usm_event(struct us *s)
+{
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	bool req;
+
+	for (;;) {
+		if (rdma_get_cm_event(s->cmch, &ev)) {
+			if (errno != EAGAIN && errno != EINTR) {
+				rep_fatal("rdma_get_cm_event", "server", errno);
+				s->stop = true;
+			}
+			return;
+		}
+		id = ev->id;
+		req = ev->event == RDMA_CM_EVENT_CONNECT_REQUEST;
+		if (req)
+			usm_request(s, id, &ev->param.ud);
+		else if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			s->stop = true;
+		/* ids are destroyed only once their event is acknowledged */
+		if (rdma_ack_cm_event(ev))
+			ag_warn("rdma_ack_cm_event: %s", strerror(errno));
+		if (req && rdma_destroy_id(id))
+			ag_warn("rdma_destroy_id: %s", strerror(errno));
+	}
+}
+
+void usm_close(struct us *s)
+{
+	for (uint32_t i = 0; s->listen && i < s->o->ports; i++)
+		if (s->listen[i] && rdma_destroy_id(s->listen[i]))
+			ag_warn("rdma_destroy_id: %s", strerror(errno));
+	free(s->listen);
+	s->listen = NULL;
+	if (s->cmch)
+		rdma_destroy_event_channel(s->cmch);
+	s->cmch = NULL;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rcap: does a device offer what a load needs? The decision behind the
+ * capability SKIPs of `rdmacap run|ramp|limit|storm` (--transport ud|uc,
+ * --op read|atomic): a device without it makes the run a TAP SKIP whose reason
+ * names the device and the attribute, instead of a run that fails at
+ * ibv_create_qp or ibv_post_send. Part of rdma/ (libc, libibverbs only).
+ *
+ * rcap_why() is the rule, on a filled struct ibv_device_attr and the device's
+ * transport type, with no device (unit-tested so); rcap_probe() opens the
+ * device by name and applies it. Soft-RoCE offers all of it.
+ */
+#ifndef RDC_RDMA_CAP_H
+#define RDC_RDMA_CAP_H
+
+#include <stddef.h>
+
+#include <infiniband/verbs.h>
+
+/* What a load needs, or-ed. */
+enum rcap_need {
+	RCAP_READ = 0x1,   /* RDMA READ: max_qp_rd_atom and max_qp_init_rd_atom > 0 */
+	RCAP_ATOMIC = 0x2, /* atomic_cap != IBV_ATOMIC_NONE, and READ's responder resources */
+	RCAP_UD = 0x4,	   /* an IB-transport device (RoCE, IB) with address handles (max_ah > 0) */
+	RCAP_UC = 0x8,	   /* an IB-transport device: iWARP has RC only */
+};
+
+/*
+ * NULL when attr and tt (ibv_device.transport_type) offer every need, else the
+ * first missing one in buf: "device NAME: ATTRIBUTE VALUE (what needs it)".
+ */
+const char *rcap_why(const char *name, const struct ibv_device_attr *attr,
+		     enum ibv_transport_type tt, unsigned need, char *buf, size_t len);
+
+/*
+ * rcap_why() on the device called name. 0 with *why NULL (all there) or
+ * pointing at buf (a reason to SKIP); -1 when the device could not be found,
+ * opened or queried (buf says which call and why). The device is closed again:
+ * call it outside the load points whose counters are watched.
+ */
+int rcap_probe(const char *name, unsigned need, const char **why, char *buf, size_t len);
+
+#endif /* RDC_RDMA_CAP_H */
