@@ -107,10 +107,50 @@ static void g_p99_over_p50(const struct pt_point *pt, const struct hp_plan *p, s
 	*v = (struct fig_val){ .type = FIG_DBL, .d = p50 > 0 ? (double)pt->lat_ns.p99 / p50 : 0.0 };
 }
 
-static void g_slab_delta(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
+/* growth of a /proc/meminfo figure from the baseline to the peak, in KiB */
+#define MEM_DELTA(field)                                                                     \
+	static void g_##field##_delta(const struct pt_point *pt, const struct hp_plan *p,      \
+				      struct fig_val *v)                                     \
+	{                                                                                    \
+		(void)p;                                                                     \
+		*v = (struct fig_val){ .type = FIG_LONG,                                     \
+				       .l = pt->mem_peak.field - pt->mem_base.field };       \
+	}
+MEM_DELTA(slab_kb)
+MEM_DELTA(sunreclaim_kb)
+MEM_DELTA(vmalloc_kb)
+MEM_DELTA(pagetables_kb)
+MEM_DELTA(used_kb)
+
+static double per_conn(const struct pt_point *pt, double kb)
+{
+	return pt->connected > 0 ? 1024.0 * kb / (double)pt->connected : 0.0;
+}
+
+/* what the kernel's objects, rings and page tables grew by, per connection */
+static void g_kern_bytes(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
+{
+	const struct proc_mem *b = &pt->mem_base, *k = &pt->mem_peak;
+
+	(void)p;
+	*v = (struct fig_val){ .type = FIG_DBL,
+			       .d = per_conn(pt, (double)(k->slab_kb - b->slab_kb +
+							  k->vmalloc_kb - b->vmalloc_kb +
+							  k->pagetables_kb - b->pagetables_kb)) };
+}
+
+/* all memory in use (MemTotal - MemAvailable), user and kernel, per connection */
+static void g_used_bytes(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
 {
 	(void)p;
-	*v = (struct fig_val){ .type = FIG_LONG, .l = pt->slab_peak_kb - pt->slab_base_kb };
+	*v = (struct fig_val){ .type = FIG_DBL,
+			       .d = per_conn(pt, (double)(pt->mem_peak.used_kb - pt->mem_base.used_kb)) };
+}
+
+static void g_agents_bytes(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
+{
+	(void)p;
+	*v = (struct fig_val){ .type = FIG_DBL, .d = per_conn(pt, (double)pt->cli_rss_kb) };
 }
 
 static void g_total_threads(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
@@ -236,13 +276,29 @@ const struct fig fig_table[] = {
 	  L(srv_ah_made) },
 	{ "tcp_inuse_peak", "sockets", FIG_L_TCP, "%ld", "server.tcp_inuse_peak", FIG_TCP, 0,
 	  L(tcp_inuse_peak) },
-	{ "kern_slab_bytes_per_conn", "B", FIG_L_TCP, "%.0f", "server.kern_slab_bytes_per_conn",
-	  FIG_TCP, 0, D(kern_bytes_per_conn) },
-	{ "slab_kb_delta", "KiB", FIG_JSON_ONLY, NULL, "server.slab_kb_delta", 0, 0, G(g_slab_delta) },
+	/* system-wide (both ends when they share a kernel), baseline to peak */
+	{ "kern_slab_bytes_per_conn", "B", FIG_L_KMEM, "%.0f", "server.kern_slab_bytes_per_conn",
+	  0, 0, D(kern_bytes_per_conn) },
+	{ "kern_bytes_per_conn", "B", FIG_L_KMEM, "%.0f", "kernel.bytes_per_conn", 0, 0,
+	  G(g_kern_bytes) },
+	{ "mem_used_bytes_per_conn", "B", FIG_L_KMEM, "%.0f", "kernel.used_bytes_per_conn", 0, 0,
+	  G(g_used_bytes) },
+	{ "slab_kb_delta", "KiB", FIG_L_KMEM, "%ld", "server.slab_kb_delta", 0, 0,
+	  G(g_slab_kb_delta) },
+	{ "sunreclaim_kb_delta", "KiB", FIG_L_KMEM, "%ld", "kernel.sunreclaim_kb_delta", 0, 0,
+	  G(g_sunreclaim_kb_delta) },
+	{ "vmalloc_kb_delta", "KiB", FIG_L_KMEM, "%ld", "kernel.vmalloc_kb_delta", 0, 0,
+	  G(g_vmalloc_kb_delta) },
+	{ "pagetables_kb_delta", "KiB", FIG_L_KMEM, "%ld", "kernel.pagetables_kb_delta", 0, 0,
+	  G(g_pagetables_kb_delta) },
+	{ "mem_used_kb_delta", "KiB", FIG_L_KMEM, "%ld", "kernel.used_kb_delta", 0, 0,
+	  G(g_used_kb_delta) },
 
 	{ "agents_rss_kb", "KiB", FIG_L_AGENTS, "%ld", "agents_total.rss_kb", 0, 0, L(cli_rss_kb) },
 	{ "agents_rss_kb_max", "KiB", FIG_L_AGENTS, "%ld", "agents_total.rss_kb_max", 0, 0,
 	  L(cli_rss_max_kb) },
+	{ "agents_bytes_per_conn", "B", FIG_L_AGENTS, "%.0f", "agents_total.bytes_per_conn", 0, 0,
+	  G(g_agents_bytes) },
 	{ "agents_threads", "threads", FIG_L_AGENTS, "%ld", "agents_total.threads", 0, 0, L(cli_threads) },
 	{ "agents_fds", "fds", FIG_L_AGENTS, "%ld", "agents_total.fds", 0, 0, L(cli_fds) },
 	{ "total_threads", "threads", FIG_L_AGENTS, "%ld", NULL, 0, 0, G(g_total_threads) },

@@ -80,7 +80,7 @@ void ms_base(struct run *r)
 			r->pt->srv_rss_base_kb += p.rss_kb;
 			r->srv_fds_base += p.fds;
 		}
-	proc_slab_kb(&r->pt->slab_base_kb);
+	proc_meminfo(&r->pt->mem_base);
 }
 
 static void ms_srv_read(struct run *r)
@@ -125,7 +125,7 @@ void ms_peak(struct run *r)
 
 	lp_loop(r, ms_srv_holds_all, clock_s() + MS_PEAK_WAIT_S);
 	proc_sockstat(r->ag[0].pid, &pt->tcp_inuse_peak, &(long){ 0 });
-	proc_slab_kb(&pt->slab_peak_kb);
+	proc_meminfo(&pt->mem_peak);
 	for (long i = r->nsrv; i < r->nag; i++) {
 		if (r->ag[i].exited || proc_read(r->ag[i].pid, true, &p))
 			continue;

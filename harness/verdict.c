@@ -56,7 +56,7 @@ static void vd_figures(struct run *r)
 	if (pt->connected) {
 		pt->srv_bytes_per_conn = 1024.0 * (double)(pt->srv_rss_peak_kb - pt->srv_rss_base_kb) /
 					 (double)pt->connected;
-		pt->kern_bytes_per_conn = 1024.0 * (double)(pt->slab_peak_kb - pt->slab_base_kb) /
+		pt->kern_bytes_per_conn = 1024.0 * (double)(pt->mem_peak.slab_kb - pt->mem_base.slab_kb) /
 					  (double)pt->connected;
 	}
 }
