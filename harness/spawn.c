@@ -69,6 +69,8 @@ static void sp_rc_args(struct run *r, struct sp_argv *av, const struct nn_host *
 	if (p->transport == OPT_TR_UD) {
 		if (server)
 			sp_arg(av, "--ah=%s", opt_word(OPT_AH, p->ah));
+		if (server && p->ah_max)
+			sp_arg(av, "--ah-max=%ld", p->ah_max);
 		goto tls;
 	}
 	sp_arg(av, "--cq=%s", opt_word(OPT_CQ, p->cq));
