@@ -74,9 +74,8 @@ const struct opt_def opt_defs[OPT_N] = {
 			    .arg = "N", .help = "source GID index; default: the RoCEv2 GID of the address" },
 	[OPT_AH] = { "ah", W(opt_ahs), .flags = OPT_F_UD_ONLY | OPT_F_SERVER, .def = OPT_AH_CACHE,
 		     .arg = "cache|wc|lru",
-		     .help = "ud server: one address handle per client, kept while it is "
-			     "connected, one per reply from its work completion, or at most "
-			     "--ah-max, the least recently used one destroyed for a new one" },
+		     .help = "ud server: one address handle per connected client, one per "
+			     "reply (from its completion), or --ah-max of them, LRU" },
 	/* 0: the device's max_ah less UD_AH_SPARE (agents/ud/ud.h) */
 	[OPT_AH_MAX] = { "ah-max", N(0, 1 << 24, 0), .flags = OPT_F_UD_ONLY | OPT_F_SERVER,
 			 .arg = "N", .help = "ud server, --ah lru: address handles held at most "
