@@ -136,6 +136,13 @@ int proc_meminfo(struct proc_mem *m)
 	}
 	fclose(f);
 	m->used_kb = total - avail;
+	m->avail_kb = avail;
+	f = fopen("/proc/vmstat", "re");
+	if (!f)
+		return found;
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "oom_kill %ld", &m->oom_kills);
+	fclose(f);
 	return found;
 }
 

@@ -41,6 +41,8 @@ struct proc_mem {
 	long vmalloc_kb;     /* VmallocUsed */
 	long pagetables_kb;  /* PageTables */
 	long used_kb;        /* MemTotal - MemAvailable: everything, user and kernel */
+	long avail_kb;       /* MemAvailable */
+	long oom_kills;      /* /proc/vmstat oom_kill: processes the OOM killer ended */
 };
 
 /* 0, or -1 when /proc/meminfo lacks Slab. */
