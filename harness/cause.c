@@ -205,9 +205,7 @@ static void cause_oom(struct run *r)
 		 "MemAvailable %ld KiB at the peak, %.0f bytes per connection in use)%s%s",
 		 now.oom_kills - pt->mem_base.oom_kills,
 		 now.oom_kills - pt->mem_base.oom_kills > 1 ? "es" : "", pt->mem_peak.avail_kb,
-		 pt->connected ? 1024.0 * (double)(pt->mem_peak.used_kb - pt->mem_base.used_kb) /
-					 (double)pt->connected : 0.0,
-		 rest[0] ? "; " : "", rest);
+		 pt->used_bytes_per_conn, rest[0] ? "; " : "", rest);
 }
 
 void cause_pick(struct run *r)

@@ -122,37 +122,6 @@ MEM_DELTA(vmalloc_kb)
 MEM_DELTA(pagetables_kb)
 MEM_DELTA(used_kb)
 
-static double per_conn(const struct pt_point *pt, double kb)
-{
-	return pt->connected > 0 ? 1024.0 * kb / (double)pt->connected : 0.0;
-}
-
-/* what the kernel's objects, rings and page tables grew by, per connection */
-static void g_kern_bytes(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
-{
-	const struct proc_mem *b = &pt->mem_base, *k = &pt->mem_peak;
-
-	(void)p;
-	*v = (struct fig_val){ .type = FIG_DBL,
-			       .d = per_conn(pt, (double)(k->slab_kb - b->slab_kb +
-							  k->vmalloc_kb - b->vmalloc_kb +
-							  k->pagetables_kb - b->pagetables_kb)) };
-}
-
-/* all memory in use (MemTotal - MemAvailable), user and kernel, per connection */
-static void g_used_bytes(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
-{
-	(void)p;
-	*v = (struct fig_val){ .type = FIG_DBL,
-			       .d = per_conn(pt, (double)(pt->mem_peak.used_kb - pt->mem_base.used_kb)) };
-}
-
-static void g_agents_bytes(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
-{
-	(void)p;
-	*v = (struct fig_val){ .type = FIG_DBL, .d = per_conn(pt, (double)pt->cli_rss_kb) };
-}
-
 static void g_total_threads(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
 {
 	(void)p;
@@ -280,9 +249,9 @@ const struct fig fig_table[] = {
 	{ "kern_slab_bytes_per_conn", "B", FIG_L_KMEM, "%.0f", "server.kern_slab_bytes_per_conn",
 	  0, 0, D(kern_bytes_per_conn) },
 	{ "kern_bytes_per_conn", "B", FIG_L_KMEM, "%.0f", "kernel.bytes_per_conn", 0, 0,
-	  G(g_kern_bytes) },
+	  D(kern_all_bytes_per_conn) },
 	{ "mem_used_bytes_per_conn", "B", FIG_L_KMEM, "%.0f", "kernel.used_bytes_per_conn", 0, 0,
-	  G(g_used_bytes) },
+	  D(used_bytes_per_conn) },
 #define MEM_ROW(key, path, field) { key, "KiB", FIG_L_KMEM, "%ld", path, 0, 0, G(g_##field##_delta) }
 	MEM_ROW("slab_kb_delta", "server.slab_kb_delta", slab_kb),
 	MEM_ROW("sunreclaim_kb_delta", "kernel.sunreclaim_kb_delta", sunreclaim_kb),
@@ -294,7 +263,7 @@ const struct fig fig_table[] = {
 	{ "agents_rss_kb_max", "KiB", FIG_L_AGENTS, "%ld", "agents_total.rss_kb_max", 0, 0,
 	  L(cli_rss_max_kb) },
 	{ "agents_bytes_per_conn", "B", FIG_L_AGENTS, "%.0f", "agents_total.bytes_per_conn", 0, 0,
-	  G(g_agents_bytes) },
+	  D(cli_bytes_per_conn) },
 	{ "agents_threads", "threads", FIG_L_AGENTS, "%ld", "agents_total.threads", 0, 0, L(cli_threads) },
 	{ "agents_fds", "fds", FIG_L_AGENTS, "%ld", "agents_total.fds", 0, 0, L(cli_fds) },
 	{ "total_threads", "threads", FIG_L_AGENTS, "%ld", NULL, 0, 0, G(g_total_threads) },

@@ -61,6 +61,9 @@ struct pt_point {
 	long tcp_inuse_peak;
 	struct proc_mem mem_base, mem_peak; /* /proc/meminfo, system-wide: both ends */
 	double kern_bytes_per_conn;        /* kernel slab growth per connection, both ends */
+	double kern_all_bytes_per_conn;    /* Slab + VmallocUsed + PageTables growth, the same */
+	double used_bytes_per_conn;        /* MemTotal - MemAvailable growth: user and kernel */
+	double cli_bytes_per_conn;         /* the client agents' RSS per connection */
 	long cli_rss_kb, cli_rss_max_kb, cli_threads, cli_fds;
 	long srv_maps_max, cli_maps_max;   /* most memory maps in one process (vm.max_map_count) */
 	long srv_accepted, srv_drops;
