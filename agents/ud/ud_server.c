@@ -392,6 +392,17 @@ static void us_lru_sent(struct us *s, uint32_t slot)
 	ud_lru_put(&s->lru, i, true);
 }
 
+/* The reply out of slot completed, or was never sent: its AH is free again. */
+static void us_slot_done(struct us *s, uint32_t slot)
+{
+	if (s->slot_ah && s->slot_ah[slot]) {
+		us_ah_destroy(s, s->slot_ah[slot]);
+		s->slot_ah[slot] = NULL;
+	}
+	if (s->slot_lru)
+		us_lru_sent(s, slot);
+}
+
 /* One completion of the QP: echo a datagram to its sender, or free a send slot. */
 static void us_wc(void *arg, const struct ibv_wc *wc)
 {
@@ -403,12 +414,7 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 	uint8_t gid[16], *rb;
 
 	if (wc->wr_id & UD_WR_SEND) {
-		if (s->slot_ah && s->slot_ah[slot]) {
-			us_ah_destroy(s, s->slot_ah[slot]);
-			s->slot_ah[slot] = NULL;
-		}
-		if (s->slot_lru)
-			us_lru_sent(s, slot);
+		us_slot_done(s, slot);
 		if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR)
 			ag_warn("send completion: %s", rc_wc_word(wc->status));
 		goto repost;
@@ -429,10 +435,12 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 		ah = s->slot_ah ? us_ah_from_wc(s, wc, slot) : e->ah;
 	if (!ah || !(wc->wc_flags & IBV_WC_WITH_IMM)) {
 		s->dropped++;
+		us_slot_done(s, slot);
 	} else if (ud_post_send(&s->dev, &s->qp, 0, slot, OPT_UD_GRH, len, ntohl(wc->imm_data),
 				ah, wc->src_qp, s->dev.qkey, &f)) {
 		ag_warn("%s: %s", f.call, strerror(f.err));
 		s->dropped++;
+		us_slot_done(s, slot);
 	} else {
 		s->echoed++;
 		s->bytes += len;
