@@ -11,11 +11,13 @@
 #       server's device delta exactly 1 QP, 1 CQ, 1 MR whatever the clients
 #       (one UD QP serves them all), one AH per client on the server (srv_ah),
 #       one QP per client on the client side, counters back at the baseline
-#   3   --size = active MTU (1024 on the veth) minus the 40-byte GRH: passes
-#   4   --size one byte more: the agents refuse it at start, named (EMSGSIZE
+#   3   --ah lru --ah-max 32: 200 clients through at most 32 AHs (least recently
+#       used out), every round trip verified, none lost, more than 200 AHs made
+#   4   --size = active MTU (1024 on the veth) minus the 40-byte GRH: passes
+#   5   --size one byte more: the agents refuse it at start, named (EMSGSIZE
 #       from ibv_query_port), nothing connects
-#   5   --cm rdmacm: a usage error (exit 2) naming the reason
-#   6   the RDMA counters after the suite equal those before it
+#   6   --cm rdmacm: a usage error (exit 2) naming the reason
+#   7   the RDMA counters after the suite equal those before it
 #
 # TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
 #
@@ -56,7 +58,7 @@ delta_is() {
 }
 
 tap_init
-tap_plan $((${#COUNTS[@]} + 4))
+tap_plan $((${#COUNTS[@]} + 5))
 BASE=$(counters)
 
 for n in "${COUNTS[@]}"; do
@@ -80,6 +82,21 @@ for n in "${COUNTS[@]}"; do
 		tap_fail "ud $n clients" "$why"
 	fi
 done
+
+# --ah lru: 200 clients through at most 32 AHs, 16 round trips in flight per agent
+ud_run lru --clients 200 --msgs 3 --ah lru --ah-max 32 --workers 16
+why=
+[ "$RC" = 0 ] || why+=" exit $RC"
+[ "$(rdc_kv verified)" = 600 ] || why+=" verified=$(rdc_kv verified)"
+[ "$(rdc_kv lost)" = 0 ] || why+=" lost=$(rdc_kv lost)"
+[ "$(rdc_kv srv_ah)" = 32 ] || why+=" srv_ah=$(rdc_kv srv_ah)"
+[ "$(rdc_kv srv_ah_made)" -gt 200 ] 2>/dev/null || why+=" srv_ah_made=$(rdc_kv srv_ah_made)"
+grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" not back to baseline"
+if [ -z "$why" ]; then
+	tap_ok "ud --ah lru --ah-max 32: 200 clients, 600 round trips verified, at most 32 AHs, $(rdc_kv srv_ah_made) made"
+else
+	tap_fail "ud --ah lru --ah-max 32" "$why"
+fi
 
 ud_run fit --clients 10 --size $((MTU - GRH))
 if [ "$RC" = 0 ] && [ "$(rdc_kv verified)" = 100 ]; then
