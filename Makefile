@@ -7,6 +7,8 @@
 #   make demo         bring rxe up (host or VM) and run the default ramps
 #   make bench        rdmacap next to perftest, cmtime and sockperf (bench/run)
 #   make designs      rc, rc shared CQ + SRQ, rc --qp-share, ud side by side (bench/designs)
+#   make ceilings     the ceiling of each server design in the VM (bench/ceilings;
+#                     CEIL_MEM=9G, hours under TCG; not in check)
 #   make deps         install Debian packages, fetch the VM kernel
 #   make vm-kernel    fetch the rxe-capable kernel for vm/run
 #   make vm-check     only the rxe suites, inside the VM
@@ -50,7 +52,7 @@ HLIBS       := $(LIB_harness) $(LIB_netns) $(LIB_rdma) $(LIB_tap) $(LIB_common)
 ALIBS       := $(LIB_agents) $(LIB_rdma) $(LIB_common)
 TESTS       := $(patsubst tests/%.c,$(O)/tests/%,$(wildcard tests/test_*.c))
 
-.PHONY: all check unit suites san fuzz demo bench designs vm-limits-ud deps setup vm-kernel vm-check soak install clean format
+.PHONY: all check unit suites san fuzz demo bench designs ceilings vm-limits-ud deps setup vm-kernel vm-check soak install clean format
 all: $(O)/rdmacap $(O)/rdmacap-agent $(TESTS) $(O)/rdmacap.1 $(O)/rdmacap-agent.1 \
      $(O)/rdmacap.bash
 
@@ -141,6 +143,11 @@ bench: setup
 designs:
 	@$(MAKE) --no-print-directory all 1>&2
 	@bench/designs
+
+# not in check: `rdmacap limit` per design in one VM boot of CEIL_MEM (bench/ceilings)
+ceilings:
+	@$(MAKE) --no-print-directory all 1>&2
+	@bench/ceilings
 
 # The rxe suites alone (suites/vm/*), in one VM boot: what `make check` runs there.
 vm-check:

@@ -137,6 +137,7 @@ static void ag_defaults(struct ag_opts *o)
 	o->poll = (enum opt_poll)opt_defs[OPT_POLL].def;
 	o->gid_index = -1;
 	o->ah = (enum opt_ah)opt_defs[OPT_AH].def;
+	o->ah_max = (uint32_t)opt_defs[OPT_AH_MAX].def;
 	o->addr.s_addr = htonl(INADDR_LOOPBACK);
 	strcpy(o->addr_str, "127.0.0.1");
 }
@@ -195,6 +196,7 @@ static int ag_shared(struct ag_opts *o, enum opt_id id, const char *arg, char *e
 	case OPT_RX_DEPTH: o->rx_depth = (uint32_t)v; break;
 	case OPT_POLL: o->poll = (enum opt_poll)v; break;
 	case OPT_AH: o->ah = (enum opt_ah)v; break;
+	case OPT_AH_MAX: o->ah_max = (uint32_t)v; break;
 	case OPT_SIZE: o->size = (uint32_t)v; break;
 	case OPT_MSGS: o->msgs = (uint32_t)v; break;
 	case OPT_TIMEOUT: o->timeout_s = (uint32_t)v; break;

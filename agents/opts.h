@@ -54,6 +54,7 @@ struct ag_opts {
 	uint32_t rx_depth;	/* --rx-depth, 0: the agent's own */
 	enum opt_poll poll;
 	enum opt_ah ah;
+	uint32_t ah_max;	/* --ah lru: AHs held at most, 0: max_ah less UD_AH_SPARE */
 	const char *dev;	/* NULL: the device holding the local address */
 	struct opt_dev device;	/* --device NAME[:PORT]: dev points at its name */
 	int gid_index;		/* --gid-index, -1: the RoCEv2 GID of the address */

@@ -34,7 +34,7 @@ static const char *const opt_polls[OPT_POLL_N] = {
 	[OPT_POLL_EVENT] = "event", [OPT_POLL_BUSY] = "busy", [OPT_POLL_ADAPTIVE] = "adaptive",
 };
 static const char *const opt_ahs[OPT_AH_N] = {
-	[OPT_AH_CACHE] = "cache", [OPT_AH_WC] = "wc",
+	[OPT_AH_CACHE] = "cache", [OPT_AH_WC] = "wc", [OPT_AH_LRU] = "lru",
 };
 
 #define W(tab) .kind = OPT_WORD, .words = tab, .nwords = sizeof(tab) / sizeof(tab[0])
@@ -77,9 +77,13 @@ const struct opt_def opt_defs[OPT_N] = {
 	[OPT_GID_INDEX] = { "gid-index", N(0, 255, -1), .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST,
 			    .arg = "N", .help = "source GID index; default: the RoCEv2 GID of the address" },
 	[OPT_AH] = { "ah", W(opt_ahs), .flags = OPT_F_UD_ONLY | OPT_F_SERVER, .def = OPT_AH_CACHE,
-		     .arg = "cache|wc",
-		     .help = "ud server: one address handle per client, kept while it is "
-			     "connected, or one per reply from its work completion" },
+		     .arg = "cache|wc|lru",
+		     .help = "ud server: one address handle per connected client, one per "
+			     "reply (from its completion), or --ah-max of them, LRU" },
+	/* 0: the device's max_ah less UD_AH_SPARE (agents/ud/ud.h) */
+	[OPT_AH_MAX] = { "ah-max", N(0, 1 << 24, 0), .flags = OPT_F_UD_ONLY | OPT_F_SERVER,
+			 .arg = "N", .help = "ud server, --ah lru: address handles held at most "
+					     "(0 = the device's max_ah less a few)" },
 	[OPT_SIZE] = { "size", N(1, 1 << 20, 64), .arg = "B", .help = "message bytes" },
 	[OPT_MSGS] = { "msgs", N(0, 100000000, 10), .flags = OPT_F_CLIENT, .arg = "M",
 		       .help = "round trips per connection" },

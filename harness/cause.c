@@ -194,9 +194,32 @@ static void cause_fault(struct run *r)
 	snprintf(pt->cause, sizeof(pt->cause), "%s%s%s", f, rest[0] ? "; " : "", rest);
 }
 
+/*
+ * The OOM killer ended processes during the point: memory is the first cause
+ * (an agent it killed reports only "signal 9", a verbs call only ENOMEM).
+ */
+static void cause_oom(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	struct proc_mem now;
+	char rest[sizeof(pt->cause)];
+
+	if (!(pt->nfails || pt->lost || pt->bad || pt->connected < pt->clients) ||
+	    proc_meminfo(&now) || now.oom_kills <= pt->mem_base.oom_kills)
+		return;
+	snprintf(rest, sizeof(rest), "%s", pt->cause);
+	snprintf(pt->cause, sizeof(pt->cause),
+		 "memory: the kernel's OOM killer ended %ld process%s (/proc/vmstat oom_kill; "
+		 "MemAvailable %ld KiB at the peak, %.0f bytes per connection in use)%s%s",
+		 now.oom_kills - pt->mem_base.oom_kills,
+		 now.oom_kills - pt->mem_base.oom_kills > 1 ? "es" : "", pt->mem_peak.avail_kb,
+		 pt->used_bytes_per_conn, rest[0] ? "; " : "", rest);
+}
+
 void cause_pick(struct run *r)
 {
 	cause_errno(r);
+	cause_oom(r);
 	cause_fault(r);
 	cause_wire(r);
 }

@@ -98,6 +98,7 @@ const struct hp_opt hp_opts[] = {
 	S(OPT_OOB_SESSION, LOAD, HG_TRANSPORT),
 	S(OPT_POLL, LOAD, HG_TRANSPORT),
 	S(OPT_AH, LOAD, HG_TRANSPORT),
+	S(OPT_AH_MAX, LOAD, HG_TRANSPORT),
 	S(OPT_TLS_CA, LOAD, HG_TRANSPORT, .def = "a throwaway PKI per run"),
 	S(OPT_TLS_CERT, LOAD, HG_TRANSPORT),
 	S(OPT_TLS_KEY, LOAD, HG_TRANSPORT),
@@ -216,6 +217,7 @@ static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err
 	case OPT_RX_DEPTH: p->rx_depth = (long)x; break;
 	case OPT_POLL: p->poll = (enum opt_poll)x; break;
 	case OPT_AH: p->ah = (enum opt_ah)x; break;
+	case OPT_AH_MAX: p->ah_max = (long)x; break;
 	case OPT_SIZE: p->size = (long)x; break;
 	case OPT_MSGS: p->msgs_set = true; p->msgs = (long)x; break;
 	case OPT_TIMEOUT: p->timeout_set = true; p->timeout_s = (long)x; break;
@@ -297,6 +299,7 @@ static void hp_defaults(struct hp_plan *p)
 	p->oob_session = (enum opt_oob_session)opt_defs[OPT_OOB_SESSION].def;
 	p->poll = (enum opt_poll)opt_defs[OPT_POLL].def;
 	p->ah = (enum opt_ah)opt_defs[OPT_AH].def;
+	p->ah_max = opt_defs[OPT_AH_MAX].def;
 	p->msgs = opt_defs[OPT_MSGS].def;
 	p->size = opt_defs[OPT_SIZE].def;
 	p->timeout_s = opt_defs[OPT_TIMEOUT].def;

@@ -107,11 +107,20 @@ static void g_p99_over_p50(const struct pt_point *pt, const struct hp_plan *p, s
 	*v = (struct fig_val){ .type = FIG_DBL, .d = p50 > 0 ? (double)pt->lat_ns.p99 / p50 : 0.0 };
 }
 
-static void g_slab_delta(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
-{
-	(void)p;
-	*v = (struct fig_val){ .type = FIG_LONG, .l = pt->slab_peak_kb - pt->slab_base_kb };
-}
+/* growth of a /proc/meminfo figure from the baseline to the peak, in KiB */
+#define MEM_DELTA(field)                                                                     \
+	static void g_##field##_delta(const struct pt_point *pt, const struct hp_plan *p,      \
+				      struct fig_val *v)                                     \
+	{                                                                                    \
+		(void)p;                                                                     \
+		*v = (struct fig_val){ .type = FIG_LONG,                                     \
+				       .l = pt->mem_peak.field - pt->mem_base.field };       \
+	}
+MEM_DELTA(slab_kb)
+MEM_DELTA(sunreclaim_kb)
+MEM_DELTA(vmalloc_kb)
+MEM_DELTA(pagetables_kb)
+MEM_DELTA(used_kb)
 
 static void g_total_threads(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
 {
@@ -236,13 +245,25 @@ const struct fig fig_table[] = {
 	  L(srv_ah_made) },
 	{ "tcp_inuse_peak", "sockets", FIG_L_TCP, "%ld", "server.tcp_inuse_peak", FIG_TCP, 0,
 	  L(tcp_inuse_peak) },
-	{ "kern_slab_bytes_per_conn", "B", FIG_L_TCP, "%.0f", "server.kern_slab_bytes_per_conn",
-	  FIG_TCP, 0, D(kern_bytes_per_conn) },
-	{ "slab_kb_delta", "KiB", FIG_JSON_ONLY, NULL, "server.slab_kb_delta", 0, 0, G(g_slab_delta) },
+	/* system-wide (both ends when they share a kernel), baseline to peak */
+	{ "kern_slab_bytes_per_conn", "B", FIG_L_KMEM, "%.0f", "server.kern_slab_bytes_per_conn",
+	  0, 0, D(kern_bytes_per_conn) },
+	{ "kern_bytes_per_conn", "B", FIG_L_KMEM, "%.0f", "kernel.bytes_per_conn", 0, 0,
+	  D(kern_all_bytes_per_conn) },
+	{ "mem_used_bytes_per_conn", "B", FIG_L_KMEM, "%.0f", "kernel.used_bytes_per_conn", 0, 0,
+	  D(used_bytes_per_conn) },
+#define MEM_ROW(key, path, field) { key, "KiB", FIG_L_KMEM, "%ld", path, 0, 0, G(g_##field##_delta) }
+	MEM_ROW("slab_kb_delta", "server.slab_kb_delta", slab_kb),
+	MEM_ROW("sunreclaim_kb_delta", "kernel.sunreclaim_kb_delta", sunreclaim_kb),
+	MEM_ROW("vmalloc_kb_delta", "kernel.vmalloc_kb_delta", vmalloc_kb),
+	MEM_ROW("pagetables_kb_delta", "kernel.pagetables_kb_delta", pagetables_kb),
+	MEM_ROW("mem_used_kb_delta", "kernel.used_kb_delta", used_kb),
 
 	{ "agents_rss_kb", "KiB", FIG_L_AGENTS, "%ld", "agents_total.rss_kb", 0, 0, L(cli_rss_kb) },
 	{ "agents_rss_kb_max", "KiB", FIG_L_AGENTS, "%ld", "agents_total.rss_kb_max", 0, 0,
 	  L(cli_rss_max_kb) },
+	{ "agents_bytes_per_conn", "B", FIG_L_AGENTS, "%.0f", "agents_total.bytes_per_conn", 0, 0,
+	  D(cli_bytes_per_conn) },
 	{ "agents_threads", "threads", FIG_L_AGENTS, "%ld", "agents_total.threads", 0, 0, L(cli_threads) },
 	{ "agents_fds", "fds", FIG_L_AGENTS, "%ld", "agents_total.fds", 0, 0, L(cli_fds) },
 	{ "total_threads", "threads", FIG_L_AGENTS, "%ld", NULL, 0, 0, G(g_total_threads) },

@@ -15,7 +15,7 @@ json_t *hj_plan(const struct hp_plan *p)
 	for (int i = 0; i < p->npoints; i++)
 		json_array_append_new(cl, json_integer(p->clients[i]));
 	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:I, "
-			 "s:I, s:I, s:I, s:s, s:s, s:s, s:I, s:I, s:I}",
+			 "s:I, s:I, s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:I}",
 			 "command", p->cmd_name, "transport", opt_word(OPT_TRANSPORT, p->transport),
 			 "cm", opt_word(OPT_CM, p->cm), "server_model",
 			 opt_word(OPT_SERVER_MODEL, p->server_model), "cq", opt_word(OPT_CQ, p->cq),
@@ -26,7 +26,8 @@ json_t *hj_plan(const struct hp_plan *p)
 			 (json_int_t)p->workers, "timeout_s", (json_int_t)p->timeout_s, "ports",
 			 (json_int_t)p->ports, "oob_session",
 			 opt_word(OPT_OOB_SESSION, p->oob_session), "poll",
-			 opt_word(OPT_POLL, p->poll), "ah", opt_word(OPT_AH, p->ah), "max",
+			 opt_word(OPT_POLL, p->poll), "ah", opt_word(OPT_AH, p->ah), "ah_max",
+			 (json_int_t)p->ah_max, "max",
 			 (json_int_t)p->max, "server_threads", (json_int_t)p->server_threads,
 			 "qp_share", (json_int_t)p->qp_share);
 	if (o)

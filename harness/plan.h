@@ -41,6 +41,7 @@ struct hp_plan {
 	enum opt_oob_session oob_session;
 	enum opt_poll poll;
 	enum opt_ah ah;
+	long ah_max;            /* --ah lru: AHs held at most, 0: the device's max_ah less a few */
 	long clients[HP_MAX_POINTS];
 	int npoints;
 	long agents;            /* 0 = automatic */

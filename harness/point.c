@@ -57,12 +57,16 @@ static bool pt_server_gone(struct run *r)
 static int pt_start(struct run *r)
 {
 	struct pt_point *pt = r->pt;
+	/* as the servers' (spawn.c): the phase deadline when a loaded host needs it */
+	double start_s = 30 + 0.05 * (double)r->nag;
 	enum lp_end e;
 
+	if (start_s < (double)pt->timeout_s)
+		start_s = (double)pt->timeout_s;
 	if (sp_start_agents(r))
 		return -1;
 	ms_base(r);
-	e = lp_loop(r, pt_all_hello, clock_s() + 30 + 0.05 * (double)r->nag);
+	e = lp_loop(r, pt_all_hello, clock_s() + start_s);
 	if (e != LP_DONE || !pt_all_hello(r) || r->srv_exited) {
 		if (!pt->why[0])
 			snprintf(pt->why, sizeof(pt->why), "client agents did not start: %s",

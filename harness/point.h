@@ -13,6 +13,7 @@
 
 #include "common/proto.h"
 #include "harness/plan.h"
+#include "harness/proc.h"
 #include "harness/sample.h"
 #include "harness/stats.h"
 #include "tap/tap.h"
@@ -58,8 +59,11 @@ struct pt_point {
 	long srv_rss_base_kb, srv_rss_peak_kb, srv_fds, srv_threads;
 	double srv_bytes_per_conn;         /* user-space RSS growth per connection */
 	long tcp_inuse_peak;
-	long slab_base_kb, slab_peak_kb;   /* /proc/meminfo Slab: system-wide */
+	struct proc_mem mem_base, mem_peak; /* /proc/meminfo, system-wide: both ends */
 	double kern_bytes_per_conn;        /* kernel slab growth per connection, both ends */
+	double kern_all_bytes_per_conn;    /* Slab + VmallocUsed + PageTables growth, the same */
+	double used_bytes_per_conn;        /* MemTotal - MemAvailable growth: user and kernel */
+	double cli_bytes_per_conn;         /* the client agents' RSS per connection */
 	long cli_rss_kb, cli_rss_max_kb, cli_threads, cli_fds;
 	long srv_maps_max, cli_maps_max;   /* most memory maps in one process (vm.max_map_count) */
 	long srv_accepted, srv_drops;

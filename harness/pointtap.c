@@ -170,6 +170,7 @@ enum tap_res ptap_point(struct pt_ctx *c, const struct pt_point *pt, const char 
 
 	fig_tap(t, FIG_L_SERVER, pt, p);
 	fig_tap(t, FIG_L_TCP, pt, p);
+	fig_tap(t, FIG_L_KMEM, pt, p);
 	fig_tap(t, FIG_L_AGENTS, pt, p);
 	fig_tap(t, FIG_L_MAPS, pt, p);
 	fig_tap(t, FIG_L_PROTO, pt, p);

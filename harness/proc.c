@@ -115,17 +115,33 @@ int proc_tcp_retrans(pid_t pid, long *segs)
 	return found;
 }
 
-int proc_slab_kb(long *kb)
+int proc_meminfo(struct proc_mem *m)
 {
 	char line[256];
+	long total = 0, avail = 0;
 	int found = -1;
 	FILE *f = fopen("/proc/meminfo", "re");
 
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Slab: %ld", kb) == 1)
+	memset(m, 0, sizeof(*m));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Slab: %ld", &m->slab_kb) == 1)
 			found = 0;
+		sscanf(line, "SUnreclaim: %ld", &m->sunreclaim_kb);
+		sscanf(line, "VmallocUsed: %ld", &m->vmalloc_kb);
+		sscanf(line, "PageTables: %ld", &m->pagetables_kb);
+		sscanf(line, "MemTotal: %ld", &total);
+		sscanf(line, "MemAvailable: %ld", &avail);
+	}
+	fclose(f);
+	m->used_kb = total - avail;
+	m->avail_kb = avail;
+	f = fopen("/proc/vmstat", "re");
+	if (!f)
+		return found;
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "oom_kill %ld", &m->oom_kills);
 	fclose(f);
 	return found;
 }

@@ -30,7 +30,22 @@ bool proc_has_cap(int bit);
 /* The process's name (/proc/PID/comm, without its newline) into buf: 0, or -1 when gone. */
 int proc_comm(pid_t pid, char *buf, size_t len);
 
-/* Kernel slab memory in use, system-wide (/proc/meminfo "Slab"). */
-int proc_slab_kb(long *kb);
+/*
+ * System-wide memory from /proc/meminfo, in KiB: what the kernel's RDMA and
+ * socket objects cost beside the processes' RSS (slab for objects, vmalloc for
+ * queue rings, page tables for the maps of queues and buffers).
+ */
+struct proc_mem {
+	long slab_kb;        /* Slab */
+	long sunreclaim_kb;  /* SUnreclaim: slab the kernel cannot drop under pressure */
+	long vmalloc_kb;     /* VmallocUsed */
+	long pagetables_kb;  /* PageTables */
+	long used_kb;        /* MemTotal - MemAvailable: everything, user and kernel */
+	long avail_kb;       /* MemAvailable */
+	long oom_kills;      /* /proc/vmstat oom_kill: processes the OOM killer ended */
+};
+
+/* 0, or -1 when /proc/meminfo lacks Slab. */
+int proc_meminfo(struct proc_mem *m);
 
 #endif

@@ -25,6 +25,24 @@ static double vd_success_pct(struct run *r)
 	return 100.0 * (double)good / (double)pt->clients;
 }
 
+/* growth from the baseline to the peak (KiB) in bytes per connection */
+static double vd_per_conn(const struct pt_point *pt, long kb)
+{
+	return 1024.0 * (double)kb / (double)pt->connected;
+}
+
+static void vd_mem_per_conn(struct pt_point *pt)
+{
+	const struct proc_mem *b = &pt->mem_base, *k = &pt->mem_peak;
+
+	pt->kern_bytes_per_conn = vd_per_conn(pt, k->slab_kb - b->slab_kb);
+	/* rxe's queue rings are vmalloc'ed and mapped into the process */
+	pt->kern_all_bytes_per_conn = vd_per_conn(pt, k->slab_kb - b->slab_kb + k->vmalloc_kb -
+							 b->vmalloc_kb + k->pagetables_kb - b->pagetables_kb);
+	pt->used_bytes_per_conn = vd_per_conn(pt, k->used_kb - b->used_kb);
+	pt->cli_bytes_per_conn = vd_per_conn(pt, pt->cli_rss_kb);
+}
+
 static void vd_figures(struct run *r)
 {
 	struct pt_point *pt = r->pt;
@@ -56,8 +74,7 @@ static void vd_figures(struct run *r)
 	if (pt->connected) {
 		pt->srv_bytes_per_conn = 1024.0 * (double)(pt->srv_rss_peak_kb - pt->srv_rss_base_kb) /
 					 (double)pt->connected;
-		pt->kern_bytes_per_conn = 1024.0 * (double)(pt->slab_peak_kb - pt->slab_base_kb) /
-					  (double)pt->connected;
+		vd_mem_per_conn(pt);
 	}
 }
 

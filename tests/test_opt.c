@@ -106,6 +106,7 @@ static long long h_val(enum opt_id id)
 	case OPT_RX_DEPTH: return plan.rx_depth;
 	case OPT_POLL: return plan.poll;
 	case OPT_AH: return plan.ah;
+	case OPT_AH_MAX: return plan.ah_max;
 	case OPT_SIZE: return plan.size;
 	case OPT_MSGS: return plan.msgs;
 	case OPT_TIMEOUT: return plan.timeout_s;
@@ -139,6 +140,7 @@ static long long a_val(enum opt_id id)
 	case OPT_RX_DEPTH: return ag.rx_depth;
 	case OPT_POLL: return ag.poll;
 	case OPT_AH: return ag.ah;
+	case OPT_AH_MAX: return ag.ah_max;
 	case OPT_SIZE: return ag.size;
 	case OPT_MSGS: return ag.msgs;
 	case OPT_TIMEOUT: return ag.timeout_s;

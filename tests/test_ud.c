@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of agents/ud's parser and cache, no device needed: the sender's
- * GID from the 40 bytes before a UD payload, and the (GID, QPN) -> AH map
- * through growth and backward-shift deletion.
+ * GID from the 40 bytes before a UD payload, the (GID, QPN) -> AH map
+ * through growth and backward-shift deletion, and the --ah lru pool's order.
  */
 #include <string.h>
 
@@ -65,12 +65,54 @@ static void t_map(void)
 	tap_ok(&T, !ud_ahmap_get(&m, gid, 3) && !m.cap, "map: freed, empty");
 }
 
+/* fills entry i as the server does and returns it */
+static uint32_t lru_new(struct ud_lru *l, uint32_t qpn, bool *evict)
+{
+	uint32_t i = ud_lru_take(l, evict);
+
+	if (i) {
+		l->e[i].qpn = qpn;
+		ud_lru_use(l, i, false);
+	}
+	return i;
+}
+
+static void t_lru(void)
+{
+	struct ud_lru l;
+	uint32_t i[4], j, k;
+	bool ev, ok = true;
+
+	tap_ok(&T, !ud_lru_init(&l, 3), "lru: a pool of 3");
+	for (int n = 0; n < 3; n++) {
+		i[n] = lru_new(&l, 100 + (uint32_t)n, &ev);
+		ok &= i[n] && !ev;
+	}
+	tap_ok(&T, ok && l.used == 3, "lru: 3 entries without evicting");
+	ud_lru_use(&l, i[0], true);	/* 100 used again: 101 is now the oldest */
+	j = lru_new(&l, 103, &ev);
+	tap_ok(&T, j == i[1] && ev && l.e[j].qpn == 103 && l.used == 3,
+	       "lru: a 4th takes the least recently used (101), not the one just used");
+	l.e[i[2]].inflight = 1;	/* 102 is the oldest but a send still reads it */
+	k = lru_new(&l, 104, &ev);
+	tap_ok(&T, k == i[0] && ev, "lru: an entry with a send out is skipped (100 goes)");
+	l.e[j].inflight = l.e[k].inflight = 1;
+	tap_ok(&T, !ud_lru_take(&l, &ev), "lru: none when every entry has a send out");
+	l.e[i[2]].inflight = 0;
+	ud_lru_put(&l, i[2], true);
+	i[3] = lru_new(&l, 105, &ev);
+	tap_ok(&T, i[3] == i[2] && !ev && l.used == 3 && l.e[i[3]].qpn == 105,
+	       "lru: a freed entry is reused before evicting");
+	ud_lru_free(&l);
+}
+
 int main(void)
 {
 	tap_init(&T, stdout);
-	tap_plan(&T, 10);
+	tap_plan(&T, 16);
 	t_grh();
 	t_map();
+	t_lru();
 	tap_totals(&T);
 	return tap_exit_code(&T);
 }

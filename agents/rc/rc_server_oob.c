@@ -238,7 +238,9 @@ static int rs_records(struct rs_srv *s, struct rs_sess *ss, bool *progress,
 		*progress = true;
 		(*budget)--;
 		/* what the check cannot rule out stalls the loop once, not per record */
-		if (clock_ns() - t0 > RS_SLOW_NS) {
+		if (clock_ns() - t0 <= RS_SLOW_NS) {
+			ss->slow = 0;
+		} else {
 			ag_warn("id %u from %s: answered in %llu ms", req.id, ss->peer,
 				(unsigned long long)((clock_ns() - t0) / 1000000));
 			if (++ss->slow >= RS_SLOW_MAX) {

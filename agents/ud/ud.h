@@ -118,7 +118,8 @@ int ud_grh_sgid(const uint8_t grh[OPT_UD_GRH], uint8_t gid[16]);
 struct ud_ahe {
 	uint8_t gid[16];
 	uint32_t qpn;		/* 0: empty (QPN 0 is never a UD peer) */
-	struct ibv_ah *ah;
+	struct ibv_ah *ah;	/* --ah cache */
+	uint32_t lru;		/* --ah lru: its entry in the pool, 0: none now */
 };
 struct ud_ahmap {
 	struct ud_ahe *e;
@@ -130,5 +131,39 @@ struct ud_ahe *ud_ahmap_get(const struct ud_ahmap *m, const uint8_t gid[16], uin
 struct ud_ahe *ud_ahmap_put(struct ud_ahmap *m, const uint8_t gid[16], uint32_t qpn);
 void ud_ahmap_del(struct ud_ahmap *m, struct ud_ahe *e);
 void ud_ahmap_free(struct ud_ahmap *m);
+
+/*
+ * --ah lru: at most cap AHs, the least recently used one destroyed when a
+ * client without one is answered and the pool is full. An AH a send still
+ * reads is never taken (rxe finds a user AH by its number when the send goes
+ * out: a destroyed one fails the send and the QP). cap defaults to the
+ * device's max_ah less UD_AH_SPARE, room for what else makes AHs there.
+ */
+#define UD_AH_SPARE 16
+struct ud_lru_ent {
+	struct ibv_ah *ah;
+	uint8_t gid[16];
+	uint32_t qpn;		/* its client; 0: the client left while a send was out */
+	uint32_t prev, next;	/* the list, most recently used first; next: free list */
+	uint32_t inflight;	/* sends out of it not completed */
+};
+struct ud_lru {
+	struct ud_lru_ent *e;	/* e[0]: the list's head */
+	uint32_t cap, used, free, fresh;
+	uint64_t evicted;
+};
+int ud_lru_init(struct ud_lru *l, uint32_t cap);
+/*
+ * An entry for a new AH: a free one (*evict false, zeroed), else the least
+ * recently used one without sends out, unlinked, still holding its AH and its
+ * client (*evict true: destroy it, unlink the client). 0 when every entry has
+ * a send out.
+ */
+uint32_t ud_lru_take(struct ud_lru *l, bool *evict);
+/* Moves entry i to the front: listed false the first time after ud_lru_take. */
+void ud_lru_use(struct ud_lru *l, uint32_t i, bool listed);
+/* Gives entry i back (its AH destroyed by the caller); listed: it is in the list. */
+void ud_lru_put(struct ud_lru *l, uint32_t i, bool listed);
+void ud_lru_free(struct ud_lru *l);
 
 #endif

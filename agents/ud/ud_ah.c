@@ -91,6 +91,7 @@ struct ud_ahe *ud_ahmap_put(struct ud_ahmap *m, const uint8_t gid[16], uint32_t 
 	memcpy(e->gid, gid, 16);
 	e->qpn = qpn;
 	e->ah = NULL;
+	e->lru = 0;
 	m->used++;
 	return e;
 }

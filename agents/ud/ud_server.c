@@ -6,7 +6,10 @@
  * (ibv_create_ah at the device's max_ah). A session takes its clients' AHs with
  * it when it ends; one that breaks the protocol or TLS is dropped
  * ("drop peer=.. reason=.."). A datagram from a sender without an AH is
- * dropped and counted. The echo is sent from the receive slot itself, which is
+ * dropped and counted. --ah wc makes an AH per reply from its completion;
+ * --ah lru admits the client at its REQ and makes its AH at its first datagram,
+ * holding at most --ah-max of them and destroying the least recently used one
+ * for a new one (ud_lru). The echo is sent from the receive slot itself, which is
  * posted again once the send completes: the SQ is as deep as the RQ, so a
  * reply never waits for room, and a full server shows as an empty RQ (the
  * device drops, the client resends), never as an unbounded queue here.
@@ -45,6 +48,18 @@ static void us_ah_destroy(struct us *s, struct ibv_ah *ah)
 	us_ah_count(s, -1);
 }
 
+/* --ah lru: an entry whose client left waits for its last send to complete */
+static void us_lru_drop(struct us *s, uint32_t i)
+{
+	struct ud_lru_ent *le = &s->lru.e[i];
+
+	le->qpn = 0;
+	if (le->inflight)
+		return;
+	us_ah_destroy(s, le->ah);
+	ud_lru_put(&s->lru, i, true);
+}
+
 static void us_drop_ah(struct us *s, const struct us_key *k)
 {
 	struct ud_ahe *e = ud_ahmap_get(&s->ahs, k->gid, k->qpn);
@@ -53,6 +68,8 @@ static void us_drop_ah(struct us *s, const struct us_key *k)
 		return;
 	if (e->ah)
 		us_ah_destroy(s, e->ah);
+	if (e->lru)
+		us_lru_drop(s, e->lru);
 	ud_ahmap_del(&s->ahs, e);
 }
 
@@ -297,6 +314,71 @@ static struct ibv_ah *us_ah_from_wc(struct us *s, const struct ibv_wc *wc, uint3
 	return ah;
 }
 
+/*
+ * --ah lru: the AH of client e for the reply out of slot, made now if it has
+ * none, in place of the least recently used one when the pool is full.
+ */
+static struct ibv_ah *us_lru_ah(struct us *s, struct ud_ahe *e, uint32_t slot)
+{
+	struct ud_lru *l = &s->lru;
+	struct ud_ahe *old;
+	struct ud_fail f;
+	bool evict;
+	uint32_t i = e->lru;
+
+	if (!i) {
+		i = ud_lru_take(l, &evict);
+		if (!i)
+			return NULL;	/* every AH has a send out: the client resends */
+		if (evict) {
+			old = ud_ahmap_get(&s->ahs, l->e[i].gid, l->e[i].qpn);
+			if (old)
+				old->lru = 0;
+			us_ah_destroy(s, l->e[i].ah);
+			l->evicted++;
+		}
+		l->e[i].ah = ud_ah_create(&s->dev, e->gid, &f);
+		if (!l->e[i].ah) {
+			if (!s->ah_failed++)
+				ag_warn("%s for QPN %u: %s", f.call, e->qpn, strerror(f.err));
+			ud_lru_put(l, i, false);
+			return NULL;
+		}
+		us_ah_count(s, 1);
+		memcpy(l->e[i].gid, e->gid, 16);
+		l->e[i].qpn = e->qpn;
+		e->lru = i;
+		ud_lru_use(l, i, false);
+	} else {
+		ud_lru_use(l, i, true);
+	}
+	l->e[i].inflight++;
+	s->slot_lru[slot] = i;
+	return l->e[i].ah;
+}
+
+static void us_lru_sent(struct us *s, uint32_t slot)
+{
+	uint32_t i = s->slot_lru[slot];
+
+	s->slot_lru[slot] = 0;
+	if (!i || --s->lru.e[i].inflight || s->lru.e[i].qpn)
+		return;
+	us_ah_destroy(s, s->lru.e[i].ah);
+	ud_lru_put(&s->lru, i, true);
+}
+
+/* The reply out of slot completed, or was never sent: its AH is free again. */
+static void us_slot_done(struct us *s, uint32_t slot)
+{
+	if (s->slot_ah && s->slot_ah[slot]) {
+		us_ah_destroy(s, s->slot_ah[slot]);
+		s->slot_ah[slot] = NULL;
+	}
+	if (s->slot_lru)
+		us_lru_sent(s, slot);
+}
+
 /* One completion of the QP: echo a datagram to its sender, or free a send slot. */
 static void us_wc(void *arg, const struct ibv_wc *wc)
 {
@@ -308,10 +390,7 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 	uint8_t gid[16], *rb;
 
 	if (wc->wr_id & UD_WR_SEND) {
-		if (s->slot_ah && s->slot_ah[slot]) {
-			us_ah_destroy(s, s->slot_ah[slot]);
-			s->slot_ah[slot] = NULL;
-		}
+		us_slot_done(s, slot);
 		if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR)
 			ag_warn("send completion: %s", rc_wc_word(wc->status));
 		goto repost;
@@ -326,14 +405,18 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 	len = wc->byte_len - OPT_UD_GRH;
 	e = wc->byte_len >= OPT_UD_GRH && !ud_grh_sgid(rb, gid) ?
 		ud_ahmap_get(&s->ahs, gid, wc->src_qp) : NULL;
-	if (e)
+	if (e && s->slot_lru)
+		ah = us_lru_ah(s, e, slot);
+	else if (e)
 		ah = s->slot_ah ? us_ah_from_wc(s, wc, slot) : e->ah;
 	if (!ah || !(wc->wc_flags & IBV_WC_WITH_IMM)) {
 		s->dropped++;
+		us_slot_done(s, slot);
 	} else if (ud_post_send(&s->dev, &s->qp, 0, slot, OPT_UD_GRH, len, ntohl(wc->imm_data),
 				ah, wc->src_qp, s->dev.qkey, &f)) {
 		ag_warn("%s: %s", f.call, strerror(f.err));
 		s->dropped++;
+		us_slot_done(s, slot);
 	} else {
 		s->echoed++;
 		s->bytes += len;
@@ -342,6 +425,22 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 repost:
 	if (ud_post_recv(&s->dev, &s->qp, 0, slot, &f))
 		ag_warn("%s slot %u: %s", f.call, slot, strerror(f.err));
+}
+
+static int us_lru_init(struct us *s, uint32_t nslots)
+{
+	uint32_t max = (uint32_t)s->dev.attr.max_ah, cap = s->o->ah_max;
+
+	if (!cap)
+		cap = max > UD_AH_SPARE ? max - UD_AH_SPARE : max;
+	if (cap > max)
+		ag_warn("--ah-max %u above the device's max_ah %u: ibv_create_ah will say so",
+			cap, max);
+	if (ud_lru_init(&s->lru, cap) || !(s->slot_lru = calloc(nslots, sizeof(*s->slot_lru)))) {
+		rep_fatal("calloc", "address handle pool", ENOMEM);
+		return -1;
+	}
+	return 0;
 }
 
 static int us_init(struct us *s)
@@ -365,6 +464,8 @@ static int us_init(struct us *s)
 		rep_fatal("calloc", "reply address handles", ENOMEM);
 		return -1;
 	}
+	if (o->ah == OPT_AH_LRU && us_lru_init(s, nr))
+		return -1;
 	s->ssl = o->cm == OPT_CM_RDMACM ? NULL :
 		tls_ctx_new(true, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
 	if (o->cm != OPT_CM_RDMACM && !s->ssl) {
@@ -449,6 +550,13 @@ static void us_fini(struct us *s)
 	for (uint32_t i = 0; i < s->ahs.cap; i++)
 		if (s->ahs.e[i].qpn && s->ahs.e[i].ah)
 			us_ah_destroy(s, s->ahs.e[i].ah);
+	for (uint32_t i = s->lru.e ? s->lru.e[0].next : 0; i; i = s->lru.e[i].next)
+		us_ah_destroy(s, s->lru.e[i].ah);
+	if (s->lru.evicted)
+		ag_warn("--ah lru: %llu address handles evicted, at most %u held",
+			(unsigned long long)s->lru.evicted, s->lru.cap);
+	ud_lru_free(&s->lru);
+	free(s->slot_lru);
 	ud_ahmap_free(&s->ahs);
 	ud_dev_close(&s->dev);
 }

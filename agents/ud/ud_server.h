@@ -45,6 +45,8 @@ struct us {
 	uint16_t *gens;
 	uint32_t nsess, sess_cap;
 	struct ibv_ah **slot_ah;	/* --ah wc: the AH of the reply out of each slot */
+	struct ud_lru lru;		/* --ah lru */
+	uint32_t *slot_lru;		/* --ah lru: the pool entry of the reply out of each slot */
 	uint32_t nslots;
 	uint64_t accepted, peak, echoed, bytes, dropped, rejected, cq_events;
 	uint64_t ah_live, ah_peak, ah_made, ah_failed;

@@ -11,17 +11,19 @@
 #       server's device delta exactly 1 QP, 1 CQ, 1 MR whatever the clients
 #       (one UD QP serves them all), one AH per client on the server (srv_ah),
 #       one QP per client on the client side, counters back at the baseline
-#   3   --size = active MTU (1024 on the veth) minus the 40-byte GRH: passes
-#   4   --size one byte more: the agents refuse it at start, named (EMSGSIZE
-#       from ibv_query_port), nothing connects
-#   5-6 the same over --cm rdmacm (RDMA_PS_UDP: the REQ record rides the SIDR
+#   3-4 the same over --cm rdmacm (RDMA_PS_UDP: the REQ record rides the SIDR
 #       REQ, the server's QPN and Q_Key come back with ESTABLISHED): 100%,
 #       verified, one AH per client on the server, the server's cm_ids only
 #       its listener (the request ids go once answered), baseline after
-#   7   --ah wc at the largest count (--workers 4 --msgs 2): 100%, verified;
+#   5   --ah wc at the largest count (--workers 4 --msgs 2): 100%, verified;
 #       AHs made per reply (srv_ah_made >= round trips), fewer held at once
 #       than clients
-#   8   the RDMA counters after the suite equal those before it
+#   6   --ah lru --ah-max 32: 200 clients through at most 32 AHs (least recently
+#       used out), every round trip verified, none lost, more than 200 AHs made
+#   7   --size = active MTU (1024 on the veth) minus the 40-byte GRH: passes
+#   8   --size one byte more: the agents refuse it at start, named (EMSGSIZE
+#       from ibv_query_port), nothing connects
+#   9   the RDMA counters after the suite equal those before it
 #
 # TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
 #
@@ -62,7 +64,7 @@ delta_is() {
 }
 
 tap_init
-tap_plan $((2 * ${#COUNTS[@]} + 4))
+tap_plan $((2 * ${#COUNTS[@]} + 5))
 BASE=$(counters)
 
 # ud_check N CM: the verdict of a run of N clients over CM
@@ -113,6 +115,21 @@ if [ -z "$why" ]; then
 	tap_ok "ud --ah wc $n clients: 100%, verified, $(rdc_kv srv_ah_made) AHs made per reply, $(rdc_kv srv_ah) held at most"
 else
 	tap_fail "ud --ah wc $n clients" "$why"
+fi
+
+# --ah lru: 200 clients through at most 32 AHs, 16 round trips in flight per agent
+ud_run lru --clients 200 --msgs 3 --ah lru --ah-max 32 --workers 16
+why=
+[ "$RC" = 0 ] || why+=" exit $RC"
+[ "$(rdc_kv verified)" = 600 ] || why+=" verified=$(rdc_kv verified)"
+[ "$(rdc_kv lost)" = 0 ] || why+=" lost=$(rdc_kv lost)"
+[ "$(rdc_kv srv_ah)" = 32 ] || why+=" srv_ah=$(rdc_kv srv_ah)"
+[ "$(rdc_kv srv_ah_made)" -gt 200 ] 2>/dev/null || why+=" srv_ah_made=$(rdc_kv srv_ah_made)"
+grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" not back to baseline"
+if [ -z "$why" ]; then
+	tap_ok "ud --ah lru --ah-max 32: 200 clients, 600 round trips verified, at most 32 AHs, $(rdc_kv srv_ah_made) made"
+else
+	tap_fail "ud --ah lru --ah-max 32" "$why"
 fi
 
 ud_run fit --clients 10 --size $((MTU - GRH))
