@@ -16,6 +16,7 @@
 
 #include "common/clock.h"
 #include "common/deadline.h"
+#include "harness/remote.h"
 #include "harness/rsample.h"
 #include "harness/run.h"
 
@@ -62,7 +63,8 @@ static int pt_start(struct run *r)
 	if (sp_start_agents(r))
 		return -1;
 	ms_base(r);
-	e = lp_loop(r, pt_all_hello, clock_s() + 30 + 0.05 * (double)r->nag);
+	e = lp_loop(r, pt_all_hello, clock_s() + 30 + 0.05 * (double)r->nag +
+		    (r->c->remote ? rm_start_s(r->c->remote) : 0));
 	if (e != LP_DONE || !pt_all_hello(r) || r->srv_exited) {
 		if (!pt->why[0])
 			snprintf(pt->why, sizeof(pt->why), "client agents did not start: %s",

@@ -13,7 +13,7 @@
 #include "harness/remote.h"
 #include "harness/run.h"
 
-#define SP_SRV_START_S 15 /* servers listen within this, or the point does not start */
+#define SP_SRV_START_S 15 /* servers listen within this (remote: + rm_start_s) */
 
 struct sp_argv {
 	char *v[64];
@@ -229,14 +229,15 @@ int sp_start_agents(struct run *r)
 {
 	struct pt_point *pt = r->pt;
 	long nag = r->nag;
+	double wait = SP_SRV_START_S + (r->c->remote ? rm_start_s(r->c->remote) : 0);
 
 	r->nag = r->nsrv;
 	if (sp_servers(r))
 		return -1;
-	if (lp_loop(r, sp_srv_hello, clock_s() + SP_SRV_START_S) || r->srv_exited) {
+	if (lp_loop(r, sp_srv_hello, clock_s() + wait) || r->srv_exited) {
 		if (!pt->why[0])
-			snprintf(pt->why, sizeof(pt->why), "server agents did not start within %d s",
-				 SP_SRV_START_S);
+			snprintf(pt->why, sizeof(pt->why), "server agents did not start within %.0f s",
+				 wait);
 		return -1;
 	}
 	r->nag = nag;
