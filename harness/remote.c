@@ -19,7 +19,13 @@
 #include "harness/agent.h"
 #include "harness/remote.h"
 
-#define RM_CONNECT_S 5   /* ssh ConnectTimeout: an unreachable host fails at once */
+/*
+ * ssh ConnectTimeout: the TCP connect and the server's banner. A host that does
+ * not exist fails at once (no route, no ARP answer); this bounds a silent one.
+ * An sshd under emulation sends its banner ~5 s after it accepted (measured in
+ * the rxe VM, host load 20), so 5 s failed reachable hosts.
+ */
+#define RM_CONNECT_S 15
 #define RM_CMD_S 30      /* one remote command or copy */
 #define RM_LOGIN_S 120   /* one ssh login (key exchange and the user's shell), see remote.h */
 #define RM_ALIVE_S 2     /* ServerAliveInterval: a dead peer is noticed in ~6 s */
@@ -33,11 +39,11 @@
  */
 static int rm_opts(char **v, int n, const char *ctl, bool master, char *cp, size_t cplen)
 {
-	static char *const o[] = { "-o", "BatchMode=yes", "-o", "ConnectTimeout=5",
+	static char *const o[] = { "-o", "BatchMode=yes", "-o", "ConnectTimeout=15",
 				   "-o", "ServerAliveInterval=2", "-o", "ServerAliveCountMax=3" };
 	const char *cfg = getenv("RDMACAP_SSH_CONFIG");
 
-	_Static_assert(RM_CONNECT_S == 5 && RM_ALIVE_S == 2, "the options above");
+	_Static_assert(RM_CONNECT_S == 15 && RM_ALIVE_S == 2, "the options above");
 	for (size_t i = 0; i < sizeof(o) / sizeof(o[0]); i++)
 		v[n++] = o[i];
 	if (cfg && *cfg) {
@@ -477,8 +483,8 @@ static int rm_arg(const struct rm_ctx *r, int k, const char *a, FILE *f)
 	return fprintf(f, " '%s'", a) < 0;
 }
 
-int rm_argv(const struct rm_ctx *r, int k, char *const argv[], long nofile, long watchdog_s,
-	    char *buf, size_t buflen, char **out, int max)
+int rm_argv(const struct rm_ctx *r, int k, bool share, char *const argv[], long nofile,
+	    long watchdog_s, char *buf, size_t buflen, char **out, int max)
 {
 	char *cmd = NULL;
 	size_t clen = 0;
@@ -501,7 +507,7 @@ int rm_argv(const struct rm_ctx *r, int k, char *const argv[], long nofile, long
 	memcpy(buf, cmd, clen + 1);
 	free(cmd);
 	/* the port and ControlPath words live in buf too, after the command */
-	n = rm_ssh_argv(&r->list.h[k], r->ctl, false, &a);
+	n = rm_ssh_argv(&r->list.h[k], share ? r->ctl : NULL, false, &a);
 	memcpy(buf + clen + 1, a.port, sizeof(a.port));
 	memcpy(buf + clen + 1 + sizeof(a.port), a.cp, sizeof(a.cp));
 	for (int i = 0; i < n; i++)

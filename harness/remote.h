@@ -74,13 +74,21 @@ void rm_close(struct rm_ctx *r);
 void rm_file(const struct rm_ctx *r, int k, const char *name, char *buf, size_t len);
 
 /*
+ * An sshd opens at most MaxSessions (OpenSSH's default 10) channels on one
+ * connection: this many agents of a host share it, the others log in on
+ * their own, leaving channels for the sampler and the commands.
+ */
+#define RM_SHARED_AGENTS 8
+
+/*
  * The ssh command line that runs agent argv (argv[0] is replaced by the remote
  * agent) on host k with RLIMIT_NOFILE 'nofile' (as far as the hard limit goes)
- * under a watchdog of 'watchdog_s' seconds. Strings live in buf; out holds at
- * most max pointers, NULL-terminated. 0, or -1 (too long).
+ * under a watchdog of 'watchdog_s' seconds, through the host's shared
+ * connection when 'share' (see RM_SHARED_AGENTS). Strings live in buf; out
+ * holds at most max pointers, NULL-terminated. 0, or -1 (too long).
  */
-int rm_argv(const struct rm_ctx *r, int k, char *const argv[], long nofile, long watchdog_s,
-	    char *buf, size_t buflen, char **out, int max);
+int rm_argv(const struct rm_ctx *r, int k, bool share, char *const argv[], long nofile,
+	    long watchdog_s, char *buf, size_t buflen, char **out, int max);
 
 /*
  * Runs sh command cmd on host h through ssh, stdin /dev/null, output (stdout

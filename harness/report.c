@@ -177,6 +177,32 @@ static void rp_cell_spread(FILE *f, const char *fmt, const struct rp_row *r, int
 	rp_cell(f, fmt, now, old);
 }
 
+/* --hosts: each host over the points of a transport (rephosts.h) */
+static void rp_md_hosts_series(FILE *f, const struct rp_set *s)
+{
+	json_t **h = calloc((size_t)s->n + 1, sizeof(*h));
+	long *cl = calloc((size_t)s->n + 1, sizeof(*cl));
+
+	for (int i = 0; h && cl && i < s->n; i++) {
+		int n = 0;
+		bool seen = false;
+
+		for (int j = 0; j < i; j++)
+			seen |= !strcmp(s->r[j].transport, s->r[i].transport);
+		if (seen)
+			continue;
+		for (int j = i; j < s->n; j++) {
+			if (strcmp(s->r[j].transport, s->r[i].transport))
+				continue;
+			h[n] = s->r[j].hosts;
+			cl[n++] = s->r[j].clients;
+		}
+		rph_series(f, s->r[i].transport, h, cl, n);
+	}
+	free(h);
+	free(cl);
+}
+
 static void rp_md(FILE *f, const struct rp_set *s, const struct rp_set *old)
 {
 	fprintf(f, "| Transport | Clients | Connected | Success | QPs | CQs | MRs | Server RSS (MiB) "
@@ -212,6 +238,7 @@ static void rp_md(FILE *f, const struct rp_set *s, const struct rp_set *old)
 		   "A point run with --repeat shows medians, [min..max] over its repeats.\n");
 	for (int i = 0; i < s->n; i++)
 		rph_md(f, s->r[i].transport, s->r[i].clients, s->r[i].hosts, s->r[i].total);
+	rp_md_hosts_series(f, s);
 }
 
 /* --- SVG --- */

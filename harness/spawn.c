@@ -100,10 +100,11 @@ tls:
 static int sp_remote(struct run *r, long i, struct sp_argv *av, char *buf, size_t len,
 		     char **out, long nofile)
 {
-	long k = i < r->nsrv ? 0 : 1 + (i - r->nsrv) % r->c->topo->nclients;
+	long nc = r->c->topo->nclients, k = i < r->nsrv ? 0 : 1 + (i - r->nsrv) % nc;
+	long nth = i < r->nsrv ? i : (i - r->nsrv) / nc; /* the agent's rank on its host */
 
-	if (rm_argv(r->c->remote, (int)k, av->v, nofile, RUN_NPHASES * r->pt->timeout_s + 30, buf,
-		    len, out, 64)) {
+	if (rm_argv(r->c->remote, (int)k, nth < RM_SHARED_AGENTS, av->v, nofile,
+		    RUN_NPHASES * r->pt->timeout_s + 30, buf, len, out, 64)) {
 		snprintf(r->pt->why, sizeof(r->pt->why), "agent %ld: ssh command line too long", i);
 		return -1;
 	}
