@@ -144,8 +144,17 @@ tap_plan 9
 for _ in $(seq 50); do ssh_ok "${ADDR[2]}" 2>/dev/null && break; sleep 0.2; done
 
 ok=0
-for k in 0 1 2; do ssh_ok "${ADDR[$k]}" || ok=1; done
+login=0
+for k in 0 1 2; do
+	t0=${EPOCHREALTIME%.*}
+	ssh_ok "${ADDR[$k]}" || ok=1
+	dt=$((${EPOCHREALTIME%.*} - t0))
+	[ "$dt" -gt "$login" ] && login=$dt
+done
 tap_result "$([ $ok = 0 ] && echo pass || echo fail)" "three sshd, one per namespace, answer the suite's key in BatchMode"
+# "at once": a few logins (seconds under TCG, more when the host is loaded), not a deadline
+AT_ONCE=$((3 * login + 10))
+tap_diag "one ssh login took up to ${login} s (load $(cut -d' ' -f1-3 /proc/loadavg)): a failing run must end within ${AT_ONCE} s"
 
 hrun rc --hosts "$HOSTS_RC" --transport rc --clients 40 --msgs 10 --json "$W/rc.json"
 [ "$(grep -c '# host=' "$OUT")" = 3 ] || why+=" not 3 host sections"
@@ -180,7 +189,7 @@ t0=${EPOCHREALTIME%.*}
 rdc_rdmacap run --hosts "${ADDR[0]},10.78.0.99" --transport tcp --clients 2 >"$W/unreach.tap" 2>&1
 RC=$?
 dt=$((${EPOCHREALTIME%.*} - t0))
-if [ "$RC" != 0 ] && grep -q "10.78.0.99: unreachable" "$W/unreach.tap" && [ "$dt" -le 15 ] &&
+if [ "$RC" != 0 ] && grep -q "10.78.0.99: unreachable" "$W/unreach.tap" && [ "$dt" -le "$AT_ONCE" ] &&
 	[ "$(run_dirs)" = 0 ] && [ "$(agents_running)" = 0 ]; then
 	tap_ok "an unreachable host: exit $RC in ${dt} s, named, nothing left"
 else
@@ -193,7 +202,7 @@ rdc_rdmacap run --hosts "$HOSTS_TCP" --agent-path /nonexistent/rdmacap-agent --t
 RC=$?
 dt=$((${EPOCHREALTIME%.*} - t0))
 if [ "$RC" != 0 ] && grep -q "no agent at /nonexistent/rdmacap-agent" "$W/noagent.tap" &&
-	[ "$dt" -le 15 ] && [ "$(run_dirs)" = 0 ] && [ "$(agents_running)" = 0 ]; then
+	[ "$dt" -le "$AT_ONCE" ] && [ "$(run_dirs)" = 0 ] && [ "$(agents_running)" = 0 ]; then
 	tap_ok "a host without the agent: exit $RC in ${dt} s, named, nothing left"
 else
 	tap_fail "a host without the agent" "exit $RC in $dt s, dirs $(run_dirs), agents $(agents_running): $(grep -m1 Bail "$W/noagent.tap")"
