@@ -154,7 +154,7 @@ done
 tap_result "$([ $ok = 0 ] && echo pass || echo fail)" "three sshd, one per namespace, answer the suite's key in BatchMode"
 # "at once": a few logins (seconds under TCG, more when the host is loaded), not a deadline
 AT_ONCE=$((3 * login + 10))
-tap_diag "one ssh login took up to ${login} s (load $(cut -d' ' -f1-3 /proc/loadavg)): a failing run must end within ${AT_ONCE} s"
+tap_diag "one ssh login took up to ${login} s (guest load $(cut -d' ' -f1-3 /proc/loadavg)): a failing run must end within ${AT_ONCE} s"
 
 hrun rc --hosts "$HOSTS_RC" --transport rc --clients 40 --msgs 10 --json "$W/rc.json"
 [ "$(grep -c '# host=' "$OUT")" = 3 ] || why+=" not 3 host sections"
