@@ -72,6 +72,7 @@ static void t_table(void)
 	tap_ok(&t, s && strstr(s, "| total (3 hosts) | | | 3 | 40 | 39 | 1 | | |"),
 	       "table: the total row");
 	free(s);
+	json_decref(p.hosts);
 	p.hosts = json_null();
 	s = t_out(t_draw_md, &p);
 	tap_ok(&t, s && !*s, "table: nothing for a point without hosts");
