@@ -150,6 +150,9 @@ void htp_tune(struct pt_ctx *c)
 
 	if (p->hosts) {
 		tap_diag(c->tap, "sysctls: the hosts' own, not read from here (no --tune over ssh)");
+		/* the agents' processes are on the hosts; only their ssh clients are here */
+		tap_diag(c->tap, "process figures: srv_rss_kb, srv_fds, srv_threads and agents_* are "
+			 "this host's ssh clients', not the remote agents'");
 		return;
 	}
 

@@ -16,6 +16,7 @@
 
 #include "common/clock.h"
 #include "common/deadline.h"
+#include "harness/remote.h"
 #include "harness/rsample.h"
 #include "harness/run.h"
 
@@ -66,6 +67,8 @@ static int pt_start(struct run *r)
 	if (sp_start_agents(r))
 		return -1;
 	ms_base(r);
+	if (r->c->remote)
+		start_s += rm_start_s(r->c->remote);
 	e = lp_loop(r, pt_all_hello, clock_s() + start_s);
 	if (e != LP_DONE || !pt_all_hello(r) || r->srv_exited) {
 		if (!pt->why[0])

@@ -218,6 +218,32 @@ static double rp_objs(const struct rp_row *r)
 	return (double)(r->qp + r->cq + r->mr + r->srq + r->ah) / (double)r->connected;
 }
 
+/* --hosts: each host over the points of a transport (rephosts.h) */
+static void rp_md_hosts_series(FILE *f, const struct rp_set *s)
+{
+	json_t **h = calloc((size_t)s->n + 1, sizeof(*h));
+	long *cl = calloc((size_t)s->n + 1, sizeof(*cl));
+
+	for (int i = 0; h && cl && i < s->n; i++) {
+		int n = 0;
+		bool seen = false;
+
+		for (int j = 0; j < i; j++)
+			seen |= !strcmp(s->r[j].transport, s->r[i].transport);
+		if (seen)
+			continue;
+		for (int j = i; j < s->n; j++) {
+			if (strcmp(s->r[j].transport, s->r[i].transport))
+				continue;
+			h[n] = s->r[j].hosts;
+			cl[n++] = s->r[j].clients;
+		}
+		rph_series(f, s->r[i].transport, h, cl, n);
+	}
+	free(h);
+	free(cl);
+}
+
 static void rp_md(FILE *f, const struct rp_set *s, const struct rp_set *old)
 {
 	fprintf(f, "| Transport | Clients | Connected | Success | QPs | CQs | MRs | Server RSS (MiB) "
@@ -262,6 +288,7 @@ static void rp_md(FILE *f, const struct rp_set *s, const struct rp_set *old)
 		   "counted by the agent) per connected client.\n");
 	for (int i = 0; i < s->n; i++)
 		rph_md(f, s->r[i].transport, s->r[i].clients, s->r[i].hosts, s->r[i].total);
+	rp_md_hosts_series(f, s);
 }
 
 /* --- SVG --- */

@@ -55,7 +55,7 @@ static int rs_read(struct run *r, enum rs_when w)
 
 	for (int k = 0; hs && k < hs->n; k++) {
 		struct rs_host *h = &hs->h[k];
-		int st = rm_ssh(&rm->list.h[k], RS_CMD, out, sizeof(out), RS_TIMEOUT_S);
+		int st = rm_cmd(rm, k, RS_CMD, out, sizeof(out), RS_TIMEOUT_S);
 
 		h->valid[w] = false;
 		if (st) {

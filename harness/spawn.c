@@ -17,7 +17,8 @@
  * Servers listen within this, or the point's phase deadline when that is longer:
  * on a host at load 20 a ud server (its QP, 4,096 receives, TLS) took over 15 s
  * to say hello, and the point never started. A server that exits ends the wait
- * at once; only a hung one costs the longer deadline.
+ * at once; only a hung one costs the longer deadline. Remote servers get
+ * rm_start_s more: their ssh login and command, measured.
  */
 #define SP_SRV_START_S 15
 
@@ -110,10 +111,11 @@ tls:
 static int sp_remote(struct run *r, long i, struct sp_argv *av, char *buf, size_t len,
 		     char **out, long nofile)
 {
-	long k = i < r->nsrv ? 0 : 1 + (i - r->nsrv) % r->c->topo->nclients;
+	long nc = r->c->topo->nclients, k = i < r->nsrv ? 0 : 1 + (i - r->nsrv) % nc;
+	long nth = i < r->nsrv ? i : (i - r->nsrv) / nc; /* the agent's rank on its host */
 
-	if (rm_argv(r->c->remote, (int)k, av->v, nofile, RUN_NPHASES * r->pt->timeout_s + 30, buf,
-		    len, out, 64)) {
+	if (rm_argv(r->c->remote, (int)k, nth < RM_SHARED_AGENTS, av->v, nofile,
+		    RUN_NPHASES * r->pt->timeout_s + 30, buf, len, out, 64)) {
 		snprintf(r->pt->why, sizeof(r->pt->why), "agent %ld: ssh command line too long", i);
 		return -1;
 	}
@@ -264,14 +266,15 @@ int sp_start_agents(struct run *r)
 	struct pt_point *pt = r->pt;
 	long nag = r->nag;
 	long start_s = pt->timeout_s > SP_SRV_START_S ? pt->timeout_s : SP_SRV_START_S;
+	double wait = (double)start_s + (r->c->remote ? rm_start_s(r->c->remote) : 0);
 
 	r->nag = r->nsrv;
 	if (sp_servers(r))
 		return -1;
-	if (lp_loop(r, sp_srv_hello, clock_s() + (double)start_s) || r->srv_exited) {
+	if (lp_loop(r, sp_srv_hello, clock_s() + wait) || r->srv_exited) {
 		if (!pt->why[0])
-			snprintf(pt->why, sizeof(pt->why), "server agents did not start within %ld s",
-				 start_s);
+			snprintf(pt->why, sizeof(pt->why), "server agents did not start within %.0f s",
+				 wait);
 		return -1;
 	}
 	r->nag = nag;
