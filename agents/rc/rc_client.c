@@ -250,6 +250,7 @@ static void rcc_qp_dead(struct rcc *x, uint32_t q, const char *word)
 static void rcc_async(void *arg, const struct rc_async *a)
 {
 	struct rcc *x = arg;
+	struct rc_fail f;
 	uint32_t i;
 
 	if (a->ep) {
@@ -258,9 +259,19 @@ static void rcc_async(void *arg, const struct rc_async *a)
 			rcc_qp_dead(x, i, a->word);
 		return;
 	}
-	for (i = 0; i < (x->nqp ? x->nqp : x->n); i++)
-		if (x->c[i].state == RCC_UP && (a->fatal || rc_ep_failed(&x->c[i].e)))
+	for (i = 0; i < (x->nqp ? x->nqp : x->n); i++) {
+		if (x->c[i].state != RCC_UP)
+			continue;
+		if (a->fatal || rc_ep_failed(&x->c[i].e))
 			rcc_qp_dead(x, i, a->word);
+		/*
+		 * A QP still up may end in a send's RETRY_EXC_ERR, which lands on
+		 * its lazy send CQ (rc.h) and, on rxe, need not flush the receive
+		 * the client waits on: watch that CQ from now on.
+		 */
+		else if (x->c[i].e.scq && rc_cq_want(x->c[i].e.scq, true, &f))
+			load_fail(&x->ph.load, i, f.call, f.err, NULL);
+	}
 }
 
 /* --- setup scheduling --- */
