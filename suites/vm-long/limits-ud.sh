@@ -44,8 +44,6 @@ rdc_need rdc_have_root
 rdc_need rdc_have_rxe
 
 log() { echo "limits-ud.sh: $*" >&2; }
-counters() { rdma -j resource show 2>/dev/null | tr -d ' \n'; }
-
 # lu_run NAME SECS ARGS...: rdmacap ARGS with a deadline; TAP in $W/NAME.tap
 # (OUT), figures in RDC_KV, status in RC
 lu_run() {
@@ -64,7 +62,7 @@ kv() { rdc_kv "$1" 2>/dev/null || true; }
 
 tap_init
 tap_plan 3
-BASE=$(counters)
+BASE=$(rdc_res_line)
 MAX_AH=$(ibv_devinfo -v 2>/dev/null | awk '/max_ah:/ { print $2; exit }')
 MAX_AH=${MAX_AH:-32767}
 tap_kv max_ah "$MAX_AH"
@@ -111,11 +109,6 @@ else
 	tap_fail "ud --ah wc at $MAX clients" "exit $RC connected=$(kv connected) verified=$(kv verified) srv_ah=$(kv srv_ah) srv_ah_made=$(kv srv_ah_made)"
 fi
 
-sleep 1
-if [ "$(counters)" = "$BASE" ]; then
-	tap_ok "RDMA counters after the suite equal those before it"
-else
-	tap_fail "RDMA counters after the suite" "before $BASE after $(counters)"
-fi
+rdc_res_back "$BASE"
 tap_totals
 exit "$(tap_exit_code)"

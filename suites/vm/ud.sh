@@ -43,8 +43,6 @@ GRH=40
 rdc_need rdc_have_root
 rdc_need rdc_have_rxe
 
-counters() { rdma -j resource show 2>/dev/null | tr -d ' \n'; }
-
 # ud_run NAME ARGS...: rdmacap run --transport ud ARGS on the pair topology;
 # TAP in $W/NAME.tap, figures in RDC_KV, status in RC
 ud_run() {
@@ -58,14 +56,9 @@ ud_run() {
 	grep -E '^ +# (connected|msgs|lat_us|srv_|cli_dev|cause)' "$OUT" | sed 's/^ *//'
 }
 
-# delta_is LINE KEY VALUE: KEY=VALUE on the "# LINE ..." line (srv_dev_delta)
-delta_is() {
-	grep -m1 -E "# $1 " "$OUT" | grep -qE "(^| )$2=$3( |\$)"
-}
-
 tap_init
 tap_plan $((2 * ${#COUNTS[@]} + 5))
-BASE=$(counters)
+BASE=$(rdc_res_line)
 
 # ud_check N CM: the verdict of a run of N clients over CM
 ud_check() {
@@ -78,12 +71,12 @@ ud_check() {
 	rdc_kv retried >/dev/null || why+=" no retried figure"
 	[ "$(rdc_kv srv_ah)" = "$n" ] || why+=" srv_ah=$(rdc_kv srv_ah)"
 	for k in qp cq mr; do
-		delta_is srv_dev_delta $k 1 || why+=" server $k delta not 1"
+		rdc_fig_is srv_dev_delta $k 1 || why+=" server $k delta not 1"
 	done
-	delta_is cli_dev_delta qp "$n" || why+=" client qp delta not $n"
+	rdc_fig_is cli_dev_delta qp "$n" || why+=" client qp delta not $n"
 	grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" not back to baseline"
 	if [ "$cm" = rdmacm ]; then
-		delta_is srv_dev_delta cm_id 1 || why+=" server cm_id delta not 1 (the listener)"
+		rdc_fig_is srv_dev_delta cm_id 1 || why+=" server cm_id delta not 1 (the listener)"
 	fi
 	if [ -z "$why" ]; then
 		tap_ok "ud --cm $cm $n clients: 100%, payloads verified, server 1 QP/CQ/MR and $n AHs, back to baseline"
@@ -147,11 +140,6 @@ else
 	tap_fail "ud --size $((MTU - GRH + 1))" "exit $RC; $(grep -m1 -E 'why|cause' "$OUT")"
 fi
 
-sleep 1
-if [ "$(counters)" = "$BASE" ]; then
-	tap_ok "RDMA counters after the suite equal those before it"
-else
-	tap_fail "RDMA counters after the suite" "before $BASE after $(counters)"
-fi
+rdc_res_back "$BASE"
 tap_totals
 exit "$(tap_exit_code)"
