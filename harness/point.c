@@ -16,7 +16,6 @@
 
 #include "common/clock.h"
 #include "common/deadline.h"
-#include "harness/remote.h"
 #include "harness/rsample.h"
 #include "harness/run.h"
 
@@ -58,17 +57,12 @@ static bool pt_server_gone(struct run *r)
 static int pt_start(struct run *r)
 {
 	struct pt_point *pt = r->pt;
-	/* as the servers' (spawn.c): the phase deadline when a loaded host needs it */
-	double start_s = 30 + 0.05 * (double)r->nag;
+	double start_s = sp_start_wait_s(r, 30 + 0.05 * (double)r->nag);
 	enum lp_end e;
 
-	if (start_s < (double)pt->timeout_s)
-		start_s = (double)pt->timeout_s;
 	if (sp_start_agents(r))
 		return -1;
 	ms_base(r);
-	if (r->c->remote)
-		start_s += rm_start_s(r->c->remote);
 	e = lp_loop(r, pt_all_hello, clock_s() + start_s);
 	if (e != LP_DONE || !pt_all_hello(r) || r->srv_exited) {
 		if (!pt->why[0])

@@ -68,6 +68,8 @@ void lay_plan(struct run *r, long clients);
 
 /* spawn.c: server agents, then (once they listen) the client agents. 0 or -1 (why set). */
 int sp_start_agents(struct run *r);
+/* How long agents may take to say hello: max(fixed_s, phase deadline) + ssh start. */
+double sp_start_wait_s(const struct run *r, double fixed_s);
 
 /* loop.c */
 int lp_setup(struct run *r, long clients);

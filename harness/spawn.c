@@ -14,11 +14,10 @@
 #include "harness/run.h"
 
 /*
- * Servers listen within this, or the point's phase deadline when that is longer:
- * on a host at load 20 a ud server (its QP, 4,096 receives, TLS) took over 15 s
- * to say hello, and the point never started. A server that exits ends the wait
- * at once; only a hung one costs the longer deadline. Remote servers get
- * rm_start_s more: their ssh login and command, measured.
+ * Servers listen within this, or the phase deadline when that is longer (see
+ * sp_start_wait_s): on a host at load 20 a ud server (its QP, 4,096 receives,
+ * TLS) took over 15 s to say hello, and the point never started. A server that
+ * exits ends the wait at once; only a hung one costs the longer deadline.
  */
 #define SP_SRV_START_S 15
 
@@ -261,12 +260,22 @@ static int sp_clients(struct run *r)
 	return 0;
 }
 
+/*
+ * A loaded host may need the whole phase deadline to start an agent, so it is
+ * never less; a remote agent comes through its ssh login and command, measured.
+ */
+double sp_start_wait_s(const struct run *r, double fixed_s)
+{
+	double s = fixed_s > (double)r->pt->timeout_s ? fixed_s : (double)r->pt->timeout_s;
+
+	return s + (r->c->remote ? rm_start_s(r->c->remote) : 0);
+}
+
 int sp_start_agents(struct run *r)
 {
 	struct pt_point *pt = r->pt;
 	long nag = r->nag;
-	long start_s = pt->timeout_s > SP_SRV_START_S ? pt->timeout_s : SP_SRV_START_S;
-	double wait = (double)start_s + (r->c->remote ? rm_start_s(r->c->remote) : 0);
+	double wait = sp_start_wait_s(r, SP_SRV_START_S);
 
 	r->nag = r->nsrv;
 	if (sp_servers(r))
