@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The table of a load point's figures, and the writers that walk it. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "harness/fig.h"
@@ -310,8 +309,8 @@ static const char *const fig_label[] = {
 	[FIG_L_STORM_FIRST] = "storm ",
 };
 
-static void fig_get(const struct fig *f, const struct pt_point *pt, const struct hp_plan *p,
-		    struct fig_val *v)
+void fig_get(const struct fig *f, const struct pt_point *pt, const struct hp_plan *p,
+	     struct fig_val *v)
 {
 	const char *base = (const char *)pt + f->off;
 
@@ -549,53 +548,4 @@ size_t fig_nrows(void)
 	while (fig_table[n].name)
 		n++;
 	return n;
-}
-
-static double fig_num(const struct fig_val *v)
-{
-	switch (v->type) {
-	case FIG_LONG:
-		return (double)v->l;
-	case FIG_U64:
-		return (double)v->u;
-	case FIG_DBL:
-		return v->d;
-	case FIG_STR:
-		break;
-	}
-	return 0;
-}
-
-static int fig_cmp(const void *a, const void *b)
-{
-	double x = fig_num(a), y = fig_num(b);
-
-	return (x > y) - (x < y);
-}
-
-struct fig_agg *fig_aggregate(const struct pt_point *const *pts, int n, int shown,
-			      const struct hp_plan *p)
-{
-	struct fig_agg *a = calloc(fig_nrows(), sizeof(*a));
-	struct fig_val v[HP_MAX_REPEAT];
-
-	if (!a)
-		return NULL;
-	if (n > HP_MAX_REPEAT)
-		n = HP_MAX_REPEAT;
-	if (shown < 0 || shown >= n)
-		shown = 0;
-	for (size_t i = 0; fig_table[i].name && n > 0; i++) {
-		for (int k = 0; k < n; k++)
-			fig_get(&fig_table[i], pts[k], p, &v[k]);
-		if (v[0].type == FIG_STR) {
-			a[i].min = a[i].med = a[i].max = v[shown];
-			continue;
-		}
-		qsort(v, (size_t)n, sizeof(v[0]), fig_cmp);
-		a[i].min = v[0];
-		a[i].med = v[(n - 1) / 2];
-		a[i].max = v[n - 1];
-	}
-	return a;
 }

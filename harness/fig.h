@@ -6,8 +6,9 @@
  * The TAP subtest (pointtap.c), the JSON side file (json.c) and `rdmacap
  * report` (report.c) are all produced from it: a new figure is one row of
  * fig_table in fig.c. A point run --repeat R times reports every figure as
- * min / median / max over its repeats (fig_aggregate): TAP as "min/median/max",
- * JSON as the median at the figure's path and min and max under "repeat". Counters with a value per resource (base/peak/after),
+ * min / median / max over its repeats (repeat.c aggregates them): TAP as
+ * "min/median/max", JSON as the median at the figure's path and min and max
+ * under "repeat". Counters with a value per resource (base/peak/after),
  * the port counters by the devices' names, the QPs by state and those named,
  * the failure records and the series are structures, not figures: json.c and
  * pointtap.c write those themselves.
@@ -72,24 +73,19 @@ struct fig {
 extern const struct fig fig_table[];
 
 /*
- * A figure over the repeats of one point. The median is the nearest-rank one
- * (the lower middle when R is even), so it is always a measured value; text
- * figures (cause, capped) are the shown repeat's.
+ * A figure over the repeats of one point (repeat.h: rpt_aggregate): numbers
+ * as min, median and max; text figures (cause, capped) the shown repeat's.
  */
 struct fig_agg {
 	struct fig_val min, med, max;
 };
 
-/* The rows of fig_table (the size of a fig_aggregate array). */
+/* The rows of fig_table (the size of an array of struct fig_agg). */
 size_t fig_nrows(void);
 
-/*
- * Every row over pts[0..n) (n <= HP_MAX_REPEAT), text rows from pts[shown].
- * Returns a malloc'd array of fig_nrows() (text values point into pts, which
- * must outlive it), or NULL without memory.
- */
-struct fig_agg *fig_aggregate(const struct pt_point *const *pts, int n, int shown,
-			      const struct hp_plan *p);
+/* The value of row f in point pt. */
+void fig_get(const struct fig *f, const struct pt_point *pt, const struct hp_plan *p,
+	     struct fig_val *v);
 
 /* Writes TAP line 'line' ("# k=v k=v ..."), if any row of it applies. */
 void fig_tap(struct tap *t, enum fig_line line, const struct pt_point *pt, const struct hp_plan *p);

@@ -14,6 +14,55 @@ struct rpt {
 	int ran, passed, shown;
 };
 
+static double rpt_num(const struct fig_val *v)
+{
+	switch (v->type) {
+	case FIG_LONG:
+		return (double)v->l;
+	case FIG_U64:
+		return (double)v->u;
+	case FIG_DBL:
+		return v->d;
+	case FIG_STR:
+		break;
+	}
+	return 0;
+}
+
+static int rpt_cmp(const void *a, const void *b)
+{
+	double x = rpt_num(a), y = rpt_num(b);
+
+	return (x > y) - (x < y);
+}
+
+struct fig_agg *rpt_aggregate(const struct pt_point *const *pts, int n, int shown,
+			      const struct hp_plan *p)
+{
+	struct fig_agg *a = calloc(fig_nrows(), sizeof(*a));
+	struct fig_val v[HP_MAX_REPEAT];
+
+	if (!a)
+		return NULL;
+	if (n > HP_MAX_REPEAT)
+		n = HP_MAX_REPEAT;
+	if (shown < 0 || shown >= n)
+		shown = 0;
+	for (size_t i = 0; fig_table[i].name && n > 0; i++) {
+		for (int k = 0; k < n; k++)
+			fig_get(&fig_table[i], pts[k], p, &v[k]);
+		if (v[0].type == FIG_STR) {
+			a[i].min = a[i].med = a[i].max = v[shown];
+			continue;
+		}
+		qsort(v, (size_t)n, sizeof(v[0]), rpt_cmp);
+		a[i].min = v[0];
+		a[i].med = v[(n - 1) / 2];
+		a[i].max = v[n - 1];
+	}
+	return a;
+}
+
 /* The summary of the repeats: figures as min/median/max, then how many passed. */
 static void rpt_tap(struct pt_ctx *c, const struct rpt *r, const struct fig_agg *a, int n)
 {
@@ -81,7 +130,7 @@ int rpt_point(struct pt_ctx *c, long clients, const char *label, json_t *points)
 	if (r->shown < 0)
 		r->shown = r->ran ? r->ran - 1 : 0;
 	if (r->ran)
-		a = fig_aggregate((const struct pt_point *const *)r->pts, r->ran, r->shown, c->plan);
+		a = rpt_aggregate((const struct pt_point *const *)r->pts, r->ran, r->shown, c->plan);
 	rpt_tap(c, r, a, n);
 	res = tap_sub_end(c->tap, "%s clients=%ld repeats=%d passed=%d/%d", label, clients, n,
 			  r->passed, n);

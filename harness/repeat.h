@@ -17,7 +17,18 @@
 
 #include <jansson.h>
 
+#include "harness/fig.h"
 #include "harness/point.h"
+
+/*
+ * Every row of fig_table over pts[0..n) (n <= HP_MAX_REPEAT), text rows from
+ * pts[shown]. The median is the nearest-rank one (the lower middle when n is
+ * even), so it is always a measured value. Returns a malloc'd array of
+ * fig_nrows() (text values point into pts, which must outlive it), or NULL
+ * without memory.
+ */
+struct fig_agg *rpt_aggregate(const struct pt_point *const *pts, int n, int shown,
+			      const struct hp_plan *p);
 
 /*
  * Runs the point c->plan->repeat times into TAP (c->tap) and appends its JSON

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the figures over repeats (harness/fig.h): min / median / max
- * per figure, the median a measured value (the lower middle for an even count),
- * text from the shown repeat, and the same numbers in TAP and in JSON.
+ * Unit tests of the figures over repeats (harness/repeat.h, fig.h): min /
+ * median / max per figure, the median a measured value (the lower middle for an
+ * even count), text from the shown repeat, and the same numbers in TAP and in
+ * JSON.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness/fig.h"
+#include "harness/repeat.h"
 #include "tap/tap.h"
 
 static struct tap t;
@@ -55,9 +57,9 @@ static void t_spread(void)
 		pts[k].lat_ns.p50 = p50[k];
 		snprintf(pts[k].cause, sizeof(pts[k].cause), "cause of repeat %d", k + 1);
 	}
-	a = fig_aggregate(pp, 3, 1, &p);
+	a = rpt_aggregate(pp, 3, 1, &p);
 	if (!a) {
-		tap_bail(&t, "fig_aggregate: no memory");
+		tap_bail(&t, "rpt_aggregate: no memory");
 		exit(1);
 	}
 	r = t_row(a, "lat_us_p50");
@@ -89,14 +91,14 @@ static void t_spread(void)
 	free(a);
 
 	/* an even count: the lower middle, a value some repeat measured */
-	a = fig_aggregate(pp, 4, 0, &p);
+	a = rpt_aggregate(pp, 4, 0, &p);
 	r = a ? t_row(a, "lat_us_p50") : NULL;
 	tap_ok(&t, r && r->min.d == 50.0 && r->med.d == 100.0 && r->max.d == 300.0,
 	       "4 repeats: the median is the lower middle (100 of 50,100,200,300)");
 	free(a);
 
 	/* one repeat: all three are its value */
-	a = fig_aggregate(pp, 1, 0, &p);
+	a = rpt_aggregate(pp, 1, 0, &p);
 	r = a ? t_row(a, "lat_us_p50") : NULL;
 	tap_ok(&t, r && r->min.d == 300.0 && r->med.d == 300.0 && r->max.d == 300.0,
 	       "1 repeat: min = median = max");
