@@ -1,23 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * Command line of rdmacap. One option table for every subcommand, with a mask of
- * the subcommands each option applies to, so that "rdmacap env --clients 5" is an
- * error that names the option instead of being silently ignored.
+ * Command line of rdmacap: the option table and its parser. One table for every
+ * subcommand, with a mask of the subcommands each option applies to, so that
+ * "rdmacap env --clients 5" is an error that names the option instead of being
+ * silently ignored. What the parsed plan must then meet is clicheck.c's.
  */
 #include <arpa/inet.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "harness/certs.h"
+#include "harness/clicheck.h"
 #include "harness/cli.h"
-#include "harness/hosts.h"
 #include "harness/usage.h"
 
 const char *const hp_names[HP_NCMD] = {
@@ -287,7 +281,7 @@ static int hp_apply(struct hp_plan *p, const struct hp_opt *o, const char *v)
 	return -1;
 }
 
-/* the tables' defaults; --clients depends on the command (hp_check) */
+/* the tables' defaults; --clients depends on the command (hp_parse) */
 static void hp_defaults(struct hp_plan *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -319,186 +313,9 @@ static void hp_defaults(struct hp_plan *p)
 	}
 }
 
-static int hp_fail(FILE *err, enum hp_cmd c, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int hp_fail(FILE *err, enum hp_cmd c, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(err, "rdmacap %s: ", hp_names[c]);
-	va_start(ap, fmt);
-	vfprintf(err, fmt, ap);
-	va_end(ap);
-	fprintf(err, "\nusage: %s\n", hp_usages[c]);
-	return -1;
-}
-
-/* report: every input must be readable now, before any output is written */
-static int hp_check_files(struct hp_plan *p, FILE *err)
-{
-	for (int i = 0; i <= p->nfiles; i++) {
-		const char *f = i < p->nfiles ? p->files[i] : p->baseline;
-		struct stat st;
-		int fd;
-
-		if (!f)
-			continue;
-		fd = open(f, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return hp_fail(err, p->cmd, "%s: %s", f, strerror(errno));
-		if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-			close(fd);
-			return hp_fail(err, p->cmd, "%s: not a regular file", f);
-		}
-		close(fd);
-	}
-	return 0;
-}
-
-/* Every client agent gets at most what the agent's --clients allows. */
-static int hp_check_per_agent(struct hp_plan *p, FILE *err)
-{
-	long most = p->cmd == HP_LIMIT ? p->max : 0, per;
-
-	for (int i = 0; i < p->npoints; i++)
-		most = p->clients[i] > most ? p->clients[i] : most;
-	per = p->agents ? (most + p->agents - 1) / p->agents : 0;
-	if (per > opt_defs[OPT_CLIENTS].max)
-		return hp_fail(err, p->cmd, "--clients %ld over --agents %ld is %ld per agent "
-			       "(an agent takes at most %lld)", most, p->agents, per,
-			       opt_defs[OPT_CLIENTS].max);
-	return 0;
-}
-
-/*
- * --json is written when the run ends (a temp file beside it, renamed over it):
- * its folder must take a new file now, or the whole run would be lost.
- */
-static int hp_check_json(struct hp_plan *p, FILE *err)
-{
-	char tmp[4096];
-	struct stat st;
-	int fd;
-
-	if (!p->json)
-		return 0;
-	if (!*p->json)
-		return hp_fail(err, p->cmd, "--json: empty file name");
-	if (!stat(p->json, &st) && !S_ISREG(st.st_mode))
-		return hp_fail(err, p->cmd, "--json %s: %s", p->json,
-			       S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", p->json, (int)getpid()) >= (int)sizeof(tmp))
-		return hp_fail(err, p->cmd, "--json %s: %s", p->json, strerror(ENAMETOOLONG));
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return hp_fail(err, p->cmd, "--json %s: cannot create a file beside it (%s): %s",
-			       p->json, tmp, strerror(errno));
-	close(fd);
-	if (unlink(tmp))
-		return hp_fail(err, p->cmd, "--json %s: unlink %s: %s", p->json, tmp,
-			       strerror(errno));
-	return 0;
-}
-
 long hp_fault_at(const struct hp_plan *p)
 {
 	return p->fault_at_set ? p->fault_at_ms : p->msgs * p->think_ms / 3;
-}
-
-/* --fault: what it strikes must exist in the plan */
-static int hp_check_fault(struct hp_plan *p, FILE *err)
-{
-	if (p->fault_at_set && p->fault.kind == FLT_NONE)
-		return hp_fail(err, p->cmd, "--fault-at needs --fault");
-	if (flt_on_links(&p->fault) && (p->topo.kind == NN_LOOP || p->topo.kind == NN_HOST))
-		return hp_fail(err, p->cmd, "--fault %s acts on the topology's links: it needs "
-			       "--topology pair or star:K", p->fault.text);
-	if (p->fault.kind == FLT_KILL_CLIENT && p->agents && p->fault.n > p->agents)
-		return hp_fail(err, p->cmd, "--fault %s: only %ld client agents (--agents)",
-			       p->fault.text, p->agents);
-	return 0;
-}
-
-/*
- * --topology host and --hosts: the options that name this host's own device and
- * address mean nothing where rdmacap makes its own rxe; --hosts is a host topology.
- */
-static int hp_check_host(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
-{
-	char msg[320];
-
-	if (p->hosts && p->cmd != HP_DOWN) {
-		if (p->topo_set && p->topo.kind != NN_HOST)
-			return hp_fail(err, p->cmd, "--hosts runs on --topology host, not %s",
-				       p->topo_spec);
-		strcpy(p->topo_spec, "host");
-		p->topo.kind = NN_HOST;
-		p->topo.nclients = 1;
-	}
-	if (p->hosts && hst_parse(p->hosts, NULL, msg, sizeof(msg)))
-		return hp_fail(err, p->cmd, "--hosts: %s", msg);
-	if ((p->agent_path || p->push) && !p->hosts)
-		return hp_fail(err, p->cmd, "--%s is an option of --hosts",
-			       p->push ? "push" : "agent-path");
-	if (p->cmd == HP_UP && p->topo.kind == NN_HOST)
-		return hp_fail(err, p->cmd, "--topology host: there is nothing to bring up");
-	if (!(LOAD & B(p->cmd)) || p->topo.kind == NN_HOST)
-		return 0;
-	for (int i = 0; i < OPT_N; i++)
-		if (seen[i] && (opt_defs[i].flags & OPT_F_HOST))
-			return hp_fail(err, p->cmd, "--%s is an option of --topology host "
-				       "(--topology %s makes its own rxe)", opt_defs[i].name,
-				       p->topo_spec);
-	if (p->server_addr[0] || p->tune)
-		return hp_fail(err, p->cmd, "--%s is an option of --topology host",
-			       p->tune ? "tune" : "server-addr");
-	return 0;
-}
-
-static int hp_check(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
-{
-	char msg[640];
-
-	if (hp_check_json(p, err))
-		return -1;
-	if (p->cmd == HP_REPORT)
-		return hp_check_files(p, err);
-	if (p->cmd == HP_UP || (LOAD & B(p->cmd))) {
-		if (nn_parse(p->topo_spec, &p->topo, msg, sizeof(msg)))
-			return hp_fail(err, p->cmd, "--topology: %s", msg);
-	}
-	if (hp_check_host(p, seen, err))
-		return -1;
-	if (!(LOAD & B(p->cmd)))
-		return 0;
-	if (!p->npoints &&
-	    hp_parse_list(p->cmd == HP_RAMP ? hp_ramp_clients : hp_opt_of(HP_O_CLIENTS)->def,
-			  p->clients, HP_MAX_POINTS, &p->npoints))
-		abort();	/* the table's own default */
-	if (p->cmd == HP_STORM) {
-		/* a storm is measured by the first message after everyone connected */
-		if (!p->msgs_set)
-			p->msgs = 1;
-		if (p->stagger_ms)
-			return hp_fail(err, p->cmd, "--stagger-ms: a storm connects at the same instant");
-	}
-	if (p->npoints > 1 && p->cmd != HP_RAMP)
-		return hp_fail(err, p->cmd, "--clients: a list is only for ramp");
-	/* the agent's own cross-option rules, so that no agent exits with a usage error */
-	if (opt_rules(p->transport, seen, msg, sizeof(msg)) ||
-	    opt_cm_rules(p->cm, seen, msg, sizeof(msg)) ||
-	    opt_ud_rules(p->transport, p->cm, p->size, msg, sizeof(msg)) ||
-	    opt_uc_rules(p->transport, p->op, msg, sizeof(msg)))
-		return hp_fail(err, p->cmd, "%s", msg);
-	/* the user's PKI, as the agents will use it, before the topology exists */
-	if (p->tls_ca && hc_certs_check(p->tls_ca, p->tls_cert, p->tls_key, msg, sizeof(msg)))
-		return hp_fail(err, p->cmd, "%s", msg);
-	if (hp_check_fault(p, err))
-		return -1;
-	if (p->cmd == HP_LIMIT && p->start > p->max)
-		return hp_fail(err, p->cmd, "--start is above --max");
-	return hp_check_per_agent(p, err);
 }
 
 /* getopt rejected the word it just read: say why */
@@ -509,10 +326,10 @@ static int hp_getopt_err(struct hp_plan *p, int argc, char **argv, FILE *err)
 	const struct hp_opt *o = optopt >= 256 ? hp_opt_of(optopt) : NULL;
 
 	if (o && !hp_opt_has_arg(o))
-		return hp_fail(err, p->cmd, "option '--%s' takes no value", hp_optname(o));
+		return hu_fail(err, p->cmd, "option '--%s' takes no value", hp_optname(o));
 	if (o)
-		return hp_fail(err, p->cmd, "option '--%s' needs a value", hp_optname(o));
-	return hp_fail(err, p->cmd, "unknown or malformed option '%s'", bad);
+		return hu_fail(err, p->cmd, "option '--%s' needs a value", hp_optname(o));
+	return hu_fail(err, p->cmd, "unknown or malformed option '%s'", bad);
 }
 
 /*
@@ -544,19 +361,19 @@ static int hp_options(struct hp_plan *p, int argc, char **argv, bool seen[OPT_N]
 			return hp_getopt_err(p, argc, argv, err);
 		o = hp_opt_of(id);
 		if (!o)
-			return hp_fail(err, p->cmd, "internal option error");
+			return hu_fail(err, p->cmd, "internal option error");
 		if (!(o->cmds & B(p->cmd)))
-			return hp_fail(err, p->cmd, "option '--%s' does not apply to '%s'",
+			return hu_fail(err, p->cmd, "option '--%s' does not apply to '%s'",
 				       hp_optname(o), hp_names[p->cmd]);
 		if (!o->name) {
 			seen[id - HP_O_SHARED] = true;
 			if (hp_shared(p, id - HP_O_SHARED, optarg, msg, sizeof(msg)))
-				return hp_fail(err, p->cmd, "%s", msg);
+				return hu_fail(err, p->cmd, "%s", msg);
 		} else if (o->val == HP_O_FAULT) {
 			if (flt_parse(optarg, &p->fault, msg, sizeof(msg)))
-				return hp_fail(err, p->cmd, "%s", msg);
+				return hu_fail(err, p->cmd, "%s", msg);
 		} else if (hp_apply(p, o, optarg)) {
-			return hp_fail(err, p->cmd, "bad value '%s' for option '--%s'",
+			return hu_fail(err, p->cmd, "bad value '%s' for option '--%s'",
 				       optarg ? optarg : "", o->name);
 		}
 		p->topo_set |= id == HP_O_TOPO;
@@ -591,12 +408,16 @@ int hp_parse(struct hp_plan *p, int argc, char **argv, FILE *err)
 	/* positional arguments (after getopt moved them last): only report takes files */
 	for (int i = optind + 1; i < argc; i++) {
 		if (p->cmd != HP_REPORT)
-			return hp_fail(err, p->cmd, "unexpected argument '%s'", argv[i]);
+			return hu_fail(err, p->cmd, "unexpected argument '%s'", argv[i]);
 		if (p->nfiles == HP_MAX_FILES)
-			return hp_fail(err, p->cmd, "too many files (max %d)", HP_MAX_FILES);
+			return hu_fail(err, p->cmd, "too many files (max %d)", HP_MAX_FILES);
 		p->files[p->nfiles++] = argv[i];
 	}
 	if (p->cmd == HP_REPORT && !p->nfiles)
-		return hp_fail(err, p->cmd, "no result file given");
-	return hp_check(p, seen, err);
+		return hu_fail(err, p->cmd, "no result file given");
+	if ((LOAD & B(p->cmd)) && !p->npoints &&
+	    hp_parse_list(p->cmd == HP_RAMP ? hp_ramp_clients : hp_opt_of(HP_O_CLIENTS)->def,
+			  p->clients, HP_MAX_POINTS, &p->npoints))
+		abort();	/* the table's own default */
+	return hck_plan(p, seen, err);
 }

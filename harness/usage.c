@@ -2,6 +2,7 @@
 /*
  * Help, man page text and bash completion, all printed from the option tables.
  */
+#include <stdarg.h>
 #include <string.h>
 
 #include "harness/cli.h"
@@ -42,6 +43,18 @@ void hu_usage(FILE *f)
 	fprintf(f, "usage: rdmacap COMMAND [OPTIONS]   (rdmacap COMMAND --help for its options)\n");
 	for (int i = 0; i < HP_NCMD; i++)
 		fprintf(f, "  %s\n", hp_usages[i]);
+}
+
+int hu_fail(FILE *f, enum hp_cmd c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(f, "rdmacap %s: ", hp_names[c]);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fprintf(f, "\nusage: %s\n", hp_usages[c]);
+	return -1;
 }
 
 static void hu_opt_line(const struct hp_opt *o, enum hp_cmd c, char *buf, size_t len)
