@@ -10,6 +10,10 @@
 #                              (blktests' _have_* helpers, one reason each)
 #   rdc_need CHECK [ARGS]      in a script: skip everything ("1..0 # SKIP why",
 #                              exit 4) unless CHECK succeeds; call before the plan
+#   rdc_rxe_suite NAME MODS [CMD...]
+#                              a VM suite's start: TAP begins, skip unless root,
+#                              rdma_rxe, CMDs, RDMACAP and modprobe MODS; W a
+#                              work folder removed on exit
 #   rdc_timeout SECS CMD...    CMD with a deadline, its process group killed
 #   rdc_rdmacap ARGS...        build/rdmacap with the RDC_TIMEOUT deadline
 #   rdc_bg CMD...; rdc_bg_kill background processes that never hold fd 3
@@ -57,6 +61,36 @@ rdc_need() {
 	"$@" && return 0
 	tap_skip_all "$RDC_WHY"
 	exit "$TAP_EXIT_SKIP"
+}
+
+# rdc_rxe_suite NAME MODS [CMD...]: the start of a suite that drives RDMACAP on
+# rxe (suites/vm): tap_init; skip everything (exit 4) without root, rdma_rxe,
+# each CMD, the built RDMACAP, or when a module of MODS ("rdma_rxe sch_netem")
+# does not load; then W=/tmp/NAME.XXXXXX, removed when the script exits.
+rdc_rxe_suite() {
+	local name=$1 mods=$2 m c
+
+	shift 2
+	tap_init
+	rdc_need rdc_have_root
+	rdc_need rdc_have_rxe
+	for c in "$@"; do
+		rdc_need rdc_have_cmd "$c"
+	done
+	[ -x "$RDMACAP" ] || { tap_skip_all "$RDMACAP not built"; exit 4; }
+	for m in $mods; do
+		modprobe "$m" && continue
+		tap_skip_all "modprobe $mods failed"
+		exit 4
+	done
+	W=$(mktemp -d "/tmp/$name.XXXXXX")
+	trap rdc_rxe_suite_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+
+rdc_rxe_suite_cleanup() {
+	[ -n "$W" ] && rm -rf "$W"
+	return 0
 }
 
 rdc_timeout() {

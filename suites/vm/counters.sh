@@ -117,25 +117,8 @@ t_linkdown() {
 	fi
 }
 
-cleanup() {
-	[ -n "$W" ] && rm -rf "$W"
-	return 0
-}
-
 main() {
-	tap_init
-	rdc_need rdc_have_root
-	rdc_need rdc_have_rxe
-	rdc_need rdc_have_cmd rdma
-	rdc_need rdc_have_cmd jq
-	[ -x "$RDMACAP" ] || { tap_skip_all "$RDMACAP not built"; exit 4; }
-	if ! modprobe rdma_rxe; then
-		tap_skip_all "modprobe rdma_rxe failed"
-		exit 4
-	fi
-	W=$(mktemp -d /tmp/counters.XXXXXX)
-	trap cleanup EXIT
-	trap 'exit 130' INT TERM
+	rdc_rxe_suite counters rdma_rxe rdma jq
 	tap_plan 2
 	tap_kv kernel "$(uname -r)"
 	t_clean

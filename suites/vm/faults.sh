@@ -47,11 +47,35 @@ leftovers() {
 	return 0
 }
 
+# point OUT ERR KEYS ARGS...: rdmacap run ARGS on pair with FLT_CLIENTS clients
+# over 2 agents, TAP to OUT and stderr to ERR; the figures whose keys match the
+# ERE KEYS echoed. Returns rdmacap's status.
+point() {
+	local out=$1 err=$2 keys=$3 rc
+
+	shift 3
+	rdc_timeout 600 "$RDMACAP" run "$@" --topology pair --clients "$CLIENTS" --agents 2 \
+		--msgs "$MSGS" >"$out" 2>"$err"
+	rc=$?
+	grep -E "^ *# ($keys)" "$out" | cut -c1-400 | sed -E 's/^ *#? ?/# /'
+	return "$rc"
+}
+
+# verdict OK DESC OUT ERR: one TAP result, OK (0) unless the point left
+# something behind
+verdict() {
+	local ok=$1 left
+
+	left=$(leftovers)
+	[ -z "$left" ] || { tap_diag "left: $left"; ok=1; }
+	rdc_result "$ok" "$2" "$3" "$4"
+}
+
 # one_fault TR SPEC MAXS WANT [OPTION...]: run it with the options; WANT is "all"
 # (every connection survives, payloads verified) or "named" (what failed is named,
 # the cause names the fault)
 one_fault() {
-	local tr=$1 spec=$2 maxs=$3 want=$4 out err json rc ok=0 t0 dt left desc name
+	local tr=$1 spec=$2 maxs=$3 want=$4 out err json rc ok=0 t0 dt desc name
 	local -a opts=("${@:5}")
 
 	[ -n "$ONLY" ] && [[ "$tr:$spec" != *$ONLY* ]] && return 0
@@ -60,13 +84,10 @@ one_fault() {
 	desc="$tr${opts[*]:+ ${opts[*]}} --fault $spec"
 	log "$desc"
 	t0=$(date +%s%N)
-	rdc_timeout 600 "$RDMACAP" run --transport "$tr" "${opts[@]}" --topology pair \
-		--clients "$CLIENTS" --agents 2 --msgs "$MSGS" --think-ms "$THINK" --fault "$spec" \
-		--json "$json" >"$out" 2>"$err"
+	point "$out" "$err" 'fault|cause=|failures|lat_us|msgs=|wire_|qp_states' \
+		--transport "$tr" "${opts[@]}" --think-ms "$THINK" --fault "$spec" --json "$json"
 	rc=$?
 	dt=$((($(date +%s%N) - t0) / 1000000))
-	grep -E '^ *# (fault|cause=|failures|lat_us|msgs=|wire_|qp_states)' "$out" | cut -c1-400 |
-		sed -E 's/^ *#? ?/# /'
 	tap_kv "${name//[:-]/_}_wall_ms" "$dt"
 	[ "$rc" = 0 ] || { tap_diag "exit $rc"; ok=1; }
 	grep -qE '^  ok [0-9]+ fault ' "$out" || { tap_diag "the fault check did not pass"; ok=1; }
@@ -83,9 +104,7 @@ one_fault() {
 		grep -qE '^  ok [0-9]+ RDMA resources back to baseline' "$out" ||
 			{ tap_diag "RDMA counters not at baseline"; ok=1; }
 	fi
-	left=$(leftovers)
-	[ -z "$left" ] || { tap_diag "left: $left"; ok=1; }
-	rdc_result "$ok" "$desc: within ${maxs}s, $want accounted, nothing left" "$out" "$err"
+	verdict "$ok" "$desc: within ${maxs}s, $want accounted, nothing left" "$out" "$err"
 }
 
 # one_rnr: no fault, a starved SRQ (--rx-depth 1, FLT_CLIENTS clients sending at
@@ -93,41 +112,21 @@ one_fault() {
 # unlimited), so every round trip completes; the cause names the RNR NAKs from
 # the port counters with the rx depth
 one_rnr() {
-	local out=$W/rnr.tap err=$W/rnr.err rc ok=0 left desc="rc --srq --rx-depth 1: RNR NAKs named"
+	local out=$W/rnr.tap err=$W/rnr.err rc ok=0 desc="rc --srq --rx-depth 1: RNR NAKs named"
 
 	[ -n "$ONLY" ] && [[ "rnr" != *$ONLY* ]] && return 0
 	log "$desc"
-	rdc_timeout 600 "$RDMACAP" run --transport rc --srq --rx-depth 1 --topology pair \
-		--clients "$CLIENTS" --agents 2 --msgs "$MSGS" >"$out" 2>"$err"
+	point "$out" "$err" 'cause=|msgs=|lat_us|wire_' --transport rc --srq --rx-depth 1
 	rc=$?
-	grep -E '^ *# (cause=|msgs=|lat_us|wire_)' "$out" | cut -c1-400 | sed -E 's/^ *#? ?/# /'
 	[ "$rc" = 0 ] || { tap_diag "exit $rc"; ok=1; }
 	[ "$(kv "$out" verified)" = $((CLIENTS * MSGS)) ] || ok=1
 	grep -qE '^ *# cause=.*RNR NAKs: [0-9,]+ \(receive queue ran dry.*; rx depth 1, SRQ\)' "$out" ||
 		{ tap_diag "cause does not name the RNR NAKs and the rx depth"; ok=1; }
-	left=$(leftovers)
-	[ -z "$left" ] || { tap_diag "left: $left"; ok=1; }
-	rdc_result "$ok" "$desc" "$out" "$err"
-}
-
-cleanup() {
-	[ -n "$W" ] && rm -rf "$W"
-	return 0
+	verdict "$ok" "$desc" "$out" "$err"
 }
 
 main() {
-	tap_init
-	rdc_need rdc_have_root
-	rdc_need rdc_have_rxe
-	rdc_need rdc_have_cmd tc
-	[ -x "$RDMACAP" ] || { tap_skip_all "$RDMACAP not built"; exit 4; }
-	if ! modprobe rdma_rxe || ! modprobe sch_netem; then
-		tap_skip_all "modprobe rdma_rxe sch_netem failed"
-		exit 4
-	fi
-	W=$(mktemp -d /tmp/faults.XXXXXX)
-	trap cleanup EXIT
-	trap 'exit 130' INT TERM
+	rdc_rxe_suite faults "rdma_rxe sch_netem" tc
 	local -a runs=(
 		# transport fault bound(s) want; traffic is MSGS x THINK ms plus the
 		# round trips, a dead peer adds its bound (common/deadline.h)
