@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * agcm: the rdma_cm event channel of an agent (see cm.h).
+ * agcm: the rdma_cm event channel of an agent and its events (see cm.h).
  */
 #include <errno.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "agents/ag.h"
 #include "agents/cm.h"
 #include "agents/opts.h"
 #include "agents/report.h"
@@ -28,6 +30,32 @@ struct rdma_event_channel *agcm_channel(const char *role)
 		return NULL;
 	}
 	return ch;
+}
+
+int agcm_get(struct rdma_event_channel *ch, const char *role, struct rdma_cm_event **ev)
+{
+	if (!rdma_get_cm_event(ch, ev))
+		return 0;
+	if (errno == EAGAIN || errno == EINTR)
+		return 1;
+	rep_fatal("rdma_get_cm_event", role, errno);
+	return -1;
+}
+
+bool agcm_ack(struct rdma_cm_event *ev)
+{
+	bool removed = ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL;
+
+	if (removed)
+		rep_fatal("rdma_get_cm_event", "DEVICE_REMOVAL", ENODEV);
+	if (rdma_ack_cm_event(ev))
+		ag_warn("rdma_ack_cm_event: %s", strerror(errno));
+	return removed;
+}
+
+const char *agcm_word(enum rdma_cm_event_type t)
+{
+	return rdma_event_str(t) + strlen("RDMA_CM_EVENT_");
 }
 
 int agcm_listen(struct rdma_event_channel *ch, const struct ag_opts *o, enum rdma_port_space ps,

@@ -1,18 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * agcm: what every --cm rdmacm agent file shares (rc and uc, ud; both roles).
- * Uses librdmacm, agents/opts.h and agents/report.h (a failure is the agent's fatal record).
+ * Uses librdmacm, agents/ag.h, agents/opts.h and agents/report.h (a failure is
+ * the agent's fatal record).
  */
 #ifndef RDC_AGENTS_CM_H
 #define RDC_AGENTS_CM_H
 
 #include <rdma/rdma_cma.h>
+#include <stdbool.h>
 
 /*
  * A non-blocking rdma_cm event channel for the agent's epoll loop, or NULL
  * after the fatal record naming the call and role ("server", "client").
  */
 struct rdma_event_channel *agcm_channel(const char *role);
+
+/*
+ * The next event of ch into *ev: 0, or 1 when there is none now (EAGAIN,
+ * EINTR), or -1 after the fatal record naming the call and role: the agent stops.
+ */
+int agcm_get(struct rdma_event_channel *ch, const char *role, struct rdma_cm_event **ev);
+
+/*
+ * Acknowledges ev (a warning if that fails); ids are destroyed only after it.
+ * true when ev was DEVICE_REMOVAL, after its fatal record: the agent stops.
+ */
+bool agcm_ack(struct rdma_cm_event *ev);
+
+/* The event's name without "RDMA_CM_EVENT_", as records name it: "REJECTED". */
+const char *agcm_word(enum rdma_cm_event_type t);
 
 struct ag_opts;
 

@@ -242,26 +242,19 @@ static void rcc_cm_rejected(struct rcc *x, uint32_t i, const struct rdma_cm_even
 	rcc_rejected(x, i, ev->status);
 }
 
-static const char *rcc_cm_word(enum rdma_cm_event_type t)
-{
-	return rdma_event_str(t) + strlen("RDMA_CM_EVENT_");
-}
-
 void rcc_cm_event(struct rcc *x)
 {
 	struct rdma_cm_event *ev;
 	enum rdma_cm_event_type type;
 	struct rcc_conn *c;
-	int status;
+	int status, got;
 	uint32_t i;
 	bool kill, flush;
 
 	for (;;) {
-		if (rdma_get_cm_event(x->cmch, &ev)) {
-			if (errno != EAGAIN && errno != EINTR) {
-				rep_fatal("rdma_get_cm_event", "client", errno);
+		if ((got = agcm_get(x->cmch, "client", &ev))) {
+			if (got < 0)
 				x->ph.phase = PH_STOP;
-			}
 			return;
 		}
 		type = ev->event;
@@ -290,17 +283,17 @@ void rcc_cm_event(struct rcc *x)
 				kill = true;
 				break;
 			case RDMA_CM_EVENT_ADDR_ERROR:
-				rcc_fail(x, i, "rdma_resolve_addr", status, rcc_cm_word(type), false);
+				rcc_fail(x, i, "rdma_resolve_addr", status, agcm_word(type), false);
 				kill = true;
 				break;
 			case RDMA_CM_EVENT_ROUTE_ERROR:
-				rcc_fail(x, i, "rdma_resolve_route", status, rcc_cm_word(type), false);
+				rcc_fail(x, i, "rdma_resolve_route", status, agcm_word(type), false);
 				kill = true;
 				break;
 			case RDMA_CM_EVENT_UNREACHABLE:
 			case RDMA_CM_EVENT_CONNECT_ERROR:
 			case RDMA_CM_EVENT_DISCONNECTED:
-				rcc_fail(x, i, "rdma_connect", status, rcc_cm_word(type), false);
+				rcc_fail(x, i, "rdma_connect", status, agcm_word(type), false);
 				kill = true;
 				break;
 			default:
@@ -309,15 +302,11 @@ void rcc_cm_event(struct rcc *x)
 		} else if (type == RDMA_CM_EVENT_DISCONNECTED ||
 			   type == RDMA_CM_EVENT_TIMEWAIT_EXIT) {
 			/* the server went away: the rest of this connection's traffic fails */
-			rcc_lost(x, i, "rdma_cm", 0, rcc_cm_word(type));
-		}
-		if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
-			rep_fatal("rdma_get_cm_event", "DEVICE_REMOVAL", ENODEV);
-			x->ph.phase = PH_STOP;
+			rcc_lost(x, i, "rdma_cm", 0, agcm_word(type));
 		}
 		/* ids are destroyed only once their event is acknowledged */
-		if (rdma_ack_cm_event(ev))
-			ag_warn("rdma_ack_cm_event: %s", strerror(errno));
+		if (agcm_ack(ev))
+			x->ph.phase = PH_STOP;
 		if (kill)
 			rcc_cm_drop(x, i);
 		/* after the ack: a failed connect destroys its id */

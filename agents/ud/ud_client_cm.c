@@ -105,7 +105,7 @@ static void ucm_on(struct uc *x, uint32_t i, const struct rdma_cm_event *ev)
 {
 	struct uc_conn *c = &x->c[i];
 	int status = ev->status < 0 ? -ev->status : ev->status;
-	const char *word = rdma_event_str(ev->event) + strlen("RDMA_CM_EVENT_");
+	const char *word = agcm_word(ev->event);
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
@@ -141,26 +141,21 @@ void ucm_event(struct uc *x)
 	struct rdma_cm_event *ev;
 	struct uc_conn *c;
 	uint32_t i;
+	int got;
 
 	for (;;) {
-		if (rdma_get_cm_event(x->cmch, &ev)) {
-			if (errno != EAGAIN && errno != EINTR) {
-				rep_fatal("rdma_get_cm_event", "client", errno);
+		if ((got = agcm_get(x->cmch, "client", &ev))) {
+			if (got < 0)
 				x->ph.phase = PH_STOP;
-			}
 			return;
 		}
 		c = ev->id->context;
 		i = (uint32_t)(c - x->c);
 		if (c->state == UC_SETUP)
 			ucm_on(x, i, ev);
-		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
-			rep_fatal("rdma_get_cm_event", "DEVICE_REMOVAL", ENODEV);
-			x->ph.phase = PH_STOP;
-		}
 		/* ids are destroyed only once their event is acknowledged */
-		if (rdma_ack_cm_event(ev))
-			ag_warn("rdma_ack_cm_event: %s", strerror(errno));
+		if (agcm_ack(ev))
+			x->ph.phase = PH_STOP;
 		if (c->state != UC_SETUP)
 			ucm_drop(x, i);
 		if (x->ph.phase == PH_STOP)
