@@ -57,6 +57,7 @@ static bool pt_server_gone(struct run *r)
 static int pt_start(struct run *r)
 {
 	struct pt_point *pt = r->pt;
+	/* 30 s and 50 ms per process, or longer (sp_start_wait_s) */
 	double start_s = sp_start_wait_s(r, 30 + 0.05 * (double)r->nag);
 	enum lp_end e;
 
