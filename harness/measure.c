@@ -176,19 +176,19 @@ static bool ms_back_at_base(struct run *r)
 	       !memcmp(pt->res_after.cli, pt->res_base.cli, sizeof(pt->res_base.cli));
 }
 
-/* RDMA objects above the baseline now, both sides: what teardown has to free */
-static uint64_t ms_held(struct run *r)
+uint64_t ms_held(struct run *r)
 {
 	struct pt_point *pt = r->pt;
+	struct hs_res now;
 	uint64_t n = 0;
 
-	if (hs_res_read(r->c->sampler, &pt->res_after))
+	if (!pt->have_res || hs_res_read(r->c->sampler, &now))
 		return 0;
 	for (int i = 0; i < HS_NRES; i++) {
-		if (pt->res_after.srv[i] > pt->res_base.srv[i])
-			n += pt->res_after.srv[i] - pt->res_base.srv[i];
-		if (pt->res_after.cli[i] > pt->res_base.cli[i])
-			n += pt->res_after.cli[i] - pt->res_base.cli[i];
+		if (now.srv[i] > pt->res_base.srv[i])
+			n += now.srv[i] - pt->res_base.srv[i];
+		if (now.cli[i] > pt->res_base.cli[i])
+			n += now.cli[i] - pt->res_base.cli[i];
 	}
 	return n;
 }
