@@ -122,6 +122,7 @@ struct rs_srv {
 	long max_backlog;
 	/* counters */
 	uint64_t accepted, echoed, bytes, dropped, rejected;
+	bool counted;		/* the result is out: endpoints freed now add nothing */
 	uint32_t live, peak;
 };
 
