@@ -54,6 +54,24 @@
 #define DL_RC_RNR_RETRY 7 /* unlimited: see above */
 #define DL_RC_MIN_RNR_TIMER 12 /* 0.64 ms between RNR retries */
 
+/*
+ * Teardown: after "stop" the agents destroy their RDMA objects one by one, and
+ * the kernel frees what a killed agent still held as it exits (the process is
+ * reaped only then). The baseline check after a point waits for the counters
+ * DL_TEARDOWN_S plus DL_TEARDOWN_US per object still held when it starts: a
+ * slow teardown is waited for, what is left after that is a leak. Measured
+ * under TCG at host load 15: ~1.1 ms per object freed by the agent itself (a
+ * server of 21,500 endpoints, QP + MR each), ~0.75 ms by the kernel as a
+ * killed one exits; twice that here.
+ */
+#define DL_TEARDOWN_S 5
+#define DL_TEARDOWN_US 2000
+
+static inline uint64_t dl_teardown_ns(uint64_t objects)
+{
+	return DL_TEARDOWN_S * 1000000000ull + objects * DL_TEARDOWN_US * 1000ull;
+}
+
 /* The longest any transport takes to notice a dead peer after its next send. */
 static inline uint64_t dl_peer_ns(void)
 {

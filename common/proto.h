@@ -68,6 +68,8 @@
  *   go     (clients) start connecting; all agents are released together
  *   run    (clients) start the ping-pongs
  *   stop   close everything, then "result" and "bye"; EOF on stdin means stop too
+ *          (the rc server writes "result" before it closes: its teardown may
+ *          outlast the harness's wait, common/deadline.h)
  *
  * Histogram H: comma-separated "bucket:count" pairs for non-empty buckets in
  * increasing bucket order, or "-" when empty. Buckets are log-linear over

@@ -7,15 +7,16 @@
  * port counters, and the run's QPs by state (at peak, once traffic is done,
  * and after: a QP still there then is a leak).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/deadline.h"
 #include "harness/proc.h"
 #include "harness/run.h"
 
 #define MS_PEAK_WAIT_S 5  /* the server catches up with accepts within this */
-#define MS_AFTER_WAIT_S 5 /* RDMA objects are freed asynchronously after exit */
 #define MS_QP_SCAN_MS 2000 /* one QP dump of a device: ~25 ms per 3,000 QPs on rxe */
 
 static void ms_wire(struct run *r, struct hs_wire *w)
@@ -175,20 +176,65 @@ static bool ms_back_at_base(struct run *r)
 	       !memcmp(pt->res_after.cli, pt->res_base.cli, sizeof(pt->res_base.cli));
 }
 
+uint64_t ms_held(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	struct hs_res now;
+	uint64_t n = 0;
+
+	if (!pt->have_res || hs_res_read(r->c->sampler, &now))
+		return 0;
+	for (int i = 0; i < HS_NRES; i++) {
+		if (now.srv[i] > pt->res_base.srv[i])
+			n += now.srv[i] - pt->res_base.srv[i];
+		if (now.cli[i] > pt->res_base.cli[i])
+			n += now.cli[i] - pt->res_base.cli[i];
+	}
+	return n;
+}
+
+static bool ms_agents_gone(struct run *r)
+{
+	for (long i = 0; i < r->nag; i++)
+		if (r->ag[i].pid > 0 && !r->ag[i].exited)
+			return false;
+	return true;
+}
+
+/*
+ * The counters back at the baseline, waited for as long as the objects still
+ * held may take to free (common/deadline.h). Not back by then: a leak once the
+ * agents are gone, teardown still under way while one is exiting.
+ */
 void ms_after(struct run *r)
 {
 	struct pt_point *pt = r->pt;
+	double t0 = clock_s(), wait;
+	uint64_t held;
 
-	if (!pt->have_res || lp_loop(r, ms_back_at_base, clock_s() + MS_AFTER_WAIT_S) == LP_DONE)
+	if (!pt->have_res)
 		goto out;
+	held = ms_held(r);
+	wait = (double)dl_teardown_ns(held) / 1e9;
+	if (lp_loop(r, ms_back_at_base, t0 + wait) == LP_DONE) {
+		if (held)
+			fprintf(stderr, "rdmacap: counters back at the baseline %.1f s after stop "
+				"(%llu objects freed)\n", clock_s() - t0, (unsigned long long)held);
+		goto out;
+	}
 	pt->leak = true;
+	if (!ms_agents_gone(r))
+		snprintf(pt->leak_what, sizeof(pt->leak_what),
+			 "teardown unfinished after %.0f s, agents still exiting: ", wait);
+	else
+		snprintf(pt->leak_what, sizeof(pt->leak_what), "leak, agents gone: ");
 	for (int i = 0; i < HS_NRES; i++) {
 		size_t l = strlen(pt->leak_what);
 
 		if (pt->res_after.srv[i] != pt->res_base.srv[i] ||
 		    pt->res_after.cli[i] != pt->res_base.cli[i])
 			snprintf(pt->leak_what + l, sizeof(pt->leak_what) - l, "%s%s %+lld",
-				 l ? ", " : "", hs_res_name(i),
+				 l && pt->leak_what[l - 1] != ' ' ? ", " : "", hs_res_name(i),
 				 (long long)(pt->res_after.srv[i] + pt->res_after.cli[i]) -
 					 (long long)(pt->res_base.srv[i] + pt->res_base.cli[i]));
 	}

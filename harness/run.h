@@ -101,6 +101,8 @@ void ms_base(struct run *r);
 void ms_peak(struct run *r);
 void ms_end(struct run *r);  /* traffic done: the QPs' states */
 void ms_after(struct run *r);
+/* RDMA objects above the baseline now, both sides: what teardown has to free */
+uint64_t ms_held(struct run *r);
 
 /* verdict.c */
 void vd_verdict(struct run *r);

@@ -41,6 +41,21 @@
 #define OOB_REC_LEN 64
 #define OOB_HEAD_LEN 8
 #define OOB_MAX_RLEN (1u << 30)
+/*
+ * Flow control: a client keeps at most OOB_WINDOW REQs unanswered on one
+ * session; the others wait in the client until answers come back. So neither
+ * side's TCP window stays zero while its peer is busy (a busy server reads a
+ * session only in its turn, and a zero window held past the control
+ * connections' TCP_USER_TIMEOUT, common/deadline.h, ends the session: 180,000
+ * connections lost at 200,000 before this). 32 records are 2,752 bytes in TLS
+ * records (64 + 22 each); even at one TCP segment each (about 1 KiB of kernel
+ * buffer apiece, skb truesize) they take under 32 KiB, a quarter of Linux's
+ * default receive buffer (tcp_rmem 131072), both ways: the server answers at
+ * most OOB_WINDOW REQs of a session before the client reads. It is also the
+ * server's turn per session (rc_server.h RS_REC_BUDGET): one turn answers all
+ * that a session may have asked.
+ */
+#define OOB_WINDOW 32
 
 enum oob_type { OOB_REQ = 1, OOB_REP = 2, OOB_REJ = 3 };
 #define OOB_T(t) (1u << (t))

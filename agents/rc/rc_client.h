@@ -56,6 +56,7 @@ struct rcc_conn {
 	uint8_t state;
 	uint8_t step;		/* rdmacm */
 	bool recv_posted;	/* initial receive (SRQ: top-up) done */
+	bool req_sent;		/* oob: its REQ went out, its answer is owed (OOB_WINDOW) */
 };
 
 struct rcc_sess {
@@ -64,6 +65,8 @@ struct rcc_sess {
 	bool failed;
 	uint32_t events;
 	uint32_t waiting;	/* connections whose REQ has no answer yet */
+	uint32_t inflight;	/* REQs sent and not answered: at most OOB_WINDOW */
+	uint32_t qhead, qtail;	/* REQs waiting for the window (through rcc.onext) */
 	uint32_t ilen;
 	uint8_t in[OOB_REC_LEN * 16];
 	const char *fail_call;
@@ -87,6 +90,7 @@ struct rcc {
 	SSL_CTX *ssl;
 	struct rcc_sess *sess;
 	uint32_t nsess;
+	uint32_t *onext;	/* the sessions' queues of REQs not sent yet */
 	/* rdmacm */
 	struct rdma_event_channel *cmch;
 	uint32_t cm_resolving;	/* connections in RCC_CM_ADDR or RCC_CM_ROUTE */

@@ -8,6 +8,10 @@
  * the traffic of the connections it brought up fails too: the server ends a
  * session only when it drops it or dies, and waiting for their QPs to learn it
  * would cost the retry bound (common/deadline.h).
+ *
+ * Flow control: a session carries at most OOB_WINDOW REQs unanswered (oob.h);
+ * the endpoints of the others are made at their start and their REQs wait in
+ * the session's queue (FIFO, through rcc.onext) until answers free the window.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -40,8 +44,15 @@ int rcc_oob_init(struct rcc *x)
 		rep_fatal("calloc", "sessions", ENOMEM);
 		return -1;
 	}
-	for (i = 0; i < x->nsess; i++)
+	x->onext = calloc(x->n, sizeof(*x->onext));
+	if (!x->onext) {
+		rep_fatal("calloc", "request queue", ENOMEM);
+		return -1;
+	}
+	for (i = 0; i < x->nsess; i++) {
 		x->sess[i].io.fd = -1;
+		x->sess[i].qhead = x->sess[i].qtail = RCC_NONE;
+	}
 	return 0;
 }
 
@@ -72,7 +83,8 @@ static void rcc_sess_fail(struct rcc *x, uint32_t si, const char *call, int err,
 		rcc_fail(x, i, call, err, ss->fail_why, false);
 		rc_ep_destroy(&x->dev, &x->c[i].e);
 	}
-	ss->waiting = 0;
+	ss->waiting = ss->inflight = 0;
+	ss->qhead = ss->qtail = RCC_NONE;
 	/* closing the fd takes it out of the epoll set */
 	tls_io_free(&ss->io);
 }
@@ -153,13 +165,16 @@ static int rcc_answer(struct rcc *x, uint32_t si, const struct oob_rec *r, const
 		return -1;
 	}
 	c = &x->c[i];
-	/* an answer after our own timeout is late, not hostile */
-	if (c->state == RCC_FAILED)
-		return 0;
-	if (c->state != RCC_SETUP) {
+	/* an answer to a REQ never sent, or answered already, is a lie */
+	if (!c->req_sent || (c->state != RCC_SETUP && c->state != RCC_FAILED)) {
 		*why = "bad_id";
 		return -1;
 	}
+	c->req_sent = false;
+	ss->inflight--;
+	/* an answer after our own timeout is late, not hostile */
+	if (c->state == RCC_FAILED)
+		return 0;
 	ss->waiting--;
 	if (r->type == OOB_REJ) {
 		rcc_fail(x, i, oob_call_name(r->call), (int)r->status, NULL, true);
@@ -223,6 +238,73 @@ hostile:
 	return -1;
 }
 
+/* Connection i's REQ into session si's output; -1 with f set when it cannot go. */
+static int rcc_req(struct rcc *x, struct rcc_sess *ss, uint32_t i, struct rc_fail *f)
+{
+	struct rcc_conn *c = &x->c[i];
+	struct oob_rec req = { .type = OOB_REQ, .id = x->o->first_id + i };
+	uint8_t buf[OOB_REC_LEN];
+
+	req.qpn = c->e.qp->qp_num;
+	req.psn = c->e.psn;
+	memcpy(req.gid, x->dev.gid.raw, 16);
+	req.mtu = (uint8_t)x->dev.mtu;
+	req.gidx = x->dev.gidx;
+	req.op = (uint8_t)rc_op_oob((enum opt_op)c->e.op);
+	if (rc_op_rbuf((enum opt_op)c->e.op)) {
+		req.rkey = c->e.rmr->rkey;
+		req.addr = (uintptr_t)rc_rbuf(&x->dev, &c->e);
+		req.rlen = (uint32_t)c->e.rmr->length;
+	}
+	if (oob_encode(&req, buf)) {
+		f->call = "request";
+		f->err = EPROTO;
+		return -1;
+	}
+	if (tls_io_queue(&ss->io, buf, sizeof(buf))) {
+		f->call = "malloc";
+		f->err = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Sends the queued REQs of session si the window allows (those that expired
+ * while queued are skipped); -1 when the session failed.
+ */
+static int rcc_sess_pump(struct rcc *x, uint32_t si)
+{
+	struct rcc_sess *ss = &x->sess[si];
+	struct rc_fail f;
+	uint32_t i;
+	bool sent = false;
+
+	while (ss->inflight < OOB_WINDOW && ss->qhead != RCC_NONE) {
+		i = ss->qhead;
+		ss->qhead = x->onext[i];
+		if (ss->qhead == RCC_NONE)
+			ss->qtail = RCC_NONE;
+		if (x->c[i].state != RCC_SETUP)
+			continue;
+		if (rcc_req(x, ss, i, &f)) {
+			rcc_fail(x, i, f.call, f.err, NULL, false);
+			rc_ep_destroy(&x->dev, &x->c[i].e);
+			continue;
+		}
+		x->c[i].req_sent = true;
+		ss->inflight++;
+		sent = true;
+	}
+	if (!sent || !ss->io.up)
+		return 0;
+	if (tls_io_flush(&ss->io) == TLS_ERR) {
+		rcc_sess_fail(x, si, "SSL_write", 0, ss->io.why);
+		return -1;
+	}
+	return 0;
+}
+
 /* The handshake of session si is done: the TLS step of those waiting on it ends. */
 static void rcc_sess_up(struct rcc *x, uint32_t si)
 {
@@ -278,7 +360,8 @@ static void rcc_sess_run(struct rcc *x, uint32_t si)
 		n = tls_io_read(&ss->io, ss->in + ss->ilen, sizeof(ss->in) - ss->ilen);
 		if (n > 0) {
 			ss->ilen += (uint32_t)n;
-			if (rcc_records(x, si))
+			/* the answers free the window: the next REQs go at once */
+			if (rcc_records(x, si) || rcc_sess_pump(x, si))
 				return;
 			continue;
 		}
@@ -305,8 +388,6 @@ void rcc_oob_start(struct rcc *x, uint32_t i)
 	uint32_t si = x->nsess > 1 ? i : 0;
 	struct rcc_sess *ss = &x->sess[si];
 	struct rcc_conn *c = &x->c[i];
-	struct oob_rec req = { .type = OOB_REQ, .id = o->first_id + i };
-	uint8_t buf[OOB_REC_LEN];
 	struct rc_fail f;
 
 	c->sess = si;
@@ -329,32 +410,15 @@ void rcc_oob_start(struct rcc *x, uint32_t i)
 	/* on a session that is up already the TLS step is its reuse: next to nothing */
 	if (ss->io.up)
 		ph_step(&x->ph, i, PROTO_STEP_TLS);
-	req.qpn = c->e.qp->qp_num;
-	req.psn = c->e.psn;
-	memcpy(req.gid, x->dev.gid.raw, 16);
-	req.mtu = (uint8_t)x->dev.mtu;
-	req.gidx = x->dev.gidx;
-	req.op = (uint8_t)rc_op_oob((enum opt_op)c->e.op);
-	if (rc_op_rbuf((enum opt_op)c->e.op)) {
-		req.rkey = c->e.rmr->rkey;
-		req.addr = (uintptr_t)rc_rbuf(&x->dev, &c->e);
-		req.rlen = (uint32_t)c->e.rmr->length;
-	}
-	if (oob_encode(&req, buf)) {
-		f.call = "request";
-		f.err = EPROTO;
-		goto fail_ep;
-	}
-	if (tls_io_queue(&ss->io, buf, sizeof(buf))) {
-		f.call = "malloc";
-		f.err = ENOMEM;
-		goto fail_ep;
-	}
 	ss->waiting++;
-	if (ss->io.up && tls_io_flush(&ss->io) == TLS_ERR) {
-		rcc_sess_fail(x, si, "SSL_write", 0, ss->io.why);
+	x->onext[i] = RCC_NONE;
+	if (ss->qtail != RCC_NONE)
+		x->onext[ss->qtail] = i;
+	else
+		ss->qhead = i;
+	ss->qtail = i;
+	if (rcc_sess_pump(x, si))
 		return;
-	}
 	if (ss->io.up)
 		rcc_sess_update(x, si);
 	return;
@@ -381,7 +445,9 @@ void rcc_oob_fini(struct rcc *x)
 		if (x->sess[i].io.ssl || x->sess[i].io.fd >= 0)
 			tls_io_free(&x->sess[i].io);
 	free(x->sess);
+	free(x->onext);
 	SSL_CTX_free(x->ssl);
 	x->sess = NULL;
+	x->onext = NULL;
 	x->ssl = NULL;
 }

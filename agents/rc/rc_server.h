@@ -45,8 +45,9 @@ enum { RS_T_CTL = 1, RS_T_CHAN, RS_T_TICK, RS_T_LISTEN, RS_T_SESS, RS_T_CM, RS_T
 
 /* a client that does not read its replies stops being read (bytes queued) */
 #define RS_OUT_HIGH (64 * 1024)
-/* records one session may have served per turn: the others, the CQs and stdin wait */
-#define RS_REC_BUDGET 32
+/* records one session may have served per turn: the others, the CQs and stdin
+ * wait; a whole window (oob.h), so an honest session is answered in one turn */
+#define RS_REC_BUDGET OOB_WINDOW
 /*
  * A request whose answer took longer than this blocked in the kernel (an RTR
  * waiting on a neighbour nobody answers takes the kernel's 1 s): the session's
@@ -121,6 +122,7 @@ struct rs_srv {
 	long max_backlog;
 	/* counters */
 	uint64_t accepted, echoed, bytes, dropped, rejected;
+	bool counted;		/* the result is out: endpoints freed now add nothing */
 	uint32_t live, peak;
 };
 

@@ -453,6 +453,39 @@ t_named() {
 	fi
 }
 
+# Flow control (agents/rc/oob.h OOB_WINDOW): a server that takes the session and
+# never answers receives one window of REQs, not every client's; the others wait
+# in the client, and all of them end at their deadline.
+t_window() {
+	local win out=$W/window.bytes n=50 got=0 desc
+
+	win=$(sed -n 's/^#define OOB_WINDOW \([0-9]*\).*/\1/p' "$RDC_ROOT/agents/rc/oob.h")
+	desc="flow control: a server that never answers receives $win REQs of 100 (OOB_WINDOW)"
+	: >"$out"
+	# stdin held open: s_server ends its session at EOF there
+	rdc_bg ip netns exec "$SNS" bash -c "sleep 60 | exec openssl s_server -quiet -naccept 1 \
+		-accept $SADDR:$PORT -cert $W/pki/server.pem -key $W/pki/server.key \
+		-CAfile $W/pki/ca.pem -Verify 1 >$out"
+	while [ $n -gt 0 ] && [ -z "$(ip netns exec "$SNS" ss -Htln "sport = :$PORT")" ]; do
+		sleep 0.2
+		n=$((n - 1))
+	done
+	client win client --clients=100 --timeout=15
+	if ag_wait win '^connected ok=0 fail=100' 60; then
+		got=$(stat -c %s "$out")
+	fi
+	tap_kv window "records=$((got / 64)) bytes=$got"
+	if [ "$got" = $((win * 64)) ] &&
+	   [ "$(ag_count win '^conn fail id=[0-9]+ call=SSL_read errno=[0-9]+ err=(timeout|ETIMEDOUT)')" = 100 ]; then
+		tap_ok "$desc"
+	else
+		ag_diag win
+		tap_fail "$desc"
+	fi
+	ag_stop win >/dev/null
+	rdc_bg_kill
+}
+
 # Everything a suite of these agents needs before its plan: root, rxe, the pair
 # topology, the work directory W; skips the whole suite (exit 4) without them.
 rc_setup() {
@@ -477,7 +510,7 @@ rc_setup() {
 
 main() {
 	rc_setup
-	tap_plan 39
+	tap_plan 40
 	tap_kv topology "server=$SNS/$SADDR/$SDEV client=$CNS/$CADDR/$CDEV"
 	mkpki
 	t_res $? "throwaway PKI: CA, server, client, and a client of another CA"
@@ -501,6 +534,7 @@ main() {
 		"--cq=shared --srq --op=write" "qp=50 cq=1 srq=1 mr=100 pd=1 ctx=1" "pd=1 ctx=1 srq=1"
 	t_hostile
 	t_named
+	t_window
 }
 
 # suites/vm/rc-attack.sh sources this file for its helpers
