@@ -41,7 +41,7 @@ void rec_fail(struct run *r, long id, const char *call, int err, const char *err
 		f->err = err;
 		snprintf(f->errname, sizeof(f->errname), "%s", errname);
 		f->t_s = r->t_go ? clock_s() - r->t_go : 0;
-		/* the counters of the latest tick: at most 20 ms old */
+		/* the counters of the latest reading: one tick old, more where readings are costly (loop.c) */
 		f->res = r->res_now;
 	}
 }

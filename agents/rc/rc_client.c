@@ -342,9 +342,11 @@ static int rcc_spin(void *arg)
 {
 	struct rcc *x = arg;
 
+	bool more = x->o->cm == OPT_CM_RDMACM && rcc_cm_make(x);
+
 	if (rc_poll_hot(&x->dev.pl, rcc_wc, x))
 		return -1;
-	return rc_poll_spinning(&x->dev.pl);
+	return more || rc_poll_spinning(&x->dev.pl);
 }
 
 static const struct ph_ops rcc_ph_ops = {

@@ -46,8 +46,8 @@ struct rcc_qp {
 	const char *fail_call;	/* why its setup failed, for clients that come later */
 	int fail_err;
 };
-/* rdma_cm steps, for naming the call a timeout hit; READY: routed, waits to connect */
-enum rcc_cm_step { RCC_CM_ADDR, RCC_CM_ROUTE, RCC_CM_READY, RCC_CM_CONNECT };
+/* rdma_cm steps, for naming the call a timeout hit; MAKE: addressed, its endpoint to make */
+enum rcc_cm_step { RCC_CM_ADDR, RCC_CM_MAKE, RCC_CM_ROUTE, RCC_CM_CONNECT };
 
 struct rcc_conn {
 	struct rc_ep e;
@@ -93,9 +93,8 @@ struct rcc {
 	uint32_t *onext;	/* the sessions' queues of REQs not sent yet */
 	/* rdmacm */
 	struct rdma_event_channel *cmch;
-	uint32_t cm_resolving;	/* connections in RCC_CM_ADDR or RCC_CM_ROUTE */
-	uint32_t *cm_ready;	/* routed connections waiting for the others */
-	uint32_t ncm_ready;
+	uint32_t *cm_make;	/* FIFO of connections in RCC_CM_MAKE, [head, tail) */
+	uint32_t cm_head, cm_tail;
 };
 
 /* rc_client.c */
@@ -138,6 +137,8 @@ void rcc_oob_fini(struct rcc *x);
 int rcc_cm_init(struct rcc *x);
 void rcc_cm_start(struct rcc *x, uint32_t i);
 void rcc_cm_event(struct rcc *x);
+/* a few queued endpoints made (a loop turn's share); true while more wait */
+bool rcc_cm_make(struct rcc *x);
 const char *rcc_cm_pending_call(const struct rcc *x, uint32_t i);
 /* tear down connection i's id and endpoint (ids need their events acked first) */
 void rcc_cm_drop(struct rcc *x, uint32_t i);
