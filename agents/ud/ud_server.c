@@ -7,9 +7,11 @@
  * it when it ends; one that breaks the protocol or TLS is dropped
  * ("drop peer=.. reason=.."). A datagram from a sender without an AH is
  * dropped and counted. --ah wc makes an AH per reply from its completion;
- * --ah lru admits the client at its REQ and makes its AH at its first datagram,
- * holding at most --ah-max of them and destroying the least recently used one
- * for a new one (ud_lru). The echo is sent from the receive slot itself, which is
+ * --ah lru makes a client's AH at its REQ while the pool has room, else at its
+ * first datagram, holding at most --ah-max of them and destroying the least
+ * recently used one for a new one (ud_lru); --ah peer holds one AH per GID
+ * the clients come from, shared by them all: nothing but a map entry per
+ * client, and no verbs call but the echo in the completion loop. The echo is sent from the receive slot itself, which is
  * posted again once the send completes: the SQ is as deep as the RQ, so a
  * reply never waits for room, and a full server shows as an empty RQ (the
  * device drops, the client resends), never as an unbounded queue here.
@@ -60,6 +62,39 @@ static void us_lru_drop(struct us *s, uint32_t i)
 	ud_lru_put(&s->lru, i, true);
 }
 
+/* --ah peer: hold the AH of the GID gid, made for its first client */
+static int us_peer_hold(struct us *s, const uint8_t gid[16], struct ud_fail *f)
+{
+	struct ud_ahe *p = ud_ahmap_get(&s->peers, gid, UD_PEER_QPN);
+
+	if (!p) {
+		p = ud_ahmap_put(&s->peers, gid, UD_PEER_QPN);
+		if (!p) {
+			*f = (struct ud_fail){ "malloc", ENOMEM };
+			return -1;
+		}
+		p->ah = ud_ah_create(&s->dev, gid, f);
+		if (!p->ah) {
+			ud_ahmap_del(&s->peers, p);
+			return -1;
+		}
+		us_ah_count(s, 1);
+	}
+	p->refs++;
+	return 0;
+}
+
+/* --ah peer: the GID's last client gone, its AH goes too */
+static void us_peer_drop(struct us *s, const uint8_t gid[16])
+{
+	struct ud_ahe *p = ud_ahmap_get(&s->peers, gid, UD_PEER_QPN);
+
+	if (!p || --p->refs)
+		return;
+	us_ah_destroy(s, p->ah);
+	ud_ahmap_del(&s->peers, p);
+}
+
 static void us_drop_ah(struct us *s, const struct us_key *k)
 {
 	struct ud_ahe *e = ud_ahmap_get(&s->ahs, k->gid, k->qpn);
@@ -70,6 +105,8 @@ static void us_drop_ah(struct us *s, const struct us_key *k)
 		us_ah_destroy(s, e->ah);
 	if (e->lru)
 		us_lru_drop(s, e->lru);
+	if (s->o->ah == OPT_AH_PEER)
+		us_peer_drop(s, k->gid);
 	ud_ahmap_del(&s->ahs, e);
 }
 
@@ -138,6 +175,48 @@ static void us_accept(struct us *s, uint32_t port)
 		ag_warn("accept on port %u: %s", s->o->port + port, strerror(errno));
 }
 
+/*
+ * --ah lru: a pool entry with an AH to client e, in place of the least
+ * recently used one when the pool is full; 0 when every AH has a send out
+ * (f->call "ud_lru_take") or ibv_create_ah failed.
+ */
+static uint32_t us_lru_make(struct us *s, struct ud_ahe *e, struct ud_fail *f)
+{
+	struct ud_lru *l = &s->lru;
+	struct ud_ahe *old;
+	bool evict;
+	uint32_t i = ud_lru_take(l, &evict);
+
+	if (!i) {
+		*f = (struct ud_fail){ "ud_lru_take", EBUSY };
+		return 0;
+	}
+	if (evict) {
+		old = ud_ahmap_get(&s->ahs, l->e[i].gid, l->e[i].qpn);
+		if (old)
+			old->lru = 0;
+		us_ah_destroy(s, l->e[i].ah);
+		l->evicted++;
+	}
+	l->e[i].ah = ud_ah_create(&s->dev, e->gid, f);
+	if (!l->e[i].ah) {
+		ud_lru_put(l, i, false);
+		return 0;
+	}
+	us_ah_count(s, 1);
+	memcpy(l->e[i].gid, e->gid, 16);
+	l->e[i].qpn = e->qpn;
+	e->lru = i;
+	ud_lru_use(l, i, false);
+	return i;
+}
+
+static void us_ah_warn(struct us *s, const struct ud_fail *f, uint32_t qpn)
+{
+	if (!s->ah_failed++)
+		ag_warn("%s for QPN %u: %s", f->call, qpn, strerror(f->err));
+}
+
 int us_admit(struct us *s, const struct oob_rec *req, struct ud_fail *f)
 {
 	struct ud_ahe *e = ud_ahmap_put(&s->ahs, req->gid, req->qpn);
@@ -155,6 +234,17 @@ int us_admit(struct us *s, const struct oob_rec *req, struct ud_fail *f)
 		}
 		us_ah_count(s, 1);
 	}
+	if (s->o->ah == OPT_AH_PEER && us_peer_hold(s, req->gid, f)) {
+		ud_ahmap_del(&s->ahs, e);
+		goto rej;
+	}
+	/*
+	 * --ah lru: make the AH here while the pool has room, not in the completion
+	 * loop at the first datagram (~190/s there under TCG at load 20, which the
+	 * round trips in flight outran); a failure here leaves it to that datagram
+	 */
+	if (s->o->ah == OPT_AH_LRU && ud_lru_room(&s->lru) && !us_lru_make(s, e, f))
+		us_ah_warn(s, f, req->qpn);
 	s->accepted++;
 	if (s->ahs.used > s->peak)
 		s->peak = s->ahs.used;
@@ -316,41 +406,21 @@ static struct ibv_ah *us_ah_from_wc(struct us *s, const struct ibv_wc *wc, uint3
 
 /*
  * --ah lru: the AH of client e for the reply out of slot, made now if it has
- * none, in place of the least recently used one when the pool is full.
+ * none (evicted, or the pool was full at its REQ).
  */
 static struct ibv_ah *us_lru_ah(struct us *s, struct ud_ahe *e, uint32_t slot)
 {
 	struct ud_lru *l = &s->lru;
-	struct ud_ahe *old;
 	struct ud_fail f;
-	bool evict;
 	uint32_t i = e->lru;
 
-	if (!i) {
-		i = ud_lru_take(l, &evict);
-		if (!i)
-			return NULL;	/* every AH has a send out: the client resends */
-		if (evict) {
-			old = ud_ahmap_get(&s->ahs, l->e[i].gid, l->e[i].qpn);
-			if (old)
-				old->lru = 0;
-			us_ah_destroy(s, l->e[i].ah);
-			l->evicted++;
-		}
-		l->e[i].ah = ud_ah_create(&s->dev, e->gid, &f);
-		if (!l->e[i].ah) {
-			if (!s->ah_failed++)
-				ag_warn("%s for QPN %u: %s", f.call, e->qpn, strerror(f.err));
-			ud_lru_put(l, i, false);
-			return NULL;
-		}
-		us_ah_count(s, 1);
-		memcpy(l->e[i].gid, e->gid, 16);
-		l->e[i].qpn = e->qpn;
-		e->lru = i;
-		ud_lru_use(l, i, false);
-	} else {
+	if (i) {
 		ud_lru_use(l, i, true);
+	} else if (!(i = us_lru_make(s, e, &f))) {
+		/* every AH has a send out: the client resends */
+		if (f.err != EBUSY)
+			us_ah_warn(s, &f, e->qpn);
+		return NULL;
 	}
 	l->e[i].inflight++;
 	s->slot_lru[slot] = i;
@@ -385,7 +455,7 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 	struct us *s = arg;
 	uint32_t slot = (uint32_t)wc->wr_id, len;
 	struct ud_fail f;
-	struct ud_ahe *e;
+	struct ud_ahe *e, *p;
 	struct ibv_ah *ah = NULL;
 	uint8_t gid[16], *rb;
 
@@ -407,6 +477,8 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 		ud_ahmap_get(&s->ahs, gid, wc->src_qp) : NULL;
 	if (e && s->slot_lru)
 		ah = us_lru_ah(s, e, slot);
+	else if (e && s->o->ah == OPT_AH_PEER)
+		ah = (p = ud_ahmap_get(&s->peers, gid, UD_PEER_QPN)) ? p->ah : NULL;
 	else if (e)
 		ah = s->slot_ah ? us_ah_from_wc(s, wc, slot) : e->ah;
 	if (!ah || !(wc->wc_flags & IBV_WC_WITH_IMM)) {
@@ -550,6 +622,10 @@ static void us_fini(struct us *s)
 	for (uint32_t i = 0; i < s->ahs.cap; i++)
 		if (s->ahs.e[i].qpn && s->ahs.e[i].ah)
 			us_ah_destroy(s, s->ahs.e[i].ah);
+	for (uint32_t i = 0; i < s->peers.cap; i++)
+		if (s->peers.e[i].qpn)
+			us_ah_destroy(s, s->peers.e[i].ah);
+	ud_ahmap_free(&s->peers);
 	for (uint32_t i = s->lru.e ? s->lru.e[0].next : 0; i; i = s->lru.e[i].next)
 		us_ah_destroy(s, s->lru.e[i].ah);
 	if (s->lru.evicted)

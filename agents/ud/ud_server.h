@@ -36,6 +36,7 @@ struct us {
 	struct ud_dev dev;
 	struct ud_qp qp;
 	struct ud_ahmap ahs;
+	struct ud_ahmap peers;		/* --ah peer: one AH per GID, refs its clients */
 	struct srv_lis lis;
 	struct ctl ctl;
 	SSL_CTX *ssl;
