@@ -14,8 +14,11 @@
  * Every receive buffer is OPT_UD_GRH + size bytes: the GRH (for RoCEv2 over
  * IPv4, 20 zero bytes then the IPv4 header) comes first. A message must fit the
  * port's active MTU minus the GRH (checked at start: call=ibv_query_port
- * err=EMSGSIZE). UD may drop: a client resends a round trip after UD_RTO_MS
- * (doubled at every resend), UD_TRIES sends in all, then counts it lost;
+ * err=EMSGSIZE). UD may drop: a client resends a round trip after its resend
+ * timeout (doubled at every resend), UD_TRIES sends in all, then counts it
+ * lost; the timeout is UD_RTO_MS, or the agent's smoothed round trip time
+ * plus four times its variation (RFC 6298) when that is longer, at most
+ * UD_RTO_MAX_MS: a server's queue is not taken for a loss;
  * replies carry the message's seq in
  * imm_data, so a late echo of an earlier try is told apart and counted "late".
  *
@@ -40,6 +43,7 @@ int ud_client_run(const struct ag_opts *o);
 
 #define UD_QKEY 0x11111111u	/* bit 31 clear: not a controlled Q_Key */
 #define UD_RTO_MS 100
+#define UD_RTO_MAX_MS 1000
 #define UD_TRIES OPT_UD_TRIES	/* sends of one round trip before it is lost */
 #define UD_SRV_RECV OPT_UD_SRV_RECV	/* the server's receive slots (capped by max_qp_wr) */
 #define UD_CLI_RECV 2		/* room for a late echo beside the due one */
