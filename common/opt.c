@@ -35,6 +35,7 @@ static const char *const opt_polls[OPT_POLL_N] = {
 };
 static const char *const opt_ahs[OPT_AH_N] = {
 	[OPT_AH_CACHE] = "cache", [OPT_AH_WC] = "wc", [OPT_AH_LRU] = "lru",
+	[OPT_AH_PEER] = "peer",
 };
 
 #define W(tab) .kind = OPT_WORD, .words = tab, .nwords = sizeof(tab) / sizeof(tab[0])
@@ -77,9 +78,10 @@ const struct opt_def opt_defs[OPT_N] = {
 	[OPT_GID_INDEX] = { "gid-index", N(0, 255, -1), .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST,
 			    .arg = "N", .help = "source GID index; default: the RoCEv2 GID of the address" },
 	[OPT_AH] = { "ah", W(opt_ahs), .flags = OPT_F_UD_ONLY | OPT_F_SERVER, .def = OPT_AH_CACHE,
-		     .arg = "cache|wc|lru",
+		     .arg = "cache|wc|lru|peer",
 		     .help = "ud server: one address handle per connected client, one per "
-			     "reply (from its completion), or --ah-max of them, LRU" },
+			     "reply (from its completion), --ah-max of them, LRU, or one "
+			     "per peer GID shared by its clients" },
 	/* 0: the device's max_ah less UD_AH_SPARE (agents/ud/ud.h) */
 	[OPT_AH_MAX] = { "ah-max", N(0, 1 << 24, 0), .flags = OPT_F_UD_ONLY | OPT_F_SERVER,
 			 .arg = "N", .help = "ud server, --ah lru: address handles held at most "
@@ -92,7 +94,8 @@ const struct opt_def opt_defs[OPT_N] = {
 	[OPT_SERVER_THREADS] = { "server-threads", N(1, 64, 1), .flags = OPT_F_SERVER,
 				 .arg = "T", .help = "event loops of a server process" },
 	[OPT_WORKERS] = { "workers", N(0, 1 << 20, 0), .flags = OPT_F_CLIENT, .arg = "W",
-			  .help = "round trips in flight per agent (0 = all)" },
+			  .help = "round trips in flight per agent (0 = all; ud: what "
+				  "fits the server's receive slots)" },
 	[OPT_QP_SHARE] = { "qp-share", N(0, 1 << 20, 0), .flags = OPT_F_RC | OPT_F_CLIENT,
 			   .arg = "K", .help = "QPs an agent's clients are multiplexed over "
 					       "(0 = one QP per client)" },

@@ -27,7 +27,7 @@ enum opt_op { OPT_OP_SEND, OPT_OP_WRITE, OPT_OP_READ, OPT_OP_ATOMIC, OPT_OP_N };
 enum opt_oob_session { OPT_OOB_PER_AGENT, OPT_OOB_PER_CONN, OPT_OOB_N };
 enum opt_poll { OPT_POLL_EVENT, OPT_POLL_BUSY, OPT_POLL_ADAPTIVE, OPT_POLL_N };
 /* --ah: how a ud server holds the address handles it answers through */
-enum opt_ah { OPT_AH_CACHE, OPT_AH_WC, OPT_AH_LRU, OPT_AH_N };
+enum opt_ah { OPT_AH_CACHE, OPT_AH_WC, OPT_AH_LRU, OPT_AH_PEER, OPT_AH_N };
 
 /* the options both programs take, by the same name and with the same rules */
 enum opt_id {
@@ -67,6 +67,27 @@ struct opt_dev {
  * RoCE path MTU; a message must fit the port's active MTU minus the GRH */
 #define OPT_UD_GRH 40
 #define OPT_UD_MTU_MAX 4096
+/* --transport ud: the server's receive slots (fewer if the device's max_qp_wr
+ * is smaller) and the sends of one round trip before a client counts it lost */
+#define OPT_UD_SRV_RECV 4096
+#define OPT_UD_TRIES 5
+
+/*
+ * --transport ud, --workers 0: the round trips in flight per client agent, so
+ * that every send of every round trip in flight (OPT_UD_TRIES each, resends
+ * included) fits the server's receive slots together: its RQ cannot overflow,
+ * and a round trip is lost only when the network drops it. "All at once" past
+ * the slots was 10,000 first datagrams into 4,096 slots and 2,508 lost.
+ */
+static inline long opt_ud_workers(long workers, long agents)
+{
+	long w;
+
+	if (workers || agents < 1)
+		return workers;
+	w = OPT_UD_SRV_RECV / OPT_UD_TRIES / agents;
+	return w > 0 ? w : 1;
+}
 
 /*
  * rc and uc: the connected RDMA transports, one QP per connection, the same

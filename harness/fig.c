@@ -45,7 +45,6 @@ static void g_server_model(const struct pt_point *pt, const struct hp_plan *p, s
 	}
 PLAN_LONG(g_msgs, msgs)
 PLAN_LONG(g_size, size)
-PLAN_LONG(g_workers, workers)
 
 /* a latency summary in ns, as us */
 #define LAT_US(fn, field)                                                                         \
@@ -168,7 +167,7 @@ const struct fig fig_table[] = {
 	{ "server_model", "", FIG_L_PLAN, "%s", NULL, 0, 0, G(g_server_model) },
 	{ "msgs", "per client", FIG_L_PLAN, "%ld", NULL, 0, 0, G(g_msgs) },
 	{ "size", "bytes", FIG_L_PLAN, "%ld", NULL, 0, 0, G(g_size) },
-	{ "workers", "", FIG_L_PLAN, "%ld", NULL, 0, 0, G(g_workers) },
+	{ "workers", "", FIG_L_PLAN, "%ld", NULL, 0, 0, L(workers) },
 	{ "timeout_s", "s", FIG_L_TIMEOUT, "%ld", "timeout_s", 0, 0, L(timeout_s) },
 	{ "capped", "", FIG_L_CAPPED, "%s", "capped", FIG_NONZERO, 0, S(capped) },
 

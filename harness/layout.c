@@ -125,6 +125,8 @@ void lay_plan(struct run *r, long clients)
 	else if (p->transport == OPT_TR_UD)
 		lay_maps(r, clients);
 	pt->servers = r->nsrv;
+	pt->workers = p->transport == OPT_TR_UD ? opt_ud_workers(p->workers, pt->agents) :
+		p->workers;
 	if (!p->timeout_set)
 		pt->timeout_s += (pt->agents + r->nsrv) / 5;
 	if (pt->timeout_s > opt_defs[OPT_TIMEOUT].max)

@@ -41,6 +41,7 @@ struct pt_cause {
 struct pt_point {
 	long clients, agents, ports, servers;
 	long timeout_s;                    /* deadline per phase used for this point */
+	long workers;                      /* --workers given each client agent */
 	long per_agent_nofile, nofile_got; /* what agents needed / what the limit allowed */
 	char capped[160];                  /* which limit capped the run, "" if none */
 

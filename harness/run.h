@@ -54,7 +54,7 @@ struct run {
 	long nconn_ok, nconn_fail;
 	long n_connected_agents, n_result_agents, n_hello;
 	struct hs_res res_now;
-	double t_res_next;   /* the sampler's next resource reading (loop.c) */
+	double t_res_next;   /* the sampler reads res_now again from then (loop.c) */
 	double t_wire;       /* last port counter reading of the sampler tick */
 	enum run_phase phase;
 	long port;           /* first server port */

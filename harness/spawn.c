@@ -243,7 +243,7 @@ static int sp_clients(struct run *r)
 		sp_arg(&av, "--msgs=%ld", p->msgs);
 		sp_arg(&av, "--think-ms=%ld", p->think_ms);
 		sp_arg(&av, "--stagger-ms=%ld", p->stagger_ms);
-		sp_arg(&av, "--workers=%ld", p->workers);
+		sp_arg(&av, "--workers=%ld", pt->workers);
 		if (p->qp_share)
 			sp_arg(&av, "--qp-share=%ld", p->qp_share);
 		/* our own namespaces: each client host has its address; else the route's */

@@ -88,7 +88,8 @@ static void t_lru(void)
 		i[n] = lru_new(&l, 100 + (uint32_t)n, &ev);
 		ok &= i[n] && !ev;
 	}
-	tap_ok(&T, ok && l.used == 3, "lru: 3 entries without evicting");
+	tap_ok(&T, ok && l.used == 3 && !ud_lru_room(&l),
+	       "lru: 3 entries without evicting, then no room (a REQ makes none)");
 	ud_lru_use(&l, i[0], true);	/* 100 used again: 101 is now the oldest */
 	j = lru_new(&l, 103, &ev);
 	tap_ok(&T, j == i[1] && ev && l.e[j].qpn == 103 && l.used == 3,
@@ -100,19 +101,35 @@ static void t_lru(void)
 	tap_ok(&T, !ud_lru_take(&l, &ev), "lru: none when every entry has a send out");
 	l.e[i[2]].inflight = 0;
 	ud_lru_put(&l, i[2], true);
+	ok = ud_lru_room(&l);
 	i[3] = lru_new(&l, 105, &ev);
-	tap_ok(&T, i[3] == i[2] && !ev && l.used == 3 && l.e[i[3]].qpn == 105,
-	       "lru: a freed entry is reused before evicting");
+	tap_ok(&T, ok && i[3] == i[2] && !ev && l.used == 3 && l.e[i[3]].qpn == 105,
+	       "lru: a freed entry is room, reused before evicting");
 	ud_lru_free(&l);
+}
+
+/* --workers 0 under ud: every send of every round trip in flight fits the slots */
+static void t_workers(void)
+{
+	long w1 = opt_ud_workers(0, 1), w10 = opt_ud_workers(0, 10);
+
+	tap_ok(&T, w1 * OPT_UD_TRIES <= OPT_UD_SRV_RECV && (w1 + 1) * OPT_UD_TRIES > OPT_UD_SRV_RECV,
+	       "workers: one agent gets %ld in flight (%d slots, %d sends each)", w1,
+	       OPT_UD_SRV_RECV, OPT_UD_TRIES);
+	tap_ok(&T, w10 * 10 * OPT_UD_TRIES <= OPT_UD_SRV_RECV && w10 > 0,
+	       "workers: 10 agents get %ld each, together within the slots", w10);
+	tap_ok(&T, opt_ud_workers(0, 100000) == 1 && opt_ud_workers(7, 10) == 7,
+	       "workers: at least 1; a --workers given is kept");
 }
 
 int main(void)
 {
 	tap_init(&T, stdout);
-	tap_plan(&T, 16);
+	tap_plan(&T, 19);
 	t_grh();
 	t_map();
 	t_lru();
+	t_workers();
 	tap_totals(&T);
 	return tap_exit_code(&T);
 }

@@ -14,8 +14,11 @@
  * Every receive buffer is OPT_UD_GRH + size bytes: the GRH (for RoCEv2 over
  * IPv4, 20 zero bytes then the IPv4 header) comes first. A message must fit the
  * port's active MTU minus the GRH (checked at start: call=ibv_query_port
- * err=EMSGSIZE). UD may drop: a client resends a round trip after UD_RTO_MS
- * (doubled at every resend), UD_TRIES sends in all, then counts it lost;
+ * err=EMSGSIZE). UD may drop: a client resends a round trip after its resend
+ * timeout (doubled at every resend), UD_TRIES sends in all, then counts it
+ * lost; the timeout is UD_RTO_MS, or the agent's smoothed round trip time
+ * plus four times its variation (RFC 6298) when that is longer, at most
+ * UD_RTO_MAX_MS: a server's queue is not taken for a loss;
  * replies carry the message's seq in
  * imm_data, so a late echo of an earlier try is told apart and counted "late".
  *
@@ -40,8 +43,9 @@ int ud_client_run(const struct ag_opts *o);
 
 #define UD_QKEY 0x11111111u	/* bit 31 clear: not a controlled Q_Key */
 #define UD_RTO_MS 100
-#define UD_TRIES 5		/* sends of one round trip before it is lost */
-#define UD_SRV_RECV 4096	/* the server's receive slots (capped by max_qp_wr) */
+#define UD_RTO_MAX_MS 1000
+#define UD_TRIES OPT_UD_TRIES	/* sends of one round trip before it is lost */
+#define UD_SRV_RECV OPT_UD_SRV_RECV	/* the server's receive slots (capped by max_qp_wr) */
 #define UD_CLI_RECV 2		/* room for a late echo beside the due one */
 #define UD_CLI_SEND 2
 #define UD_WR_SEND (1ull << 63)	/* wr_id flag of send slots */
@@ -114,12 +118,18 @@ struct ibv_ah *ud_ah_create(struct ud_dev *d, const uint8_t gid[16], struct ud_f
  */
 int ud_grh_sgid(const uint8_t grh[OPT_UD_GRH], uint8_t gid[16]);
 
-/* The server's AH cache: (GID, QPN) -> AH, open addressing. */
+/*
+ * The server's AH cache: (GID, QPN) -> AH, open addressing. Under --ah peer a
+ * second map holds one AH per GID (key QPN UD_PEER_QPN): an AH names a port
+ * (GID), not a QP, so every client behind one GID is answered through it.
+ */
+#define UD_PEER_QPN 1u
 struct ud_ahe {
 	uint8_t gid[16];
 	uint32_t qpn;		/* 0: empty (QPN 0 is never a UD peer) */
-	struct ibv_ah *ah;	/* --ah cache */
+	struct ibv_ah *ah;	/* --ah cache; --ah peer: in the peers' map */
 	uint32_t lru;		/* --ah lru: its entry in the pool, 0: none now */
+	uint32_t refs;		/* --ah peer: the clients admitted behind this GID */
 };
 struct ud_ahmap {
 	struct ud_ahe *e;
@@ -134,7 +144,8 @@ void ud_ahmap_free(struct ud_ahmap *m);
 
 /*
  * --ah lru: at most cap AHs, the least recently used one destroyed when a
- * client without one is answered and the pool is full. An AH a send still
+ * client without one is answered and the pool is full (made at the client's
+ * REQ while the pool has a free entry, else at its first datagram). An AH a send still
  * reads is never taken (rxe finds a user AH by its number when the send goes
  * out: a destroyed one fails the send and the QP). cap defaults to the
  * device's max_ah less UD_AH_SPARE, room for what else makes AHs there.
@@ -160,6 +171,11 @@ int ud_lru_init(struct ud_lru *l, uint32_t cap);
  * a send out.
  */
 uint32_t ud_lru_take(struct ud_lru *l, bool *evict);
+/* An entry is free or never used: ud_lru_take would not evict. */
+static inline bool ud_lru_room(const struct ud_lru *l)
+{
+	return l->free || l->fresh <= l->cap;
+}
 /* Moves entry i to the front: listed false the first time after ud_lru_take. */
 void ud_lru_use(struct ud_lru *l, uint32_t i, bool listed);
 /* Gives entry i back (its AH destroyed by the caller); listed: it is in the list. */

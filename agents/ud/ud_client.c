@@ -3,9 +3,9 @@
  * ud client: each client is one UD QP with its own CQ; the agent holds one
  * TLS session (--cm oob-tls) that carries every client's REQ, and one AH, to
  * the server's QP named in the REPs. A round trip is one datagram each way;
- * a tick (UD_TICK_MS) resends one unanswered after UD_RTO_MS, doubled after
- * every resend, up to UD_TRIES sends, then fails its client ("msg fail
- * call=ud_retry err=ETIMEDOUT": lost).
+ * a tick (UD_TICK_MS) resends one unanswered after the resend timeout
+ * (uc_rto), doubled after every resend, up to UD_TRIES sends, then fails its
+ * client ("msg fail call=ud_retry err=ETIMEDOUT": lost).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,13 +37,47 @@ void uc_fail(struct uc *x, uint32_t i, const char *call, int err, const char *en
 
 /* --- data path --- */
 
+/*
+ * The resend timeout: UD_RTO_MS, or longer when this agent's round trips take
+ * longer (the server's receive queue, a loaded host), at most UD_RTO_MAX_MS.
+ * A fixed 100 ms under a queue of 800 round trips resent nearly every one,
+ * and the echoes of the resends took the server's time from the rest.
+ */
+static uint64_t uc_rto(const struct uc *x)
+{
+	uint64_t rto = x->srtt + 4 * x->rttvar, lo = UD_RTO_MS * 1000000ull,
+		 hi = UD_RTO_MAX_MS * 1000000ull;
+
+	return rto < lo ? lo : rto > hi ? hi : rto;
+}
+
+/*
+ * RFC 6298's estimator over round trips timed from their first send: a resent
+ * one counts whole (longer than its last send's), so a queue that made
+ * resends raises the timeout instead of hiding from it (Karn's rule would
+ * take no sample at all when every round trip is resent).
+ */
+static void uc_rtt(struct uc *x, uint64_t rtt)
+{
+	uint64_t d = x->srtt > rtt ? x->srtt - rtt : rtt - x->srtt;
+
+	if (!x->srtt) {
+		x->srtt = rtt;
+		x->rttvar = rtt / 2;
+		return;
+	}
+	x->rttvar = (3 * x->rttvar + d) / 4;
+	x->srtt = (7 * x->srtt + rtt) / 8;
+}
+
 static int uc_send(struct uc *x, uint32_t i)
 {
 	struct uc_conn *c = &x->c[i];
 	struct ud_fail f;
 
 	c->t_sent = clock_ns();
-	c->tries++;
+	if (!c->tries++)
+		c->t_first = c->t_sent;
 	/* the SQ is full: the tick resends later */
 	if (c->sq_out >= c->q.nsend)
 		return 0;
@@ -85,7 +119,7 @@ static const struct load_ops uc_load_ops = { .start = uc_load_start };
 
 static void uc_on_tick(struct uc *x)
 {
-	uint64_t now = clock_ns(), exp, rto = UD_RTO_MS * 1000000ull;
+	uint64_t now = clock_ns(), exp, rto = uc_rto(x);
 	bool due = false;
 
 	if (read(x->tick, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
@@ -144,6 +178,7 @@ static void uc_wc(void *arg, const struct ibv_wc *wc)
 		return;
 	} else {
 		c->t_sent = 0;
+		uc_rtt(x, clock_ns() - c->t_first);
 		if (ud_post_recv(&x->dev, &c->q, i, slot, &f)) {
 			load_fail(&x->ph.load, i, f.call, f.err, NULL);
 			return;

@@ -23,6 +23,7 @@ struct uc_conn {
 	struct ud_qp q;
 	struct rdma_cm_id *id;	/* --cm rdmacm, until the server answers */
 	uint64_t t_sent;	/* ns of the last send of the due round trip; 0: none due */
+	uint64_t t_first;	/* ns of its first send */
 	uint8_t state, tries, sq_out, step;
 };
 
@@ -33,6 +34,7 @@ struct uc {
 	struct in_addr local;
 	struct uc_conn *c;
 	uint32_t n, waiting;
+	uint64_t srtt, rttvar;	/* ns: this agent's round trips, resends included */
 	/* the server, from the first REP */
 	struct ibv_ah *ah;
 	uint8_t srv_gid[16];

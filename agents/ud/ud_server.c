@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * ud server: one UD QP for every client. TLS sessions (--cm oob-tls) carry the
- * clients' REQs (their QPN, GID and Q_Key); each gets an AH in the cache and a
+ * clients' REQs (their QPN, GID and Q_Key); each client is admitted into the
+ * map (with what its --ah policy holds per client: ud_server_ah.c) and gets a
  * REP with this QP's number and Q_Key, or a REJ naming the call that failed
- * (ibv_create_ah at the device's max_ah). A session takes its clients' AHs with
- * it when it ends; one that breaks the protocol or TLS is dropped
- * ("drop peer=.. reason=.."). A datagram from a sender without an AH is
- * dropped and counted. --ah wc makes an AH per reply from its completion;
- * --ah lru admits the client at its REQ and makes its AH at its first datagram,
- * holding at most --ah-max of them and destroying the least recently used one
- * for a new one (ud_lru). The echo is sent from the receive slot itself, which is
- * posted again once the send completes: the SQ is as deep as the RQ, so a
- * reply never waits for room, and a full server shows as an empty RQ (the
- * device drops, the client resends), never as an unbounded queue here.
+ * (ibv_create_ah at the device's max_ah). A session takes its clients with it
+ * when it ends; one that breaks the protocol or TLS is dropped
+ * ("drop peer=.. reason=.."). A datagram from a sender not admitted, or with
+ * no AH to answer it, is dropped and counted. The echo is sent from the
+ * receive slot itself, which is posted again once the send completes: the SQ
+ * is as deep as the RQ, so a reply never waits for room, and a full server
+ * shows as an empty RQ (the device drops, the client resends), never as an
+ * unbounded queue here.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,51 +27,6 @@
 #include "agents/tag.h"
 #include "agents/ud/ud_server.h"
 
-static void us_ah_count(struct us *s, int d)
-{
-	if (d > 0) {
-		s->ah_made++;
-		if (++s->ah_live > s->ah_peak)
-			s->ah_peak = s->ah_live;
-	} else {
-		s->ah_live--;
-	}
-}
-
-static void us_ah_destroy(struct us *s, struct ibv_ah *ah)
-{
-	int err = ibv_destroy_ah(ah);
-
-	if (err)
-		ag_warn("ibv_destroy_ah: %s", strerror(err));
-	us_ah_count(s, -1);
-}
-
-/* --ah lru: an entry whose client left waits for its last send to complete */
-static void us_lru_drop(struct us *s, uint32_t i)
-{
-	struct ud_lru_ent *le = &s->lru.e[i];
-
-	le->qpn = 0;
-	if (le->inflight)
-		return;
-	us_ah_destroy(s, le->ah);
-	ud_lru_put(&s->lru, i, true);
-}
-
-static void us_drop_ah(struct us *s, const struct us_key *k)
-{
-	struct ud_ahe *e = ud_ahmap_get(&s->ahs, k->gid, k->qpn);
-
-	if (!e)
-		return;
-	if (e->ah)
-		us_ah_destroy(s, e->ah);
-	if (e->lru)
-		us_lru_drop(s, e->lru);
-	ud_ahmap_del(&s->ahs, e);
-}
-
 static void us_sess_close(struct us *s, uint32_t i, const char *why)
 {
 	struct us_sess *ss = s->sess[i];
@@ -82,7 +36,7 @@ static void us_sess_close(struct us *s, uint32_t i, const char *why)
 		proto_drop(ss->peer, why);
 	}
 	for (uint32_t k = 0; k < ss->nkeys; k++)
-		us_drop_ah(s, &ss->keys[k]);
+		usa_drop(s, &ss->keys[k]);
 	tls_io_free(&ss->io);
 	free(ss->keys);
 	free(ss);
@@ -146,14 +100,9 @@ int us_admit(struct us *s, const struct oob_rec *req, struct ud_fail *f)
 		*f = (struct ud_fail){ errno == ENOMEM ? "malloc" : "request", errno };
 		goto rej;
 	}
-	/* --ah wc: the map only admits the client; each reply makes its own AH */
-	if (s->o->ah == OPT_AH_CACHE) {
-		e->ah = ud_ah_create(&s->dev, req->gid, f);
-		if (!e->ah) {
-			ud_ahmap_del(&s->ahs, e);
-			goto rej;
-		}
-		us_ah_count(s, 1);
+	if (usa_admit(s, e, f)) {
+		ud_ahmap_del(&s->ahs, e);
+		goto rej;
 	}
 	s->accepted++;
 	if (s->ahs.used > s->peak)
@@ -292,93 +241,6 @@ mod:
 	}
 }
 
-/*
- * --ah wc: an AH for the reply out of slot, from the completion and the GRH in
- * front of the datagram; it lives until the send completes, so the AHs held
- * never exceed the receive slots, whatever the number of clients.
- */
-static struct ibv_ah *us_ah_from_wc(struct us *s, const struct ibv_wc *wc, uint32_t slot)
-{
-	struct ibv_ah *ah;
-
-	ah = ibv_create_ah_from_wc(s->dev.pd, (struct ibv_wc *)wc,
-				   (struct ibv_grh *)ud_rbuf(&s->dev, &s->qp, slot), s->dev.port);
-	if (!ah) {
-		if (!s->ah_failed++)
-			ag_warn("ibv_create_ah_from_wc from QPN %u: %s", wc->src_qp,
-				strerror(errno ? errno : ENOMEM));
-		return NULL;
-	}
-	us_ah_count(s, 1);
-	s->slot_ah[slot] = ah;
-	return ah;
-}
-
-/*
- * --ah lru: the AH of client e for the reply out of slot, made now if it has
- * none, in place of the least recently used one when the pool is full.
- */
-static struct ibv_ah *us_lru_ah(struct us *s, struct ud_ahe *e, uint32_t slot)
-{
-	struct ud_lru *l = &s->lru;
-	struct ud_ahe *old;
-	struct ud_fail f;
-	bool evict;
-	uint32_t i = e->lru;
-
-	if (!i) {
-		i = ud_lru_take(l, &evict);
-		if (!i)
-			return NULL;	/* every AH has a send out: the client resends */
-		if (evict) {
-			old = ud_ahmap_get(&s->ahs, l->e[i].gid, l->e[i].qpn);
-			if (old)
-				old->lru = 0;
-			us_ah_destroy(s, l->e[i].ah);
-			l->evicted++;
-		}
-		l->e[i].ah = ud_ah_create(&s->dev, e->gid, &f);
-		if (!l->e[i].ah) {
-			if (!s->ah_failed++)
-				ag_warn("%s for QPN %u: %s", f.call, e->qpn, strerror(f.err));
-			ud_lru_put(l, i, false);
-			return NULL;
-		}
-		us_ah_count(s, 1);
-		memcpy(l->e[i].gid, e->gid, 16);
-		l->e[i].qpn = e->qpn;
-		e->lru = i;
-		ud_lru_use(l, i, false);
-	} else {
-		ud_lru_use(l, i, true);
-	}
-	l->e[i].inflight++;
-	s->slot_lru[slot] = i;
-	return l->e[i].ah;
-}
-
-static void us_lru_sent(struct us *s, uint32_t slot)
-{
-	uint32_t i = s->slot_lru[slot];
-
-	s->slot_lru[slot] = 0;
-	if (!i || --s->lru.e[i].inflight || s->lru.e[i].qpn)
-		return;
-	us_ah_destroy(s, s->lru.e[i].ah);
-	ud_lru_put(&s->lru, i, true);
-}
-
-/* The reply out of slot completed, or was never sent: its AH is free again. */
-static void us_slot_done(struct us *s, uint32_t slot)
-{
-	if (s->slot_ah && s->slot_ah[slot]) {
-		us_ah_destroy(s, s->slot_ah[slot]);
-		s->slot_ah[slot] = NULL;
-	}
-	if (s->slot_lru)
-		us_lru_sent(s, slot);
-}
-
 /* One completion of the QP: echo a datagram to its sender, or free a send slot. */
 static void us_wc(void *arg, const struct ibv_wc *wc)
 {
@@ -390,7 +252,7 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 	uint8_t gid[16], *rb;
 
 	if (wc->wr_id & UD_WR_SEND) {
-		us_slot_done(s, slot);
+		usa_slot_done(s, slot);
 		if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR)
 			ag_warn("send completion: %s", rc_wc_word(wc->status));
 		goto repost;
@@ -405,18 +267,16 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 	len = wc->byte_len - OPT_UD_GRH;
 	e = wc->byte_len >= OPT_UD_GRH && !ud_grh_sgid(rb, gid) ?
 		ud_ahmap_get(&s->ahs, gid, wc->src_qp) : NULL;
-	if (e && s->slot_lru)
-		ah = us_lru_ah(s, e, slot);
-	else if (e)
-		ah = s->slot_ah ? us_ah_from_wc(s, wc, slot) : e->ah;
+	if (e)
+		ah = usa_reply(s, e, wc, slot);
 	if (!ah || !(wc->wc_flags & IBV_WC_WITH_IMM)) {
 		s->dropped++;
-		us_slot_done(s, slot);
+		usa_slot_done(s, slot);
 	} else if (ud_post_send(&s->dev, &s->qp, 0, slot, OPT_UD_GRH, len, ntohl(wc->imm_data),
 				ah, wc->src_qp, s->dev.qkey, &f)) {
 		ag_warn("%s: %s", f.call, strerror(f.err));
 		s->dropped++;
-		us_slot_done(s, slot);
+		usa_slot_done(s, slot);
 	} else {
 		s->echoed++;
 		s->bytes += len;
@@ -425,22 +285,6 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 repost:
 	if (ud_post_recv(&s->dev, &s->qp, 0, slot, &f))
 		ag_warn("%s slot %u: %s", f.call, slot, strerror(f.err));
-}
-
-static int us_lru_init(struct us *s, uint32_t nslots)
-{
-	uint32_t max = (uint32_t)s->dev.attr.max_ah, cap = s->o->ah_max;
-
-	if (!cap)
-		cap = max > UD_AH_SPARE ? max - UD_AH_SPARE : max;
-	if (cap > max)
-		ag_warn("--ah-max %u above the device's max_ah %u: ibv_create_ah will say so",
-			cap, max);
-	if (ud_lru_init(&s->lru, cap) || !(s->slot_lru = calloc(nslots, sizeof(*s->slot_lru)))) {
-		rep_fatal("calloc", "address handle pool", ENOMEM);
-		return -1;
-	}
-	return 0;
 }
 
 static int us_init(struct us *s)
@@ -460,11 +304,7 @@ static int us_init(struct us *s)
 		return -1;
 	}
 	s->nslots = nr;
-	if (o->ah == OPT_AH_WC && !(s->slot_ah = calloc(nr, sizeof(*s->slot_ah)))) {
-		rep_fatal("calloc", "reply address handles", ENOMEM);
-		return -1;
-	}
-	if (o->ah == OPT_AH_LRU && us_lru_init(s, nr))
+	if (usa_init(s))
 		return -1;
 	s->ssl = o->cm == OPT_CM_RDMACM ? NULL :
 		tls_ctx_new(true, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
@@ -542,21 +382,7 @@ static void us_fini(struct us *s)
 	if (s->qp.qp || s->qp.cq.cq)
 		ud_qp_destroy(&s->qp);
 	/* after the QP: no send can still use them */
-	for (uint32_t i = 0; s->slot_ah && i < s->nslots; i++)
-		if (s->slot_ah[i])
-			us_ah_destroy(s, s->slot_ah[i]);
-	free(s->slot_ah);
-	/* rdma_cm clients have no session to take their AHs with them */
-	for (uint32_t i = 0; i < s->ahs.cap; i++)
-		if (s->ahs.e[i].qpn && s->ahs.e[i].ah)
-			us_ah_destroy(s, s->ahs.e[i].ah);
-	for (uint32_t i = s->lru.e ? s->lru.e[0].next : 0; i; i = s->lru.e[i].next)
-		us_ah_destroy(s, s->lru.e[i].ah);
-	if (s->lru.evicted)
-		ag_warn("--ah lru: %llu address handles evicted, at most %u held",
-			(unsigned long long)s->lru.evicted, s->lru.cap);
-	ud_lru_free(&s->lru);
-	free(s->slot_lru);
+	usa_fini(s);
 	ud_ahmap_free(&s->ahs);
 	ud_dev_close(&s->dev);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ud_server: the ud server's context, shared by its loop (ud_server.c, which
- * also carries the --cm oob-tls sessions) and its --cm rdmacm side
- * (ud_server_cm.c). Both admit a client through us_admit and answer it with
+ * also carries the --cm oob-tls sessions), its --cm rdmacm side
+ * (ud_server_cm.c) and its address handles (ud_server_ah.c). Both admit a client through us_admit and answer it with
  * the record us_answer builds. May use what ud.h may use.
  */
 #ifndef RDC_AGENTS_UD_SERVER_H
@@ -36,6 +36,7 @@ struct us {
 	struct ud_dev dev;
 	struct ud_qp qp;
 	struct ud_ahmap ahs;
+	struct ud_ahmap peers;		/* --ah peer: one AH per GID, refs its clients */
 	struct srv_lis lis;
 	struct ctl ctl;
 	SSL_CTX *ssl;
@@ -60,6 +61,23 @@ struct us {
  * -1 with f naming the failed call (ibv_create_ah at the device's max_ah).
  */
 int us_admit(struct us *s, const struct oob_rec *req, struct ud_fail *f);
+/*
+ * ud_server_ah.c: the AHs of --ah (cache, wc, lru, peer). usa_admit gives
+ * client e (just put in s->ahs) what its policy holds per client: 0, or -1
+ * with f naming the failed call. usa_drop lets a client's go; usa_reply is
+ * the AH to echo the datagram in slot through (NULL: drop it, the client
+ * resends); usa_slot_done frees what that reply held once its send completed
+ * or was never posted. usa_init after the QP (s->nslots set), usa_fini after
+ * it is destroyed.
+ */
+int usa_init(struct us *s);
+int usa_admit(struct us *s, struct ud_ahe *e, struct ud_fail *f);
+void usa_drop(struct us *s, const struct us_key *k);
+struct ibv_ah *usa_reply(struct us *s, struct ud_ahe *e, const struct ibv_wc *wc,
+			 uint32_t slot);
+void usa_slot_done(struct us *s, uint32_t slot);
+void usa_fini(struct us *s);
+
 /* The REP to an admitted REQ, or the REJ naming f (f NULL: admitted). */
 void us_answer(const struct us *s, const struct oob_rec *req, const struct ud_fail *f,
 	       struct oob_rec *rep);

@@ -20,10 +20,13 @@
 #       than clients
 #   6   --ah lru --ah-max 32: 200 clients through at most 32 AHs (least recently
 #       used out), every round trip verified, none lost, more than 200 AHs made
-#   7   --size = active MTU (1024 on the veth) minus the 40-byte GRH: passes
-#   8   --size one byte more: the agents refuse it at start, named (EMSGSIZE
+#   7   --ah peer on star:2 (two client hosts, two GIDs): the largest count,
+#       100%, verified, none lost, exactly 2 AHs made and held (one per GID
+#       the clients come from, shared by them all), 1 QP/CQ/MR, baseline after
+#   8   --size = active MTU (1024 on the veth) minus the 40-byte GRH: passes
+#   9   --size one byte more: the agents refuse it at start, named (EMSGSIZE
 #       from ibv_query_port), nothing connects
-#   9   the RDMA counters after the suite equal those before it
+#   10  the RDMA counters after the suite equal those before it
 #
 # TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
 #
@@ -57,8 +60,17 @@ ud_run() {
 }
 
 tap_init
-tap_plan $((2 * ${#COUNTS[@]} + 5))
+tap_plan $((2 * ${#COUNTS[@]} + 6))
 BASE=$(rdc_res_line)
+
+# ud_one_qp: why grows unless the server's device delta was 1 QP, 1 CQ and
+# 1 MR whatever the clients, and the counters came back to the baseline
+ud_one_qp() {
+	for k in qp cq mr; do
+		rdc_fig_is srv_dev_delta $k 1 || why+=" server $k delta not 1"
+	done
+	grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" not back to baseline"
+}
 
 # ud_check N CM: the verdict of a run of N clients over CM
 ud_check() {
@@ -70,11 +82,8 @@ ud_check() {
 	[ "$(rdc_kv lost)" = 0 ] || why+=" lost=$(rdc_kv lost)"
 	rdc_kv retried >/dev/null || why+=" no retried figure"
 	[ "$(rdc_kv srv_ah)" = "$n" ] || why+=" srv_ah=$(rdc_kv srv_ah)"
-	for k in qp cq mr; do
-		rdc_fig_is srv_dev_delta $k 1 || why+=" server $k delta not 1"
-	done
+	ud_one_qp
 	rdc_fig_is cli_dev_delta qp "$n" || why+=" client qp delta not $n"
-	grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" not back to baseline"
 	if [ "$cm" = rdmacm ]; then
 		rdc_fig_is srv_dev_delta cm_id 1 || why+=" server cm_id delta not 1 (the listener)"
 	fi
@@ -123,6 +132,22 @@ if [ -z "$why" ]; then
 	tap_ok "ud --ah lru --ah-max 32: 200 clients, 600 round trips verified, at most 32 AHs, $(rdc_kv srv_ah_made) made"
 else
 	tap_fail "ud --ah lru --ah-max 32" "$why"
+fi
+
+# --ah peer: an AH names a port (GID), not a QP; 2 client hosts, 2 AHs
+ud_run peer --clients "$n" --msgs 2 --ah peer --topology star:2
+why=
+[ "$RC" = 0 ] || why+=" exit $RC"
+[ "$(rdc_kv connected)" = "$n" ] || why+=" connected=$(rdc_kv connected)"
+[ "$(rdc_kv verified)" = $((2 * n)) ] || why+=" verified=$(rdc_kv verified)"
+[ "$(rdc_kv lost)" = 0 ] || why+=" lost=$(rdc_kv lost)"
+[ "$(rdc_kv srv_ah)" = 2 ] || why+=" srv_ah=$(rdc_kv srv_ah)"
+[ "$(rdc_kv srv_ah_made)" = 2 ] || why+=" srv_ah_made=$(rdc_kv srv_ah_made)"
+ud_one_qp
+if [ -z "$why" ]; then
+	tap_ok "ud --ah peer star:2 $n clients: $((2 * n)) round trips verified, 2 AHs (one per client host), server 1 QP/CQ/MR"
+else
+	tap_fail "ud --ah peer star:2 $n clients" "$why"
 fi
 
 ud_run fit --clients 10 --size $((MTU - GRH))
