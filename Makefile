@@ -12,7 +12,7 @@
 #   make deps         install Debian packages, fetch the VM kernel
 #   make vm-kernel    fetch the rxe-capable kernel for vm/run
 #   make vm-check     only the rxe suites, inside the VM
-#   make vm-limits-ud the ud address-handle limit at 30,000-36,000 clients, in the VM
+#   make vm-limits-ud the ud address-handle limit (--ah cache at 16,500 and 33,000; --ah peer moves it), in the VM
 #   make soak         30 points with random --fault, ASan+UBSan build, in the VM
 #   make install PREFIX=/usr/local   also the man pages and bash completion
 
