@@ -214,8 +214,9 @@ enum lp_end lp_loop(struct run *r, bool (*done)(struct run *), double deadline)
 
 int lp_setup(struct run *r, long clients)
 {
-	struct itimerspec its = { .it_interval = { 0, LP_TICK_MS * 1000000L },
-				  .it_value = { 0, LP_TICK_MS * 1000000L } };
+	/* tv_nsec must stay below 1 s: a tick of 1,000 ms or more goes in tv_sec */
+	struct timespec tick = { LP_TICK_MS / 1000, (LP_TICK_MS % 1000) * 1000000L };
+	struct itimerspec its = { .it_interval = tick, .it_value = tick };
 	struct epoll_event ev;
 
 	r->ep = epoll_create1(EPOLL_CLOEXEC);
