@@ -192,13 +192,12 @@ void rs_cm_event(struct rs_srv *s)
 	enum rdma_cm_event_type type;
 	struct rs_ep *x, *kill_ep;
 	char peer[SK_PEER_MAX];
+	int got;
 
 	while (!s->stop) {
-		if (rdma_get_cm_event(s->cmch, &ev)) {
-			if (errno != EAGAIN && errno != EINTR) {
-				rep_fatal("rdma_get_cm_event", "server", errno);
+		if ((got = agcm_get(s->cmch, "server", &ev))) {
+			if (got < 0)
 				s->stop = true;
-			}
 			return;
 		}
 		type = ev->event;
@@ -222,19 +221,15 @@ void rs_cm_event(struct rs_srv *s)
 		case RDMA_CM_EVENT_REJECTED:
 			if (x) {
 				rs_cm_peer(ev->id, peer);
-				rs_drop(s, peer, rdma_event_str(type) + strlen("RDMA_CM_EVENT_"));
+				rs_drop(s, peer, agcm_word(type));
 			}
-			break;
-		case RDMA_CM_EVENT_DEVICE_REMOVAL:
-			rep_fatal("rdma_get_cm_event", "DEVICE_REMOVAL", ENODEV);
-			s->stop = true;
 			break;
 		default:
 			break;
 		}
 		/* an id is destroyed only after its event is acknowledged */
-		if (rdma_ack_cm_event(ev))
-			ag_warn("rdma_ack_cm_event: %s", strerror(errno));
+		if (agcm_ack(ev))
+			s->stop = true;
 		if (kill && rdma_destroy_id(kill))
 			ag_warn("rdma_destroy_id: %s", strerror(errno));
 		if (kill_ep)
