@@ -21,7 +21,6 @@
 #include "agents/cm.h"
 #include "agents/rc/rc_server.h"
 #include "agents/tag.h"
-#include "agents/report.h"
 #include "common/deadline.h"
 
 #define RS_MAX_BACKLOG "/proc/sys/net/rdma_ucm/max_backlog"

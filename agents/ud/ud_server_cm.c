@@ -18,7 +18,6 @@
 
 #include "agents/ag.h"
 #include "agents/cm.h"
-#include "agents/report.h"
 #include "agents/tag.h"
 #include "agents/ud/ud_server.h"
 
@@ -98,13 +97,12 @@ void usm_event(struct us *s)
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
 	bool req;
+	int got;
 
 	for (;;) {
-		if (rdma_get_cm_event(s->cmch, &ev)) {
-			if (errno != EAGAIN && errno != EINTR) {
-				rep_fatal("rdma_get_cm_event", "server", errno);
+		if ((got = agcm_get(s->cmch, "server", &ev))) {
+			if (got < 0)
 				s->stop = true;
-			}
 			return;
 		}
 		id = ev->id;
