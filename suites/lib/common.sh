@@ -12,8 +12,8 @@
 #                              exit 4) unless CHECK succeeds; call before the plan
 #   rdc_rxe_suite NAME MODS [CMD...]
 #                              a VM suite's start: TAP begins, skip unless root,
-#                              rdma_rxe, CMDs, RDMACAP and modprobe MODS; W a
-#                              work folder removed on exit
+#                              rdma_rxe, CMDs, RDMACAP, RDMACAP_AGENT and
+#                              modprobe MODS; W a work folder removed on exit
 #   rdc_timeout SECS CMD...    CMD with a deadline, its process group killed
 #   rdc_rdmacap ARGS...        build/rdmacap with the RDC_TIMEOUT deadline
 #   rdc_bg CMD...; rdc_bg_kill background processes that never hold fd 3
@@ -65,10 +65,12 @@ rdc_need() {
 
 # rdc_rxe_suite NAME MODS [CMD...]: the start of a suite that drives RDMACAP on
 # rxe (suites/vm): tap_init; skip everything (exit 4) without root, rdma_rxe,
-# each CMD, the built RDMACAP, or when a module of MODS ("rdma_rxe sch_netem")
-# does not load; then W=/tmp/NAME.XXXXXX, removed when the script exits.
+# each CMD, the built RDMACAP and RDMACAP_AGENT, or when a module of MODS
+# ("rdma_rxe sch_netem", or "") does not load; then W=/tmp/NAME.XXXXXX, removed
+# when the script exits (INT and TERM exit too). A suite with more to undo sets
+# its own EXIT trap after this one, and removes W in it.
 rdc_rxe_suite() {
-	local name=$1 mods=$2 m c
+	local name=$1 mods=$2 m c b
 
 	shift 2
 	tap_init
@@ -77,7 +79,9 @@ rdc_rxe_suite() {
 	for c in "$@"; do
 		rdc_need rdc_have_cmd "$c"
 	done
-	[ -x "$RDMACAP" ] || { tap_skip_all "$RDMACAP not built"; exit 4; }
+	for b in "$RDMACAP" "$RDMACAP_AGENT"; do
+		[ -x "$b" ] || { tap_skip_all "$b not built"; exit 4; }
+	done
 	for m in $mods; do
 		modprobe "$m" && continue
 		tap_skip_all "modprobe $mods failed"
