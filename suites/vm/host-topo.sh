@@ -26,7 +26,6 @@ set -u
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-W=$(mktemp -d /tmp/host-topo.XXXXXX)
 NIC=hnic$$
 NIC=${NIC:0:12}
 DEV=hrxe0
@@ -39,11 +38,6 @@ cleanup() {
 	ip link del "${NIC}a" 2>/dev/null
 	rm -rf "$W"
 }
-trap cleanup EXIT
-
-rdc_need rdc_have_root
-rdc_need rdc_have_rxe
-rdc_need rdc_have_cmd rdma
 
 # what a host is: everything rdmacap could have touched
 snapshot() {
@@ -89,7 +83,8 @@ run_ok() {
 	[ "$(rdc_kv verified)" = "$(rdc_kv expected)" ] || why+=" verified=$(rdc_kv verified)"
 }
 
-tap_init
+rdc_rxe_suite host-topo "" rdma
+trap cleanup EXIT
 make_nic || { tap_skip_all "could not make the stand-in NIC ($NIC, $DEV)"; exit 4; }
 tap_plan 9
 BEFORE=$(snapshot)

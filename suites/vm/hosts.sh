@@ -34,8 +34,6 @@ set -u
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-W=$(mktemp -d /tmp/hosts-suite.XXXXXX)
-chmod 755 "$W"
 P=hs$(($$ % 1000))
 NS=("${P}n0" "${P}n1" "${P}n2")
 ADDR=(10.78.0.1 10.78.0.2 10.78.0.3)
@@ -61,13 +59,6 @@ cleanup() {
 	ip link del "$BR" 2>/dev/null
 	rm -rf "$W"
 }
-trap cleanup EXIT
-
-rdc_need rdc_have_root
-rdc_need rdc_have_rxe
-rdc_need rdc_have_cmd /usr/sbin/sshd
-rdc_need rdc_have_cmd ssh
-rdc_need rdc_have_cmd rdma
 
 # the three hosts: namespace, veth into the bridge, address, rxe, sshd
 make_hosts() {
@@ -138,7 +129,9 @@ hrun() {
 	grep -h 'hosts ready' "$W/$name.err" | sed 's/^/# /'
 }
 
-tap_init
+rdc_rxe_suite hosts-suite "" /usr/sbin/sshd ssh rdma
+chmod 755 "$W"
+trap cleanup EXIT
 make_hosts || { tap_skip_all "could not make the namespace hosts"; exit 4; }
 tap_plan 9
 for _ in $(seq 50); do ssh_ok "${ADDR[2]}" 2>/dev/null && break; sleep 0.2; done

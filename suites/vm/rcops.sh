@@ -33,17 +33,11 @@ set -u
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-W=$(mktemp -d /tmp/rcops-suite.XXXXXX)
-OLD_MAPS=$(sysctl -n vm.max_map_count)
-trap 'sysctl -qw vm.max_map_count="$OLD_MAPS"; rm -rf "$W"' EXIT
 MAPS=${RCOPS_MAPS:-1200}
 LN=${RCOPS_LIMIT_N:-500}
 RDC_TIMEOUT=600
 read -ra COUNTS <<<"${RCOPS_CLIENTS:-10 100}"
 DESIGNS=("--transport uc" "--transport rc --op read" "--transport rc --op atomic")
-
-rdc_need rdc_have_root
-rdc_need rdc_have_rxe
 
 # op_run NAME ARGS...: rdmacap run ARGS on the pair topology (rdc_point)
 op_run() {
@@ -65,7 +59,9 @@ op_check() {
 	echo "$why"
 }
 
-tap_init
+rdc_rxe_suite rcops-suite ""
+OLD_MAPS=$(sysctl -n vm.max_map_count)
+trap 'sysctl -qw vm.max_map_count="$OLD_MAPS"; rm -rf "$W"' EXIT
 tap_plan $((${#COUNTS[@]} * ${#DESIGNS[@]} + 4))
 BASE=$(rdc_res_line)
 

@@ -36,15 +36,10 @@ set -u
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-W=$(mktemp -d /tmp/ud-suite.XXXXXX)
-trap 'rm -rf "$W"' EXIT
 RDC_TIMEOUT=900
 read -ra COUNTS <<<"${UD_CLIENTS:-100 1000}"
 MTU=1024
 GRH=40
-
-rdc_need rdc_have_root
-rdc_need rdc_have_rxe
 
 # ud_run NAME ARGS...: rdmacap run --transport ud ARGS on the pair topology;
 # TAP in $W/NAME.tap, figures in RDC_KV, status in RC
@@ -59,7 +54,7 @@ ud_run() {
 	grep -E '^ +# (connected|msgs|lat_us|srv_|cli_dev|cause)' "$OUT" | sed 's/^ *//'
 }
 
-tap_init
+rdc_rxe_suite ud-suite ""
 tap_plan $((2 * ${#COUNTS[@]} + 6))
 BASE=$(rdc_res_line)
 
