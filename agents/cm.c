@@ -89,3 +89,17 @@ int agcm_listen(struct rdma_event_channel *ch, const struct ag_opts *o, enum rdm
 	}
 	return 0;
 }
+
+void agcm_close(struct rdma_event_channel **ch, struct rdma_cm_id ***ids, uint32_t ports)
+{
+	struct rdma_cm_id **l = *ids;
+
+	for (uint32_t i = 0; l && i < ports; i++)
+		if (l[i] && rdma_destroy_id(l[i]))
+			ag_warn("rdma_destroy_id listen: %s", strerror(errno));
+	free(l);
+	*ids = NULL;
+	if (*ch)
+		rdma_destroy_event_channel(*ch);
+	*ch = NULL;
+}

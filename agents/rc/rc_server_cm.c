@@ -13,7 +13,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 
@@ -243,16 +242,5 @@ void rs_cm_event(struct rs_srv *s)
 
 void rs_cm_close(struct rs_srv *s)
 {
-	uint32_t i;
-
-	if (s->listen) {
-		for (i = 0; i < s->o->ports; i++)
-			if (s->listen[i] && rdma_destroy_id(s->listen[i]))
-				ag_warn("rdma_destroy_id listen: %s", strerror(errno));
-		free(s->listen);
-		s->listen = NULL;
-	}
-	if (s->cmch)
-		rdma_destroy_event_channel(s->cmch);
-	s->cmch = NULL;
+	agcm_close(&s->cmch, &s->listen, s->o->ports);
 }

@@ -12,7 +12,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 
@@ -121,12 +120,5 @@ void usm_event(struct us *s)
 
 void usm_close(struct us *s)
 {
-	for (uint32_t i = 0; s->listen && i < s->o->ports; i++)
-		if (s->listen[i] && rdma_destroy_id(s->listen[i]))
-			ag_warn("rdma_destroy_id: %s", strerror(errno));
-	free(s->listen);
-	s->listen = NULL;
-	if (s->cmch)
-		rdma_destroy_event_channel(s->cmch);
-	s->cmch = NULL;
+	agcm_close(&s->cmch, &s->listen, s->o->ports);
 }
