@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +16,12 @@
 struct rdma_event_channel *agcm_channel(const char *role)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
-	int fl;
 
 	if (!ch) {
 		rep_fatal("rdma_create_event_channel", role, errno);
 		return NULL;
 	}
-	fl = fcntl(ch->fd, F_GETFL);
-	if (fl < 0 || fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK)) {
+	if (ag_nonblock(ch->fd)) {
 		rep_fatal("fcntl", "rdma_cm event channel", errno);
 		rdma_destroy_event_channel(ch);
 		return NULL;
