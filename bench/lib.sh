@@ -74,10 +74,12 @@ bn_topo_up() {
 		printf '%s\n' "$out" >&2
 		return 1
 	}
-	eval "$(sed -n \
-		-e 's/^# server=ns=\([^ ]*\) if=[^ ]* addr=\([^ ]*\) rxe=\([^ ]*\)$/BN_SNS=\1 BN_SADDR=\2 BN_SDEV=\3/p' \
-		-e 's/^# client=ns=\([^ ]*\) if=[^ ]* addr=\([^ ]*\) rxe=\([^ ]*\)$/BN_CNS=\1 BN_CADDR=\2 BN_CDEV=\3/p' \
-		<<<"$out")"
+	BN_SNS=$(rdc_up_side server ns "$out")
+	BN_SADDR=$(rdc_up_side server addr "$out")
+	BN_SDEV=$(rdc_up_side server rxe "$out")
+	BN_CNS=$(rdc_up_side client ns "$out")
+	BN_CADDR=$(rdc_up_side client addr "$out")
+	BN_CDEV=$(rdc_up_side client rxe "$out")
 	[ -n "${BN_SNS-}" ] && [ -n "${BN_CNS-}" ]
 }
 

@@ -14,6 +14,8 @@
 #                              a VM suite's start: TAP begins, skip unless root,
 #                              rdma_rxe, CMDs, RDMACAP, RDMACAP_AGENT and
 #                              modprobe MODS; W a work folder removed on exit
+#   rdc_up_side ROLE KEY TEXT  KEY (ns, if, addr, rxe) of the server or client side
+#                              in the TEXT `rdmacap up --topology pair` printed
 #   rdc_timeout SECS CMD...    CMD with a deadline, its process group killed
 #   rdc_rdmacap ARGS...        build/rdmacap with the RDC_TIMEOUT deadline
 #   rdc_bg CMD...; rdc_bg_kill background processes that never hold fd 3
@@ -95,6 +97,13 @@ rdc_rxe_suite() {
 rdc_rxe_suite_cleanup() {
 	[ -n "$W" ] && rm -rf "$W"
 	return 0
+}
+
+# rdc_up_side ROLE KEY TEXT: the value of KEY on the line
+# "# ROLE=ns=.. if=.. addr=.. rxe=.." (ROLE server or client) that `rdmacap up
+# --topology pair` prints for each end; empty when TEXT has none.
+rdc_up_side() {
+	sed -n -E "s/^# $1=(.* )?$2=([^ ]*).*/\2/p" <<<"$3" | head -n 1
 }
 
 rdc_timeout() {

@@ -253,24 +253,18 @@ mkpki() {
 }
 
 up() {
-	local out line
+	local out
 
 	out=$(rdc_rdmacap up --topology pair --rxe --run "$RUN" 2>"$W/up.err") || {
 		echo "$out" | sed 's/^/# /'
 		return 1
 	}
-	while IFS= read -r line; do
-		case $line in
-		"# server="*) line=${line#"# server="}
-			SNS=$(sed -E 's/.*ns=([^ ]+).*/\1/' <<<"$line")
-			SADDR=$(sed -E 's/.*addr=([^ ]+).*/\1/' <<<"$line")
-			SDEV=$(sed -E 's/.*rxe=([^ ]+).*/\1/' <<<"$line") ;;
-		"# client="*) line=${line#"# client="}
-			CNS=$(sed -E 's/.*ns=([^ ]+).*/\1/' <<<"$line")
-			CADDR=$(sed -E 's/.*addr=([^ ]+).*/\1/' <<<"$line")
-			CDEV=$(sed -E 's/.*rxe=([^ ]+).*/\1/' <<<"$line") ;;
-		esac
-	done <<<"$out"
+	SNS=$(rdc_up_side server ns "$out")
+	SADDR=$(rdc_up_side server addr "$out")
+	SDEV=$(rdc_up_side server rxe "$out")
+	CNS=$(rdc_up_side client ns "$out")
+	CADDR=$(rdc_up_side client addr "$out")
+	CDEV=$(rdc_up_side client rxe "$out")
 	[ -n "$SNS" ] && [ -n "$CNS" ] && [ -n "$SDEV" ] && [ -n "$CDEV" ]
 }
 
