@@ -74,12 +74,7 @@ bn_topo_up() {
 		printf '%s\n' "$out" >&2
 		return 1
 	}
-	BN_SNS=$(rdc_up_side server ns "$out")
-	BN_SADDR=$(rdc_up_side server addr "$out")
-	BN_SDEV=$(rdc_up_side server rxe "$out")
-	BN_CNS=$(rdc_up_side client ns "$out")
-	BN_CADDR=$(rdc_up_side client addr "$out")
-	BN_CDEV=$(rdc_up_side client rxe "$out")
+	rdc_up_ends "$out" BN_
 	[ -n "${BN_SNS-}" ] && [ -n "${BN_CNS-}" ]
 }
 

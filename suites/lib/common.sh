@@ -14,8 +14,9 @@
 #                              a VM suite's start: TAP begins, skip unless root,
 #                              rdma_rxe, CMDs, RDMACAP, RDMACAP_AGENT and
 #                              modprobe MODS; W a work folder removed on exit
-#   rdc_up_side ROLE KEY TEXT  KEY (ns, if, addr, rxe) of the server or client side
+#   rdc_up_side ROLE KEY TEXT  KEY (ns, if, addr, rxe) of the server or client end
 #                              in the TEXT `rdmacap up --topology pair` printed
+#   rdc_up_ends TEXT [PREFIX]  both ends as PREFIX{S,C}{NS,ADDR,DEV}
 #   rdc_timeout SECS CMD...    CMD with a deadline, its process group killed
 #   rdc_rdmacap ARGS...        build/rdmacap with the RDC_TIMEOUT deadline
 #   rdc_bg CMD...; rdc_bg_kill background processes that never hold fd 3
@@ -104,6 +105,19 @@ rdc_rxe_suite_cleanup() {
 # --topology pair` prints for each end; empty when TEXT has none.
 rdc_up_side() {
 	sed -n -E "s/^# $1=(.* )?$2=([^ ]*).*/\2/p" <<<"$3" | head -n 1
+}
+
+# rdc_up_ends TEXT [PREFIX]: the namespace, address and rxe device of both ends
+# in TEXT as PREFIXSNS PREFIXSADDR PREFIXSDEV (server) and PREFIXCNS PREFIXCADDR
+# PREFIXCDEV (client), each empty when TEXT does not name it.
+rdc_up_ends() {
+	local r k
+
+	for r in S:server C:client; do
+		for k in NS:ns ADDR:addr DEV:rxe; do
+			printf -v "${2-}${r%%:*}${k%%:*}" '%s' "$(rdc_up_side "${r#*:}" "${k#*:}" "$1")"
+		done
+	done
 }
 
 rdc_timeout() {

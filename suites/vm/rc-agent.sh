@@ -259,12 +259,7 @@ up() {
 		echo "$out" | sed 's/^/# /'
 		return 1
 	}
-	SNS=$(rdc_up_side server ns "$out")
-	SADDR=$(rdc_up_side server addr "$out")
-	SDEV=$(rdc_up_side server rxe "$out")
-	CNS=$(rdc_up_side client ns "$out")
-	CADDR=$(rdc_up_side client addr "$out")
-	CDEV=$(rdc_up_side client rxe "$out")
+	rdc_up_ends "$out"
 	[ -n "$SNS" ] && [ -n "$CNS" ] && [ -n "$SDEV" ] && [ -n "$CDEV" ]
 }
 
