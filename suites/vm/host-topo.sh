@@ -71,16 +71,8 @@ make_nic() {
 # run_ok NAME ARGS...: rdmacap run ARGS, TAP in $W/NAME.tap; why it is not 100% in why
 RC=0 why= OUT=
 run_ok() {
-	local name=$1
-	shift
-	why=
-	OUT=$W/$name.tap
-	rdc_rdmacap run --topology host "$@" >"$OUT" 2>"$W/$name.err"
-	RC=$?
-	rdc_kv_parse <"$OUT"
-	[ "$RC" = 0 ] || why+=" exit $RC"
-	grep -qE '^ok 1 run .*success=100.00%' "$OUT" || why+=" not 100%"
-	[ "$(rdc_kv verified)" = "$(rdc_kv expected)" ] || why+=" verified=$(rdc_kv verified)"
+	rdc_run "$W/$1" run --topology host "${@:2}"
+	why=$(rdc_clean_why)
 }
 
 rdc_rxe_suite host-topo "" rdma

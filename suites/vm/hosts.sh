@@ -117,14 +117,8 @@ HOSTS_TCP="${ADDR[0]},${ADDR[1]},${ADDR[2]}"
 hrun() {
 	local name=$1
 	shift
-	why=
-	OUT=$W/$name.tap
-	rdc_rdmacap run "$@" >"$OUT" 2>"$W/$name.err"
-	RC=$?
-	rdc_kv_parse <"$OUT"
-	[ "$RC" = 0 ] || why+=" exit $RC"
-	grep -qE '^ok 1 run .*success=100.00%' "$OUT" || why+=" not 100%"
-	[ "$(rdc_kv verified)" = "$(rdc_kv expected)" ] || why+=" verified=$(rdc_kv verified)"
+	rdc_run "$W/$name" run "$@"
+	why=$(rdc_clean_why)
 	[ -n "$why" ] && { grep -m3 -E 'why=|Bail|cause' "$OUT"; tail -n3 "$W/$name.err"; } | sed 's/^/# /'
 	grep -h 'hosts ready' "$W/$name.err" | sed 's/^/# /'
 }

@@ -41,17 +41,11 @@ read -ra COUNTS <<<"${UD_CLIENTS:-100 1000}"
 MTU=1024
 GRH=40
 
-# ud_run NAME ARGS...: rdmacap run --transport ud ARGS on the pair topology;
-# TAP in $W/NAME.tap, figures in RDC_KV, status in RC
+RDC_POINT_SHOW='connected|msgs|lat_us|srv_|cli_dev|cause'
+
+# ud_run NAME ARGS...: rdmacap run --transport ud ARGS on the pair topology (rdc_point)
 ud_run() {
-	local name=$1
-	shift
-	OUT=$W/$name.tap
-	rdc_rdmacap run --transport ud --topology pair "$@" >"$OUT" 2>"$W/$name.err"
-	RC=$?
-	rdc_kv_parse <"$OUT"
-	# its figures as our diagnostics
-	grep -E '^ +# (connected|msgs|lat_us|srv_|cli_dev|cause)' "$OUT" | sed 's/^ *//'
+	rdc_point "$W/$1" run --transport ud --topology pair "${@:2}"
 }
 
 rdc_rxe_suite ud-suite ""
