@@ -19,7 +19,7 @@
 #   rdc_up_ends TEXT [PREFIX]  both ends as PREFIX{S,C}{NS,ADDR,DEV}
 #   rdc_timeout SECS CMD...    CMD with a deadline, its process group killed
 #   rdc_rdmacap ARGS...        build/rdmacap with the RDC_TIMEOUT deadline
-#   rdc_run FILE ARGS...       that, TAP in FILE.tap: OUT, RC, RDC_KV; rdc_point
+#   rdc_capture FILE ARGS...   that, TAP in FILE.tap: OUT, RC, RDC_KV; rdc_point
 #                              also echoes its figures; rdc_clean_why: why the
 #                              point is not 100% and verified ("" when it is)
 #   rdc_bg CMD...; rdc_bg_kill background processes that never hold fd 3
@@ -133,9 +133,9 @@ rdc_rdmacap() {
 	rdc_timeout "$RDC_TIMEOUT" "$RDMACAP" "$@"
 }
 
-# rdc_run FILE ARGS...: one rdmacap command (a run) whose TAP goes to FILE.tap
+# rdc_capture FILE ARGS...: one rdmacap command (a run) whose TAP goes to FILE.tap
 # and stderr to FILE.err; then OUT=FILE.tap, RC its status, RDC_KV its figures.
-rdc_run() {
+rdc_capture() {
 	local f=$1
 	shift
 	OUT=$f.tap
@@ -145,15 +145,15 @@ rdc_run() {
 	rdc_kv_parse <"$OUT"
 }
 
-# rdc_point FILE ARGS...: rdc_run, then the lines of the point's figures matching
-# RDC_POINT_SHOW (an ERE of keys) echoed as our own diagnostics.
+# rdc_point FILE ARGS...: rdc_capture, then the lines of the point's figures
+# matching RDC_POINT_SHOW (an ERE of keys) echoed as our own diagnostics.
 rdc_point() {
-	rdc_run "$@"
+	rdc_capture "$@"
 	grep -E "^ +# (${RDC_POINT_SHOW:-connected|msgs|srv_|cause|why})" "$OUT" | sed 's/^ *//'
 	return 0
 }
 
-# rdc_clean_why: after rdc_run, what keeps its point from a clean one (exit 0,
+# rdc_clean_why: after rdc_capture, what keeps its point from a clean one (exit 0,
 # 100% success, every round trip verified), as " exit 1 not 100% ..."; "" if nothing.
 rdc_clean_why() {
 	local why=

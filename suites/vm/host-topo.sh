@@ -71,7 +71,7 @@ make_nic() {
 # run_ok NAME ARGS...: rdmacap run ARGS, TAP in $W/NAME.tap; why it is not 100% in why
 RC=0 why= OUT=
 run_ok() {
-	rdc_run "$W/$1" run --topology host "${@:2}"
+	rdc_capture "$W/$1" run --topology host "${@:2}"
 	why=$(rdc_clean_why)
 }
 

@@ -117,7 +117,7 @@ HOSTS_TCP="${ADDR[0]},${ADDR[1]},${ADDR[2]}"
 hrun() {
 	local name=$1
 	shift
-	rdc_run "$W/$name" run "$@"
+	rdc_capture "$W/$name" run "$@"
 	why=$(rdc_clean_why)
 	[ -n "$why" ] && { grep -m3 -E 'why=|Bail|cause' "$OUT"; tail -n3 "$W/$name.err"; } | sed 's/^/# /'
 	grep -h 'hosts ready' "$W/$name.err" | sed 's/^/# /'
