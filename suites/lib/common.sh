@@ -21,7 +21,8 @@
 #   rdc_rdmacap ARGS...        build/rdmacap with the RDC_TIMEOUT deadline
 #   rdc_capture FILE ARGS...   that, TAP in FILE.tap: OUT, RC, RDC_KV; rdc_point
 #                              also echoes its figures; rdc_clean_why: why the
-#                              point is not 100% and verified ("" when it is)
+#                              point is not 100% and verified ("" when it is);
+#                              rdc_carried_why N: not every round trip of N clients
 #   rdc_bg CMD...; rdc_bg_kill background processes that never hold fd 3
 #   rdc_kv_parse [TEXT]        "# key=value" lines into RDC_KV[key] and
 #   rdc_kv KEY                 "# Totals: ..." into RDC_TOTALS[pass|fail|...]
@@ -161,6 +162,20 @@ rdc_clean_why() {
 	[ "$RC" = 0 ] || why+=" exit $RC"
 	grep -qE '^ok 1 run .*success=100.00%' "$OUT" || why+=" not 100%"
 	[ "$(rdc_kv verified)" = "$(rdc_kv expected)" ] || why+=" verified=$(rdc_kv verified)"
+	printf '%s' "$why"
+}
+
+# rdc_carried_why N: after rdc_capture, what keeps a point of N clients from
+# having carried every round trip (exit 0, N connected, msgs = expected, every
+# one verified, none lost); "" if nothing.
+rdc_carried_why() {
+	local why=
+
+	[ "$RC" = 0 ] || why+=" exit $RC"
+	[ "$(rdc_kv connected)" = "$1" ] || why+=" connected=$(rdc_kv connected)"
+	[ "$(rdc_kv msgs)" = "$(rdc_kv expected)" ] || why+=" msgs=$(rdc_kv msgs)"
+	[ "$(rdc_kv verified)" = "$(rdc_kv msgs)" ] || why+=" verified=$(rdc_kv verified)"
+	[ "$(rdc_kv lost)" = 0 ] || why+=" lost=$(rdc_kv lost)"
 	printf '%s' "$why"
 }
 

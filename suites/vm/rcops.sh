@@ -46,12 +46,9 @@ op_run() {
 
 # op_check N: why the point of N clients is not what the design promises ("": it is)
 op_check() {
-	local n=$1 why=
-	[ "$RC" = 0 ] || why+=" exit $RC"
-	[ "$(rdc_kv connected)" = "$n" ] || why+=" connected=$(rdc_kv connected)"
-	[ "$(rdc_kv msgs)" = "$(rdc_kv expected)" ] || why+=" msgs=$(rdc_kv msgs)"
-	[ "$(rdc_kv verified)" = "$(rdc_kv msgs)" ] || why+=" verified=$(rdc_kv verified)"
-	[ "$(rdc_kv lost)" = 0 ] || why+=" lost=$(rdc_kv lost)"
+	local n=$1 why
+
+	why=$(rdc_carried_why "$n")
 	rdc_fig_is srv_dev_delta qp "$n" || why+=" server qp delta not $n"
 	rdc_fig_is srv_dev_delta cq $((2 * n)) || why+=" server cq delta not $((2 * n))"
 	rdc_fig_is srv_dev_delta mr $((2 * n)) || why+=" server mr delta not $((2 * n))"

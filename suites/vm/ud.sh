@@ -63,12 +63,9 @@ ud_one_qp() {
 
 # ud_check N CM: the verdict of a run of N clients over CM
 ud_check() {
-	local n=$1 cm=$2 why=
-	[ "$RC" = 0 ] || why+=" exit $RC"
-	[ "$(rdc_kv connected)" = "$n" ] || why+=" connected=$(rdc_kv connected)"
-	[ "$(rdc_kv msgs)" = "$(rdc_kv expected)" ] || why+=" msgs=$(rdc_kv msgs)"
-	[ "$(rdc_kv verified)" = "$(rdc_kv msgs)" ] || why+=" verified=$(rdc_kv verified)"
-	[ "$(rdc_kv lost)" = 0 ] || why+=" lost=$(rdc_kv lost)"
+	local n=$1 cm=$2 why
+
+	why=$(rdc_carried_why "$n")
 	rdc_kv retried >/dev/null || why+=" no retried figure"
 	[ "$(rdc_kv srv_ah)" = "$n" ] || why+=" srv_ah=$(rdc_kv srv_ah)"
 	ud_one_qp
