@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ag: helpers shared by every agent file (common/clock.h, stderr logging).
+ * ag: helpers shared by every agent file (common/clock.h, stderr logging, a
+ * nonblocking fd for the epoll loop). Uses libc only.
  */
 #ifndef RDC_AGENTS_AG_H
 #define RDC_AGENTS_AG_H
+
+#include <fcntl.h>
 
 #include "common/clock.h"
 
@@ -11,5 +14,13 @@
 
 /* "rdmacap-agent: <msg>" on stderr; never on stdout, which carries records. */
 void ag_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Adds O_NONBLOCK to fd's flags: 0, or -1 with errno (the caller reports it). */
+static inline int ag_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ? -1 : 0;
+}
 
 #endif

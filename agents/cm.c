@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +16,12 @@
 struct rdma_event_channel *agcm_channel(const char *role)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
-	int fl;
 
 	if (!ch) {
 		rep_fatal("rdma_create_event_channel", role, errno);
 		return NULL;
 	}
-	fl = fcntl(ch->fd, F_GETFL);
-	if (fl < 0 || fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK)) {
+	if (ag_nonblock(ch->fd)) {
 		rep_fatal("fcntl", "rdma_cm event channel", errno);
 		rdma_destroy_event_channel(ch);
 		return NULL;
@@ -88,4 +85,18 @@ int agcm_listen(struct rdma_event_channel *ch, const struct ag_opts *o, enum rdm
 		}
 	}
 	return 0;
+}
+
+void agcm_close(struct rdma_event_channel **ch, struct rdma_cm_id ***ids, uint32_t ports)
+{
+	struct rdma_cm_id **l = *ids;
+
+	for (uint32_t i = 0; l && i < ports; i++)
+		if (l[i] && rdma_destroy_id(l[i]))
+			ag_warn("rdma_destroy_id listen: %s", strerror(errno));
+	free(l);
+	*ids = NULL;
+	if (*ch)
+		rdma_destroy_event_channel(*ch);
+	*ch = NULL;
 }

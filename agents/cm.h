@@ -9,6 +9,7 @@
 
 #include <rdma/rdma_cma.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /*
  * A non-blocking rdma_cm event channel for the agent's epoll loop, or NULL
@@ -41,5 +42,12 @@ struct ag_opts;
  */
 int agcm_listen(struct rdma_event_channel *ch, const struct ag_opts *o, enum rdma_port_space ps,
 		struct rdma_cm_id ***ids);
+
+/*
+ * Undoes agcm_listen and agcm_channel: destroys the ports listeners of *ids (NULL
+ * ones skipped) and frees the array, then destroys *ch; both NULL after. Either
+ * may already be NULL, as after a failed open.
+ */
+void agcm_close(struct rdma_event_channel **ch, struct rdma_cm_id ***ids, uint32_t ports);
 
 #endif

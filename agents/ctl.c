@@ -3,7 +3,6 @@
  * Line reader for orchestrator commands on a nonblocking fd.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -14,13 +13,10 @@
 
 int ctl_init(struct ctl *c, int fd)
 {
-	int fl;
-
 	memset(c, 0, sizeof(*c));
 	c->fd = fd;
 	c->pollable = true;
-	fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+	if (ag_nonblock(fd)) {
 		ag_warn("fcntl stdin O_NONBLOCK: %s", strerror(errno));
 		return -1;
 	}

@@ -74,10 +74,7 @@ bn_topo_up() {
 		printf '%s\n' "$out" >&2
 		return 1
 	}
-	eval "$(sed -n \
-		-e 's/^# server=ns=\([^ ]*\) if=[^ ]* addr=\([^ ]*\) rxe=\([^ ]*\)$/BN_SNS=\1 BN_SADDR=\2 BN_SDEV=\3/p' \
-		-e 's/^# client=ns=\([^ ]*\) if=[^ ]* addr=\([^ ]*\) rxe=\([^ ]*\)$/BN_CNS=\1 BN_CADDR=\2 BN_CDEV=\3/p' \
-		<<<"$out")"
+	rdc_up_ends "$out" BN_
 	[ -n "${BN_SNS-}" ] && [ -n "${BN_CNS-}" ]
 }
 

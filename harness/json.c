@@ -37,7 +37,7 @@ json_t *hj_plan(const struct hp_plan *p)
 	return o;
 }
 
-static json_t *hj_res(const uint64_t *v)
+json_t *hj_res(const uint64_t *v)
 {
 	json_t *o = json_object();
 

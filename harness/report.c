@@ -154,10 +154,22 @@ static const struct rp_row *rp_find(const struct rp_set *s, long clients, const 
 	return NULL;
 }
 
-static void rp_cell(FILE *f, const char *fmt, double now, const double *old)
+/*
+ * A cell: now, with its spread over the repeats of row r when there are any
+ * ("650.2 [606.0..704.1]"), and the baseline's value when there is one.
+ */
+static void rp_cell_spread(FILE *f, const char *fmt, const struct rp_row *r, int fig, double now,
+			   const double *old)
 {
 	fprintf(f, " ");
 	fprintf(f, fmt, now);
+	if (r && r->nrep > 1) {
+		fprintf(f, " [");
+		fprintf(f, fmt, r->spread[fig][0]);
+		fprintf(f, "..");
+		fprintf(f, fmt, r->spread[fig][1]);
+		fprintf(f, "]");
+	}
 	if (old) {
 		fprintf(f, " (was ");
 		fprintf(f, fmt, *old);
@@ -166,27 +178,9 @@ static void rp_cell(FILE *f, const char *fmt, double now, const double *old)
 	fprintf(f, " |");
 }
 
-/* A median with its spread over the repeats: "650.2 [606.0..704.1]". */
-static void rp_cell_spread(FILE *f, const char *fmt, const struct rp_row *r, int fig, double now,
-			   const double *old)
+static void rp_cell(FILE *f, const char *fmt, double now, const double *old)
 {
-	if (r->nrep > 1) {
-		fprintf(f, " ");
-		fprintf(f, fmt, now);
-		fprintf(f, " [");
-		fprintf(f, fmt, r->spread[fig][0]);
-		fprintf(f, "..");
-		fprintf(f, fmt, r->spread[fig][1]);
-		fprintf(f, "]");
-		if (old) {
-			fprintf(f, " (was ");
-			fprintf(f, fmt, *old);
-			fprintf(f, ")");
-		}
-		fprintf(f, " |");
-		return;
-	}
-	rp_cell(f, fmt, now, old);
+	rp_cell_spread(f, fmt, NULL, 0, now, old);
 }
 
 double rp_objs(const struct rp_row *r)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "harness/json.h"
 #include "harness/remote.h"
 #include "harness/rsample.h"
 #include "harness/run.h"
@@ -203,15 +204,6 @@ void rs_tap(struct tap *t, const struct rs_hosts *hs)
 		 ag, cl, ok, fail);
 }
 
-static json_t *rs_res_json(const uint64_t *v)
-{
-	json_t *o = json_object();
-
-	for (int i = 0; i < HS_NRES; i++)
-		json_object_set_new(o, hs_res_name(i), json_integer((json_int_t)v[i]));
-	return o;
-}
-
 json_t *rs_json(const struct rs_hosts *hs)
 {
 	json_t *arr = json_array(), *tot;
@@ -230,7 +222,7 @@ json_t *rs_json(const struct rs_hosts *hs)
 								    sizeof(h->res[0])));
 
 		for (int w = 0; w < RS_N; w++)
-			json_object_set_new(o, rs_when_name[w], h->valid[w] ? rs_res_json(h->res[w]) :
+			json_object_set_new(o, rs_when_name[w], h->valid[w] ? hj_res(h->res[w]) :
 					    json_null());
 		if (h->err[0])
 			json_object_set_new(o, "error", json_string(h->err));

@@ -1,26 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_rnl: rdma/rnl (RDMA netlink counters) and rdma/dev (device facts)
- * against the kernel and against the reference tools, on a real RDMA device.
+ * test_rnl: rdma/rnl (RDMA netlink counters) against the kernel and against the
+ * rdma tool, on a real RDMA device (rdma/dev's facts are test_rdev's).
  *
- *   RNL_DEV=rxe0 RNL_IPV4=10.0.0.1 RNL_NETDEV=veth0 build/tests/test_rnl
+ *   RNL_DEV=rxe0 build/tests/test_rnl
  *
- * RNL_DEV picks the device (default: the first one); RNL_IPV4 and RNL_NETDEV, when
- * set, are the address and netdev behind it. Needs a quiet device: nothing else
- * may create or destroy RDMA resources on it while this runs. TAP 13 on stdout;
+ * RNL_DEV picks the device (default: the first one). Needs a quiet device: nothing
+ * else may create or destroy RDMA resources on it while this runs. TAP 13 on stdout;
  * exit 0 pass, 1 fail, 4 skip (no RDMA netlink or no device, as on a host whose
  * kernel has no RDMA).
  */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 
 #include <infiniband/verbs.h>
 #include <jansson.h>
@@ -30,8 +25,9 @@
 #include "rdma/dev.h"
 #include "rdma/rnl.h"
 #include "tap/tap.h"
+#include "tests/t_tool.h"
 
-#define T_PLAN 12
+#define T_PLAN 8
 #define T_MAXDEVS 32
 #define T_SAMPLES 1000
 #define T_BUDGET_US 20000.0 /* the sampler runs at >= 50 Hz */
@@ -45,37 +41,6 @@ struct t_ctx {
 };
 
 static char t_out[1 << 20]; /* output of a reference tool */
-
-static double t_now_us(void);
-
-static void t_skip(struct t_ctx *t, const char *desc, const char *why)
-{
-	tap_result(&t->tap, TAP_SKIP, why, "%s", desc);
-}
-
-/* Runs cmd through sh, its stdout into t_out. 0 when it exited 0. */
-static int t_run(const char *cmd)
-{
-	size_t len = 0, n;
-	FILE *f;
-	int st;
-
-	f = popen(cmd, "r");
-	if (!f) {
-		printf("# popen %s: %s\n", cmd, strerror(errno));
-		return -1;
-	}
-	while (len < sizeof(t_out) - 1 &&
-	       (n = fread(t_out + len, 1, sizeof(t_out) - 1 - len, f)) > 0)
-		len += n;
-	t_out[len] = '\0';
-	st = pclose(f);
-	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		printf("# %s: exit status %d\n", cmd, st);
-		return -1;
-	}
-	return 0;
-}
 
 /* The current counters of t->dev. */
 static int t_sample(struct t_ctx *t, struct rnl_dev *out)
@@ -152,7 +117,8 @@ static void t_vs_rdma_tool(struct t_ctx *t)
 	size_t k;
 	int cmp = 0;
 
-	if (t_sample(t, &before) || t_run("rdma -j resource show") || t_sample(t, &after))
+	if (t_sample(t, &before) || t_run("rdma -j resource show", t_out, sizeof(t_out)) ||
+	    t_sample(t, &after))
 		goto out;
 	root = json_loads(t_out, 0, &jerr);
 	if (!json_is_array(root)) {
@@ -317,198 +283,6 @@ static void t_create_destroy(struct t_ctx *t)
 	tap_ok(&t->tap, ok, "counters back to baseline after destroy");
 }
 
-/* The value of "key:" in ibv_devinfo -v text, after the separator; NULL if absent. */
-static const char *t_field(const char *text, const char *key)
-{
-	size_t klen = strlen(key);
-
-	for (const char *p = text; (p = strstr(p, key)); p += klen) {
-		bool bol = p == text || p[-1] == '\t' || p[-1] == ' ' || p[-1] == '\n';
-
-		if (bol && p[klen] == ':')
-			return p + klen + 1 + strspn(p + klen + 1, " \t");
-	}
-	return NULL;
-}
-
-static bool t_num(const char *text, const char *key, unsigned long long want)
-{
-	const char *v = t_field(text, key);
-	unsigned long long got;
-
-	if (!v) {
-		printf("# ibv_devinfo: no %s\n", key);
-		return false;
-	}
-	got = strtoull(v, NULL, 0);
-	if (got != want) {
-		printf("# %s: ibd %llu, ibv_devinfo %llu\n", key, want, got);
-		return false;
-	}
-	return true;
-}
-
-static bool t_str(const char *text, const char *key, const char *want)
-{
-	const char *v = t_field(text, key);
-	size_t n = strlen(want);
-
-	if (!v || strncmp(v, want, n) || (v[n] && v[n] != ' ' && v[n] != '\n')) {
-		printf("# %s: ibd %s, ibv_devinfo %.*s\n", key, want,
-		       v ? (int)strcspn(v, "\n") : 6, v ? v : "(none)");
-		return false;
-	}
-	return true;
-}
-
-/* ibv_devinfo prints enums as "NAME (value)": compare the value. */
-static bool t_enum(const char *text, const char *key, int want)
-{
-	const char *v = t_field(text, key);
-	const char *p = v ? strchr(v, '(') : NULL;
-
-	if (!p || p > v + strcspn(v, "\n") || atoi(p + 1) != want) {
-		printf("# %s: rdev %d, ibv_devinfo %.*s\n", key, want,
-		       v ? (int)strcspn(v, "\n") : 6, v ? v : "(none)");
-		return false;
-	}
-	return true;
-}
-
-/* The GID index ibv_devinfo -v shows for ::ffff:ipv4 as RoCE v2, or -1. */
-static int t_devinfo_gid(const char *text, const char *ipv4)
-{
-	char want[64];
-	const char *p, *bol;
-
-	snprintf(want, sizeof(want), "::ffff:%s, RoCE v2\n", ipv4);
-	p = strstr(text, want);
-	if (!p)
-		return -1;
-	for (bol = p; bol > text && bol[-1] != '\n'; bol--)
-		;
-	p = strstr(bol, "GID[");
-	return p ? atoi(p + 4) : -1;
-}
-
-/*
- * rdev_open of the GID of ipv4 on dev (NULL: any device), port (0: any), index
- * (-1: any); closes the device again. The GID index, or -errno. With want_dev,
- * the device opened must be that one.
- */
-static int t_open_gid(const char *dev, const char *ipv4, uint8_t port, int index,
-		      const char *want_dev)
-{
-	struct rdev_sel s = { .name = dev, .port = port, .gid_index = index };
-	struct ibv_device_attr attr;
-	struct ibv_context *ctx;
-	struct rdev_gid g;
-	struct rdev_err e;
-	char a[INET_ADDRSTRLEN];
-	int ret;
-
-	if (inet_pton(AF_INET, ipv4, &s.addr) != 1)
-		return -EINVAL;
-	if (rdev_open(&s, &ctx, &attr, &g, &e)) {
-		ret = -errno;
-		printf("# %s (port %u index %d): errno %d, %s\n", dev ? dev : "any device", port,
-		       index, e.err, e.msg);
-		return ret;
-	}
-	inet_ntop(AF_INET, &g.addr, a, sizeof(a));
-	printf("# rdev_open %s port %u index %d: %s port %u gid %u %s\n", dev ? dev : "any",
-	       port, index, ibv_get_device_name(ctx->device), g.port, g.index, a);
-	ret = g.index;
-	if (strcmp(a, ipv4) || g.gid.raw[10] != 0xff || g.gid.raw[11] != 0xff ||
-	    (want_dev && strcmp(ibv_get_device_name(ctx->device), want_dev)))
-		ret = -EBADMSG;
-	if (ibv_close_device(ctx))
-		ret = -errno;
-	return ret;
-}
-
-static void t_ibd(struct t_ctx *t)
-{
-	static struct rdev_info info[RDEV_MAX_DEVS];
-	const char *ipv4 = getenv("RNL_IPV4"), *netdev = getenv("RNL_NETDEV");
-	const struct rdev_info *d = NULL;
-	char cmd[160], mtu[16];
-	struct rdev_err err;
-	int n, gi, want;
-	bool ok, have;
-	double t0;
-
-	t0 = t_now_us();
-	n = rdev_list(info, RDEV_MAX_DEVS, &err);
-	printf("# rdev_list=%d ms=%.1f\n", n, (t_now_us() - t0) / 1e3);
-	for (int i = 0; i < n; i++)
-		if (!strcmp(info[i].name, t->dev))
-			d = &info[i];
-	snprintf(cmd, sizeof(cmd), "ibv_devinfo -v -d %s", t->dev);
-	have = d && t_run(cmd) == 0;
-	ok = have;
-	if (have) {
-		printf("# rdev: max_qp=%d max_qp_wr=%d max_cq=%d max_cqe=%d max_mr=%d "
-		       "max_mr_size=0x%llx max_pd=%d max_srq=%d max_ah=%d max_sge=%d\n",
-		       d->max_qp, d->max_qp_wr, d->max_cq, d->max_cqe, d->max_mr,
-		       (unsigned long long)d->max_mr_size, d->max_pd, d->max_srq,
-		       d->max_ah, d->max_sge);
-		ok &= t_num(t_out, "max_qp", d->max_qp);
-		ok &= t_num(t_out, "max_qp_wr", d->max_qp_wr);
-		ok &= t_num(t_out, "max_cq", d->max_cq);
-		ok &= t_num(t_out, "max_cqe", d->max_cqe);
-		ok &= t_num(t_out, "max_mr", d->max_mr);
-		ok &= t_num(t_out, "max_mr_size", d->max_mr_size);
-		ok &= t_num(t_out, "max_pd", d->max_pd);
-		ok &= t_num(t_out, "max_srq", d->max_srq);
-		ok &= t_num(t_out, "max_ah", d->max_ah);
-		ok &= t_num(t_out, "max_sge", d->max_sge);
-	} else {
-		printf("# rdev_list: %d devices, %s %s\n", n, t->dev, d ? "found" : "absent");
-	}
-	tap_ok(&t->tap, ok, "rdev_list limits equal ibv_devinfo -v");
-	if (!have)
-		goto port_fail;
-
-	printf("# rdev: node_guid=%s port_state=%s active_mtu=%d netdev=%s gid_tbl_len=%d "
-	       "roce4_gid=%d roce4_addr=%s\n", d->node_guid_str, d->port_state_str,
-	       d->active_mtu, d->netdev, d->gid_tbl_len, d->roce4_gid_index, d->roce4_addr);
-	snprintf(mtu, sizeof(mtu), "%d", d->active_mtu);
-	ok = t_str(t_out, "node_guid", d->node_guid_str) &&
-	     t_enum(t_out, "state", d->port_state) && t_str(t_out, "active_mtu", mtu) &&
-	     t_num(t_out, "gid_tbl_len", d->gid_tbl_len) &&
-	     (!netdev || !strcmp(netdev, d->netdev));
-	tap_ok(&t->tap, ok, "rdev_list guid, port state, mtu, netdev equal ibv_devinfo -v");
-
-	if (!ipv4) {
-		t_skip(t, "rdev_open equals ibv_devinfo's RoCE v2 GID", "RNL_IPV4 not set");
-		t_skip(t, "rdev_open by address alone; other port or index EADDRNOTAVAIL",
-		       "RNL_IPV4 not set");
-		return;
-	}
-	want = t_devinfo_gid(t_out, ipv4);
-	gi = t_open_gid(t->dev, ipv4, 0, -1, NULL);
-	printf("# gid_index=%d ibv_devinfo=%d roce4_gid_index=%d\n", gi, want,
-	       d->roce4_gid_index);
-	ok = want >= 0 && gi == want && d->roce4_gid_index == want &&
-	     !strcmp(d->roce4_addr, ipv4);
-	tap_ok(&t->tap, ok, "rdev_open equals ibv_devinfo's RoCE v2 GID for %s", ipv4);
-
-	/* what an agent does without --device, and what a wrong override gets */
-	ok = t_open_gid(NULL, ipv4, 0, -1, t->dev) == want && want >= 0;
-	ok &= t_open_gid(t->dev, ipv4, 1, want, NULL) == want;
-	ok &= t_open_gid(t->dev, ipv4, 2, -1, NULL) == -EADDRNOTAVAIL;
-	ok &= t_open_gid(t->dev, ipv4, 0, want + 1, NULL) == -EADDRNOTAVAIL;
-	ok &= t_open_gid("rdcnosuchdev", ipv4, 0, -1, NULL) == -ENODEV;
-	tap_ok(&t->tap, ok, "rdev_open by address alone; other port or index EADDRNOTAVAIL");
-	return;
-
-port_fail:
-	tap_ok(&t->tap, false, "rdev_list guid, port state, mtu, netdev equal ibv_devinfo -v");
-	tap_ok(&t->tap, false, "rdev_open equals ibv_devinfo's RoCE v2 GID");
-	tap_ok(&t->tap, false, "rdev_open by address alone; other port or index EADDRNOTAVAIL");
-}
-
 /* Newer kernels report each summary entry's max: it must be the device limit. */
 static void t_max(struct t_ctx *t)
 {
@@ -520,7 +294,7 @@ static void t_max(struct t_ctx *t)
 	int n;
 
 	if (!t->base.has_max) {
-		t_skip(t, "summary max equals ibv_query_device",
+		t_skip(&t->tap, "summary max equals ibv_query_device",
 		       "kernel reports no RES_SUMMARY_ENTRY_MAX");
 		return;
 	}
@@ -594,14 +368,6 @@ static int t_cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double t_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
 static void t_cost(struct t_ctx *t)
 {
 	static double lat[T_SAMPLES];
@@ -655,7 +421,6 @@ int main(void)
 	t_found(&t);
 	t_vs_rdma_tool(&t);
 	t_create_destroy(&t);
-	t_ibd(&t);
 	t_max(&t);
 	t_nobufs(&t);
 	t_stale(&t);

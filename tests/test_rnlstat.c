@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -26,6 +25,7 @@
 #include "rdma/rqp.h"
 #include "rdma/rstat.h"
 #include "tap/tap.h"
+#include "tests/t_tool.h"
 
 #define T_PORTS 16
 #define T_PINGS 100        /* messages each way */
@@ -41,14 +41,6 @@ struct t_ctx {
 	struct rstat_port ports[T_PORTS];
 	struct rstat_port base, now;
 };
-
-static double t_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
 
 /* Parses the JSON array that cmd prints; NULL (and why) when it fails. */
 static json_t *t_json(struct t_ctx *t, const char *cmd)

@@ -5,16 +5,14 @@
  * receive is not the QP's, so a dead QP on an SRQ never completes one).
  */
 #include <errno.h>
-#include <fcntl.h>
 
+#include "agents/ag.h"
 #include "agents/rc/rc.h"
 #include "agents/report.h"
 
 int rc_async_open(struct rc_dev *d)
 {
-	int fl = fcntl(d->ctx->async_fd, F_GETFL);
-
-	if (fl < 0 || fcntl(d->ctx->async_fd, F_SETFL, fl | O_NONBLOCK)) {
+	if (ag_nonblock(d->ctx->async_fd)) {
 		rep_fatal("fcntl", "async event fd", errno);
 		return -1;
 	}

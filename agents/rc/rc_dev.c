@@ -4,7 +4,6 @@
  * rdma/dev), PD, completion channel and its poller (rc_poll.c), SRQ; the qp_num map.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -90,7 +89,6 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 		struct rdma_cm_id *cm)
 {
 	struct ibv_port_attr pa;
-	int fl;
 
 	memset(d, 0, sizeof(*d));
 	d->size = o->size;
@@ -135,8 +133,7 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 		rep_fatal("ibv_create_comp_channel", ibv_get_device_name(d->ctx->device), errno);
 		goto err_pd;
 	}
-	fl = fcntl(d->ch->fd, F_GETFL);
-	if (fl < 0 || fcntl(d->ch->fd, F_SETFL, fl | O_NONBLOCK)) {
+	if (ag_nonblock(d->ch->fd)) {
 		rep_fatal("fcntl", "completion channel", errno);
 		goto err_ch;
 	}

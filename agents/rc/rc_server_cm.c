@@ -13,7 +13,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 
@@ -21,7 +20,6 @@
 #include "agents/cm.h"
 #include "agents/rc/rc_server.h"
 #include "agents/tag.h"
-#include "agents/report.h"
 #include "common/deadline.h"
 
 #define RS_MAX_BACKLOG "/proc/sys/net/rdma_ucm/max_backlog"
@@ -192,13 +190,12 @@ void rs_cm_event(struct rs_srv *s)
 	enum rdma_cm_event_type type;
 	struct rs_ep *x, *kill_ep;
 	char peer[SK_PEER_MAX];
+	int got;
 
 	while (!s->stop) {
-		if (rdma_get_cm_event(s->cmch, &ev)) {
-			if (errno != EAGAIN && errno != EINTR) {
-				rep_fatal("rdma_get_cm_event", "server", errno);
+		if ((got = agcm_get(s->cmch, "server", &ev))) {
+			if (got < 0)
 				s->stop = true;
-			}
 			return;
 		}
 		type = ev->event;
@@ -222,19 +219,15 @@ void rs_cm_event(struct rs_srv *s)
 		case RDMA_CM_EVENT_REJECTED:
 			if (x) {
 				rs_cm_peer(ev->id, peer);
-				rs_drop(s, peer, rdma_event_str(type) + strlen("RDMA_CM_EVENT_"));
+				rs_drop(s, peer, agcm_word(type));
 			}
-			break;
-		case RDMA_CM_EVENT_DEVICE_REMOVAL:
-			rep_fatal("rdma_get_cm_event", "DEVICE_REMOVAL", ENODEV);
-			s->stop = true;
 			break;
 		default:
 			break;
 		}
 		/* an id is destroyed only after its event is acknowledged */
-		if (rdma_ack_cm_event(ev))
-			ag_warn("rdma_ack_cm_event: %s", strerror(errno));
+		if (agcm_ack(ev))
+			s->stop = true;
 		if (kill && rdma_destroy_id(kill))
 			ag_warn("rdma_destroy_id: %s", strerror(errno));
 		if (kill_ep)
@@ -249,16 +242,5 @@ void rs_cm_event(struct rs_srv *s)
 
 void rs_cm_close(struct rs_srv *s)
 {
-	uint32_t i;
-
-	if (s->listen) {
-		for (i = 0; i < s->o->ports; i++)
-			if (s->listen[i] && rdma_destroy_id(s->listen[i]))
-				ag_warn("rdma_destroy_id listen: %s", strerror(errno));
-		free(s->listen);
-		s->listen = NULL;
-	}
-	if (s->cmch)
-		rdma_destroy_event_channel(s->cmch);
-	s->cmch = NULL;
+	agcm_close(&s->cmch, &s->listen, s->o->ports);
 }

@@ -9,7 +9,6 @@
  * shared CQ pool and the SRQ are the event model's (checked at start).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -296,7 +295,7 @@ static void *rt_thread(void *arg)
 	const char *reason = NULL;
 	bool quiet;
 	uint32_t i;
-	int r, fl;
+	int r;
 
 	ERR_clear_error();
 	r = SSL_accept(t->ssl);
@@ -310,8 +309,7 @@ static void *rt_thread(void *arg)
 		reason = proto_errname(errno);
 		goto out;
 	}
-	fl = fcntl(t->ch->fd, F_GETFL);
-	if (fl < 0 || fcntl(t->ch->fd, F_SETFL, fl | O_NONBLOCK)) {
+	if (ag_nonblock(t->ch->fd)) {
 		reason = proto_errname(errno);
 		goto out_ch;
 	}

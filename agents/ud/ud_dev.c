@@ -3,7 +3,6 @@
  * ud: device, QPs, posts and address handles both roles share (see ud.h).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +22,7 @@ int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, struct in_addr local)
 	struct rdev_err e;
 	struct rdev_gid g;
 	char why[160];
-	int fl, mtu;
+	int mtu;
 
 	memset(d, 0, sizeof(*d));
 	d->size = o->size;
@@ -64,8 +63,7 @@ int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, struct in_addr local)
 		rep_fatal("ibv_create_comp_channel", ibv_get_device_name(d->ctx->device), errno);
 		goto err;
 	}
-	fl = fcntl(d->ch->fd, F_GETFL);
-	if (fl < 0 || fcntl(d->ch->fd, F_SETFL, fl | O_NONBLOCK)) {
+	if (ag_nonblock(d->ch->fd)) {
 		rep_fatal("fcntl", "completion channel", errno);
 		goto err;
 	}

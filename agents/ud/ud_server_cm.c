@@ -12,13 +12,11 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 
 #include "agents/ag.h"
 #include "agents/cm.h"
-#include "agents/report.h"
 #include "agents/tag.h"
 #include "agents/ud/ud_server.h"
 
@@ -98,13 +96,12 @@ void usm_event(struct us *s)
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
 	bool req;
+	int got;
 
 	for (;;) {
-		if (rdma_get_cm_event(s->cmch, &ev)) {
-			if (errno != EAGAIN && errno != EINTR) {
-				rep_fatal("rdma_get_cm_event", "server", errno);
+		if ((got = agcm_get(s->cmch, "server", &ev))) {
+			if (got < 0)
 				s->stop = true;
-			}
 			return;
 		}
 		id = ev->id;
@@ -123,12 +120,5 @@ void usm_event(struct us *s)
 
 void usm_close(struct us *s)
 {
-	for (uint32_t i = 0; s->listen && i < s->o->ports; i++)
-		if (s->listen[i] && rdma_destroy_id(s->listen[i]))
-			ag_warn("rdma_destroy_id: %s", strerror(errno));
-	free(s->listen);
-	s->listen = NULL;
-	if (s->cmch)
-		rdma_destroy_event_channel(s->cmch);
-	s->cmch = NULL;
+	agcm_close(&s->cmch, &s->listen, s->o->ports);
 }

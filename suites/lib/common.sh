@@ -12,10 +12,17 @@
 #                              exit 4) unless CHECK succeeds; call before the plan
 #   rdc_rxe_suite NAME MODS [CMD...]
 #                              a VM suite's start: TAP begins, skip unless root,
-#                              rdma_rxe, CMDs, RDMACAP and modprobe MODS; W a
-#                              work folder removed on exit
+#                              rdma_rxe, CMDs, RDMACAP, RDMACAP_AGENT and
+#                              modprobe MODS; W a work folder removed on exit
+#   rdc_up_side ROLE KEY TEXT  KEY (ns, if, addr, rxe) of the server or client end
+#                              in the TEXT `rdmacap up --topology pair` printed
+#   rdc_up_ends TEXT [PREFIX]  both ends as PREFIX{S,C}{NS,ADDR,DEV}
 #   rdc_timeout SECS CMD...    CMD with a deadline, its process group killed
 #   rdc_rdmacap ARGS...        build/rdmacap with the RDC_TIMEOUT deadline
+#   rdc_capture FILE ARGS...   that, TAP in FILE.tap: OUT, RC, RDC_KV; rdc_point
+#                              also echoes its figures; rdc_clean_why: why the
+#                              point is not 100% and verified ("" when it is);
+#                              rdc_carried_why N: not every round trip of N clients
 #   rdc_bg CMD...; rdc_bg_kill background processes that never hold fd 3
 #   rdc_kv_parse [TEXT]        "# key=value" lines into RDC_KV[key] and
 #   rdc_kv KEY                 "# Totals: ..." into RDC_TOTALS[pass|fail|...]
@@ -65,10 +72,12 @@ rdc_need() {
 
 # rdc_rxe_suite NAME MODS [CMD...]: the start of a suite that drives RDMACAP on
 # rxe (suites/vm): tap_init; skip everything (exit 4) without root, rdma_rxe,
-# each CMD, the built RDMACAP, or when a module of MODS ("rdma_rxe sch_netem")
-# does not load; then W=/tmp/NAME.XXXXXX, removed when the script exits.
+# each CMD, the built RDMACAP and RDMACAP_AGENT, or when a module of MODS
+# ("rdma_rxe sch_netem", or "") does not load; then W=/tmp/NAME.XXXXXX, removed
+# when the script exits (INT and TERM exit too). A suite with more to undo sets
+# its own EXIT trap after this one, and removes W in it.
 rdc_rxe_suite() {
-	local name=$1 mods=$2 m c
+	local name=$1 mods=$2 m c b
 
 	shift 2
 	tap_init
@@ -77,7 +86,9 @@ rdc_rxe_suite() {
 	for c in "$@"; do
 		rdc_need rdc_have_cmd "$c"
 	done
-	[ -x "$RDMACAP" ] || { tap_skip_all "$RDMACAP not built"; exit 4; }
+	for b in "$RDMACAP" "$RDMACAP_AGENT"; do
+		[ -x "$b" ] || { tap_skip_all "$b not built"; exit 4; }
+	done
 	for m in $mods; do
 		modprobe "$m" && continue
 		tap_skip_all "modprobe $mods failed"
@@ -93,6 +104,26 @@ rdc_rxe_suite_cleanup() {
 	return 0
 }
 
+# rdc_up_side ROLE KEY TEXT: the value of KEY on the line
+# "# ROLE=ns=.. if=.. addr=.. rxe=.." (ROLE server or client) that `rdmacap up
+# --topology pair` prints for each end; empty when TEXT has none.
+rdc_up_side() {
+	sed -n -E "s/^# $1=(.* )?$2=([^ ]*).*/\2/p" <<<"$3" | head -n 1
+}
+
+# rdc_up_ends TEXT [PREFIX]: the namespace, address and rxe device of both ends
+# in TEXT as PREFIXSNS PREFIXSADDR PREFIXSDEV (server) and PREFIXCNS PREFIXCADDR
+# PREFIXCDEV (client), each empty when TEXT does not name it.
+rdc_up_ends() {
+	local r k
+
+	for r in S:server C:client; do
+		for k in NS:ns ADDR:addr DEV:rxe; do
+			printf -v "${2-}${r%%:*}${k%%:*}" '%s' "$(rdc_up_side "${r#*:}" "${k#*:}" "$1")"
+		done
+	done
+}
+
 rdc_timeout() {
 	local secs=$1
 	shift
@@ -103,11 +134,9 @@ rdc_rdmacap() {
 	rdc_timeout "$RDC_TIMEOUT" "$RDMACAP" "$@"
 }
 
-# rdc_point FILE ARGS...: one rdmacap command (a run) whose TAP goes to FILE.tap
-# and stderr to FILE.err; then OUT=FILE.tap, RC its status, RDC_KV its figures,
-# and the lines of the point's figures matching RDC_POINT_SHOW (an ERE of keys)
-# echoed as our own diagnostics.
-rdc_point() {
+# rdc_capture FILE ARGS...: one rdmacap command (a run) whose TAP goes to FILE.tap
+# and stderr to FILE.err; then OUT=FILE.tap, RC its status, RDC_KV its figures.
+rdc_capture() {
 	local f=$1
 	shift
 	OUT=$f.tap
@@ -115,8 +144,39 @@ rdc_point() {
 	# shellcheck disable=SC2034 # the caller's
 	RC=$?
 	rdc_kv_parse <"$OUT"
+}
+
+# rdc_point FILE ARGS...: rdc_capture, then the lines of the point's figures
+# matching RDC_POINT_SHOW (an ERE of keys) echoed as our own diagnostics.
+rdc_point() {
+	rdc_capture "$@"
 	grep -E "^ +# (${RDC_POINT_SHOW:-connected|msgs|srv_|cause|why})" "$OUT" | sed 's/^ *//'
 	return 0
+}
+
+# rdc_clean_why: after rdc_capture, what keeps its point from a clean one (exit 0,
+# 100% success, every round trip verified), as " exit 1 not 100% ..."; "" if nothing.
+rdc_clean_why() {
+	local why=
+
+	[ "$RC" = 0 ] || why+=" exit $RC"
+	grep -qE '^ok 1 run .*success=100.00%' "$OUT" || why+=" not 100%"
+	[ "$(rdc_kv verified)" = "$(rdc_kv expected)" ] || why+=" verified=$(rdc_kv verified)"
+	printf '%s' "$why"
+}
+
+# rdc_carried_why N: after rdc_capture, what keeps a point of N clients from
+# having carried every round trip (exit 0, N connected, msgs = expected, every
+# one verified, none lost); "" if nothing.
+rdc_carried_why() {
+	local why=
+
+	[ "$RC" = 0 ] || why+=" exit $RC"
+	[ "$(rdc_kv connected)" = "$1" ] || why+=" connected=$(rdc_kv connected)"
+	[ "$(rdc_kv msgs)" = "$(rdc_kv expected)" ] || why+=" msgs=$(rdc_kv msgs)"
+	[ "$(rdc_kv verified)" = "$(rdc_kv msgs)" ] || why+=" verified=$(rdc_kv verified)"
+	[ "$(rdc_kv lost)" = 0 ] || why+=" lost=$(rdc_kv lost)"
+	printf '%s' "$why"
 }
 
 # rdc_fig_is LINE KEY VALUE: KEY=VALUE on the first "# LINE ..." line of OUT

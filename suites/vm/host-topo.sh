@@ -26,7 +26,6 @@ set -u
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-W=$(mktemp -d /tmp/host-topo.XXXXXX)
 NIC=hnic$$
 NIC=${NIC:0:12}
 DEV=hrxe0
@@ -39,11 +38,6 @@ cleanup() {
 	ip link del "${NIC}a" 2>/dev/null
 	rm -rf "$W"
 }
-trap cleanup EXIT
-
-rdc_need rdc_have_root
-rdc_need rdc_have_rxe
-rdc_need rdc_have_cmd rdma
 
 # what a host is: everything rdmacap could have touched
 snapshot() {
@@ -77,19 +71,12 @@ make_nic() {
 # run_ok NAME ARGS...: rdmacap run ARGS, TAP in $W/NAME.tap; why it is not 100% in why
 RC=0 why= OUT=
 run_ok() {
-	local name=$1
-	shift
-	why=
-	OUT=$W/$name.tap
-	rdc_rdmacap run --topology host "$@" >"$OUT" 2>"$W/$name.err"
-	RC=$?
-	rdc_kv_parse <"$OUT"
-	[ "$RC" = 0 ] || why+=" exit $RC"
-	grep -qE '^ok 1 run .*success=100.00%' "$OUT" || why+=" not 100%"
-	[ "$(rdc_kv verified)" = "$(rdc_kv expected)" ] || why+=" verified=$(rdc_kv verified)"
+	rdc_capture "$W/$1" run --topology host "${@:2}"
+	why=$(rdc_clean_why)
 }
 
-tap_init
+rdc_rxe_suite host-topo "" rdma
+trap cleanup EXIT
 make_nic || { tap_skip_all "could not make the stand-in NIC ($NIC, $DEV)"; exit 4; }
 tap_plan 9
 BEFORE=$(snapshot)

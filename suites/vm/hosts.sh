@@ -34,8 +34,6 @@ set -u
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-W=$(mktemp -d /tmp/hosts-suite.XXXXXX)
-chmod 755 "$W"
 P=hs$(($$ % 1000))
 NS=("${P}n0" "${P}n1" "${P}n2")
 ADDR=(10.78.0.1 10.78.0.2 10.78.0.3)
@@ -61,13 +59,6 @@ cleanup() {
 	ip link del "$BR" 2>/dev/null
 	rm -rf "$W"
 }
-trap cleanup EXIT
-
-rdc_need rdc_have_root
-rdc_need rdc_have_rxe
-rdc_need rdc_have_cmd /usr/sbin/sshd
-rdc_need rdc_have_cmd ssh
-rdc_need rdc_have_cmd rdma
 
 # the three hosts: namespace, veth into the bridge, address, rxe, sshd
 make_hosts() {
@@ -126,19 +117,15 @@ HOSTS_TCP="${ADDR[0]},${ADDR[1]},${ADDR[2]}"
 hrun() {
 	local name=$1
 	shift
-	why=
-	OUT=$W/$name.tap
-	rdc_rdmacap run "$@" >"$OUT" 2>"$W/$name.err"
-	RC=$?
-	rdc_kv_parse <"$OUT"
-	[ "$RC" = 0 ] || why+=" exit $RC"
-	grep -qE '^ok 1 run .*success=100.00%' "$OUT" || why+=" not 100%"
-	[ "$(rdc_kv verified)" = "$(rdc_kv expected)" ] || why+=" verified=$(rdc_kv verified)"
+	rdc_capture "$W/$name" run "$@"
+	why=$(rdc_clean_why)
 	[ -n "$why" ] && { grep -m3 -E 'why=|Bail|cause' "$OUT"; tail -n3 "$W/$name.err"; } | sed 's/^/# /'
 	grep -h 'hosts ready' "$W/$name.err" | sed 's/^/# /'
 }
 
-tap_init
+rdc_rxe_suite hosts-suite "" /usr/sbin/sshd ssh rdma
+chmod 755 "$W"
+trap cleanup EXIT
 make_hosts || { tap_skip_all "could not make the namespace hosts"; exit 4; }
 tap_plan 9
 for _ in $(seq 50); do ssh_ok "${ADDR[2]}" 2>/dev/null && break; sleep 0.2; done

@@ -312,22 +312,8 @@ cleanup() {
 main() {
 	local t
 
-	tap_init
-	rdc_need rdc_have_root
-	rdc_need rdc_have_rxe
-	rdc_need rdc_have_cmd rdma
-	rdc_need rdc_have_cmd jq
-	rdc_need rdc_have_cmd setpriv
-	rdc_need rdc_have_cmd prlimit
-	[ -x "$RDMACAP" ] || { tap_skip_all "$RDMACAP not built"; exit 4; }
-	[ -x "$RDMACAP_AGENT" ] || { tap_skip_all "$RDMACAP_AGENT not built"; exit 4; }
-	if ! modprobe rdma_rxe || ! modprobe rdma_ucm; then
-		tap_skip_all "modprobe rdma_rxe rdma_ucm failed"
-		exit 4
-	fi
-	W=$(mktemp -d /tmp/limits-rc.XXXXXX)
+	rdc_rxe_suite limits-rc "rdma_rxe rdma_ucm" rdma jq setpriv prlimit
 	trap cleanup EXIT
-	trap 'exit 130' INT TERM
 
 	tap_plan 6
 	tap_kv kernel "$(uname -r)"

@@ -83,11 +83,7 @@ main() {
 	local cm_steps='resolve_addr create_qp resolve_route established'
 	local oob_steps='create_qp tls exchange rtr_rts'
 
-	tap_init
-	rdc_need rdc_have_root
-	rdc_need rdc_have_rxe
-	rdc_need rdc_have_cmd jq
-	W=$(mktemp -d /tmp/poll.XXXXXX)
+	rdc_rxe_suite poll "" jq
 	tap_plan 6
 	for m in event busy adaptive; do
 		rc=0
@@ -103,7 +99,6 @@ main() {
 	rc=0
 	pt cm --clients 20 --msgs 5 --cm rdmacm || rc=$?
 	t_steps cm rdmacm "$cm_steps" 'tls exchange rtr_rts'
-	rm -rf "$W"
 	tap_finished
 }
 

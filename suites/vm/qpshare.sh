@@ -27,17 +27,11 @@ set -u
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-W=$(mktemp -d /tmp/qpshare-suite.XXXXXX)
-OLD_MAPS=$(sysctl -n vm.max_map_count)
-trap 'sysctl -qw vm.max_map_count="$OLD_MAPS"; rm -rf "$W"' EXIT
 RDC_TIMEOUT=600
 read -ra COUNTS <<<"${QPS_CLIENTS:-10 100}"
 MAPS=${QPS_MAPS:-1200}
 LN=${QPS_LIMIT_N:-500}
 K=4 AG=2
-
-rdc_need rdc_have_root
-rdc_need rdc_have_rxe
 
 RDC_POINT_SHOW='connected|msgs|srv_dev|cause|why|capped'
 
@@ -46,7 +40,9 @@ share_run() {
 	rdc_point "$W/$1" run --transport rc --topology pair --msgs 4 "${@:2}"
 }
 
-tap_init
+rdc_rxe_suite qpshare-suite ""
+OLD_MAPS=$(sysctl -n vm.max_map_count)
+trap 'sysctl -qw vm.max_map_count="$OLD_MAPS"; rm -rf "$W"' EXIT
 tap_plan $((${#COUNTS[@]} + 2))
 BASE=$(rdc_res_line)
 Q=$((K * AG))

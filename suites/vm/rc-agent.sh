@@ -253,24 +253,13 @@ mkpki() {
 }
 
 up() {
-	local out line
+	local out
 
 	out=$(rdc_rdmacap up --topology pair --rxe --run "$RUN" 2>"$W/up.err") || {
 		echo "$out" | sed 's/^/# /'
 		return 1
 	}
-	while IFS= read -r line; do
-		case $line in
-		"# server="*) line=${line#"# server="}
-			SNS=$(sed -E 's/.*ns=([^ ]+).*/\1/' <<<"$line")
-			SADDR=$(sed -E 's/.*addr=([^ ]+).*/\1/' <<<"$line")
-			SDEV=$(sed -E 's/.*rxe=([^ ]+).*/\1/' <<<"$line") ;;
-		"# client="*) line=${line#"# client="}
-			CNS=$(sed -E 's/.*ns=([^ ]+).*/\1/' <<<"$line")
-			CADDR=$(sed -E 's/.*addr=([^ ]+).*/\1/' <<<"$line")
-			CDEV=$(sed -E 's/.*rxe=([^ ]+).*/\1/' <<<"$line") ;;
-		esac
-	done <<<"$out"
+	rdc_up_ends "$out"
 	[ -n "$SNS" ] && [ -n "$CNS" ] && [ -n "$SDEV" ] && [ -n "$CDEV" ]
 }
 
@@ -489,17 +478,7 @@ t_window() {
 # Everything a suite of these agents needs before its plan: root, rxe, the pair
 # topology, the work directory W; skips the whole suite (exit 4) without them.
 rc_setup() {
-	tap_init
-	rdc_need rdc_have_root
-	rdc_need rdc_have_rxe
-	rdc_need rdc_have_cmd openssl
-	rdc_need rdc_have_cmd rdma
-	[ -x "$RDMACAP_AGENT" ] || { tap_skip_all "$RDMACAP_AGENT not built"; exit 4; }
-	if ! modprobe rdma_rxe || ! modprobe rdma_ucm; then
-		tap_skip_all "modprobe rdma_rxe rdma_ucm failed"
-		exit 4
-	fi
-	W=$(mktemp -d /tmp/rc-agent.XXXXXX)
+	rdc_rxe_suite rc-agent "rdma_rxe rdma_ucm" openssl rdma
 	trap cleanup EXIT
 
 	if ! up; then

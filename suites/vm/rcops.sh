@@ -33,17 +33,11 @@ set -u
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-W=$(mktemp -d /tmp/rcops-suite.XXXXXX)
-OLD_MAPS=$(sysctl -n vm.max_map_count)
-trap 'sysctl -qw vm.max_map_count="$OLD_MAPS"; rm -rf "$W"' EXIT
 MAPS=${RCOPS_MAPS:-1200}
 LN=${RCOPS_LIMIT_N:-500}
 RDC_TIMEOUT=600
 read -ra COUNTS <<<"${RCOPS_CLIENTS:-10 100}"
 DESIGNS=("--transport uc" "--transport rc --op read" "--transport rc --op atomic")
-
-rdc_need rdc_have_root
-rdc_need rdc_have_rxe
 
 # op_run NAME ARGS...: rdmacap run ARGS on the pair topology (rdc_point)
 op_run() {
@@ -52,12 +46,9 @@ op_run() {
 
 # op_check N: why the point of N clients is not what the design promises ("": it is)
 op_check() {
-	local n=$1 why=
-	[ "$RC" = 0 ] || why+=" exit $RC"
-	[ "$(rdc_kv connected)" = "$n" ] || why+=" connected=$(rdc_kv connected)"
-	[ "$(rdc_kv msgs)" = "$(rdc_kv expected)" ] || why+=" msgs=$(rdc_kv msgs)"
-	[ "$(rdc_kv verified)" = "$(rdc_kv msgs)" ] || why+=" verified=$(rdc_kv verified)"
-	[ "$(rdc_kv lost)" = 0 ] || why+=" lost=$(rdc_kv lost)"
+	local n=$1 why
+
+	why=$(rdc_carried_why "$n")
 	rdc_fig_is srv_dev_delta qp "$n" || why+=" server qp delta not $n"
 	rdc_fig_is srv_dev_delta cq $((2 * n)) || why+=" server cq delta not $((2 * n))"
 	rdc_fig_is srv_dev_delta mr $((2 * n)) || why+=" server mr delta not $((2 * n))"
@@ -65,7 +56,9 @@ op_check() {
 	echo "$why"
 }
 
-tap_init
+rdc_rxe_suite rcops-suite ""
+OLD_MAPS=$(sysctl -n vm.max_map_count)
+trap 'sysctl -qw vm.max_map_count="$OLD_MAPS"; rm -rf "$W"' EXIT
 tap_plan $((${#COUNTS[@]} * ${#DESIGNS[@]} + 4))
 BASE=$(rdc_res_line)
 

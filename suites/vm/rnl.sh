@@ -8,7 +8,8 @@
 #   vm/run -- suites/vm/rnl.sh
 #
 # Sets up one veth pair and one rxe link in the caller's namespace, runs
-# build/tests/test_rnl and build/tests/test_rnlstat (port counters across an
+# build/tests/test_rnl (resource counters), build/tests/test_rdev (device facts
+# against ibv_devinfo) and build/tests/test_rnlstat (port counters across an
 # ibv_rc_pingpong, QP states against `rdma`) as subtests against that link
 # (nothing else may use it),
 # and removes both again: the rxe link first, then the veth. TAP 13 on stdout;
@@ -20,7 +21,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=../../tap/tap.sh
 . "$ROOT/tap/tap.sh" # tap_embed: test_rnl's stream as a KTAP subtest
 TEST=${TEST_RNL:-$ROOT/build/tests/test_rnl}
+TEST_DEV=${TEST_RDEV:-$ROOT/build/tests/test_rdev}
 TEST_STAT=${TEST_RNLSTAT:-$ROOT/build/tests/test_rnlstat}
+PLAN=5
 VA=rdcrnl0          # carries the address and the rxe link
 VB=rdcrnl1          # its peer, only there so that the port comes up
 RXE=rdcrnlrx
@@ -106,13 +109,13 @@ if ! modprobe -n rdma_rxe 2>/dev/null; then
 	echo "1..0 # SKIP no rdma_rxe module for $(uname -r)"
 	exit 4
 fi
-for t in "$TEST" "$TEST_STAT"; do
+for t in "$TEST" "$TEST_DEV" "$TEST_STAT"; do
 	if [ ! -x "$t" ]; then
 		echo "Bail out! $t missing: make $t"
 		exit 1
 	fi
 done
-echo "1..4"
+echo "1..$PLAN"
 trap 'teardown' EXIT
 fail=0
 pass=0
@@ -125,24 +128,26 @@ if setup; then
 	echo "ok 1 setup: veth $VA/$VB, rxe $RXE, port ACTIVE, RoCE GID for $ADDR"
 	pass=$((pass + 1))
 	# A skip here is a defect: the device was made for it.
-	sub 2 test_rnl env RNL_DEV=$RXE RNL_IPV4=$ADDR RNL_NETDEV=$VA "$TEST"
-	sub 3 test_rnlstat env RNL_DEV=$RXE "$TEST_STAT"
+	sub 2 test_rnl env RNL_DEV=$RXE "$TEST"
+	sub 3 test_rdev env RNL_DEV=$RXE RNL_IPV4=$ADDR RNL_NETDEV=$VA "$TEST_DEV"
+	sub 4 test_rnlstat env RNL_DEV=$RXE "$TEST_STAT"
 else
 	echo "not ok 1 setup"
 	echo "ok 2 test_rnl # SKIP setup failed"
-	echo "ok 3 test_rnlstat # SKIP setup failed"
-	skip=2
+	echo "ok 3 test_rdev # SKIP setup failed"
+	echo "ok 4 test_rnlstat # SKIP setup failed"
+	skip=3
 	fail=1
 fi
 
 trap - EXIT
 if teardown && [ ! -e "/sys/class/infiniband/$RXE" ] &&
 	! ip link show "$VA" >/dev/null 2>&1; then
-	echo "ok 4 teardown: rxe link, then veth"
+	echo "ok $PLAN teardown: rxe link, then veth"
 	pass=$((pass + 1))
 else
-	echo "not ok 4 teardown: rxe link, then veth"
+	echo "not ok $PLAN teardown: rxe link, then veth"
 	fail=1
 fi
-echo "# Totals: pass:$pass fail:$((4 - pass - skip)) xfail:0 xpass:0 skip:$skip error:0"
+echo "# Totals: pass:$pass fail:$((PLAN - pass - skip)) xfail:0 xpass:0 skip:$skip error:0"
 [ $fail = 0 ]

@@ -36,30 +36,19 @@ set -u
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-W=$(mktemp -d /tmp/ud-suite.XXXXXX)
-trap 'rm -rf "$W"' EXIT
 RDC_TIMEOUT=900
 read -ra COUNTS <<<"${UD_CLIENTS:-100 1000}"
 MTU=1024
 GRH=40
 
-rdc_need rdc_have_root
-rdc_need rdc_have_rxe
+RDC_POINT_SHOW='connected|msgs|lat_us|srv_|cli_dev|cause'
 
-# ud_run NAME ARGS...: rdmacap run --transport ud ARGS on the pair topology;
-# TAP in $W/NAME.tap, figures in RDC_KV, status in RC
+# ud_run NAME ARGS...: rdmacap run --transport ud ARGS on the pair topology (rdc_point)
 ud_run() {
-	local name=$1
-	shift
-	OUT=$W/$name.tap
-	rdc_rdmacap run --transport ud --topology pair "$@" >"$OUT" 2>"$W/$name.err"
-	RC=$?
-	rdc_kv_parse <"$OUT"
-	# its figures as our diagnostics
-	grep -E '^ +# (connected|msgs|lat_us|srv_|cli_dev|cause)' "$OUT" | sed 's/^ *//'
+	rdc_point "$W/$1" run --transport ud --topology pair "${@:2}"
 }
 
-tap_init
+rdc_rxe_suite ud-suite ""
 tap_plan $((2 * ${#COUNTS[@]} + 6))
 BASE=$(rdc_res_line)
 
@@ -74,12 +63,9 @@ ud_one_qp() {
 
 # ud_check N CM: the verdict of a run of N clients over CM
 ud_check() {
-	local n=$1 cm=$2 why=
-	[ "$RC" = 0 ] || why+=" exit $RC"
-	[ "$(rdc_kv connected)" = "$n" ] || why+=" connected=$(rdc_kv connected)"
-	[ "$(rdc_kv msgs)" = "$(rdc_kv expected)" ] || why+=" msgs=$(rdc_kv msgs)"
-	[ "$(rdc_kv verified)" = "$(rdc_kv msgs)" ] || why+=" verified=$(rdc_kv verified)"
-	[ "$(rdc_kv lost)" = 0 ] || why+=" lost=$(rdc_kv lost)"
+	local n=$1 cm=$2 why
+
+	why=$(rdc_carried_why "$n")
 	rdc_kv retried >/dev/null || why+=" no retried figure"
 	[ "$(rdc_kv srv_ah)" = "$n" ] || why+=" srv_ah=$(rdc_kv srv_ah)"
 	ud_one_qp
