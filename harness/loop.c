@@ -4,8 +4,8 @@
  * sampler and the signalfd main() set up (SIGCHLD, SIGINT, SIGTERM). Every wait
  * of the orchestrator is a call of lp_loop(), so an agent that dies is reaped
  * and named whatever the point is waiting for. The tick also holds
- * MemAvailable against the floor (memfloor.c): below it, the waits of connect
- * and traffic end as at ^C.
+ * MemAvailable against the floor (memfloor.c): below it, the point's waits
+ * end as at ^C, and it stops.
  */
 #include <errno.h>
 #include <signal.h>

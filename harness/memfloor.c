@@ -115,7 +115,7 @@ void mf_close(struct run *r)
 
 /*
  * The figures the peak would have taken, at the moment the floor was hit
- * in the connect phase: cheap ones only (no fd or map counts), the host is
+ * before traffic: cheap ones only (no fd or map counts), the host is
  * short of memory and the agents are still connecting.
  */
 static void mf_snapshot(struct run *r)
@@ -147,8 +147,8 @@ void mf_tick(struct run *r)
 	double now = clock_s();
 	long avail;
 
-	if (r->mf_fd < 0 || r->mem_low || now < r->mf_next ||
-	    (r->phase != RUN_CONNECT && r->phase != RUN_TRAFFIC))
+	/* from the start: a server makes endpoints before its hello (--pool) */
+	if (r->mf_fd < 0 || r->mem_low || now < r->mf_next || r->phase == RUN_STOP)
 		return;
 	r->mf_next = now + MF_EVERY_S;
 	if (proc_avail_read(r->mf_fd, &avail, NULL))
@@ -161,7 +161,7 @@ void mf_tick(struct run *r)
 	pt->mem_floor_hit = true;
 	pt->mem_floor_avail_kb = avail;
 	pt->mem_floor_connected = r->nconn_ok;
-	if (r->phase == RUN_CONNECT)
+	if (r->phase != RUN_TRAFFIC) /* else the peak was read with every connection held */
 		mf_snapshot(r);
 	fprintf(stderr, "rdmacap: MemAvailable %ld KiB, below the floor of %ld KiB, with %ld of "
 		"%ld connected: the agents stop\n", avail, r->c->mem_floor_kb, r->nconn_ok,

@@ -67,7 +67,7 @@ static int pt_start(struct run *r)
 	ms_base(r);
 	e = lp_loop(r, pt_all_hello, clock_s() + start_s);
 	if (e != LP_DONE || !pt_all_hello(r) || r->srv_exited) {
-		if (!pt->why[0])
+		if (!pt->why[0] && e != LP_MEMORY) /* the floor's cause is the why */
 			snprintf(pt->why, sizeof(pt->why), "client agents did not start: %s",
 				 e == LP_ABORTED ? "interrupted" : "deadline");
 		return -1;
