@@ -101,6 +101,7 @@ void mf_oom_child(void)
 
 void mf_open(struct run *r)
 {
+	proc_meminfo(&r->pt->mem_start);
 	r->pt->mem_floor_kb = r->c->mem_floor_kb;
 	r->mf_fd = r->c->mem_floor_kb ? proc_avail_open() : -1;
 	r->mf_next = 0;

@@ -66,6 +66,9 @@ struct pt_point {
 	double used_bytes_per_conn;        /* MemTotal - MemAvailable growth: user and kernel */
 	double cli_bytes_per_conn;         /* the client agents' RSS per connection */
 	double user_bytes_per_conn;        /* user space: server RSS growth + agents' RSS */
+	struct proc_mem mem_start;         /* /proc/meminfo before any agent started */
+	double all_bytes_per_conn;         /* used growth from mem_start: the agents' start
+					    * and the server's endpoints made before hello too */
 	long mem_floor_kb;                 /* --mem-floor in KiB, 0 off (memfloor.h) */
 	long mem_avail_min_kb;             /* lowest MemAvailable read against the floor */
 	bool mem_floor_hit;                /* MemAvailable fell below the floor: ended */

@@ -114,7 +114,7 @@ void ms_after(struct run *r);
 uint64_t ms_held(struct run *r);
 
 /* memfloor.c: the floor of the point (pt_ctx.mem_floor_kb) read at the tick */
-void mf_open(struct run *r);  /* first thing in lp_setup: sets mf_fd */
+void mf_open(struct run *r);  /* first thing in lp_setup: mf_fd, pt->mem_start */
 void mf_close(struct run *r);
 /* MemAvailable, at most every 100 ms until the stop: sets mem_low */
 void mf_tick(struct run *r);

@@ -42,6 +42,7 @@ static void vd_mem_per_conn(struct pt_point *pt)
 	pt->used_bytes_per_conn = vd_per_conn(pt, k->used_kb - b->used_kb);
 	pt->cli_bytes_per_conn = vd_per_conn(pt, pt->cli_rss_kb);
 	pt->user_bytes_per_conn = pt->srv_bytes_per_conn + pt->cli_bytes_per_conn;
+	pt->all_bytes_per_conn = vd_per_conn(pt, k->used_kb - pt->mem_start.used_kb);
 }
 
 static void vd_figures(struct run *r)
