@@ -260,7 +260,7 @@ const struct fig fig_table[] = {
 	  D(user_bytes_per_conn) },
 	{ "all_bytes_per_conn", "B", FIG_JSON_ONLY, NULL, "memory.all_bytes_per_conn", 0, 0,
 	  D(all_bytes_per_conn) },
-	/* --mem-floor (memfloor.h): the floor, the lowest MemAvailable, and when it ended the point */
+	/* --mem-floor (memfloor.h): the floor, the lowest MemAvailable, when it ended the point */
 	{ "mem_floor_kb", "KiB", FIG_JSON_ONLY, NULL, "memory.floor_kb", 0, 0, L(mem_floor_kb) },
 	{ "mem_avail_min_kb", "KiB", FIG_L_KMEM, "%ld", "memory.avail_min_kb", FIG_NONZERO, 0,
 	  L(mem_avail_min_kb) },
