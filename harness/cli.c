@@ -55,7 +55,7 @@ const struct hp_opt hp_opts[] = {
 	S(OPT_QP_SHARE, LOAD, HG_LOAD),
 	S(OPT_TIMEOUT, LOAD, HG_LOAD),
 	S(OPT_MEM_FLOOR, LOAD, HG_LOAD,
-	  .def = "64, 2% of MemTotal or 4x vm.min_free_kbytes, the most"),
+	  .def = "64, 2% of MemTotal or vm.min_free_kbytes, the most"),
 	S(OPT_SERVER_MODEL, LOAD, HG_LOAD),
 	S(OPT_SERVER_THREADS, LOAD, HG_LOAD),
 	S(OPT_PORTS, LOAD, HG_LOAD, .def = "automatic"),

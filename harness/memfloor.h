@@ -25,7 +25,7 @@
 
 /*
  * --mem-floor MIB as KiB: 0 off, -1 the default (the larger of 64 MiB, 2% of
- * MemTotal and four times vm.min_free_kbytes; memfloor.c says why), with how
+ * MemTotal and vm.min_free_kbytes; memfloor.c says why), with how
  * it was chosen in why. 0 also when /proc/meminfo cannot be read (why says so).
  */
 long mf_floor_kb(long mib, char *why, size_t len);

@@ -46,11 +46,11 @@ static void t_floor(void)
 	tap_ok(&t, kb == 100 * 1024, "--mem-floor 100: 102400 KiB (%ld, %s)", kb, why);
 	if (total / 100 * 2 > want)
 		want = total / 100 * 2;
-	if (wmark * 4 > want)
-		want = wmark * 4;
+	if (wmark > want)
+		want = wmark;
 	kb = mf_floor_kb(-1, why, sizeof(why));
 	tap_ok(&t, kb == want,
-	       "default: the largest of 64 MiB, 2%% of MemTotal %ld, 4 x min_free_kbytes %ld: "
+	       "default: the largest of 64 MiB, 2%% of MemTotal %ld, min_free_kbytes %ld: "
 	       "%ld KiB (%ld, %s)", total, wmark, want, kb, why);
 }
 
