@@ -49,8 +49,9 @@ static void ag_usage_group(FILE *f, const char *title, unsigned mask, unsigned w
 
 	fprintf(f, "%s", title);
 	for (int i = 0; i < OPT_N; i++) {
-		/* required here, and named in the usage line */
-		if ((opt_defs[i].flags & mask) != want || i == OPT_TRANSPORT)
+		/* required here, and named in the usage line; rdmacap's own not ours */
+		if ((opt_defs[i].flags & mask) != want || i == OPT_TRANSPORT ||
+		    (opt_defs[i].flags & OPT_F_ORCH))
 			continue;
 		opt_help_line(i, line, sizeof(line));
 		fprintf(f, "  %s\n", line);
@@ -216,6 +217,7 @@ static int ag_shared(struct ag_opts *o, enum opt_id id, const char *arg, char *e
 		o->dev = o->device.name;
 		break;
 	case OPT_GID_INDEX: o->gid_index = (int)v; break;
+	case OPT_MEM_FLOOR: /* OPT_F_ORCH: not in our getopt table */
 	case OPT_N: return ag_err(err, errlen, "internal: option %d", id);
 	}
 	return 0;
@@ -290,15 +292,17 @@ int ag_opts_parse(struct ag_opts *o, int argc, char **argv, char *err, size_t er
 {
 	struct option lo[AG_NOWN + OPT_N + 1];
 	uint8_t seen[O_END - O_ROLE] = { 0 };
+	size_t n = AG_NOWN;
 	int c;
 
 	ag_defaults(o);
 	memcpy(lo, ag_own, sizeof(ag_own));
 	for (int i = 0; i < OPT_N; i++)
-		lo[AG_NOWN + i] = (struct option){ opt_defs[i].name,
-			opt_defs[i].kind == OPT_FLAG ? no_argument : required_argument, NULL,
-			O_SHARED + i };
-	memset(&lo[AG_NOWN + OPT_N], 0, sizeof(lo[0]));
+		if (!(opt_defs[i].flags & OPT_F_ORCH))
+			lo[n++] = (struct option){ opt_defs[i].name,
+				opt_defs[i].kind == OPT_FLAG ? no_argument : required_argument,
+				NULL, O_SHARED + i };
+	memset(&lo[n], 0, sizeof(lo[0]));
 	/* optind = 0 makes glibc reinitialise, so the parser can run more than once */
 	optind = 0;
 	opterr = 0;

@@ -91,6 +91,13 @@ const struct opt_def opt_defs[OPT_N] = {
 		       .help = "round trips per connection" },
 	[OPT_TIMEOUT] = { "timeout", N(1, 86400, 60), .arg = "SEC",
 			  .help = "deadline per phase in seconds" },
+	/*
+	 * def below min: "automatic", the larger of 64 MiB and 2% of MemTotal, and
+	 * above the kernel's watermarks (harness/memfloor.c says why); 0: off
+	 */
+	[OPT_MEM_FLOOR] = { "mem-floor", N(0, 1 << 20, -1), .flags = OPT_F_ORCH, .arg = "MIB",
+			    .help = "end a point when MemAvailable falls below this (0 = off; "
+				    "this host only: --hosts' remote hosts are not watched)" },
 	[OPT_SERVER_THREADS] = { "server-threads", N(1, 64, 1), .flags = OPT_F_SERVER,
 				 .arg = "T", .help = "event loops of a server process" },
 	[OPT_WORKERS] = { "workers", N(0, 1 << 20, 0), .flags = OPT_F_CLIENT, .arg = "W",

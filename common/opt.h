@@ -10,6 +10,10 @@
  *
  * Uses: libc only. Never prints; errors are written into a caller's buffer.
  *
+ * A row marked OPT_F_ORCH is rdmacap's alone (what it watches while agents
+ * run): its words, limits and default live here with the others, and the agent
+ * does not take it.
+ *
  * A new choice (say --transport ud) is one enum value before its _N and one
  * word in opt.c's table; a new shared option is one enum opt_id and one row.
  */
@@ -33,7 +37,8 @@ enum opt_ah { OPT_AH_CACHE, OPT_AH_WC, OPT_AH_LRU, OPT_AH_PEER, OPT_AH_N };
 enum opt_id {
 	OPT_TRANSPORT, OPT_CM, OPT_SERVER_MODEL, OPT_CQ, OPT_OP, OPT_OOB_SESSION, OPT_SRQ, OPT_RX_DEPTH,
 	OPT_POLL,
-	OPT_DEVICE, OPT_GID_INDEX, OPT_AH, OPT_AH_MAX, OPT_SIZE, OPT_MSGS, OPT_TIMEOUT, OPT_SERVER_THREADS,
+	OPT_DEVICE, OPT_GID_INDEX, OPT_AH, OPT_AH_MAX, OPT_SIZE, OPT_MSGS, OPT_TIMEOUT,
+	OPT_MEM_FLOOR, OPT_SERVER_THREADS,
 	OPT_WORKERS, OPT_QP_SHARE, OPT_PORTS,
 	OPT_THINK_MS, OPT_STAGGER_MS, OPT_CLIENTS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY,
 	OPT_N
@@ -54,6 +59,7 @@ enum opt_kind {
 #define OPT_F_OOB_TLS 0x10	/* only with --cm oob-tls (librdmacm has no TLS) */
 #define OPT_F_UD 0x20		/* an OPT_F_RC option that --transport ud takes too */
 #define OPT_F_HOST 0x40		/* rdmacap: only with --topology host (its own rxe otherwise) */
+#define OPT_F_ORCH 0x100	/* rdmacap only: the agent has no such option */
 
 /* --device NAME[:PORT]: IB_DEVICE_NAME_MAX, and the 8 bits of a port number */
 #define OPT_DEV_NAME_MAX 64

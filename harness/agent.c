@@ -13,6 +13,7 @@
 
 #include "common/proto.h"
 #include "harness/agent.h"
+#include "harness/memfloor.h"
 #include "netns/netns.h"
 
 const char *ha_binary(void)
@@ -63,6 +64,8 @@ static void ha_child(const char *ns, char *const argv[], long nofile, int in, in
 	}
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0)
 		_exit(126);
+	/* rdmacap is the OOM killer's last choice; its agents are not */
+	mf_oom_child();
 	execvp(argv[0], argv);
 	fprintf(stderr, "rdmacap: exec %s: %s\n", argv[0], strerror(errno));
 	_exit(127);

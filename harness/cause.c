@@ -216,10 +216,31 @@ static void cause_oom(struct run *r)
 		 pt->used_bytes_per_conn, rest[0] ? "; " : "", rest);
 }
 
+/*
+ * MemAvailable fell below --mem-floor (memfloor.c) and the point was ended:
+ * memory is the first cause, with what a connection costs.
+ */
+static void cause_mem_floor(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	char rest[sizeof(pt->cause)];
+
+	if (!pt->mem_floor_hit)
+		return;
+	snprintf(rest, sizeof(rest), "%s", pt->cause);
+	snprintf(pt->cause, sizeof(pt->cause),
+		 "memory: MemAvailable fell to %ld KiB (floor %ld KiB) with %ld of %ld connected; "
+		 "%.0f bytes per connection in use (user %.0f, kernel %.0f)%s%s",
+		 pt->mem_floor_avail_kb, pt->mem_floor_kb, pt->mem_floor_connected, pt->clients,
+		 pt->used_bytes_per_conn, pt->user_bytes_per_conn, pt->kern_all_bytes_per_conn,
+		 rest[0] ? "; " : "", rest);
+}
+
 void cause_pick(struct run *r)
 {
 	cause_errno(r);
 	cause_oom(r);
+	cause_mem_floor(r);
 	cause_fault(r);
 	cause_wire(r);
 }

@@ -54,6 +54,8 @@ const struct hp_opt hp_opts[] = {
 	S(OPT_WORKERS, LOAD, HG_LOAD),
 	S(OPT_QP_SHARE, LOAD, HG_LOAD),
 	S(OPT_TIMEOUT, LOAD, HG_LOAD),
+	S(OPT_MEM_FLOOR, LOAD, HG_LOAD,
+	  .def = "64, 2% of MemTotal or vm.min_free_kbytes, the most"),
 	S(OPT_SERVER_MODEL, LOAD, HG_LOAD),
 	S(OPT_SERVER_THREADS, LOAD, HG_LOAD),
 	S(OPT_PORTS, LOAD, HG_LOAD, .def = "automatic"),
@@ -215,6 +217,7 @@ static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err
 	case OPT_SIZE: p->size = (long)x; break;
 	case OPT_MSGS: p->msgs_set = true; p->msgs = (long)x; break;
 	case OPT_TIMEOUT: p->timeout_set = true; p->timeout_s = (long)x; break;
+	case OPT_MEM_FLOOR: p->mem_floor_mib = (long)x; break;
 	case OPT_SERVER_THREADS: p->server_threads = (long)x; break;
 	case OPT_WORKERS: p->workers = (long)x; break;
 	case OPT_QP_SHARE: p->qp_share = (long)x; break;
@@ -297,6 +300,7 @@ static void hp_defaults(struct hp_plan *p)
 	p->msgs = opt_defs[OPT_MSGS].def;
 	p->size = opt_defs[OPT_SIZE].def;
 	p->timeout_s = opt_defs[OPT_TIMEOUT].def;
+	p->mem_floor_mib = opt_defs[OPT_MEM_FLOOR].def;
 	p->server_threads = opt_defs[OPT_SERVER_THREADS].def;
 	p->think_ms = opt_defs[OPT_THINK_MS].def;
 	p->stagger_ms = opt_defs[OPT_STAGGER_MS].def;

@@ -256,6 +256,16 @@ const struct fig fig_table[] = {
 	MEM_ROW("vmalloc_kb_delta", "kernel.vmalloc_kb_delta", vmalloc_kb),
 	MEM_ROW("pagetables_kb_delta", "kernel.pagetables_kb_delta", pagetables_kb),
 	MEM_ROW("mem_used_kb_delta", "kernel.used_kb_delta", used_kb),
+	{ "user_bytes_per_conn", "B", FIG_JSON_ONLY, NULL, "memory.user_bytes_per_conn", 0, 0,
+	  D(user_bytes_per_conn) },
+	{ "all_bytes_per_conn", "B", FIG_JSON_ONLY, NULL, "memory.all_bytes_per_conn", 0, 0,
+	  D(all_bytes_per_conn) },
+	/* --mem-floor (memfloor.h): the floor, the lowest MemAvailable, when it ended the point */
+	{ "mem_floor_kb", "KiB", FIG_JSON_ONLY, NULL, "memory.floor_kb", 0, 0, L(mem_floor_kb) },
+	{ "mem_avail_min_kb", "KiB", FIG_L_KMEM, "%ld", "memory.avail_min_kb", FIG_NONZERO, 0,
+	  L(mem_avail_min_kb) },
+	{ "mem_floor_hit_avail_kb", "KiB", FIG_L_KMEM, "%ld", "memory.floor_hit_avail_kb",
+	  FIG_NONZERO, 0, L(mem_floor_avail_kb) },
 
 	{ "agents_rss_kb", "KiB", FIG_L_AGENTS, "%ld", "agents_total.rss_kb", 0, 0, L(cli_rss_kb) },
 	{ "agents_rss_kb_max", "KiB", FIG_L_AGENTS, "%ld", "agents_total.rss_kb_max", 0, 0,

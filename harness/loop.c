@@ -3,7 +3,9 @@
  * The point's event loop: epoll over every agent's stdout, a timerfd for the
  * sampler and the signalfd main() set up (SIGCHLD, SIGINT, SIGTERM). Every wait
  * of the orchestrator is a call of lp_loop(), so an agent that dies is reaped
- * and named whatever the point is waiting for.
+ * and named whatever the point is waiting for. The tick also holds
+ * MemAvailable against the floor (memfloor.c): below it, the point's waits
+ * end as at ^C, and it stops.
  */
 #include <errno.h>
 #include <signal.h>
@@ -166,6 +168,7 @@ static void lp_tick(struct run *r)
 	hs_series_add(&r->pt->series, &x);
 	if (r->pt->fault.applied)
 		flt_tick(&r->flt, clock_s());
+	mf_tick(r);
 	lp_progress(r, false);
 }
 
@@ -191,6 +194,8 @@ enum lp_end lp_loop(struct run *r, bool (*done)(struct run *), double deadline)
 		 * bounded, and what the agents report last is still the point's */
 		if (r->c->aborted && r->phase != RUN_STOP)
 			return LP_ABORTED;
+		if (r->mem_low && r->phase != RUN_STOP)
+			return LP_MEMORY;
 		if (left <= 0)
 			return LP_DEADLINE;
 		n = epoll_wait(r->ep, ev, 64, (int)(left * 1000) + 1);
@@ -219,6 +224,7 @@ int lp_setup(struct run *r, long clients)
 	struct itimerspec its = { .it_interval = tick, .it_value = tick };
 	struct epoll_event ev;
 
+	mf_open(r);
 	r->ep = epoll_create1(EPOLL_CLOEXEC);
 	r->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (r->ep < 0 || r->tfd < 0 || timerfd_settime(r->tfd, 0, &its, NULL))
@@ -255,6 +261,7 @@ void lp_teardown(struct run *r)
 	free(r->hist);
 	free(r->steps);
 	free(r->lost_id);
+	mf_close(r);
 	if (r->tfd >= 0)
 		close(r->tfd);
 	if (r->ep >= 0)

@@ -13,6 +13,7 @@
 
 #include "harness/env.h"
 #include "harness/json.h"
+#include "harness/memfloor.h"
 #include "harness/plans.h"
 #include "harness/remote.h"
 #include "harness/report.h"
@@ -150,6 +151,7 @@ int main(int argc, char **argv)
 		rc = hm_down(p, &t);
 		break;
 	default:
+		mf_oom_protect();
 		if (p->transport != OPT_TR_TCP)
 			p->topo.rxe = true;
 		else

@@ -48,6 +48,7 @@ struct hp_plan {
 	long msgs, size, think_ms, stagger_ms, workers, timeout_s;
 	long qp_share;		/* rc: QPs per client agent its clients share; 0: off */
 	bool msgs_set, timeout_set;
+	long mem_floor_mib;     /* --mem-floor: 0 off, -1 automatic (harness/memfloor.h) */
 	long server_threads;
 	long repeat;            /* --repeat: each point this many times (run, ramp, storm) */
 	long ports;             /* 0 = automatic */

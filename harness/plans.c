@@ -19,6 +19,7 @@
 #include "harness/hosttopo.h"
 #include "harness/remote.h"
 #include "harness/json.h"
+#include "harness/memfloor.h"
 #include "harness/plans.h"
 #include "harness/pointtap.h"
 #include "harness/repeat.h"
@@ -29,6 +30,7 @@
 struct pl_memo {
 	long n;
 	double success, connect;
+	bool mem_floor;	/* ended by --mem-floor: a failure at any threshold */
 	char cause[256];
 };
 
@@ -284,6 +286,7 @@ static int pl_point(struct pl_sess *s, long n, bool probe, const char *label)
 		m->n = n;
 		m->success = pt->success_pct;
 		m->connect = pt->connect_pct;
+		m->mem_floor = pt->mem_floor_hit;
 		snprintf(m->cause, sizeof(m->cause), "%s", pt->cause[0] ? pt->cause : pt->why);
 	}
 	s->ran++;
@@ -300,16 +303,25 @@ static const struct pl_memo *pl_find(struct pl_sess *s, long n)
 	return NULL;
 }
 
+/*
+ * A point met the threshold when enough clients succeeded and memory did not
+ * end it: the floor may stop a point whose finished clients were all fine.
+ */
+static bool pl_met(const struct pl_memo *m, double th)
+{
+	return m->success >= th && !m->mem_floor;
+}
+
 /* Largest n that met 'th', and the smallest n above it that did not (0 if none). */
 static void pl_bounds(struct pl_sess *s, double th, long *lo, long *hi)
 {
 	*lo = 0;
 	*hi = 0;
 	for (int i = 0; i < s->nmemo; i++)
-		if (s->memo[i].success >= th && s->memo[i].n > *lo)
+		if (pl_met(&s->memo[i], th) && s->memo[i].n > *lo)
 			*lo = s->memo[i].n;
 	for (int i = 0; i < s->nmemo; i++)
-		if (s->memo[i].success < th && s->memo[i].n > *lo && (!*hi || s->memo[i].n < *hi))
+		if (!pl_met(&s->memo[i], th) && s->memo[i].n > *lo && (!*hi || s->memo[i].n < *hi))
 			*hi = s->memo[i].n;
 }
 
@@ -459,6 +471,8 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	       c->topo->srv.ns[0] ? " ns=" : "", c->topo->srv.ns,
 	       c->topo->srv.rxe[0] ? " device=" : "", c->topo->srv.rxe);
 	pl_tune(c);
+	c->mem_floor_kb = mf_floor_kb(p->mem_floor_mib, why, sizeof(why));
+	tap_kv(t, "mem_floor", "%ld KiB (%s)", c->mem_floor_kb, why);
 
 	if (p->cmd == HP_LIMIT) {
 		pl_search(&s, p->thresholds[0]);

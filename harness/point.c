@@ -67,7 +67,7 @@ static int pt_start(struct run *r)
 	ms_base(r);
 	e = lp_loop(r, pt_all_hello, clock_s() + start_s);
 	if (e != LP_DONE || !pt_all_hello(r) || r->srv_exited) {
-		if (!pt->why[0])
+		if (!pt->why[0] && e != LP_MEMORY) /* the floor's cause is the why */
 			snprintf(pt->why, sizeof(pt->why), "client agents did not start: %s",
 				 e == LP_ABORTED ? "interrupted" : "deadline");
 		return -1;
@@ -94,7 +94,7 @@ static int pt_connect(struct run *r)
 	pt->t_connect_s = clock_s() - r->t_go;
 	lp_progress(r, true);
 	pt->connected = r->nconn_ok;
-	if (e == LP_ABORTED)
+	if (e == LP_ABORTED || e == LP_MEMORY)
 		return -1;
 	if (e == LP_DEADLINE) {
 		pt->timeout_connect = true;
@@ -201,6 +201,8 @@ int pt_run(struct pt_ctx *c, long clients, struct pt_point *pt)
 		goto stop;
 	ms_peak(&r);
 	rs_peak(&r);
+	if (r.mem_low) /* the floor, hit while the peak was read */
+		goto stop;
 	pt_traffic(&r);
 	ms_end(&r);
 stop:

@@ -65,6 +65,14 @@ struct pt_point {
 	double kern_all_bytes_per_conn;    /* Slab + VmallocUsed + PageTables growth, the same */
 	double used_bytes_per_conn;        /* MemTotal - MemAvailable growth: user and kernel */
 	double cli_bytes_per_conn;         /* the client agents' RSS per connection */
+	double user_bytes_per_conn;        /* user space: server RSS growth + agents' RSS */
+	struct proc_mem mem_start;         /* /proc/meminfo before any agent started */
+	double all_bytes_per_conn;         /* used growth from mem_start: the agents' start
+					    * and the server's endpoints made before hello too */
+	long mem_floor_kb;                 /* --mem-floor in KiB, 0 off (memfloor.h) */
+	long mem_avail_min_kb;             /* lowest MemAvailable read against the floor */
+	bool mem_floor_hit;                /* MemAvailable fell below the floor: ended */
+	long mem_floor_avail_kb, mem_floor_connected; /* then: MemAvailable, connected */
 	long cli_rss_kb, cli_rss_max_kb, cli_threads, cli_fds;
 	long srv_maps_max, cli_maps_max;   /* most memory maps in one process (vm.max_map_count) */
 	long srv_accepted, srv_drops;
@@ -116,6 +124,7 @@ struct pt_ctx {
 	struct hs_sampler *sampler;
 	char tls_dir[64];   /* throwaway PKI of this run (oob-tls without --tls-*), or "" */
 	struct rm_ctx *remote; /* --hosts: the hosts the agents run on (remote.h), or NULL */
+	long mem_floor_kb;  /* --mem-floor resolved once per run (memfloor.h), 0: off */
 };
 
 /* Runs one point; fills pt (caller frees with pt_free). 0, or -1 if aborted. */

@@ -48,4 +48,20 @@ struct proc_mem {
 /* 0, or -1 when /proc/meminfo lacks Slab. */
 int proc_meminfo(struct proc_mem *m);
 
+/*
+ * MemAvailable alone, often: proc_avail_open() keeps /proc/meminfo open (an
+ * fd, or -1) and proc_avail_read() reads it again from offset 0 into *kb
+ * (and MemTotal into *total_kb when not NULL). 0, or -1.
+ */
+int proc_avail_open(void);
+int proc_avail_read(int fd, long *kb, long *total_kb);
+
+/*
+ * /proc/self/oom_score_adj: the OOM killer's bias for this process, -1000
+ * (never) to 1000. Lowering it needs CAP_SYS_RESOURCE, raising it never
+ * does; children inherit it. 0, or -1 with errno set.
+ */
+int proc_oom_adj_get(int *adj);
+int proc_oom_adj_set(int adj);
+
 #endif

@@ -15,10 +15,12 @@
  *   cause.c    a failing call and errno as the limit behind it           cause_
  *   pfault.c   --fault in the traffic phase: when, the wait, the undo,
  *              what it cost (harness/fault.h strikes)                    pf_
+ *   memfloor.c MemAvailable against --mem-floor at the sampler's tick    mf_
  *
  * Data flows one way: plan -> layout -> agents -> records -> verdict; the
  * TAP and JSON writers (pointtap.c, json.c, through fig.h) read struct pt_point.
- * May use harness/agent.h, harness/proc.h, harness/sample.h, common/.
+ * May use harness/agent.h, harness/memfloor.h, harness/proc.h, harness/sample.h,
+ * common/.
  */
 #ifndef RDC_HARNESS_RUN_H
 #define RDC_HARNESS_RUN_H
@@ -62,6 +64,9 @@ struct run {
 	uint8_t *lost_id;    /* per client id: its traffic failed (named or lost) */
 	long retrans_base[NN_MAX_CLIENTS + 1]; /* tcp: per namespace when the fault struck */
 	bool srv_kill_expected; /* the fault killed the server: wait for the clients */
+	int mf_fd;           /* /proc/meminfo kept open, -1: no floor (memfloor.c) */
+	double mf_next;      /* MemAvailable is read again from then */
+	bool mem_low;        /* below the floor: the point's waits end (LP_MEMORY) */
 };
 
 /* layout.c: processes, ports and the per-phase timeout for 'clients'. */
@@ -76,8 +81,11 @@ double sp_start_wait_s(const struct run *r, double fixed_s);
 int lp_setup(struct run *r, long clients);
 void lp_teardown(struct run *r);
 void lp_pid_put(struct run *r, pid_t pid, long idx);
-/* Runs until done(r) or the deadline. 0 done, 1 deadline, 2 aborted. */
-enum lp_end { LP_DONE, LP_DEADLINE, LP_ABORTED };
+/*
+ * Runs until done(r) or the deadline: done, deadline, aborted (^C), or
+ * MemAvailable below the floor (r->mem_low; not once stopping).
+ */
+enum lp_end { LP_DONE, LP_DEADLINE, LP_ABORTED, LP_MEMORY };
 enum lp_end lp_loop(struct run *r, bool (*done)(struct run *), double deadline);
 /* Reaps every agent that ended, and names it. */
 void lp_reap(struct run *r);
@@ -104,6 +112,12 @@ void ms_end(struct run *r);  /* traffic done: the QPs' states */
 void ms_after(struct run *r);
 /* RDMA objects above the baseline now, both sides: what teardown has to free */
 uint64_t ms_held(struct run *r);
+
+/* memfloor.c: the floor of the point (pt_ctx.mem_floor_kb) read at the tick */
+void mf_open(struct run *r);  /* first thing in lp_setup: mf_fd, pt->mem_start */
+void mf_close(struct run *r);
+/* MemAvailable, at most every 100 ms until the stop: sets mem_low */
+void mf_tick(struct run *r);
 
 /* verdict.c */
 void vd_verdict(struct run *r);

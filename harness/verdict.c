@@ -41,6 +41,8 @@ static void vd_mem_per_conn(struct pt_point *pt)
 							 b->vmalloc_kb + k->pagetables_kb - b->pagetables_kb);
 	pt->used_bytes_per_conn = vd_per_conn(pt, k->used_kb - b->used_kb);
 	pt->cli_bytes_per_conn = vd_per_conn(pt, pt->cli_rss_kb);
+	pt->user_bytes_per_conn = pt->srv_bytes_per_conn + pt->cli_bytes_per_conn;
+	pt->all_bytes_per_conn = vd_per_conn(pt, k->used_kb - pt->mem_start.used_kb);
 }
 
 static void vd_figures(struct run *r)
@@ -94,6 +96,8 @@ void vd_verdict(struct run *r)
 		snprintf(pt->why, sizeof(pt->why), "interrupted");
 	else if (pt->why[0])
 		;
+	else if (pt->mem_floor_hit) /* whatever else happened, the floor ended it */
+		snprintf(pt->why, sizeof(pt->why), "%s", pt->cause);
 	else if (fw[0])
 		snprintf(pt->why, sizeof(pt->why), "%s", fw);
 	else if (pt->connected < pt->clients)

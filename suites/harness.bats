@@ -3,7 +3,9 @@
 #
 # The orchestrator's own guarantees, on the loop topology (no namespace, no
 # rxe): an agent that dies is named whatever the point was waiting for, and
-# every finished point is in the --json file even when the run is cut short.
+# every finished point is in the --json file even when the run is cut short;
+# the memory floor ends a point and names it, and the OOM killer's choice
+# spares rdmacap, not its agents.
 
 load lib/common
 
@@ -65,4 +67,59 @@ agent_pid() {
 		"$RDC_DIR/r.json"
 	[ "$status" -eq 0 ]
 	[ "$output" = "1 2 6" ]
+}
+
+@test "--mem-floor above MemAvailable: the point ends at once, named memory, the JSON holds it" {
+	# a floor of 1 TiB: MemAvailable is below it at the first reading, long
+	# before the second client's 3 s stagger is over
+	local t0=$SECONDS
+
+	rdc_run run --transport tcp --topology loop --clients 2 --agents 1 --stagger-ms 3000 \
+		--msgs 2 --mem-floor 1048576 --json "$RDC_DIR/r.json"
+	[ "$status" -eq 1 ]
+	[ $((SECONDS - t0)) -lt 3 ]
+	grep -qE '^# mem_floor=1073741824 KiB \(--mem-floor 1048576\)$' <<<"$output"
+	grep -qE '^  # cause=memory: MemAvailable fell to [0-9]+ KiB \(floor 1073741824 KiB\) with [0-9]+ of 2 connected; -?[0-9]+ bytes per connection in use \(user -?[0-9]+, kernel -?[0-9]+\)$' <<<"$output"
+	grep -qE '^  # why=memory: MemAvailable fell' <<<"$output"
+	grep -q 'below the floor of 1073741824 KiB' <<<"$stderr"
+	run perl -MJSON::PP -e 'local $/; my $p = decode_json(<>)->{points}[0];
+		print "$p->{memory}{floor_kb} ", ($p->{memory}{floor_hit_avail_kb} > 0 ? 1 : 0),
+		" $p->{clients}\n"' "$RDC_DIR/r.json"
+	[ "$output" = "1073741824 1 2" ]
+}
+
+@test "--mem-floor 0: not watched, the same point passes" {
+	rdc_run run --transport tcp --topology loop --clients 2 --agents 1 --msgs 2 --mem-floor 0
+	[ "$status" -eq 0 ]
+	grep -qE '^# mem_floor=0 KiB \(off \(--mem-floor 0\)\)$' <<<"$output"
+	! grep -q 'mem_floor_hit_avail_kb' <<<"$output"
+}
+
+@test "limit: a point the memory floor ended is a failure, its cause memory" {
+	rdc_run limit --transport tcp --topology loop --start 2 --max 4 --agents 1 --msgs 3 \
+		--think-ms 200 --threshold 50 --mem-floor 1048576
+	grep -qE '^# limit=0$' <<<"$output"
+	grep -qE '^# cause=memory: MemAvailable fell to [0-9]+ KiB \(floor 1073741824 KiB\)' <<<"$output"
+}
+
+@test "oom_score_adj: rdmacap -1000 as root, its agents what it started with" {
+	local pid agent own ag orig
+
+	[ "$(id -u)" -eq 0 ] || skip "not root: lowering oom_score_adj needs CAP_SYS_RESOURCE"
+	orig=$(cat /proc/self/oom_score_adj)
+	RDC_BG_LOG="$RDC_DIR/err" rdc_bg sh -c "exec '$RDMACAP' run --transport tcp --topology loop \
+		--clients 2 --agents 1 --stagger-ms 2000 --msgs 1 >'$RDC_DIR/out'"
+	pid=$RDC_BG_PID
+	agent=$(agent_pid "$pid" 0)
+	own=$(cat "/proc/$pid/oom_score_adj")
+	ag=$(cat "/proc/$agent/oom_score_adj")
+	wait "$pid"
+	[ "$ag" = "$orig" ]
+	if grep -q 'oom_score_adj -1000:' "$RDC_DIR/err"; then
+		# no CAP_SYS_RESOURCE (a container): said once, nothing changed
+		[ "$(grep -c oom_score_adj "$RDC_DIR/err")" -eq 1 ]
+		[ "$own" = "$orig" ]
+	else
+		[ "$own" = -1000 ]
+	fi
 }

@@ -87,12 +87,16 @@ BAD=(
 	"$(tls ca.pem noname.pem noname.key)"
 	"$(tls ca.pem server-only.pem server-only.key)"
 	"$(tls ca.pem good.pem good.key) --cm rdmacm"
+	# the memory floor: MiB, 0 (off) to 1 TiB
+	"--mem-floor -1"
+	"--mem-floor 1048577"
+	"--mem-floor 64M"
 )
 # what the message must name, by the index of the line above
 declare -A NAMED=(
 	[19]=no-such-dir [20]="$T" [21]=/proc/version [22]=json
 	[23]=garbage.pem [24]=missing.pem [25]=noname.key [26]=foreign.pem [27]=noname.pem
-	[28]=server-only.pem [29]=rdmacm
+	[28]=server-only.pem [29]=rdmacm [30]=mem-floor [31]=mem-floor [32]=mem-floor
 )
 
 tap_init

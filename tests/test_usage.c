@@ -111,7 +111,8 @@ static void t_man(const char *dir, const char *page, bool agent)
 	snprintf(path, sizeof(path), "%s/%s", dir, page);
 	man = t_slurp(path);
 	for (int i = 0; man && i < OPT_N; i++)
-		if (t_roff(opt_defs[i].name, r, sizeof(r)), !t_has_opt(man, "\\-\\-", r))
+		if (!(agent && (opt_defs[i].flags & OPT_F_ORCH)) &&
+		    (t_roff(opt_defs[i].name, r, sizeof(r)), !t_has_opt(man, "\\-\\-", r)))
 			snprintf(miss + strlen(miss), sizeof(miss) - strlen(miss), " --%s",
 				 opt_defs[i].name);
 	for (size_t i = 0; man && !agent && i < hp_nopts; i++)
