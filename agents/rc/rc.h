@@ -323,6 +323,7 @@ struct rc_async {
 	bool all;
 	bool fatal;
 	const char *word;
+	enum ibv_event_type type;	/* the event, for a server's DOWN (oob.h) */
 };
 typedef void (*rc_async_cb)(void *arg, const struct rc_async *a);
 /* the context's async fd nonblocking, for the role's loop (rc_dev_open calls it) */
@@ -335,6 +336,8 @@ int rc_async_open(struct rc_dev *d);
 int rc_async_poll(struct rc_dev *d, rc_async_cb cb, void *arg);
 /* e's QP is in the error state */
 bool rc_ep_failed(struct rc_ep *e);
+/* "QP_FATAL" for the events that end connections; NULL for the others */
+const char *rc_async_word(enum ibv_event_type t);
 
 /* "retry_exceeded" for IBV_WC_RETRY_EXC_ERR: record-safe words */
 const char *rc_wc_word(enum ibv_wc_status st);

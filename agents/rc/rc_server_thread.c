@@ -58,7 +58,10 @@ struct rt_srv {
 
 struct rt_ep {
 	struct rc_ep e;
-	bool up;
+	uint32_t id;		/* the client's connection id */
+	bool up;		/* its REP went out */
+	uint8_t down_call;	/* why it died, for the DOWN (oob.h) */
+	uint32_t down_status;
 };
 
 /* one session thread */
@@ -110,6 +113,8 @@ static void rt_wc(void *arg, const struct ibv_wc *wc)
 	if (wc->status != IBV_WC_SUCCESS) {
 		if (wc->status != IBV_WC_WR_FLUSH_ERR)
 			rt_drop(t->s, t->peer, rc_wc_word(wc->status));
+		f.call = "ibv_poll_cq";
+		f.err = (int)wc->status;
 		goto dead;
 	}
 	if (wc->opcode == IBV_WC_SEND || wc->opcode == IBV_WC_RDMA_WRITE) {
@@ -117,8 +122,11 @@ static void rt_wc(void *arg, const struct ibv_wc *wc)
 			goto dead;
 		return;
 	}
-	if (wc->byte_len > d->size)
+	if (wc->byte_len > d->size) {
+		f.call = "request";
+		f.err = EMSGSIZE;
 		goto dead;
+	}
 	x->e.rq_out--;
 	memcpy(rc_sbuf(&x->e), rc_rbuf(d, &x->e), wc->byte_len);
 	x->e.imm = wc->wc_flags & IBV_WC_WITH_IMM;
@@ -133,7 +141,30 @@ static void rt_wc(void *arg, const struct ibv_wc *wc)
 dead:
 	/* freed after the poll: its CQ may be the one being polled */
 	x->e.dead = true;
+	x->down_call = (uint8_t)oob_call_code(f.call);
+	x->down_status = (uint32_t)f.err;
 	t->dead = true;
+}
+
+/* A dead endpoint that was up: its client learns it now (DOWN); NULL or a drop reason. */
+static const char *rt_down(struct rt_sess *t, const struct rt_ep *x, char *why, size_t wlen)
+{
+	struct oob_rec down;
+	uint8_t out[OOB_REC_LEN];
+	size_t put;
+
+	rc_rep_down(&down, x->id, x->down_call, x->down_status);
+	if (oob_encode(&down, out))
+		return "EPROTO";
+	ERR_clear_error();
+	errno = 0;
+	if (SSL_write_ex(t->ssl, out, sizeof(out), &put) != 1) {
+		if (errno == EAGAIN)
+			return "timeout";
+		tls_why(t->ssl, 0, why, wlen);
+		return why;
+	}
+	return NULL;
 }
 
 static int rt_req(struct rt_sess *t, const struct oob_rec *req, uint8_t out[OOB_REC_LEN])
@@ -161,6 +192,7 @@ static int rt_req(struct rt_sess *t, const struct oob_rec *req, uint8_t out[OOB_
 		goto rej;
 	}
 	t->eps[t->neps++] = x;
+	x->id = req->id;
 	if (rc_rep_accept(d, &x->e, req, &rep, &f))
 		goto rej_ep;
 	if (oob_encode(&rep, out))
@@ -257,10 +289,17 @@ static const char *rt_serve(struct rt_sess *t, char *why, size_t wlen)
 				if (rc_poll(&t->pl, rt_wc, t))
 					return "ibv_get_cq_event";
 				atomic_fetch_add(&s->cq_events, t->pl.events);
-				for (i = 0; t->dead && i < t->neps; i++)
-					if (t->eps[i] && t->eps[i]->e.dead)
-						rt_ep_free(t, i);
+				reason = NULL;
+				for (i = 0; t->dead && i < t->neps; i++) {
+					if (!t->eps[i] || !t->eps[i]->e.dead)
+						continue;
+					if (t->eps[i]->up && !reason)
+						reason = rt_down(t, t->eps[i], why, wlen);
+					rt_ep_free(t, i);
+				}
 				t->dead = false;
+				if (reason)
+					return reason;
 			}
 			if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
