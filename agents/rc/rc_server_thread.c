@@ -146,25 +146,33 @@ dead:
 	t->dead = true;
 }
 
-/* A dead endpoint that was up: its client learns it now (DOWN); NULL or a drop reason. */
-static const char *rt_down(struct rt_sess *t, const struct rt_ep *x, char *why, size_t wlen)
+/* One record to the peer (blocking, SO_SNDTIMEO); NULL or a drop reason. */
+static const char *rt_send(struct rt_sess *t, const uint8_t rec[OOB_REC_LEN], char *why,
+			   size_t wlen)
 {
-	struct oob_rec down;
-	uint8_t out[OOB_REC_LEN];
 	size_t put;
 
-	rc_rep_down(&down, x->id, x->down_call, x->down_status);
-	if (oob_encode(&down, out))
-		return "EPROTO";
 	ERR_clear_error();
 	errno = 0;
-	if (SSL_write_ex(t->ssl, out, sizeof(out), &put) != 1) {
+	if (SSL_write_ex(t->ssl, rec, OOB_REC_LEN, &put) != 1) {
 		if (errno == EAGAIN)
 			return "timeout";
 		tls_why(t->ssl, 0, why, wlen);
 		return why;
 	}
 	return NULL;
+}
+
+/* A dead endpoint that was up: its client learns it now (DOWN); NULL or a drop reason. */
+static const char *rt_down(struct rt_sess *t, const struct rt_ep *x, char *why, size_t wlen)
+{
+	struct oob_rec down;
+	uint8_t out[OOB_REC_LEN];
+
+	rc_rep_down(&down, x->id, x->down_call, x->down_status);
+	if (oob_encode(&down, out))
+		return "EPROTO";
+	return rt_send(t, out, why, wlen);
 }
 
 static int rt_req(struct rt_sess *t, const struct oob_rec *req, uint8_t out[OOB_REC_LEN])
@@ -222,7 +230,6 @@ static const char *rt_records(struct rt_sess *t, char *why, size_t wlen)
 	const char *reason;
 	struct oob_rec req;
 	enum oob_err e;
-	size_t put;
 
 	while (t->ilen) {
 		e = oob_head(t->in, t->ilen, OOB_T(OOB_REQ));
@@ -236,14 +243,8 @@ static const char *rt_records(struct rt_sess *t, char *why, size_t wlen)
 			return reason;
 		if (rt_req(t, &req, out))
 			return "ENOMEM";
-		ERR_clear_error();
-		errno = 0;
-		if (SSL_write_ex(t->ssl, out, sizeof(out), &put) != 1) {
-			if (errno == EAGAIN)
-				return "timeout";
-			tls_why(t->ssl, 0, why, wlen);
-			return why;
-		}
+		if ((reason = rt_send(t, out, why, wlen)))
+			return reason;
 		memmove(t->in, t->in + OOB_REC_LEN, t->ilen - OOB_REC_LEN);
 		t->ilen -= OOB_REC_LEN;
 	}
