@@ -8,7 +8,10 @@
  * TLS, stalls past --timeout inside a handshake or a record, or ends in the
  * middle of a record is dropped ("drop peer=.. reason=..") with its endpoints;
  * the others go on. A session that ends cleanly at a record boundary
- * takes its endpoints with it: that is how a client agent says goodbye.
+ * takes its endpoints with it: that is how a client agent says goodbye. An
+ * endpoint lost after its REP (its QP in error, a failed post) is told to its
+ * client on the session with a DOWN (oob.h), so the client does not wait for
+ * echoes that cannot come.
  */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -6,7 +6,10 @@
  * receive timeouts of --timeout bound a stalled peer) and a completion channel
  * of its own, and waits in poll() on both. The device context and the PD are
  * shared; everything else belongs to the thread. Per-connection CQs only: the
- * shared CQ pool and the SRQ are the event model's (checked at start).
+ * shared CQ pool and the SRQ are the event model's (checked at start). An
+ * endpoint that dies after its REP is told to its client with a DOWN (oob.h);
+ * this model reads no async events: without an SRQ a QP in error flushes its
+ * receive, which is how it learns.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -144,6 +144,9 @@ main() {
 		# not send in the outage survives: which ones is a race, so both
 		# parts are checked whatever their numbers
 		"rc link-down:2000 30 named"
+		# the server's own link: its echoes in the outage fail, so its QPs
+		# die while their clients wait for nothing; the DOWN tells them
+		"rc link-down:2000:server 30 named"
 		# an SRQ's receives are not the dead QP's: the async event must tell
 		"rc link-down:1500 30 named --srq" "rc loss:5 60 all" "rc delay:20:5 60 all"
 		"rc reorder:25 60 all" "tcp loss:5 60 all" "tcp delay:20:5 60 all"
