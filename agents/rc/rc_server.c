@@ -272,6 +272,7 @@ static void rs_wc(void *arg, const struct ibv_wc *wc)
 	unsigned kind = RC_WR_KIND(wc->wr_id);
 	uint32_t slot, srq_slot = 0;
 	struct rs_ep *x = NULL;
+	enum ibv_wc_status st;
 	struct rc_fail f;
 
 	if (kind == RC_WR_SRQ) {
@@ -290,10 +291,12 @@ static void rs_wc(void *arg, const struct ibv_wc *wc)
 		/* a receive buffer of the SRQ goes back whatever happened to its QP */
 		if (kind == RC_WR_SRQ && rc_srq_repost(&s->dev, srq_slot, &f))
 			ag_warn("%s SRQ slot %u: %s", f.call, srq_slot, strerror(f.err));
-		/* a flush is the effect of an error the QP met first: no drop of its own */
-		if (x)
-			rs_ep_kill(s, x, wc->status != IBV_WC_WR_FLUSH_ERR ?
-				   rc_wc_word(wc->status) : NULL, OOB_CALL_POLL_CQ, wc->status);
+		if (!x)
+			return;
+		/* a flush with no error behind it (the QP moved to ERR): no drop of its own */
+		st = rc_ep_first_err(&x->e, wc->status);
+		rs_ep_kill(s, x, st != IBV_WC_WR_FLUSH_ERR ? rc_wc_word(st) : NULL,
+			   OOB_CALL_POLL_CQ, st);
 		return;
 	}
 	switch (wc->opcode) {

@@ -114,10 +114,10 @@ static void rt_wc(void *arg, const struct ibv_wc *wc)
 	    x->e.qp->qp_num != wc->qp_num)
 		return;
 	if (wc->status != IBV_WC_SUCCESS) {
-		if (wc->status != IBV_WC_WR_FLUSH_ERR)
-			rt_drop(t->s, t->peer, rc_wc_word(wc->status));
 		f.call = "ibv_poll_cq";
-		f.err = (int)wc->status;
+		f.err = (int)rc_ep_first_err(&x->e, wc->status);
+		if (f.err != IBV_WC_WR_FLUSH_ERR)
+			rt_drop(t->s, t->peer, rc_wc_word((enum ibv_wc_status)f.err));
 		goto dead;
 	}
 	if (wc->opcode == IBV_WC_SEND || wc->opcode == IBV_WC_RDMA_WRITE) {
