@@ -315,7 +315,7 @@ static void t_fields(void)
 	T_FIELD(down, rkey, 1, OOB_EBUF);
 	t_forge(b, &down, 20, "\x01", 1);
 	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EPAD);
-	tap_ok(&T, ok, "record: non-zero padding, or QP fields in a REJ or a DOWN, are 'bad_padding'");
+	tap_ok(&T, ok, "record: non-zero padding, QP fields in a REJ or a DOWN, are 'bad_padding'");
 }
 
 /* Accepted bytes must be exactly what the encoder makes of the parsed fields. */
@@ -437,7 +437,7 @@ static void t_down_words(void)
 	ok &= !oob_encode(&d, b) && !strcmp(w, "request") && err == EIO;
 	rc_rep_down(&d, 3, OOB_CALL_POST_SEND, OOB_DOWN_STATUS_MAX + 1);
 	ok &= !oob_encode(&d, b) && d.status == EIO;
-	tap_ok(&T, ok, "DOWN: a completion's status, an event or a call's errno, named by the client's word");
+	tap_ok(&T, ok, "DOWN: a completion's status, an event or an errno, named by one word");
 }
 
 static void t_cm(void)

@@ -106,7 +106,7 @@ one_fault() {
 		[ "$(kv "$out" bad)" = 0 ] && [ "$(kv "$out" verified)" = "$(kv "$out" msgs)" ] &&
 			[ "$(kv "$out" verified)" -ge $(($(kv "$out" fault_survived) * MSGS)) ] ||
 			{ tap_diag "survivors not verified: $(kv "$out" fault_survived) survived," \
-				"$(kv "$out" verified) of $(kv "$out" msgs) round trips verified"; ok=1; }
+				"$(kv "$out" verified) of $(kv "$out" msgs) verified"; ok=1; }
 	fi
 	if [ "$tr" = rc ]; then
 		grep -qE '^  ok [0-9]+ RDMA resources back to baseline' "$out" ||

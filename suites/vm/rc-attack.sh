@@ -189,7 +189,10 @@ t_attack() {
 # REP is a lie from the server's side of the session: the client drops the
 # session, naming it (bad_id), and every connection on it fails at once.
 t_down_lie() {
-	local rec=$W/down.bin n=50 desc="a server's DOWN for a connection it never answered is bad_id: the session is dropped, all 4 connections named"
+	local rec=$W/down.bin n=50 desc
+
+	desc="a server's DOWN for a connection it never answered is bad_id:"
+	desc+=" the session is dropped, all 4 connections named"
 
 	# DOWN, id 0 (the client's first), status 5 (IBV_WC_WR_FLUSH_ERR), call 15
 	# (OOB_CALL_POLL_CQ); every other byte 0 (tests/test_oob.c pins the layout)
