@@ -18,6 +18,7 @@
 
 #define MS_PEAK_WAIT_S 5  /* the server catches up with accepts within this */
 #define MS_QP_SCAN_MS 2000 /* one QP dump of a device: ~25 ms per 3,000 QPs on rxe */
+#define MS_AFTER_NOTE_S 1.0 /* an after-wait longer than this is said on stderr */
 
 static void ms_wire(struct run *r, struct hs_wire *w)
 {
@@ -167,30 +168,47 @@ static void ms_qp_left(struct run *r)
 		 pt->qp_after.owned);
 }
 
+/*
+ * The sampler tick's paced reading (res_now, loop.c) at the baseline. Reading
+ * the counters here on every wake-up (>= 50 Hz) made the kernel walk every
+ * object still held, under the lock their destruction takes, while hundreds of
+ * thousands were being freed; the tick reads them at most a share of the time.
+ * ms_after starts the wait with a fresh reading of its own that is not at the
+ * baseline, so a match is always a reading taken since.
+ */
+static bool ms_res_at_base(const struct hs_res *now, const struct hs_res *base)
+{
+	return now->valid && !memcmp(now->srv, base->srv, sizeof(base->srv)) &&
+	       !memcmp(now->cli, base->cli, sizeof(base->cli));
+}
+
 static bool ms_back_at_base(struct run *r)
 {
-	struct pt_point *pt = r->pt;
+	return ms_res_at_base(&r->res_now, &r->pt->res_base);
+}
 
-	return !hs_res_read(r->c->sampler, &pt->res_after) &&
-	       !memcmp(pt->res_after.srv, pt->res_base.srv, sizeof(pt->res_base.srv)) &&
-	       !memcmp(pt->res_after.cli, pt->res_base.cli, sizeof(pt->res_base.cli));
+/* objects above the baseline in a reading */
+static uint64_t ms_above(const struct hs_res *now, const struct hs_res *base)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < HS_NRES; i++) {
+		if (now->srv[i] > base->srv[i])
+			n += now->srv[i] - base->srv[i];
+		if (now->cli[i] > base->cli[i])
+			n += now->cli[i] - base->cli[i];
+	}
+	return n;
 }
 
 uint64_t ms_held(struct run *r)
 {
 	struct pt_point *pt = r->pt;
 	struct hs_res now;
-	uint64_t n = 0;
 
 	if (!pt->have_res || hs_res_read(r->c->sampler, &now))
 		return 0;
-	for (int i = 0; i < HS_NRES; i++) {
-		if (now.srv[i] > pt->res_base.srv[i])
-			n += now.srv[i] - pt->res_base.srv[i];
-		if (now.cli[i] > pt->res_base.cli[i])
-			n += now.cli[i] - pt->res_base.cli[i];
-	}
-	return n;
+	return ms_above(&now, &pt->res_base);
 }
 
 static bool ms_agents_gone(struct run *r)
@@ -210,18 +228,26 @@ void ms_after(struct run *r)
 {
 	struct pt_point *pt = r->pt;
 	double t0 = clock_s(), wait;
-	uint64_t held;
+	uint64_t held = 0;
 
 	if (!pt->have_res)
 		goto out;
-	held = ms_held(r);
+	/* the wait's first reading; the tick's next ones (res_now) follow it */
+	if (!hs_res_read(r->c->sampler, &r->res_now))
+		held = ms_above(&r->res_now, &pt->res_base);
 	wait = (double)dl_teardown_ns(held) / 1e9;
 	if (lp_loop(r, ms_back_at_base, t0 + wait) == LP_DONE) {
-		if (held)
+		pt->res_after = r->res_now;
+		/* a teardown worth a line: small points come back at once */
+		if (clock_s() - t0 > MS_AFTER_NOTE_S)
 			fprintf(stderr, "rdmacap: counters back at the baseline %.1f s after stop "
 				"(%llu objects freed)\n", clock_s() - t0, (unsigned long long)held);
 		goto out;
 	}
+	/* the last reading, for the leak's account: the tick's, or one now */
+	pt->res_after = r->res_now;
+	if (!pt->res_after.valid && hs_res_read(r->c->sampler, &pt->res_after))
+		fprintf(stderr, "rdmacap: RDMA resource counters unreadable after the point\n");
 	pt->leak = true;
 	if (!ms_agents_gone(r))
 		snprintf(pt->leak_what, sizeof(pt->leak_what),

@@ -189,9 +189,9 @@ int pt_run(struct pt_ctx *c, long clients, struct pt_point *pt)
 	r.port = c->topo->kind == NN_LOOP || c->topo->kind == NN_HOST ? 20000 + (strtol(c->topo->run, NULL, 16) % 180) * 64
 					  : OPT_DEF_PORT;
 	if (lp_setup(&r, clients)) {
-		snprintf(pt->why, sizeof(pt->why), "setup: %s", strerror(errno));
-		r.nag = r.ag ? r.nag : 0;
-		goto out;
+		snprintf(pt->why, sizeof(pt->why), "setup (event loop, timer, run state): %s",
+			 strerror(errno));
+		goto out_setup;
 	}
 	pf_init(&r);
 	ms_res_base(&r);
@@ -210,9 +210,20 @@ stop:
 	pt_stop(&r);
 	ms_after(&r);
 	rs_after(&r);
-out:
 	pt->aborted = c->aborted;
 	vd_verdict(&r);
+	lp_teardown(&r);
+	return c->aborted ? -1 : 0;
+
+out_setup:
+	/*
+	 * Nothing ran and the run's arrays may be missing: no verdict to draw,
+	 * the point failed in its setup. No agent was started, so the agent table
+	 * (zeroed, fd 0) holds nothing to close.
+	 */
+	pt->ok = false;
+	pt->aborted = c->aborted;
+	r.nag = 0;
 	lp_teardown(&r);
 	return c->aborted ? -1 : 0;
 }

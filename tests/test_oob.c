@@ -31,7 +31,15 @@ static struct oob_rec t_rej(void)
 	return r;
 }
 
-static const unsigned T_ALL = OOB_T(OOB_REQ) | OOB_T(OOB_REP) | OOB_T(OOB_REJ);
+static struct oob_rec t_down(void)
+{
+	struct oob_rec r = { .type = OOB_DOWN, .id = 8, .status = 5 /* WR_FLUSH_ERR */,
+			     .call = OOB_CALL_POLL_CQ };
+	return r;
+}
+
+static const unsigned T_ALL = OOB_T(OOB_REQ) | OOB_T(OOB_REP) | OOB_T(OOB_REJ) |
+			      OOB_T(OOB_DOWN);
 
 static void t_roundtrip(const char *what, struct oob_rec r)
 {
@@ -96,7 +104,7 @@ static void t_header(void)
 	struct oob_rec r = t_req();
 	uint8_t b[OOB_REC_LEN], x[OOB_REC_LEN];
 	static const uint8_t vers[] = { 0, 2, 0x7f, 0xff };
-	static const uint8_t types[] = { 0, 4, 0x80, 0xff };
+	static const uint8_t types[] = { 0, 5, 0x80, 0xff };
 	static const uint16_t lens[] = { 0, 8, 63, 65, 128, 4096, 0xffff };
 	int ok = 1;
 	unsigned i;
@@ -124,8 +132,11 @@ static void t_header(void)
 		x[5] = types[i];
 		ok &= t_expect(x, sizeof(x), T_ALL, OOB_ETYPE);
 	}
-	/* a REQ sent to a client, a REP sent to a server */
-	ok &= t_expect(b, sizeof(b), OOB_T(OOB_REP) | OOB_T(OOB_REJ), OOB_ETYPE);
+	/* a REQ sent to a client, a REP or a DOWN sent to a server */
+	ok &= t_expect(b, sizeof(b), OOB_T(OOB_REP) | OOB_T(OOB_REJ) | OOB_T(OOB_DOWN), OOB_ETYPE);
+	r = t_down();
+	oob_encode(&r, x);
+	ok &= t_expect(x, sizeof(x), OOB_T(OOB_REQ), OOB_ETYPE);
 	r = t_rep_write();
 	oob_encode(&r, x);
 	ok &= t_expect(x, sizeof(x), OOB_T(OOB_REQ), OOB_ETYPE);
@@ -180,7 +191,7 @@ static void t_forge(uint8_t *b, const struct oob_rec *base, size_t off, const vo
 
 static void t_fields(void)
 {
-	struct oob_rec req = t_req(), wr = t_rep_write(), rej = t_rej();
+	struct oob_rec req = t_req(), wr = t_rep_write(), rej = t_rej(), down = t_down();
 	uint8_t b[OOB_REC_LEN];
 	int ok;
 
@@ -282,6 +293,12 @@ static void t_fields(void)
 	ok &= t_expect(b, sizeof(b), T_ALL, OOB_ESTATUS);
 	t_forge(b, &req, 40, "\0\0\0\x0c", 4);
 	ok &= t_expect(b, sizeof(b), T_ALL, OOB_ESTATUS);
+	T_FIELD(down, status, 0, OOB_ESTATUS);
+	T_FIELD(down, status, OOB_DOWN_STATUS_MAX + 1, OOB_ESTATUS);
+	T_FIELD(down, call, 0, OOB_ESTATUS);
+	T_FIELD(down, call, OOB_CALL_MAX, OOB_ESTATUS);
+	t_forge(b, &down, 40, "\x80\0\0\x05", 4);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_ESTATUS);
 	tap_ok(&T, ok, "record: status or call that do not fit the type are 'bad_status'");
 
 	ok = 1;
@@ -293,7 +310,12 @@ static void t_fields(void)
 	}
 	t_forge(b, &rej, 20, "\x01", 1);
 	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EPAD);
-	tap_ok(&T, ok, "record: non-zero padding, or QP fields in a REJ, are 'bad_padding'");
+	T_FIELD(down, qpn, 5, OOB_EPAD);
+	T_FIELD(down, op, 1, OOB_EPAD);
+	T_FIELD(down, rkey, 1, OOB_EBUF);
+	t_forge(b, &down, 20, "\x01", 1);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EPAD);
+	tap_ok(&T, ok, "record: non-zero padding, QP fields in a REJ or a DOWN, are 'bad_padding'");
 }
 
 /* Accepted bytes must be exactly what the encoder makes of the parsed fields. */
@@ -310,12 +332,12 @@ static int t_canonical(const uint8_t *b, unsigned *accepted)
 
 static void t_flips(void)
 {
-	struct oob_rec base[3] = { t_req(), t_rep_write(), t_rej() };
+	struct oob_rec base[4] = { t_req(), t_rep_write(), t_rej(), t_down() };
 	uint8_t b[OOB_REC_LEN], x[OOB_REC_LEN];
 	unsigned acc = 0, bit, k;
 	int ok = 1;
 
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < 4; k++) {
 		oob_encode(&base[k], b);
 		for (bit = 0; bit < OOB_REC_LEN * 8; bit++) {
 			memcpy(x, b, sizeof(x));
@@ -323,7 +345,7 @@ static void t_flips(void)
 			ok &= t_canonical(x, &acc);
 		}
 	}
-	tap_kv(&T, "flips_accepted", "%u of %u", acc, 3 * OOB_REC_LEN * 8);
+	tap_kv(&T, "flips_accepted", "%u of %u", acc, 4 * OOB_REC_LEN * 8);
 	tap_ok(&T, ok, "record: every single-bit flip is refused or parses to a canonical record");
 }
 
@@ -340,7 +362,7 @@ static void t_fuzz(void)
 			b[j] = (uint8_t)(seed >> 16);
 		}
 		memcpy(b, "RDCQ\x01", 5);
-		b[5] = (uint8_t)(1 + i % 3);
+		b[5] = (uint8_t)(1 + i % 4);
 		b[6] = 0;
 		b[7] = OOB_REC_LEN;
 		if (i % 2) {
@@ -391,6 +413,33 @@ static void t_calls(void)
 	tap_ok(&T, ok, "record: call names and codes map both ways");
 }
 
+/* What a server puts in a DOWN, and the word its client names the loss by. */
+static void t_down_words(void)
+{
+	struct oob_rec d, p;
+	uint8_t b[OOB_REC_LEN];
+	const char *w;
+	int ok = 1, err;
+
+	rc_rep_down(&d, 3, OOB_CALL_POLL_CQ, IBV_WC_WR_FLUSH_ERR);
+	w = rc_rep_down_word(&d, &err);
+	ok &= !oob_encode(&d, b) && !oob_parse(b, sizeof(b), OOB_T(OOB_DOWN), &p) && p.id == 3 &&
+	      !strcmp(w, "IBV_WC_WR_FLUSH_ERR") && err == 0;
+	rc_rep_down(&d, 3, OOB_CALL_ASYNC_EVENT, IBV_EVENT_QP_FATAL);
+	w = rc_rep_down_word(&d, &err);
+	ok &= !oob_encode(&d, b) && !strcmp(w, "QP_FATAL") && err == 0;
+	rc_rep_down(&d, 3, OOB_CALL_POST_RECV, ENOMEM);
+	w = rc_rep_down_word(&d, &err);
+	ok &= !oob_encode(&d, b) && !strcmp(w, "ibv_post_recv") && err == ENOMEM;
+	/* what the record cannot carry goes as a call's EIO, still a valid record */
+	rc_rep_down(&d, 3, OOB_CALL_NONE, 0);
+	w = rc_rep_down_word(&d, &err);
+	ok &= !oob_encode(&d, b) && !strcmp(w, "request") && err == EIO;
+	rc_rep_down(&d, 3, OOB_CALL_POST_SEND, OOB_DOWN_STATUS_MAX + 1);
+	ok &= !oob_encode(&d, b) && d.status == EIO;
+	tap_ok(&T, ok, "DOWN: a completion's status, an event or an errno, named by one word");
+}
+
 static void t_cm(void)
 {
 	struct oob_cm req = { .type = OOB_REQ, .id = 9, .op = OOB_OP_WRITE, .rkey = 5,
@@ -437,10 +486,11 @@ static void t_cm(void)
 int main(void)
 {
 	tap_init(&T, stdout);
-	tap_plan(&T, 30);
+	tap_plan(&T, 32);
 	t_roundtrip("REQ", t_req());
 	t_roundtrip("REP with a write buffer", t_rep_write());
 	t_roundtrip("REJ", t_rej());
+	t_roundtrip("DOWN", t_down());
 	t_layout();
 	t_truncations();
 	t_header();
@@ -450,6 +500,7 @@ int main(void)
 	t_fuzz();
 	t_calls();
 	t_gid_check();
+	t_down_words();
 	t_cm();
 	tap_totals(&T);
 	return tap_exit_code(&T);

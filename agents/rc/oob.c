@@ -46,6 +46,9 @@ static const char *const oob_calls[OOB_CALL_MAX] = {
 	[OOB_CALL_RDMA_ACCEPT] = "rdma_accept",
 	[OOB_CALL_REQUEST] = "request",
 	[OOB_CALL_CREATE_AH] = "ibv_create_ah",
+	[OOB_CALL_POLL_CQ] = "ibv_poll_cq",
+	[OOB_CALL_ASYNC_EVENT] = "ibv_get_async_event",
+	[OOB_CALL_POST_SEND] = "ibv_post_send",
 };
 
 const char *oob_strerror(enum oob_err e)
@@ -106,9 +109,10 @@ static enum oob_err oob_check(const struct oob_rec *r)
 {
 	static const uint8_t zero[16];
 
-	if (r->type == OOB_REJ) {
-		/* a reject says who failed and why, nothing else */
-		if (!r->status || !r->call || r->call >= OOB_CALL_MAX)
+	if (r->type == OOB_REJ || r->type == OOB_DOWN) {
+		/* a reject or a loss says who failed and why, nothing else */
+		if (!r->status || !r->call || r->call >= OOB_CALL_MAX ||
+		    (r->type == OOB_DOWN && r->status > OOB_DOWN_STATUS_MAX))
 			return OOB_ESTATUS;
 		if (r->qpn || r->psn || r->mtu || r->op || r->gidx ||
 		    memcmp(r->gid, zero, sizeof(zero)))
@@ -150,7 +154,7 @@ enum oob_err oob_encode(const struct oob_rec *r, uint8_t out[OOB_REC_LEN])
 {
 	enum oob_err e;
 
-	if (r->type < OOB_REQ || r->type > OOB_REJ)
+	if (r->type < OOB_REQ || r->type > OOB_DOWN)
 		return OOB_ETYPE;
 	e = oob_check(r);
 	if (e)
@@ -182,7 +186,7 @@ enum oob_err oob_head(const uint8_t *buf, size_t len, unsigned types)
 		return OOB_EMAGIC;
 	if (len >= 5 && buf[4] != OOB_VERSION)
 		return OOB_EVERSION;
-	if (len >= 6 && (buf[5] < OOB_REQ || buf[5] > OOB_REJ || !(types & OOB_T(buf[5]))))
+	if (len >= 6 && (buf[5] < OOB_REQ || buf[5] > OOB_DOWN || !(types & OOB_T(buf[5]))))
 		return OOB_ETYPE;
 	if (len < OOB_HEAD_LEN)
 		return OOB_ESHORT;

@@ -6,7 +6,7 @@
  *
  *    0  u32  magic     OOB_MAGIC ("RDCQ")
  *    4  u8   version   OOB_VERSION
- *    5  u8   type      REQ (client -> server), REP or REJ (server -> client)
+ *    5  u8   type      REQ (client -> server), REP, REJ or DOWN (server -> client)
  *    6  u16  len       OOB_REC_LEN: a reader can refuse a record by its header
  *    8  u32  id        connection id (the client's --first-id + index)
  *   12  u32  qpn       24 bits
@@ -16,19 +16,29 @@
  *   37  u8   op        OOB_OP_SEND, OOB_OP_WRITE, OOB_OP_READ, OOB_OP_ATOMIC,
  *                      or OOB_OP_UD (--transport ud)
  *   38  u16  gidx      the sender's GID index (fits ibv_global_route.sgid_index)
- *   40  u32  status    REJ: the errno of the failed call; otherwise 0
+ *   40  u32  status    REJ: the errno of the failed call; DOWN: see below;
+ *                      otherwise 0
  *   44  u32  rkey      op write, read, atomic: the buffer the peer writes into,
  *                      reads, or whose first 8 bytes it adds to; op ud: the
  *                      sender's Q_Key (nonzero, bit 31 clear); otherwise 0
  *   48  u64  addr
  *   56  u32  rlen      op write, read, atomic: its length, 1..OOB_MAX_RLEN;
  *                      otherwise 0
- *   60  u8   call      REJ: enum oob_call, the server's call that failed; else 0
+ *   60  u8   call      REJ, DOWN: enum oob_call, the server's call that failed;
+ *                      else 0
  *   61  u8   pad[3]    0
  *
  * A REJ carries only id, status and call; every other field is 0. The parser
  * trusts nothing: every byte is checked, including padding, and a buffer that is
  * not exactly one record is an error.
+ *
+ * DOWN: the server lost connection id after its REP (a completion in error, an
+ * async event of its QP, a post that failed) and freed its endpoint; the client
+ * fails that connection at once instead of waiting for an echo that cannot come.
+ * Fields as a REJ's; status is the work completion's status (enum ibv_wc_status)
+ * for call ibv_poll_cq, the event's type (enum ibv_event_type) for
+ * ibv_get_async_event, else the call's errno; 1..OOB_DOWN_STATUS_MAX. A DOWN for
+ * an id the session never answered with a REP, or a second one, is a lie.
  */
 #ifndef RDC_AGENTS_OOB_H
 #define RDC_AGENTS_OOB_H
@@ -57,7 +67,9 @@
  */
 #define OOB_WINDOW 32
 
-enum oob_type { OOB_REQ = 1, OOB_REP = 2, OOB_REJ = 3 };
+enum oob_type { OOB_REQ = 1, OOB_REP = 2, OOB_REJ = 3, OOB_DOWN = 4 };
+/* a DOWN's status is a small number of a verbs enum or an errno */
+#define OOB_DOWN_STATUS_MAX 4095
 #define OOB_T(t) (1u << (t))
 
 enum oob_op { OOB_OP_SEND = 0, OOB_OP_WRITE = 1, OOB_OP_UD = 2, OOB_OP_READ = 3,
@@ -74,6 +86,8 @@ enum oob_call {
 	OOB_CALL_MODIFY_QP, OOB_CALL_POST_RECV, OOB_CALL_MODIFY_SRQ, OOB_CALL_MALLOC,
 	OOB_CALL_REQ_NOTIFY, OOB_CALL_POST_SRQ_RECV, OOB_CALL_RAND, OOB_CALL_RDMA_CREATE_QP,
 	OOB_CALL_RDMA_ACCEPT, OOB_CALL_REQUEST, OOB_CALL_CREATE_AH,
+	/* what ends a connection after its REP (DOWN) */
+	OOB_CALL_POLL_CQ, OOB_CALL_ASYNC_EVENT, OOB_CALL_POST_SEND,
 	OOB_CALL_MAX
 };
 
@@ -137,7 +151,8 @@ unsigned oob_call_code(const char *name);
  *
  *    0  u32  magic    OOB_CM_MAGIC ("RDCM")
  *    4  u8   version  OOB_VERSION
- *    5  u8   type     REQ (rdma_connect), REP (rdma_accept), REJ (rdma_reject)
+ *    5  u8   type     REQ (rdma_connect), REP (rdma_accept), REJ (rdma_reject);
+ *                     never DOWN: the CM's own DREQ tells the client
  *    6  u8   op       OOB_OP_SEND, OOB_OP_WRITE, OOB_OP_READ or OOB_OP_ATOMIC
  *    7  u8   call     REJ: enum oob_call; else 0
  *    8  u32  id       connection id

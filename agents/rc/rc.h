@@ -266,6 +266,13 @@ int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
 		 struct rc_fail *f);
 /* A send completion of e came in: account it and post a waiting send. */
 int rc_ep_sent(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f);
+/*
+ * e's QP failed and st is what said so. A flushed receive is only the effect of
+ * the error its QP met first, which a lazy send CQ holds unread: that error
+ * (LOC_QP_OP_ERR, RETRY_EXC_ERR, ...) when there is one, else st. Drains the
+ * lazy CQ: for an endpoint about to be freed.
+ */
+enum ibv_wc_status rc_ep_first_err(struct rc_ep *e, enum ibv_wc_status st);
 /* SRQ buffer slot of a receive completion; give it back with rc_srq_repost. */
 uint8_t *rc_srq_buf(struct rc_dev *d, uint32_t slot);
 int rc_srq_repost(struct rc_dev *d, uint32_t slot, struct rc_fail *f);
@@ -323,6 +330,7 @@ struct rc_async {
 	bool all;
 	bool fatal;
 	const char *word;
+	enum ibv_event_type type;	/* the event, for a server's DOWN (oob.h) */
 };
 typedef void (*rc_async_cb)(void *arg, const struct rc_async *a);
 /* the context's async fd nonblocking, for the role's loop (rc_dev_open calls it) */
@@ -335,6 +343,8 @@ int rc_async_open(struct rc_dev *d);
 int rc_async_poll(struct rc_dev *d, rc_async_cb cb, void *arg);
 /* e's QP is in the error state */
 bool rc_ep_failed(struct rc_ep *e);
+/* "QP_FATAL" for the events that end connections; NULL for the others */
+const char *rc_async_word(enum ibv_event_type t);
 
 /* "retry_exceeded" for IBV_WC_RETRY_EXC_ERR: record-safe words */
 const char *rc_wc_word(enum ibv_wc_status st);

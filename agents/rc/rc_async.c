@@ -20,7 +20,7 @@ int rc_async_open(struct rc_dev *d)
 }
 
 /* the event's name without IBV_EVENT_: records keep 23 characters of a word */
-static const char *rc_async_word(enum ibv_event_type t)
+const char *rc_async_word(enum ibv_event_type t)
 {
 	switch (t) {
 	case IBV_EVENT_QP_FATAL: return "QP_FATAL";
@@ -39,7 +39,8 @@ int rc_async_poll(struct rc_dev *d, rc_async_cb cb, void *arg)
 	struct rc_async a;
 
 	while (!ibv_get_async_event(d->ctx, &ev)) {
-		a = (struct rc_async){ .word = rc_async_word(ev.event_type) };
+		a = (struct rc_async){ .word = rc_async_word(ev.event_type),
+					.type = ev.event_type };
 		if (a.word && ev.event_type == IBV_EVENT_PORT_ERR)
 			a.all = ev.element.port_num == d->port;
 		else if (a.word && ev.event_type == IBV_EVENT_DEVICE_FATAL)

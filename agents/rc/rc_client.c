@@ -197,7 +197,8 @@ static void rcc_wc(void *arg, const struct ibv_wc *wc)
 		if (kind == RC_WR_SRQ && rc_srq_repost(&x->dev, srq_slot, &f))
 			ag_warn("%s SRQ slot %u: %s", f.call, srq_slot, strerror(f.err));
 		if (c)
-			load_fail(&x->ph.load, i, "ibv_poll_cq", 0, rc_wc_word(wc->status));
+			load_fail(&x->ph.load, i, "ibv_poll_cq", 0,
+				  rc_wc_word(rc_ep_first_err(&c->e, wc->status)));
 		return;
 	}
 	switch (wc->opcode) {

@@ -57,6 +57,7 @@ struct rcc_conn {
 	uint8_t step;		/* rdmacm */
 	bool recv_posted;	/* initial receive (SRQ: top-up) done */
 	bool req_sent;		/* oob: its REQ went out, its answer is owed (OOB_WINDOW) */
+	bool rep;		/* oob: a REP came, so a DOWN may (once) */
 };
 
 struct rcc_sess {

@@ -9,6 +9,8 @@
  * session only when it drops it or dies, and waiting for their QPs to learn it
  * would cost the retry bound (common/deadline.h).
  *
+ * A DOWN (oob.h) fails at once the traffic of the connection the server lost.
+ *
  * Flow control: a session carries at most OOB_WINDOW REQs unanswered (oob.h);
  * the endpoints of the others are made at their start and their REQs wait in
  * the session's queue (FIFO, through rcc.onext) until answers free the window.
@@ -24,6 +26,7 @@
 
 #include "agents/ag.h"
 #include "agents/rc/rc_client.h"
+#include "agents/rc/rc_rep.h"
 #include "agents/report.h"
 #include "agents/srv/sock.h"
 
@@ -152,6 +155,27 @@ fail:
 	return -1;
 }
 
+/*
+ * The server lost connection i after its REP (oob.h DOWN): its traffic fails
+ * now, named by the server's word. One for a connection that got no REP on this
+ * session, or a second one, is a lie.
+ */
+static int rcc_down(struct rcc *x, uint32_t i, const struct oob_rec *r, const char **why)
+{
+	struct rcc_conn *c = &x->c[i];
+	const char *word;
+	int err;
+
+	if (!c->rep) {
+		*why = "bad_id";
+		return -1;
+	}
+	c->rep = false;
+	word = rc_rep_down_word(r, &err);
+	rcc_lost(x, i, "server", err, word);
+	return 0;
+}
+
 /* One answer from the server; -1 when it is a protocol violation. */
 static int rcc_answer(struct rcc *x, uint32_t si, const struct oob_rec *r, const char **why)
 {
@@ -164,6 +188,8 @@ static int rcc_answer(struct rcc *x, uint32_t si, const struct oob_rec *r, const
 		*why = "bad_id";
 		return -1;
 	}
+	if (r->type == OOB_DOWN)
+		return rcc_down(x, i, r, why);
 	c = &x->c[i];
 	/* an answer to a REQ never sent, or answered already, is a lie */
 	if (!c->req_sent || (c->state != RCC_SETUP && c->state != RCC_FAILED)) {
@@ -172,6 +198,8 @@ static int rcc_answer(struct rcc *x, uint32_t si, const struct oob_rec *r, const
 	}
 	c->req_sent = false;
 	ss->inflight--;
+	/* the server holds an endpoint for it now, which it may lose */
+	c->rep = r->type == OOB_REP;
 	/* an answer after our own timeout is late, not hostile */
 	if (c->state == RCC_FAILED)
 		return 0;
@@ -210,7 +238,7 @@ static int rcc_answer(struct rcc *x, uint32_t si, const struct oob_rec *r, const
 static int rcc_records(struct rcc *x, uint32_t si)
 {
 	struct rcc_sess *ss = &x->sess[si];
-	unsigned types = OOB_T(OOB_REP) | OOB_T(OOB_REJ);
+	unsigned types = OOB_T(OOB_REP) | OOB_T(OOB_REJ) | OOB_T(OOB_DOWN);
 	const char *why = NULL;
 	struct oob_rec r;
 	enum oob_err e;

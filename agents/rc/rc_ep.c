@@ -477,3 +477,15 @@ int rc_ep_sent(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
 		return -1;
 	return rc_post_send(d, e, e->pend_len, e->pend_imm, f);
 }
+
+enum ibv_wc_status rc_ep_first_err(struct rc_ep *e, enum ibv_wc_status st)
+{
+	struct ibv_wc wc;
+
+	if (st != IBV_WC_WR_FLUSH_ERR || !e->scq || !e->scq->lazy)
+		return st;
+	while (ibv_poll_cq(e->scq->cq, 1, &wc) == 1)
+		if (wc.status != IBV_WC_SUCCESS && wc.status != IBV_WC_WR_FLUSH_ERR)
+			return wc.status;
+	return st;
+}

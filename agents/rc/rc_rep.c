@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The answer to an oob REQ: endpoint to RTS and a REP, or a REJ. See rc_rep.h.
+ * The answers on an oob session: to a REQ an endpoint in RTS and a REP, or a
+ * REJ; a DOWN when that endpoint is lost. See rc_rep.h.
  */
 #include <errno.h>
 #include <string.h>
@@ -60,4 +61,30 @@ void rc_rep_reject(struct oob_rec *rep, uint32_t id, const struct rc_fail *f)
 	rep->call = (uint8_t)oob_call_code(f->call);
 	if (!rep->call)
 		rep->call = OOB_CALL_REQUEST;
+}
+
+void rc_rep_down(struct oob_rec *rep, uint32_t id, unsigned call, uint32_t status)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->type = OOB_DOWN;
+	rep->id = id;
+	rep->call = (uint8_t)(call && call < OOB_CALL_MAX ? call : OOB_CALL_REQUEST);
+	rep->status = status && status <= OOB_DOWN_STATUS_MAX ? status : EIO;
+}
+
+const char *rc_rep_down_word(const struct oob_rec *down, int *err)
+{
+	const char *w;
+
+	*err = 0;
+	switch (down->call) {
+	case OOB_CALL_POLL_CQ:
+		return rc_wc_word((enum ibv_wc_status)down->status);
+	case OOB_CALL_ASYNC_EVENT:
+		w = rc_async_word((enum ibv_event_type)down->status);
+		return w ? w : "ASYNC_EVENT";
+	default:
+		*err = (int)down->status;
+		return oob_call_name(down->call);
+	}
 }

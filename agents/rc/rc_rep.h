@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rc_rep: a server's answer to an oob REQ, the same in both rc server models
- * (rc_server_oob.c, rc_server_thread.c); they differ only in where endpoints
- * live and how the answer travels.
+ * rc_rep: a server's answers on an oob session, the same in both rc server
+ * models (rc_server_oob.c, rc_server_thread.c), which differ only in where
+ * endpoints live and how the answer travels: to a REQ a REP or a REJ, and later
+ * a DOWN when the connection is lost (oob.h); and the client's reading of a DOWN.
  */
 #ifndef RDC_AGENTS_RC_REP_H
 #define RDC_AGENTS_RC_REP_H
@@ -32,5 +33,16 @@ int rc_rep_accept(struct rc_dev *d, struct rc_ep *e, const struct oob_rec *req,
 		  struct oob_rec *rep, struct rc_fail *f);
 /* rep becomes the REJ of REQ id, naming f's call and errno */
 void rc_rep_reject(struct oob_rec *rep, uint32_t id, const struct rc_fail *f);
+/*
+ * rep becomes the DOWN of connection id: call (enum oob_call) with status, the
+ * completion's status, the event's type or the errno (oob.h); a status out of
+ * the record's range is sent as EIO.
+ */
+void rc_rep_down(struct oob_rec *rep, uint32_t id, unsigned call, uint32_t status);
+/*
+ * The word a client names a DOWN by ("IBV_WC_WR_FLUSH_ERR", "QP_FATAL", or the
+ * call for an errno, which goes to *err; else *err is 0).
+ */
+const char *rc_rep_down_word(const struct oob_rec *down, int *err);
 
 #endif

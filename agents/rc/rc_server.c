@@ -176,7 +176,8 @@ void rs_ep_free(struct rs_srv *s, struct rs_ep *x)
 	free(x);
 }
 
-void rs_ep_kill(struct rs_srv *s, struct rs_ep *x, const char *reason)
+void rs_ep_kill(struct rs_srv *s, struct rs_ep *x, const char *reason, unsigned call,
+		uint32_t status)
 {
 	struct rs_ep **r;
 	char peer[SK_PEER_MAX];
@@ -194,6 +195,8 @@ void rs_ep_kill(struct rs_srv *s, struct rs_ep *x, const char *reason)
 		s->reap_cap = s->reap_cap ? s->reap_cap * 2 : 64;
 	}
 	x->reaping = true;
+	x->down_call = (uint8_t)call;
+	x->down_status = status;
 	s->reap[s->nreap++] = x;
 	if (reason) {
 		if (x->sess)
@@ -218,6 +221,9 @@ static void rs_reap(struct rs_srv *s)
 				ag_warn("rdma_disconnect: %s", strerror(errno));
 			continue;
 		}
+		/* its client waits for echoes that cannot come: tell it now */
+		if (x->up && x->sess)
+			rs_oob_down(s, x);
 		rs_ep_free(s, x);
 	}
 }
@@ -235,7 +241,7 @@ static void rs_echo(struct rs_srv *s, struct rs_ep *x, const struct ibv_wc *wc,
 	if (RC_WR_KIND(wc->wr_id) == RC_WR_RECV)
 		x->e.rq_out--;
 	if (len > d->size) {
-		rs_ep_kill(s, x, "oversized");
+		rs_ep_kill(s, x, "oversized", OOB_CALL_REQUEST, EMSGSIZE);
 		return;
 	}
 	if (x->e.write)
@@ -245,14 +251,14 @@ static void rs_echo(struct rs_srv *s, struct rs_ep *x, const struct ibv_wc *wc,
 	memcpy(rc_sbuf(&x->e), src, len);
 	/* repost before echoing: the client's next message must find a receive */
 	if (d->use_srq ? rc_srq_repost(d, srq_slot, &f) : rc_post_recv(d, &x->e, &f)) {
-		rs_ep_kill(s, x, f.call);
+		rs_ep_kill(s, x, f.call, oob_call_code(f.call), (uint32_t)f.err);
 		return;
 	}
 	/* the echo carries what the message carried (--qp-share: its client's id) */
 	x->e.imm = wc->wc_flags & IBV_WC_WITH_IMM;
 	if (rc_post_send(d, &x->e, len, wc->wc_flags & IBV_WC_WITH_IMM ?
 			 ntohl(wc->imm_data) : 0, &f)) {
-		rs_ep_kill(s, x, f.call);
+		rs_ep_kill(s, x, f.call, oob_call_code(f.call), (uint32_t)f.err);
 		return;
 	}
 	/* counted when posted: send completions are reaped lazily (rc.h) */
@@ -266,6 +272,7 @@ static void rs_wc(void *arg, const struct ibv_wc *wc)
 	unsigned kind = RC_WR_KIND(wc->wr_id);
 	uint32_t slot, srq_slot = 0;
 	struct rs_ep *x = NULL;
+	enum ibv_wc_status st;
 	struct rc_fail f;
 
 	if (kind == RC_WR_SRQ) {
@@ -284,24 +291,26 @@ static void rs_wc(void *arg, const struct ibv_wc *wc)
 		/* a receive buffer of the SRQ goes back whatever happened to its QP */
 		if (kind == RC_WR_SRQ && rc_srq_repost(&s->dev, srq_slot, &f))
 			ag_warn("%s SRQ slot %u: %s", f.call, srq_slot, strerror(f.err));
-		if (x && wc->status != IBV_WC_WR_FLUSH_ERR)
-			rs_ep_kill(s, x, rc_wc_word(wc->status));
-		else if (x)
-			rs_ep_kill(s, x, NULL);
+		if (!x)
+			return;
+		/* a flush with no error behind it (the QP moved to ERR): no drop of its own */
+		st = rc_ep_first_err(&x->e, wc->status);
+		rs_ep_kill(s, x, st != IBV_WC_WR_FLUSH_ERR ? rc_wc_word(st) : NULL,
+			   OOB_CALL_POLL_CQ, st);
 		return;
 	}
 	switch (wc->opcode) {
 	case IBV_WC_SEND:
 	case IBV_WC_RDMA_WRITE:
 		if (rc_ep_sent(&s->dev, &x->e, &f))
-			rs_ep_kill(s, x, f.call);
+			rs_ep_kill(s, x, f.call, oob_call_code(f.call), (uint32_t)f.err);
 		break;
 	case IBV_WC_RECV:
 	case IBV_WC_RECV_RDMA_WITH_IMM:
 		rs_echo(s, x, wc, srq_slot);
 		break;
 	default:
-		rs_ep_kill(s, x, "bad_opcode");
+		rs_ep_kill(s, x, "bad_opcode", OOB_CALL_POLL_CQ, IBV_WC_GENERAL_ERR);
 	}
 }
 
@@ -315,12 +324,12 @@ static void rs_async(void *arg, const struct rc_async *a)
 	if (a->ep) {
 		i = a->ep->slot;
 		if (i < s->neps && s->eps[i] && &s->eps[i]->e == a->ep)
-			rs_ep_kill(s, s->eps[i], a->word);
+			rs_ep_kill(s, s->eps[i], a->word, OOB_CALL_ASYNC_EVENT, a->type);
 		return;
 	}
 	for (i = 0; i < s->neps; i++)
 		if ((x = s->eps[i]) && x->up && (a->fatal || rc_ep_failed(&x->e)))
-			rs_ep_kill(s, x, a->word);
+			rs_ep_kill(s, x, a->word, OOB_CALL_ASYNC_EVENT, a->type);
 }
 
 /* --- loop --- */

@@ -67,8 +67,11 @@ struct rs_ep {
 	struct rc_ep e;
 	struct rs_sess *sess;		/* oob: the session that asked for it */
 	struct rs_ep *prev, *next;	/* the session's endpoints */
-	bool up;			/* counted in live */
+	uint32_t id;			/* oob: the client's connection id */
+	bool up;			/* counted in live; oob: its REP went out */
 	bool reaping;
+	uint8_t down_call;		/* why it died, for the DOWN (oob.h) */
+	uint32_t down_status;
 };
 
 struct rs_sess {
@@ -135,8 +138,13 @@ void rs_ep_free(struct rs_srv *s, struct rs_ep *x);
 struct rs_ep *rs_ep_take(struct rs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
 			 struct rc_fail *f);
 void rs_ep_up(struct rs_srv *s, struct rs_ep *x);
-/* Marks x dead with a drop record when reason is set; the loop frees it. */
-void rs_ep_kill(struct rs_srv *s, struct rs_ep *x, const char *reason);
+/*
+ * Marks x dead with a drop record when reason is set; the loop frees it, and
+ * tells the client of an oob endpoint that was up with a DOWN naming call
+ * (enum oob_call) and status (oob.h). rdmacm tells it by rdma_disconnect.
+ */
+void rs_ep_kill(struct rs_srv *s, struct rs_ep *x, const char *reason, unsigned call,
+		uint32_t status);
 void rs_drop(struct rs_srv *s, const char *peer, const char *reason);
 /* Opens the device; for rdmacm, that of cm (rc_dev_open). */
 int rs_dev_open(struct rs_srv *s, struct rdma_cm_id *cm);
@@ -151,6 +159,8 @@ void rs_oob_ready(struct rs_srv *s);
 void rs_oob_close(struct rs_srv *s);
 /* the session of x lost x (it died): unlink */
 void rs_oob_unlink(struct rs_ep *x);
+/* x, up on its session, is being freed: queue its DOWN there (x->down_*) */
+void rs_oob_down(struct rs_srv *s, struct rs_ep *x);
 
 /* rc_server_cm.c */
 int rs_cm_open(struct rs_srv *s);

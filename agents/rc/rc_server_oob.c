@@ -8,7 +8,10 @@
  * TLS, stalls past --timeout inside a handshake or a record, or ends in the
  * middle of a record is dropped ("drop peer=.. reason=..") with its endpoints;
  * the others go on. A session that ends cleanly at a record boundary
- * takes its endpoints with it: that is how a client agent says goodbye.
+ * takes its endpoints with it: that is how a client agent says goodbye. An
+ * endpoint lost after its REP (its QP in error, a failed post) is told to its
+ * client on the session with a DOWN (oob.h), so the client does not wait for
+ * echoes that cannot come.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -81,6 +84,24 @@ void rs_oob_unlink(struct rs_ep *x)
 		x->next->prev = x->prev;
 	x->prev = x->next = NULL;
 	x->sess = NULL;
+}
+
+static void rs_sess_queue(struct rs_srv *s, struct rs_sess *ss);
+
+void rs_oob_down(struct rs_srv *s, struct rs_ep *x)
+{
+	struct rs_sess *ss = x->sess;
+	struct oob_rec down;
+	uint8_t buf[OOB_REC_LEN];
+
+	rc_rep_down(&down, x->id, x->down_call, x->down_status);
+	if (oob_encode(&down, buf) || tls_io_queue(&ss->io, buf, sizeof(buf))) {
+		/* its client learns it from its own QP, or the deadline */
+		ag_warn("DOWN of id %u to %s: %s", x->id, ss->peer, strerror(ENOMEM));
+		return;
+	}
+	/* the session's turn flushes it (and handles what the flush may meet) */
+	rs_sess_queue(s, ss);
 }
 
 static void rs_sess_link(struct rs_sess *ss, struct rs_ep *x)
@@ -185,6 +206,7 @@ static int rs_req(struct rs_srv *s, struct rs_sess *ss, const struct oob_rec *re
 	if (!x)
 		goto rej;
 	rs_sess_link(ss, x);
+	x->id = req->id;
 	if (rc_rep_accept(d, &x->e, req, &rep, &f))
 		goto rej_ep;
 	if (oob_encode(&rep, buf)) {

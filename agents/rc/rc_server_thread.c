@@ -6,7 +6,10 @@
  * receive timeouts of --timeout bound a stalled peer) and a completion channel
  * of its own, and waits in poll() on both. The device context and the PD are
  * shared; everything else belongs to the thread. Per-connection CQs only: the
- * shared CQ pool and the SRQ are the event model's (checked at start).
+ * shared CQ pool and the SRQ are the event model's (checked at start). An
+ * endpoint that dies after its REP is told to its client with a DOWN (oob.h);
+ * this model reads no async events: without an SRQ a QP in error flushes its
+ * receive, which is how it learns.
  */
 #include <errno.h>
 #include <poll.h>
@@ -57,7 +60,10 @@ struct rt_srv {
 
 struct rt_ep {
 	struct rc_ep e;
-	bool up;
+	uint32_t id;		/* the client's connection id */
+	bool up;		/* its REP went out */
+	uint8_t down_call;	/* why it died, for the DOWN (oob.h) */
+	uint32_t down_status;
 };
 
 /* one session thread */
@@ -107,8 +113,10 @@ static void rt_wc(void *arg, const struct ibv_wc *wc)
 	    x->e.qp->qp_num != wc->qp_num)
 		return;
 	if (wc->status != IBV_WC_SUCCESS) {
-		if (wc->status != IBV_WC_WR_FLUSH_ERR)
-			rt_drop(t->s, t->peer, rc_wc_word(wc->status));
+		f.call = "ibv_poll_cq";
+		f.err = (int)rc_ep_first_err(&x->e, wc->status);
+		if (f.err != IBV_WC_WR_FLUSH_ERR)
+			rt_drop(t->s, t->peer, rc_wc_word((enum ibv_wc_status)f.err));
 		goto dead;
 	}
 	if (wc->opcode == IBV_WC_SEND || wc->opcode == IBV_WC_RDMA_WRITE) {
@@ -116,8 +124,11 @@ static void rt_wc(void *arg, const struct ibv_wc *wc)
 			goto dead;
 		return;
 	}
-	if (wc->byte_len > d->size)
+	if (wc->byte_len > d->size) {
+		f.call = "request";
+		f.err = EMSGSIZE;
 		goto dead;
+	}
 	x->e.rq_out--;
 	memcpy(rc_sbuf(&x->e), rc_rbuf(d, &x->e), wc->byte_len);
 	x->e.imm = wc->wc_flags & IBV_WC_WITH_IMM;
@@ -132,7 +143,38 @@ static void rt_wc(void *arg, const struct ibv_wc *wc)
 dead:
 	/* freed after the poll: its CQ may be the one being polled */
 	x->e.dead = true;
+	x->down_call = (uint8_t)oob_call_code(f.call);
+	x->down_status = (uint32_t)f.err;
 	t->dead = true;
+}
+
+/* One record to the peer (blocking, SO_SNDTIMEO); NULL or a drop reason. */
+static const char *rt_send(struct rt_sess *t, const uint8_t rec[OOB_REC_LEN], char *why,
+			   size_t wlen)
+{
+	size_t put;
+
+	ERR_clear_error();
+	errno = 0;
+	if (SSL_write_ex(t->ssl, rec, OOB_REC_LEN, &put) != 1) {
+		if (errno == EAGAIN)
+			return "timeout";
+		tls_why(t->ssl, 0, why, wlen);
+		return why;
+	}
+	return NULL;
+}
+
+/* A dead endpoint that was up: its client learns it now (DOWN); NULL or a drop reason. */
+static const char *rt_down(struct rt_sess *t, const struct rt_ep *x, char *why, size_t wlen)
+{
+	struct oob_rec down;
+	uint8_t out[OOB_REC_LEN];
+
+	rc_rep_down(&down, x->id, x->down_call, x->down_status);
+	if (oob_encode(&down, out))
+		return "EPROTO";
+	return rt_send(t, out, why, wlen);
 }
 
 static int rt_req(struct rt_sess *t, const struct oob_rec *req, uint8_t out[OOB_REC_LEN])
@@ -160,6 +202,7 @@ static int rt_req(struct rt_sess *t, const struct oob_rec *req, uint8_t out[OOB_
 		goto rej;
 	}
 	t->eps[t->neps++] = x;
+	x->id = req->id;
 	if (rc_rep_accept(d, &x->e, req, &rep, &f))
 		goto rej_ep;
 	if (oob_encode(&rep, out))
@@ -189,7 +232,6 @@ static const char *rt_records(struct rt_sess *t, char *why, size_t wlen)
 	const char *reason;
 	struct oob_rec req;
 	enum oob_err e;
-	size_t put;
 
 	while (t->ilen) {
 		e = oob_head(t->in, t->ilen, OOB_T(OOB_REQ));
@@ -203,14 +245,8 @@ static const char *rt_records(struct rt_sess *t, char *why, size_t wlen)
 			return reason;
 		if (rt_req(t, &req, out))
 			return "ENOMEM";
-		ERR_clear_error();
-		errno = 0;
-		if (SSL_write_ex(t->ssl, out, sizeof(out), &put) != 1) {
-			if (errno == EAGAIN)
-				return "timeout";
-			tls_why(t->ssl, 0, why, wlen);
-			return why;
-		}
+		if ((reason = rt_send(t, out, why, wlen)))
+			return reason;
 		memmove(t->in, t->in + OOB_REC_LEN, t->ilen - OOB_REC_LEN);
 		t->ilen -= OOB_REC_LEN;
 	}
@@ -256,10 +292,17 @@ static const char *rt_serve(struct rt_sess *t, char *why, size_t wlen)
 				if (rc_poll(&t->pl, rt_wc, t))
 					return "ibv_get_cq_event";
 				atomic_fetch_add(&s->cq_events, t->pl.events);
-				for (i = 0; t->dead && i < t->neps; i++)
-					if (t->eps[i] && t->eps[i]->e.dead)
-						rt_ep_free(t, i);
+				reason = NULL;
+				for (i = 0; t->dead && i < t->neps; i++) {
+					if (!t->eps[i] || !t->eps[i]->e.dead)
+						continue;
+					if (t->eps[i]->up && !reason)
+						reason = rt_down(t, t->eps[i], why, wlen);
+					rt_ep_free(t, i);
+				}
 				t->dead = false;
+				if (reason)
+					return reason;
 			}
 			if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;

@@ -185,15 +185,54 @@ t_attack() {
 	rdc_bg_kill
 }
 
+# A DOWN (agents/rc/oob.h) for a connection the server never answered with a
+# REP is a lie from the server's side of the session: the client drops the
+# session, naming it (bad_id), and every connection on it fails at once.
+t_down_lie() {
+	local rec=$W/down.bin n=50 desc
+
+	desc="a server's DOWN for a connection it never answered is bad_id:"
+	desc+=" the session is dropped, all 4 connections named"
+
+	# DOWN, id 0 (the client's first), status 5 (IBV_WC_WR_FLUSH_ERR), call 15
+	# (OOB_CALL_POLL_CQ); every other byte 0 (tests/test_oob.c pins the layout)
+	{
+		printf 'RDCQ\x01\x04\x00\x40\x00\x00\x00\x00'
+		head -c 28 /dev/zero
+		printf '\x00\x00\x00\x05'
+		head -c 16 /dev/zero
+		printf '\x0f\x00\x00\x00'
+	} >"$rec"
+	# stdin held open after the record: s_server ends its session at EOF there
+	rdc_bg ip netns exec "$SNS" bash -c "{ cat $rec; sleep 60; } | exec openssl s_server \
+		-quiet -naccept 1 -accept $SADDR:$PORT -cert $W/pki/server.pem \
+		-key $W/pki/server.key -CAfile $W/pki/ca.pem -Verify 1 >/dev/null"
+	while [ $n -gt 0 ] && [ -z "$(ip netns exec "$SNS" ss -Htln "sport = :$PORT")" ]; do
+		sleep 0.2
+		n=$((n - 1))
+	done
+	if client lie client --clients=4 --timeout=15 &&
+	   ag_wait lie '^connected ok=0 fail=4' 30 &&
+	   [ "$(ag_count lie '^conn fail id=[0-3] call=SSL_read errno=[0-9]+ err=bad_id')" = 4 ]; then
+		tap_ok "$desc"
+	else
+		ag_diag lie
+		tap_fail "$desc"
+	fi
+	ag_stop lie >/dev/null
+	rdc_bg_kill
+}
+
 main() {
 	rc_setup
-	tap_plan 10
+	tap_plan 11
 	tap_kv topology "server=$SNS/$SADDR/$SDEV client=$CNS/$CADDR/$CDEV"
 	mkpki
 	t_res $? "throwaway PKI: CA, server, client"
 	baseline
 	t_res $? "baseline counters of $SDEV and $CDEV"
 	t_attack
+	t_down_lie
 }
 
 main

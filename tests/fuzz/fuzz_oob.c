@@ -14,7 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	unsigned types = size ? data[0] & (OOB_T(OOB_REQ) | OOB_T(OOB_REP) | OOB_T(OOB_REJ)) : 0;
+	unsigned types = size ? data[0] & (OOB_T(OOB_REQ) | OOB_T(OOB_REP) | OOB_T(OOB_REJ) |
+					 OOB_T(OOB_DOWN)) : 0;
 	uint8_t out[OOB_REC_LEN];
 	struct oob_rec r;
 	struct oob_cm c;
