@@ -77,11 +77,19 @@ struct flt_result {
 	double recover_ms;   /* longest round trip minus the outage; 0 when none */
 	double bound_ms;     /* a dead peer must be noticed within this (deadline.h) */
 	bool late;           /* the first failure came after bound_ms */
+	long at_deadline;    /* failures that were the phase deadline: never noticed */
 	long survived, failed, named; /* connected clients; failed with a named record */
 	long tcp_retrans;    /* tcp: segments retransmitted in the topology, -1 unknown */
 	char did[256];       /* what was done */
 	char err[256];       /* why applying or undoing failed */
 };
+
+/*
+ * The fault check of a point (its TAP line; pfault.c pf_verdict says why not):
+ * applied and undone, every connection it cost named, and noticed within the
+ * bound, none only at a phase deadline (timeout_traffic: the point's own).
+ */
+bool flt_passed(const struct flt_result *f, bool timeout_traffic);
 
 /* One point's fault while it runs. */
 struct flt_run {

@@ -119,14 +119,22 @@ void pf_mark_lost(struct run *r, long id)
 		r->lost_id[id] = 1;
 }
 
-void pf_failed(struct run *r, const char *call)
+void pf_failed(struct run *r, const char *call, const char *errname)
 {
 	struct flt_result *f = &r->pt->fault;
 
 	/* the orchestrator reaping an agent it killed is not the transport noticing */
-	if (!f->applied || f->detect_ms >= 0 || r->phase != RUN_TRAFFIC || !strcmp(call, "agent"))
+	if (!f->applied || r->phase != RUN_TRAFFIC || !strcmp(call, "agent"))
 		return;
-	f->detect_ms = (clock_s() - r->flt.t_applied) * 1e3;
+	/*
+	 * The first failure times the detection; a later one that is the agent's
+	 * phase deadline was never noticed at all, however early the first was
+	 * (a client whose server lost its QP, waiting for an echo: session 5).
+	 */
+	if (!strcmp(errname, "timeout"))
+		f->at_deadline++;
+	if (f->detect_ms < 0)
+		f->detect_ms = (clock_s() - r->flt.t_applied) * 1e3;
 }
 
 void pf_figures(struct run *r)
@@ -201,6 +209,11 @@ void pf_verdict(struct run *r, char *why, size_t len)
 		snprintf(why, len, "--fault %s: a failure was noticed after %.0f ms, beyond the "
 			 "dead-peer bound of %.0f ms (common/deadline.h)", r->c->plan->fault.text,
 			 f->detect_ms, f->bound_ms);
+	else if (f->at_deadline)
+		snprintf(why, len, "--fault %s: %ld connection%s learned of it only at the phase "
+			 "deadline (timeout), not within the dead-peer bound of %.0f ms "
+			 "(common/deadline.h)", r->c->plan->fault.text, f->at_deadline,
+			 f->at_deadline > 1 ? "s" : "", f->bound_ms);
 	else if (f->named < f->failed)
 		snprintf(why, len, "--fault %s: %ld of %ld failed connections have no named failure",
 			 r->c->plan->fault.text, f->failed - f->named, f->failed);

@@ -31,7 +31,7 @@ void rec_fail(struct run *r, long id, const char *call, int err, const char *err
 	}
 	if (i < PT_MAX_CAUSES)
 		pt->causes[i].count++;
-	pf_failed(r, call);
+	pf_failed(r, call, errname);
 	if (pt->nfails < PT_MAX_FAILS) {
 		struct pt_fail *f = &pt->fails[pt->nfails++];
 

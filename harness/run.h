@@ -131,7 +131,7 @@ void pf_init(struct run *r);
 enum lp_end pf_traffic(struct run *r, bool (*done)(struct run *), double t0, double end);
 void pf_undo(struct run *r);               /* idempotent */
 void pf_mark_lost(struct run *r, long id); /* client id's traffic failed */
-void pf_failed(struct run *r, const char *call); /* a failure record arrived */
+void pf_failed(struct run *r, const char *call, const char *errname); /* a failure record arrived */
 void pf_figures(struct run *r);
 void pf_cause(struct run *r, char *out, size_t len);
 void pf_verdict(struct run *r, char *why, size_t len);

@@ -90,6 +90,17 @@ survives() {
 	survives link-down:2000 "link up after"
 }
 
+# A server stopped past the phase deadline: its clients, waiting for echoes,
+# learn of it only at that deadline; their failures are named ("timeout"), but
+# nothing noticed the fault, so the fault check fails and says so.
+@test "a fault noticed only at the phase deadline fails the fault check" {
+	rdc_run run "${LOAD[@]}" --fault stop-server:20000 --timeout 6
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"not ok 4 fault stop-server:20000"* ]]
+	[[ "$(rdc_kv why)" == *"20 connections learned of it only at the phase deadline"* ]]
+	clean_after
+}
+
 @test "netem faults SKIP with the reason where the kernel has no sch_netem" {
 	[ -e /sys/module/sch_netem ] && skip "this kernel has sch_netem"
 	modprobe -q sch_netem 2>/dev/null && skip "sch_netem loaded"
