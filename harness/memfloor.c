@@ -36,7 +36,6 @@
  */
 #define MF_MIN_KB (64L * 1024)
 #define MF_TOTAL_PCT 2
-#define MF_WMARK_X 1
 
 static int mf_adj_orig;   /* oom_score_adj at start */
 static int mf_adj_lowered; /* mf_oom_protect lowered it: children get mf_adj_orig back */
@@ -75,8 +74,8 @@ long mf_floor_kb(long mib, char *why, size_t len)
 		kb = total / 100 * MF_TOTAL_PCT;
 		snprintf(why, len, "%d%% of MemTotal %ld KiB", MF_TOTAL_PCT, total);
 	}
-	if (wmark * MF_WMARK_X > kb) {
-		kb = wmark * MF_WMARK_X;
+	if (wmark > kb) {
+		kb = wmark;
 		snprintf(why, len, "vm.min_free_kbytes=%ld", wmark);
 	}
 	return kb;
