@@ -85,20 +85,45 @@ void ms_base(struct run *r)
 	proc_meminfo(&r->pt->mem_base);
 }
 
-static void ms_srv_read(struct run *r)
+/*
+ * Sums reset on each reading; the most maps in one process is the most seen at
+ * any reading. An agent that exited is not read: its pid may be another's.
+ */
+void ms_agents(struct run *r, unsigned int which, bool full)
 {
 	struct pt_point *pt = r->pt;
 	struct proc_stat p;
 
-	pt->srv_rss_peak_kb = pt->srv_fds = pt->srv_threads = 0;
-	for (long i = 0; i < r->nsrv; i++) {
-		if (proc_read(r->ag[i].pid, true, &p))
+	if (which & MS_SRV) {
+		pt->srv_rss_peak_kb = pt->srv_threads = 0;
+		if (full)
+			pt->srv_fds = 0;
+	}
+	if (which & MS_CLI) {
+		pt->cli_rss_kb = pt->cli_rss_max_kb = pt->cli_threads = 0;
+		if (full)
+			pt->cli_fds = 0;
+	}
+	for (long i = 0; i < r->nag; i++) {
+		bool srv = i < r->nsrv;
+		long *maps_max = srv ? &pt->srv_maps_max : &pt->cli_maps_max;
+
+		if (!(which & (srv ? MS_SRV : MS_CLI)) || r->ag[i].exited ||
+		    proc_read(r->ag[i].pid, full, &p))
 			continue;
-		pt->srv_rss_peak_kb += p.rss_kb;
-		pt->srv_fds += p.fds;
-		pt->srv_threads += p.threads;
-		if (p.maps > pt->srv_maps_max)
-			pt->srv_maps_max = p.maps;
+		if (srv) {
+			pt->srv_rss_peak_kb += p.rss_kb;
+			pt->srv_threads += p.threads;
+			pt->srv_fds += full ? p.fds : 0;
+		} else {
+			pt->cli_rss_kb += p.rss_kb;
+			pt->cli_threads += p.threads;
+			pt->cli_fds += full ? p.fds : 0;
+			if (p.rss_kb > pt->cli_rss_max_kb)
+				pt->cli_rss_max_kb = p.rss_kb;
+		}
+		if (full && p.maps > *maps_max)
+			*maps_max = p.maps;
 	}
 }
 
@@ -119,7 +144,7 @@ static bool ms_srv_holds_all(struct run *r)
 
 	if (r->srv_exited)
 		return true;
-	ms_srv_read(r);
+	ms_agents(r, MS_SRV, true);
 	return (!fds || pt->srv_fds >= r->srv_fds_base + pt->connected) &&
 	       (!threads || pt->srv_threads >= pt->connected + r->nsrv);
 }
@@ -127,22 +152,11 @@ static bool ms_srv_holds_all(struct run *r)
 void ms_peak(struct run *r)
 {
 	struct pt_point *pt = r->pt;
-	struct proc_stat p;
 
 	lp_loop(r, ms_srv_holds_all, clock_s() + MS_PEAK_WAIT_S);
 	proc_sockstat(r->ag[0].pid, &pt->tcp_inuse_peak, &(long){ 0 });
 	proc_meminfo(&pt->mem_peak);
-	for (long i = r->nsrv; i < r->nag; i++) {
-		if (r->ag[i].exited || proc_read(r->ag[i].pid, true, &p))
-			continue;
-		pt->cli_rss_kb += p.rss_kb;
-		pt->cli_threads += p.threads;
-		pt->cli_fds += p.fds;
-		if (p.rss_kb > pt->cli_rss_max_kb)
-			pt->cli_rss_max_kb = p.rss_kb;
-		if (p.maps > pt->cli_maps_max)
-			pt->cli_maps_max = p.maps;
-	}
+	ms_agents(r, MS_CLI, true);
 	if (r->c->sampler && hs_has_res(r->c->sampler) && !hs_res_read(r->c->sampler, &pt->res_peak))
 		pt->have_res = true;
 	ms_wire(r, &pt->wire_peak);

@@ -114,34 +114,6 @@ void mf_close(struct run *r)
 	r->mf_fd = -1;
 }
 
-/*
- * The figures the peak would have taken, at the moment the floor was hit
- * before traffic: cheap ones only (no fd or map counts), the host is
- * short of memory and the agents are still connecting.
- */
-static void mf_snapshot(struct run *r)
-{
-	struct pt_point *pt = r->pt;
-	struct proc_stat p;
-
-	proc_meminfo(&pt->mem_peak);
-	pt->srv_rss_peak_kb = pt->srv_threads = 0;
-	pt->cli_rss_kb = pt->cli_rss_max_kb = pt->cli_threads = 0;
-	for (long i = 0; i < r->nag; i++) {
-		if (r->ag[i].exited || proc_read(r->ag[i].pid, false, &p))
-			continue;
-		if (i < r->nsrv) {
-			pt->srv_rss_peak_kb += p.rss_kb;
-			pt->srv_threads += p.threads;
-			continue;
-		}
-		pt->cli_rss_kb += p.rss_kb;
-		pt->cli_threads += p.threads;
-		if (p.rss_kb > pt->cli_rss_max_kb)
-			pt->cli_rss_max_kb = p.rss_kb;
-	}
-}
-
 void mf_tick(struct run *r)
 {
 	struct pt_point *pt = r->pt;
@@ -162,8 +134,15 @@ void mf_tick(struct run *r)
 	pt->mem_floor_hit = true;
 	pt->mem_floor_avail_kb = avail;
 	pt->mem_floor_connected = r->nconn_ok;
-	if (r->phase != RUN_TRAFFIC) /* else the peak was read with every connection held */
-		mf_snapshot(r);
+	/*
+	 * Before traffic, the figures the peak would have taken, cheap ones only
+	 * (no fd or map counts): the host is short of memory and the agents are
+	 * still connecting. In traffic the peak was read with every connection held.
+	 */
+	if (r->phase != RUN_TRAFFIC) {
+		proc_meminfo(&pt->mem_peak);
+		ms_agents(r, MS_SRV | MS_CLI, false);
+	}
 	fprintf(stderr, "rdmacap: MemAvailable %ld KiB, below the floor of %ld KiB, with %ld of "
 		"%ld connected: the agents stop\n", avail, r->c->mem_floor_kb, r->nconn_ok,
 		pt->clients);

@@ -108,6 +108,16 @@ void rec_agent_done(struct run *r, struct ha_agent *a);
 void ms_res_base(struct run *r);
 void ms_base(struct run *r);
 void ms_peak(struct run *r);
+/*
+ * The agents' processes from /proc into the point: the servers' RSS and threads
+ * summed (srv_rss_peak_kb, srv_threads), the clients' summed with the largest
+ * RSS (cli_rss_kb, cli_threads, cli_rss_max_kb); full adds fds summed and the
+ * most maps in one process (srv_fds, srv_maps_max, cli_fds, cli_maps_max),
+ * which walk each process's fd table and maps. which: MS_SRV, MS_CLI or both.
+ */
+#define MS_SRV 1u
+#define MS_CLI 2u
+void ms_agents(struct run *r, unsigned int which, bool full);
 void ms_end(struct run *r);  /* traffic done: the QPs' states */
 void ms_after(struct run *r);
 /* RDMA objects above the baseline now, both sides: what teardown has to free */
