@@ -194,7 +194,7 @@ enum lp_end lp_loop(struct run *r, bool (*done)(struct run *), double deadline)
 		 * bounded, and what the agents report last is still the point's */
 		if (r->c->aborted && r->phase != RUN_STOP)
 			return LP_ABORTED;
-		if (r->mem_low && r->phase != RUN_STOP)
+		if (r->pt->mem_floor_hit && r->phase != RUN_STOP)
 			return LP_MEMORY;
 		if (left <= 0)
 			return LP_DEADLINE;

@@ -121,7 +121,7 @@ void mf_tick(struct run *r)
 	long avail;
 
 	/* from the start: a server makes endpoints before its hello (--pool) */
-	if (r->mf_fd < 0 || r->mem_low || now < r->mf_next || r->phase == RUN_STOP)
+	if (r->mf_fd < 0 || pt->mem_floor_hit || now < r->mf_next || r->phase == RUN_STOP)
 		return;
 	r->mf_next = now + MF_EVERY_S;
 	if (proc_avail_read(r->mf_fd, &avail, NULL))
@@ -130,7 +130,6 @@ void mf_tick(struct run *r)
 		pt->mem_avail_min_kb = avail;
 	if (avail >= r->c->mem_floor_kb)
 		return;
-	r->mem_low = true;
 	pt->mem_floor_hit = true;
 	pt->mem_floor_avail_kb = avail;
 	pt->mem_floor_connected = r->nconn_ok;

@@ -201,7 +201,7 @@ int pt_run(struct pt_ctx *c, long clients, struct pt_point *pt)
 		goto stop;
 	ms_peak(&r);
 	rs_peak(&r);
-	if (r.mem_low) /* the floor, hit while the peak was read */
+	if (pt->mem_floor_hit) /* the floor, hit while the peak was read */
 		goto stop;
 	pt_traffic(&r);
 	ms_end(&r);

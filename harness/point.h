@@ -71,7 +71,14 @@ struct pt_point {
 					    * and the server's endpoints made before hello too */
 	long mem_floor_kb;                 /* --mem-floor in KiB, 0 off (memfloor.h) */
 	long mem_avail_min_kb;             /* lowest MemAvailable read against the floor */
-	bool mem_floor_hit;                /* MemAvailable fell below the floor: ended */
+	/*
+	 * MemAvailable fell below the floor: the point's waits end (LP_MEMORY),
+	 * the point fails. Not mem_floor_avail_kb != 0: the kernel clamps a
+	 * negative MemAvailable estimate to 0, so a hit can read 0 KiB, under
+	 * exactly the pressure the floor is for (JSON memory.floor_hit_avail_kb
+	 * is then 0 as when not hit; the cause and why say "memory").
+	 */
+	bool mem_floor_hit;
 	long mem_floor_avail_kb, mem_floor_connected; /* then: MemAvailable, connected */
 	long cli_rss_kb, cli_rss_max_kb, cli_threads, cli_fds;
 	long srv_maps_max, cli_maps_max;   /* most memory maps in one process (vm.max_map_count) */

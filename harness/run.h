@@ -66,7 +66,6 @@ struct run {
 	bool srv_kill_expected; /* the fault killed the server: wait for the clients */
 	int mf_fd;           /* /proc/meminfo kept open, -1: no floor (memfloor.c) */
 	double mf_next;      /* MemAvailable is read again from then */
-	bool mem_low;        /* below the floor: the point's waits end (LP_MEMORY) */
 };
 
 /* layout.c: processes, ports and the per-phase timeout for 'clients'. */
@@ -83,7 +82,7 @@ void lp_teardown(struct run *r);
 void lp_pid_put(struct run *r, pid_t pid, long idx);
 /*
  * Runs until done(r) or the deadline: done, deadline, aborted (^C), or
- * MemAvailable below the floor (r->mem_low; not once stopping).
+ * MemAvailable below the floor (pt->mem_floor_hit; not once stopping).
  */
 enum lp_end { LP_DONE, LP_DEADLINE, LP_ABORTED, LP_MEMORY };
 enum lp_end lp_loop(struct run *r, bool (*done)(struct run *), double deadline);
@@ -126,7 +125,7 @@ uint64_t ms_held(struct run *r);
 /* memfloor.c: the floor of the point (pt_ctx.mem_floor_kb) read at the tick */
 void mf_open(struct run *r);  /* first thing in lp_setup: mf_fd, pt->mem_start */
 void mf_close(struct run *r);
-/* MemAvailable, at most every 100 ms until the stop: sets mem_low */
+/* MemAvailable, at most every 100 ms until the stop: sets pt->mem_floor_hit */
 void mf_tick(struct run *r);
 
 /* verdict.c */

@@ -281,7 +281,7 @@ int sp_start_agents(struct run *r)
 	if (sp_servers(r))
 		return -1;
 	if (lp_loop(r, sp_srv_hello, clock_s() + wait) || r->srv_exited) {
-		if (!pt->why[0] && !r->mem_low) /* the floor's cause is the why */
+		if (!pt->why[0] && !pt->mem_floor_hit) /* the floor's cause is the why */
 			snprintf(pt->why, sizeof(pt->why), "server agents did not start within %.0f s",
 				 wait);
 		return -1;
