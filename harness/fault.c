@@ -237,12 +237,6 @@ void flt_init(struct flt_run *f, const struct flt_spec *spec, const struct nn_to
 	res->tcp_retrans = -1;
 }
 
-bool flt_passed(const struct flt_result *f, bool timeout_traffic)
-{
-	return f->applied && f->undone && !f->err[0] && f->named >= f->failed &&
-	       !timeout_traffic && !f->late && !f->at_deadline;
-}
-
 /* appends to res->did */
 static void flt_did(struct flt_run *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -84,13 +84,6 @@ struct flt_result {
 	char err[256];       /* why applying or undoing failed */
 };
 
-/*
- * The fault check of a point (its TAP line; pfault.c pf_verdict says why not):
- * applied and undone, every connection it cost named, and noticed within the
- * bound, none only at a phase deadline (timeout_traffic: the point's own).
- */
-bool flt_passed(const struct flt_result *f, bool timeout_traffic);
-
 /* One point's fault while it runs. */
 struct flt_run {
 	const struct flt_spec *spec;

@@ -6,6 +6,7 @@
  * failures and whether each was named, the time to the first failure an agent
  * reported, TCP retransmissions, and the cause text.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,31 +191,47 @@ void pf_cause(struct run *r, char *out, size_t len)
 	}
 }
 
-/* Why a fault point is not ok, or "" (its losses are then the finding). */
-void pf_verdict(struct run *r, char *why, size_t len)
-{
-	const struct pt_point *pt = r->pt;
-	const struct flt_result *f = &pt->fault;
+/* A failed check's text into why, when asked for: false. */
+static bool pf_no(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-	*why = '\0';
+static bool pf_no(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !len)
+		return false;
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+/* Each condition beside its text: the TAP line and the point's why cannot disagree. */
+bool pf_check(const struct hp_plan *p, const struct pt_point *pt, char *why, size_t len)
+{
+	const struct flt_result *f = &pt->fault;
+	const char *s = p->fault.text;
+
+	if (why && len)
+		*why = '\0';
 	if (!f->applied)
-		snprintf(why, len, "--fault %s not applied: traffic ended after %.3f s, before "
-			 "--fault-at %ld ms", r->c->plan->fault.text, pt->t_traffic_s,
-			 hp_fault_at(r->c->plan));
-	else if (f->err[0])
-		snprintf(why, len, "--fault %s: %s", r->c->plan->fault.text, f->err);
-	else if (!f->undone)
-		snprintf(why, len, "--fault %s not undone", r->c->plan->fault.text);
-	else if (pt->timeout_traffic || f->late)
-		snprintf(why, len, "--fault %s: a failure was noticed after %.0f ms, beyond the "
-			 "dead-peer bound of %.0f ms (common/deadline.h)", r->c->plan->fault.text,
-			 f->detect_ms, f->bound_ms);
-	else if (f->at_deadline)
-		snprintf(why, len, "--fault %s: %ld connection%s learned of it only at the phase "
-			 "deadline (timeout), not within the dead-peer bound of %.0f ms "
-			 "(common/deadline.h)", r->c->plan->fault.text, f->at_deadline,
-			 f->at_deadline > 1 ? "s" : "", f->bound_ms);
-	else if (f->named < f->failed)
-		snprintf(why, len, "--fault %s: %ld of %ld failed connections have no named failure",
-			 r->c->plan->fault.text, f->failed - f->named, f->failed);
+		return pf_no(why, len, "--fault %s not applied: traffic ended after %.3f s, before "
+			     "--fault-at %ld ms", s, pt->t_traffic_s, hp_fault_at(p));
+	if (f->err[0])
+		return pf_no(why, len, "--fault %s: %s", s, f->err);
+	if (!f->undone)
+		return pf_no(why, len, "--fault %s not undone", s);
+	if (pt->timeout_traffic || f->late)
+		return pf_no(why, len, "--fault %s: a failure was noticed after %.0f ms, beyond "
+			     "the dead-peer bound of %.0f ms (common/deadline.h)", s, f->detect_ms,
+			     f->bound_ms);
+	if (f->at_deadline)
+		return pf_no(why, len, "--fault %s: %ld connection%s learned of it only at the "
+			     "phase deadline (timeout), not within the dead-peer bound of %.0f ms "
+			     "(common/deadline.h)", s, f->at_deadline, f->at_deadline > 1 ? "s" : "",
+			     f->bound_ms);
+	if (f->named < f->failed)
+		return pf_no(why, len, "--fault %s: %ld of %ld failed connections have no named "
+			     "failure", s, f->failed - f->named, f->failed);
+	return true;
 }

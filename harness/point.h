@@ -134,6 +134,14 @@ struct pt_ctx {
 	long mem_floor_kb;  /* --mem-floor resolved once per run (memfloor.h), 0: off */
 };
 
+/*
+ * The fault check of a finished point (pfault.c; its TAP line, its why): --fault
+ * applied and undone, every connection it cost named, noticed within the
+ * dead-peer bound, none only at a phase deadline. true, or false with which
+ * condition failed in why (when not NULL), one text per condition.
+ */
+bool pf_check(const struct hp_plan *p, const struct pt_point *pt, char *why, size_t len);
+
 /* Runs one point; fills pt (caller frees with pt_free). 0, or -1 if aborted. */
 int pt_run(struct pt_ctx *c, long clients, struct pt_point *pt);
 void pt_free(struct pt_point *pt);

@@ -93,7 +93,7 @@ static void ptap_qps(struct tap *t, const struct pt_point *pt, const struct hp_p
 static void ptap_fault(struct tap *t, const struct pt_point *pt, const struct hp_plan *p)
 {
 	const struct flt_result *f = &pt->fault;
-	bool ok = flt_passed(f, pt->timeout_traffic);
+	bool ok = pf_check(p, pt, NULL, 0);
 
 	fig_tap(t, FIG_L_FAULT, pt, p);
 	fig_tap(t, FIG_L_FAULT_DID, pt, p);

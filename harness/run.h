@@ -143,6 +143,5 @@ void pf_mark_lost(struct run *r, long id); /* client id's traffic failed */
 void pf_failed(struct run *r, const char *call, const char *errname); /* a failure record arrived */
 void pf_figures(struct run *r);
 void pf_cause(struct run *r, char *out, size_t len);
-void pf_verdict(struct run *r, char *why, size_t len);
 
 #endif

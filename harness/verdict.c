@@ -90,7 +90,7 @@ void vd_verdict(struct run *r)
 	vd_figures(r);
 	cause_pick(r);
 	if (pt->fault.asked && pt->started && pt->connected == pt->clients)
-		pf_verdict(r, fw, sizeof(fw));
+		pf_check(r->c->plan, pt, fw, sizeof(fw));
 	pt->ok = false;
 	if (pt->aborted)
 		snprintf(pt->why, sizeof(pt->why), "interrupted");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the orchestrator's own logic: the histogram mapping, percentiles, and the command line (good lines parse, bad
- * ones are rejected naming the bad part, with nothing created).
+ * Unit tests of the orchestrator's own logic: the histogram mapping, percentiles, the command line (good lines parse, bad
+ * ones are rejected naming the bad part, with nothing created), and the fault check.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 
 #include "common/proto.h"
 #include "harness/plan.h"
+#include "harness/point.h"
 #include "harness/stats.h"
 #include "tap/tap.h"
 
@@ -143,13 +144,70 @@ static void t_cli(void)
 	free(p);
 }
 
+/* A fault point that passes the check: applied, undone, both failures named, in time. */
+static void fc_ok(struct hp_plan *p, struct pt_point *pt)
+{
+	memset(p, 0, sizeof(*p));
+	p->fault.kind = FLT_STOP_SERVER;
+	p->fault.ms = 1500;
+	snprintf(p->fault.text, sizeof(p->fault.text), "stop-server:1500");
+	memset(pt, 0, sizeof(*pt));
+	pt->fault.asked = pt->fault.applied = pt->fault.undone = true;
+	pt->fault.failed = pt->fault.named = 2;
+}
+
+/*
+ * The fault check: a point that passes has no why; each way to fail it fails
+ * the check, with or without a why asked for, and the why names the spec.
+ */
+static void t_fault_check(void)
+{
+	struct pt_point *pt = calloc(1, sizeof(*pt));
+	struct hp_plan p;
+	struct flt_result *f;
+	char why[512];
+	int bad = 0, c;
+
+	if (!pt) {
+		tap_ok(&t, false, "fault check: calloc: out of memory");
+		return;
+	}
+	f = &pt->fault;
+	fc_ok(&p, pt);
+	tap_ok(&t, pf_check(&p, pt, why, sizeof(why)) && !why[0] && pf_check(&p, pt, NULL, 0),
+	       "fault check: applied, undone, named, in time: passes, no why");
+	for (c = 0; c < 7; c++) {
+		fc_ok(&p, pt);
+		switch (c) {
+		case 0: f->applied = false; break;
+		case 1: snprintf(f->err, sizeof(f->err), "tc: exit 2"); break;
+		case 2: f->undone = false; break;
+		case 3: pt->timeout_traffic = true; break;
+		case 4: f->late = true; break;
+		case 5: f->at_deadline = 3; break;
+		case 6: f->named = 1; break;
+		}
+		bad += pf_check(&p, pt, why, sizeof(why)) || pf_check(&p, pt, NULL, 0) ||
+		       !strstr(why, "--fault stop-server:1500");
+	}
+	tap_ok(&t, !bad, "fault check: each of %d failing conditions fails it, named (%d did not)",
+	       c, bad);
+	fc_ok(&p, pt);
+	f->at_deadline = 20;
+	tap_ok(&t, !pf_check(&p, pt, why, sizeof(why)) &&
+			   strstr(why, "20 connections learned of it only at the phase deadline"),
+	       "fault check: a fault learned of only at the deadline says how many");
+	free(pt);
+}
+
 int main(void)
 {
 	tap_init(&t, stdout);
-	tap_plan(&t, 24);
+	tap_plan(&t, 27);
 	t_hist();
 	t_exact();
 	t_cli();
+	t_fault_check();
 	tap_totals(&t);
 	return tap_exit_code(&t);
 }
