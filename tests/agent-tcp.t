@@ -5,12 +5,13 @@
 # client agents driven over fifos exactly as the orchestrator does (common/proto.h):
 # hello, go, conn ok/fail, connected, run, result, stop/EOF, bye. Also hostile
 # peers against the server, EOF in every phase, failure records and bad flags.
-# Prints TAP; AGENT overrides the binary (default build/rdmacap-agent).
+# Prints TAP; AGENT overrides the binary (default build/rdmacap-agent); KEEP=1
+# keeps the agents' logs and fifos (tests/lib.sh).
 set -u
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 AGENT=${AGENT:-$ROOT/build/rdmacap-agent}
-T=$(mktemp -d)
 # listening ports below the ephemeral range, random so parallel runs do not meet
 P=$((10000 + RANDOM % 20000))
 WAIT=${AGENT_TCP_WAIT:-15}
@@ -18,15 +19,13 @@ N=0
 FAILED=0
 declare -A PID FD
 
-cleanup() {
+# shellcheck disable=SC2317 # run at exit by tests/lib.sh
+tl_cleanup() {
 	local a
 	for a in "${!PID[@]}"; do
 		kill "${PID[$a]}" 2>/dev/null
 	done
-	rm -rf "$T"
 }
-trap cleanup EXIT
-[ -n "${AGENT_TCP_KEEP:-}" ] && trap "echo # kept $T" EXIT
 
 ok() { N=$((N + 1)); echo "ok $N $1"; }
 not_ok() {

@@ -9,12 +9,11 @@
 # part runs live in the VM: suites/vm/bench.sh. TAP on stdout.
 set -u
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 # shellcheck source=../bench/lib.sh
 . "$ROOT/bench/lib.sh"
 FX=$ROOT/tests/bench
-T=$(mktemp -d /tmp/bench.t.XXXXXX)
-trap 'rm -rf "$T"' EXIT
 
 is() { # is DESC GOT WANT
 	if [ "$2" = "$3" ]; then

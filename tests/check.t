@@ -8,21 +8,18 @@
 # line, exit codes, SKIP reasons, TIMEOUT, process-group kill, fd 3, JUnit.
 set -eu
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
-# shellcheck source=../tap/tap.sh
-. "$ROOT/tap/tap.sh"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
-T=$(mktemp -d /tmp/check.t.XXXXXX)
 FX=$T/fx
-cleanup() {
+# shellcheck disable=SC2317 # run at exit by tests/lib.sh
+tl_cleanup() {
 	local f
 	# Fixture background sleeps: their PIDs are on file; kill only those.
 	for f in "$FX"/*.pid; do
 		[ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
 	done
-	rm -rf "$T"
 }
-trap cleanup EXIT; [ -z "${KEEP-}" ] || trap - EXIT
 
 # mk FILE MODE: writes stdin to FILE.
 mk() {

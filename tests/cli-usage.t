@@ -9,12 +9,8 @@
 # like the other host tests so that a parallel run's namespaces do not count.
 set -u
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
-RDMACAP=${RDMACAP:-$ROOT/build/rdmacap}
-# shellcheck source=../tap/tap.sh
-. "$ROOT/tap/tap.sh"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # the agent rdmacap would start leaves a mark: no mark, no process was created
 cat >"$T/agent" <<AGENT

@@ -21,15 +21,12 @@
 # it the kunit checks SKIP with the reason.
 set -eu
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
-# shellcheck source=../tap/tap.sh
-. "$ROOT/tap/tap.sh"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 KUNIT=${CONSUMERS_KUNIT_DIR:-$ROOT/build/kunit}
 REAL=${CONSUMERS_REAL:-$ROOT/build/check/check.tap}
-T=$(mktemp -d /tmp/consumers.t.XXXXXX)
 FX=$T/fx
-trap 'rm -rf "$T"' EXIT; [ -z "${KEEP-}" ] || trap - EXIT
 
 mk() {
 	mkdir -p "$(dirname "$1")"

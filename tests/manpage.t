@@ -6,10 +6,9 @@
 # both name every option of the tables: build/tests/test_usage.) Prints TAP.
 set -u
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 B=${BUILD:-$ROOT/build}
-# shellcheck source=../tap/tap.sh
-. "$ROOT/tap/tap.sh"
 
 tap_init
 if ! command -v man >/dev/null; then

@@ -10,12 +10,8 @@
 # overrides the binary.
 set -u
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
-RDMACAP=${RDMACAP:-$ROOT/build/rdmacap}
-# shellcheck source=../tap/tap.sh
-. "$ROOT/tap/tap.sh"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 tap_init
 tap_plan 2

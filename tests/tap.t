@@ -7,12 +7,8 @@
 # ones. Reports in TAP; runs under set -eu like the suites that source tap.sh.
 set -eu
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=../tap/tap.sh
-. "$ROOT/tap/tap.sh"
-
-TT_TMP=$(mktemp -d)
-trap 'rm -rf "$TT_TMP"' EXIT
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # tt_expect NAME WANT GOT: one result, with a diff on mismatch.
 tt_expect() {
@@ -20,9 +16,9 @@ tt_expect() {
 		tap_ok "$1"
 		return 0
 	fi
-	printf '%s\n' "$2" >"$TT_TMP/want"
-	printf '%s\n' "$3" >"$TT_TMP/got"
-	tap_diag "$(diff -u "$TT_TMP/want" "$TT_TMP/got" || true)"
+	printf '%s\n' "$2" >"$T/want"
+	printf '%s\n' "$3" >"$T/got"
+	tap_diag "$(diff -u "$T/want" "$T/got" || true)"
 	tap_fail "$1"
 }
 
@@ -115,10 +111,10 @@ w_embed() {
 	tap_plan 3
 	printf 'TAP version 13\n1..1\n\nok 1 x' | tap_embed
 	tap_ok inner
-	printf '\n1..1\nok 1 y\n' >"$TT_TMP/plain"
+	printf '\n1..1\nok 1 y\n' >"$T/plain"
 	tap_sub_begin
 	tap_plan 1
-	tap_embed "$TT_TMP/plain" "a/b #1"
+	tap_embed "$T/plain" "a/b #1"
 	tap_ok plain
 	tap_sub_end outer
 	tap_embed /dev/null name
@@ -258,12 +254,12 @@ ok 3 empty" "$(w_embed)"
 tt_prove() {
 	local rc=0
 
-	("$3") >"$TT_TMP/s.tap" || true
-	prove -e cat "$TT_TMP/s.tap" >"$TT_TMP/prove.out" 2>&1 || rc=$?
+	("$3") >"$T/s.tap" || true
+	prove -e cat "$T/s.tap" >"$T/prove.out" 2>&1 || rc=$?
 	if { [ "$2" = yes ] && [ "$rc" -eq 0 ]; } || { [ "$2" = no ] && [ "$rc" -ne 0 ]; }; then
 		tap_ok "$1"
 	else
-		tap_diag "$(cat "$TT_TMP/s.tap" "$TT_TMP/prove.out")"
+		tap_diag "$(cat "$T/s.tap" "$T/prove.out")"
 		tap_fail "$1" "prove exit=$rc"
 	fi
 }
