@@ -315,7 +315,6 @@ static void rcc_expire(void *arg, uint32_t i)
 		rcc_cm_drop(x, i);
 	} else {
 		rcc_fail(x, i, rcc_oob_pending_call(x, i), 0, "timeout", false);
-		x->sess[c->sess].waiting--;
 		rc_ep_destroy(&x->dev, &c->e);
 	}
 }

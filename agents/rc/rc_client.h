@@ -56,7 +56,7 @@ struct rcc_conn {
 	uint8_t state;
 	uint8_t step;		/* rdmacm */
 	bool recv_posted;	/* initial receive (SRQ: top-up) done */
-	bool req_sent;		/* oob: its REQ went out, its answer is owed (OOB_WINDOW) */
+	bool req_sent;		/* oob: its REQ went out, its answer is owed (rcc_sess.inflight) */
 	bool rep;		/* oob: a REP came, so a DOWN may (once) */
 };
 
@@ -65,8 +65,15 @@ struct rcc_sess {
 	bool connecting;	/* TCP connect in flight */
 	bool failed;
 	uint32_t events;
-	uint32_t waiting;	/* connections whose REQ has no answer yet */
-	uint32_t inflight;	/* REQs sent and not answered: at most OOB_WINDOW */
+	/*
+	 * REQs sent and not answered, at most OOB_WINDOW: the count of its
+	 * connections' req_sent, kept so that the window is checked without a walk
+	 * over every connection of the session. req_sent is per connection because
+	 * an answer is checked against it (one never owed is a lie) and a late one,
+	 * for a connection that timed out, still frees its place in the window: the
+	 * server answered it. The REQs not sent yet are the queue below.
+	 */
+	uint32_t inflight;
 	uint32_t qhead, qtail;	/* REQs waiting for the window (through rcc.onext) */
 	uint32_t ilen;
 	uint8_t in[OOB_REC_LEN * 16];

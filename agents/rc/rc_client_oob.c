@@ -86,7 +86,7 @@ static void rcc_sess_fail(struct rcc *x, uint32_t si, const char *call, int err,
 		rcc_fail(x, i, call, err, ss->fail_why, false);
 		rc_ep_destroy(&x->dev, &x->c[i].e);
 	}
-	ss->waiting = ss->inflight = 0;
+	ss->inflight = 0;
 	ss->qhead = ss->qtail = RCC_NONE;
 	/* closing the fd takes it out of the epoll set */
 	tls_io_free(&ss->io);
@@ -203,7 +203,6 @@ static int rcc_answer(struct rcc *x, uint32_t si, const struct oob_rec *r, const
 	/* an answer after our own timeout is late, not hostile */
 	if (c->state == RCC_FAILED)
 		return 0;
-	ss->waiting--;
 	if (r->type == OOB_REJ) {
 		rcc_fail(x, i, oob_call_name(r->call), (int)r->status, NULL, true);
 		rc_ep_destroy(&x->dev, &c->e);
@@ -438,7 +437,6 @@ void rcc_oob_start(struct rcc *x, uint32_t i)
 	/* on a session that is up already the TLS step is its reuse: next to nothing */
 	if (ss->io.up)
 		ph_step(&x->ph, i, PROTO_STEP_TLS);
-	ss->waiting++;
 	x->onext[i] = RCC_NONE;
 	if (ss->qtail != RCC_NONE)
 		x->onext[ss->qtail] = i;
