@@ -4,7 +4,8 @@
  * traffic phase it strikes, how long the point then waits for the agents to
  * notice (common/deadline.h), the undo, and what the fault cost: survivors,
  * failures and whether each was named, the time to the first failure an agent
- * reported, TCP retransmissions, and the cause text.
+ * reported, TCP retransmissions, the cause text, and the fault check of the
+ * finished point (pf_check, point.h: its TAP line and its why).
  */
 #include <stdarg.h>
 #include <stdio.h>
