@@ -68,6 +68,9 @@ static bool ph_start_due(struct ph *p)
 		}
 		if (!budget--)
 			return true;
+		/* a setup that settles wakes the loop, which starts the next */
+		if (p->lead && p->next - p->settled >= p->lead)
+			return false;
 		p->t0[p->next] = p->mark[p->next] = clock_ns();
 		p->ops->start(p->arg, p->next++);
 	}

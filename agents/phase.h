@@ -4,7 +4,8 @@
  *
  * One epoll loop over stdin (ctl.h), a stagger timer, a deadline timer, load.h's
  * think timer and the transport's own fds. "go" starts the setups --stagger-ms
- * apart, at most ops->batch per loop turn, each with --timeout; once every one
+ * apart, at most ops->batch per loop turn, each with --timeout, and no more
+ * than lead at once in setup when the transport sets one; once every one
  * is settled (ph_up() or ph_fail()) comes the "connected" record, then "run"
  * (remembered if it came early) starts load.h's round trips, whose report ends
  * the traffic; "stop" or EOF ends the loop (during traffic, after the report of
@@ -62,6 +63,8 @@ struct ph {
 	uint64_t *mark;		/* ns at the end of each connection's last setup step */
 	struct proto_hist *steps;	/* [PROTO_NSTEPS], for the result record */
 	uint32_t n, next, dl_head, settled, nok, nfail;
+	/* setups started and not settled, at most (0: no bound); the transport's */
+	uint32_t lead;
 	int ep, stag, dl;
 	uint64_t t_go, stag_armed, dl_armed;
 	enum ph_phase phase;
