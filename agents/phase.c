@@ -54,14 +54,20 @@ void ph_fail(struct ph *p, uint32_t i, const char *call, int err, const char *en
 	ph_settle(p, false);
 }
 
+/* when setup i is due: --stagger-ms apart from "go" */
+static uint64_t ph_due(const struct ph *p, uint32_t i)
+{
+	return p->t_go + (uint64_t)p->o->stagger_ms * 1000000ull * i;
+}
+
 /* Starts the setups that are due; true when more are due right now. */
 static bool ph_start_due(struct ph *p)
 {
-	uint64_t step = (uint64_t)p->o->stagger_ms * 1000000ull, now = clock_ns(), due;
+	uint64_t now = clock_ns(), due;
 	uint32_t budget = p->ops->batch;
 
 	while (p->next < p->n) {
-		due = p->t_go + step * p->next;
+		due = ph_due(p, p->next);
 		if (due > now) {
 			ph_arm(p->stag, due, &p->stag_armed);
 			return false;
@@ -71,7 +77,9 @@ static bool ph_start_due(struct ph *p)
 		/* a setup that settles wakes the loop, which starts the next */
 		if (p->lead && p->next - p->settled >= p->lead)
 			return false;
-		p->t0[p->next] = p->mark[p->next] = clock_ns();
+		/* held back by the lead, a setup's deadline still runs from when it was due */
+		p->mark[p->next] = clock_ns();
+		p->t0[p->next] = p->lead ? due : p->mark[p->next];
 		p->ops->start(p->arg, p->next++);
 	}
 	return false;
@@ -100,6 +108,11 @@ static void ph_dl_expire(struct ph *p)
 		if (p->t0[p->dl_head] + t > now)
 			break;
 		p->ops->expire(p->arg, p->dl_head);
+	}
+	/* what the lead held back past its deadline fails unstarted, as it would have queued */
+	while (p->lead && p->next < p->n && ph_due(p, p->next) + t <= now) {
+		p->t0[p->next] = p->mark[p->next] = ph_due(p, p->next);
+		p->ops->expire(p->arg, p->next++);
 	}
 	ph_dl_arm(p);
 }
