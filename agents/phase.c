@@ -77,21 +77,28 @@ static bool ph_start_due(struct ph *p)
 		/* a setup that settles wakes the loop, which starts the next */
 		if (p->lead && p->next - p->settled >= p->lead)
 			return false;
-		/* held back by the lead, a setup's deadline still runs from when it was due */
-		p->mark[p->next] = clock_ns();
-		p->t0[p->next] = p->lead ? due : p->mark[p->next];
+		p->t0[p->next] = p->mark[p->next] = clock_ns();
 		p->ops->start(p->arg, p->next++);
 	}
 	return false;
 }
 
-/* setups start in order and share one timeout, so deadlines come in order too */
+/*
+ * Where setup i's deadline runs from: its start, or with a lead when it was due,
+ * so holding it back moves neither it nor deadline.h's rule (the agent's
+ * deadline before the harness's). Either way in order, as setups start.
+ */
+static uint64_t ph_dl_base(const struct ph *p, uint32_t i)
+{
+	return p->lead ? ph_due(p, i) : p->t0[i];
+}
+
 static void ph_dl_arm(struct ph *p)
 {
 	while (p->dl_head < p->next && !p->ops->pending(p->arg, p->dl_head))
 		p->dl_head++;
 	if (p->dl_head < p->next)
-		ph_arm(p->dl, p->t0[p->dl_head] + dl_setup_ns(p->o->timeout_s),
+		ph_arm(p->dl, ph_dl_base(p, p->dl_head) + dl_setup_ns(p->o->timeout_s),
 		       &p->dl_armed);
 }
 
@@ -105,7 +112,7 @@ static void ph_dl_expire(struct ph *p)
 	for (; p->dl_head < p->next; p->dl_head++) {
 		if (!p->ops->pending(p->arg, p->dl_head))
 			continue;
-		if (p->t0[p->dl_head] + t > now)
+		if (ph_dl_base(p, p->dl_head) + t > now)
 			break;
 		p->ops->expire(p->arg, p->dl_head);
 	}

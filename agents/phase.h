@@ -5,9 +5,9 @@
  * One epoll loop over stdin (ctl.h), a stagger timer, a deadline timer, load.h's
  * think timer and the transport's own fds. "go" starts the setups --stagger-ms
  * apart, at most ops->batch per loop turn, each with --timeout, and no more
- * than lead at once in setup when the transport sets one (a setup it holds
- * back keeps the deadline and the start time it was due, and one held past
- * its deadline goes to ops->expire unstarted); once every one
+ * than lead at once in setup when the transport sets one (then a setup's
+ * deadline runs from when it was due, so one held back keeps it, and one held
+ * past it goes to ops->expire unstarted); once every one
  * is settled (ph_up() or ph_fail()) comes the "connected" record, then "run"
  * (remembered if it came early) starts load.h's round trips, whose report ends
  * the traffic; "stop" or EOF ends the loop (during traffic, after the report of
@@ -62,7 +62,7 @@ struct ph {
 	struct ctl ctl;
 	struct load load;
 	bool loaded;
-	uint64_t *t0;		/* ns at each connection's first call (with a lead: when due) */
+	uint64_t *t0;		/* ns at each connection's first call */
 	uint64_t *mark;		/* ns at the end of each connection's last setup step */
 	struct proto_hist *steps;	/* [PROTO_NSTEPS], for the result record */
 	uint32_t n, next, dl_head, settled, nok, nfail;
