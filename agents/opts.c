@@ -70,7 +70,7 @@ void ag_usage(FILE *f)
 	ag_usage_group(f, "", roles, 0);
 	ag_usage_group(f, " server:\n", roles, OPT_F_SERVER);
 	fprintf(f, "  --backlog N         listen backlog (default %u)\n"
-		"  --pool N            rc: endpoints made before the hello, for N requests (default 0)\n",
+		"  --pool N            rc: N requests to come, endpoints made ahead of them (default 0)\n",
 		AG_DEF_BACKLOG);
 	ag_usage_group(f, " client:\n", roles, OPT_F_CLIENT);
 	fprintf(f,

@@ -33,7 +33,7 @@ struct ag_opts {
 	enum opt_model model;
 	uint32_t server_threads;
 	uint32_t backlog;
-	uint32_t pool;		/* rc: endpoints made before the hello (rc_server.h) */
+	uint32_t pool;		/* rc: requests to come, served by a pool (rc_server.h) */
 	/* client */
 	uint32_t clients;
 	uint32_t first_id;

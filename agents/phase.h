@@ -4,7 +4,10 @@
  *
  * One epoll loop over stdin (ctl.h), a stagger timer, a deadline timer, load.h's
  * think timer and the transport's own fds. "go" starts the setups --stagger-ms
- * apart, at most ops->batch per loop turn, each with --timeout; once every one
+ * apart, at most ops->batch per loop turn, each with --timeout, and no more
+ * than lead at once in setup when the transport sets one (then a setup's
+ * deadline runs from when it was due, so one held back keeps it, and one held
+ * past it goes to ops->expire unstarted); once every one
  * is settled (ph_up() or ph_fail()) comes the "connected" record, then "run"
  * (remembered if it came early) starts load.h's round trips, whose report ends
  * the traffic; "stop" or EOF ends the loop (during traffic, after the report of
@@ -39,7 +42,8 @@ struct ph_ops {
 	void (*start)(void *arg, uint32_t i);
 	/* Connection i is still in setup (its deadline applies). */
 	bool (*pending)(void *arg, uint32_t i);
-	/* Connection i's setup outlived --timeout: fail it (ph_fail) and clean up. */
+	/* Connection i's setup outlived --timeout: fail it (ph_fail) and clean up;
+	 * with a lead, i may not have started. */
 	void (*expire)(void *arg, uint32_t i);
 	/* An event with a tag of type t >= PH_T_USER; nonzero ends the loop fatally. */
 	int (*event)(void *arg, uint32_t t, uint32_t v, uint32_t events);
@@ -62,6 +66,8 @@ struct ph {
 	uint64_t *mark;		/* ns at the end of each connection's last setup step */
 	struct proto_hist *steps;	/* [PROTO_NSTEPS], for the result record */
 	uint32_t n, next, dl_head, settled, nok, nfail;
+	/* setups started and not settled, at most (0: no bound); the transport's */
+	uint32_t lead;
 	int ep, stag, dl;
 	uint64_t t_go, stag_armed, dl_armed;
 	enum ph_phase phase;

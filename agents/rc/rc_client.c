@@ -304,6 +304,11 @@ static void rcc_expire(void *arg, uint32_t i)
 	struct rcc *x = arg;
 	struct rcc_conn *c = &x->c[i];
 
+	/* held back by the session's lead (rc_client_oob.c): it would have queued there */
+	if (c->state == RCC_NEW) {
+		rcc_fail(x, i, rcc_oob_pending_call(x, i), 0, "timeout", false);
+		return;
+	}
 	if (c->state == RCC_WAIT) {
 		/* its QP's owner times out too (started first), naming the step */
 		rcc_fail(x, i, x->qp[i % x->nqp].fail_call ? x->qp[i % x->nqp].fail_call :

@@ -93,31 +93,39 @@ nomem:
 	return NULL;
 }
 
+/* Pooled endpoints wanted now: the lead, never past the requests still to come. */
+static uint32_t rs_pool_want(const struct rs_srv *s)
+{
+	if (s->pool_off)
+		return 0;
+	return s->pool_left < RS_POOL_LEAD ? s->pool_left : RS_POOL_LEAD;
+}
+
 /*
- * Makes up to max pooled endpoints, while requests still to come need them;
- * true while the pool wants more. A failure only ends it (rc_server.h).
+ * Makes up to max pooled endpoints, while the lead wants more; true while it
+ * still does. A failure only ends it (rc_server.h).
  */
 static bool rs_pool_fill(struct rs_srv *s, uint32_t max)
 {
 	struct rc_fail f;
 	struct rs_ep *x;
 
-	while (max-- && s->npool < s->pool_left) {
+	while (max-- && s->npool < rs_pool_want(s)) {
 		x = rs_ep_new(s, s->o->op, NULL, &f);
 		if (x && rc_ep_ready(&s->dev, &x->e, &f)) {
 			rs_ep_free(s, x);
 			x = NULL;
 		}
 		if (!x) {
-			s->pool_left = s->npool;
+			s->pool_off = true;
 			return false;
 		}
 		s->pool[s->npool++] = x;
 	}
-	return s->npool < s->pool_left;
+	return s->npool < rs_pool_want(s);
 }
 
-/* The pool before the hello: all of it, or what RS_POOL_HELLO_NS allows. */
+/* The pool before the hello: the lead, or what RS_POOL_HELLO_NS allows. */
 static void rs_pool_start(struct rs_srv *s)
 {
 	uint64_t end = clock_ns() + RS_POOL_HELLO_NS;
@@ -125,10 +133,12 @@ static void rs_pool_start(struct rs_srv *s)
 	/* rdmacm on a wildcard address: the device is known at the first request */
 	if (!s->o->pool || !s->dev_up)
 		return;
-	s->pool = calloc(s->o->pool, sizeof(*s->pool));
-	if (!s->pool)
-		return;
 	s->pool_left = s->o->pool;
+	s->pool = calloc(rs_pool_want(s), sizeof(*s->pool));
+	if (!s->pool) {
+		s->pool_off = true;
+		return;
+	}
 	while (clock_ns() < end && rs_pool_fill(s, RS_POOL_BATCH))
 		;
 }
@@ -364,7 +374,7 @@ static int rs_loop(struct rs_srv *s)
 		/* hot CQs (--poll busy|adaptive) are polled on every turn */
 		if (rc_poll_hot(&s->dev.pl, rs_wc, s))
 			return -1;
-		filling = s->npool < s->pool_left;
+		filling = s->npool < rs_pool_want(s);
 		n = epoll_wait(s->ep, ev, RS_EVENTS, s->nready || filling ||
 			       rc_poll_spinning(&s->dev.pl) ? 0 : s->ctl.pollable ? -1 : 100);
 		if (n < 0) {
@@ -373,7 +383,7 @@ static int rs_loop(struct rs_srv *s)
 			rep_fatal("epoll_wait", "server loop", errno);
 			return -1;
 		}
-		/* the rest of the pool is made in turns with nothing else to do */
+		/* the lead is kept up in turns with nothing else to do */
 		if (!n && filling)
 			rs_pool_fill(s, RS_POOL_BATCH);
 		for (i = 0; i < n && !s->stop; i++) {

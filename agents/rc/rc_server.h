@@ -10,16 +10,20 @@
  * an endpoint: it marks it dead and the loop reaps it after the poll, so a CQ
  * being polled is never destroyed under the poll.
  *
- * The pool: --pool N endpoints (the harness's count of the QPs its clients
- * will ask this process for), each in INIT with its receive posted
- * (rc_ep_ready), so a request costs only RTR, RTS and the answer. They are
- * made before the hello for up to RS_POOL_HELLO_NS, the rest in loop turns
- * with no event, while requests still to come need them (pool_left: N less
- * the requests served). They hold their slots from the start; a request whose
- * op is not --op's, or that finds the pool empty, gets an endpoint made then.
- * A failure while filling ends the pool quietly: the request that finds it
- * empty makes its endpoint and reports the failed call as before. Unused
- * pooled endpoints are freed with the others at the end.
+ * The pool: endpoints made ahead of the requests, each in INIT with its
+ * receive posted (rc_ep_ready), so a request costs only RTR, RTS and the
+ * answer. --pool N is the harness's count of the QPs its clients will ask
+ * this process for; the pool is not N endpoints but a lead of at most
+ * RS_POOL_LEAD ready ones (npool) over the requests still to come (pool_left:
+ * N less the requests served), and never more than pool_left. Made for all N,
+ * it held the memory of clients that never came: a point asking for more than
+ * memory holds stopped below what memory allows. They are made before the hello
+ * (up to the lead, for at most RS_POOL_HELLO_NS), then in loop turns with no
+ * event, as requests take them. A request whose op is not --op's, or that
+ * finds the pool empty, gets an endpoint made then. A failure while filling
+ * ends the pool quietly (pool_off): the request that finds it empty makes its
+ * endpoint and reports the failed call as before. Unused pooled endpoints are
+ * freed with the others at the end.
  *
  * Echo: a received message is copied from the receive buffer (the connection's,
  * or the SRQ slot's) into the connection's send buffer, the receive is
@@ -48,6 +52,22 @@ enum { RS_T_CTL = 1, RS_T_CHAN, RS_T_TICK, RS_T_LISTEN, RS_T_SESS, RS_T_CM, RS_T
 /* records one session may have served per turn: the others, the CQs and stdin
  * wait; a whole window (oob.h), so an honest session is answered in one turn */
 #define RS_REC_BUDGET OOB_WINDOW
+/*
+ * The pool's lead. One loop turn answers at most a window (OOB_WINDOW,
+ * RS_REC_BUDGET) of each session it runs, and a client keeps no more than a
+ * window unanswered, so sessions x OOB_WINDOW is all that can wait for an
+ * endpoint at once; the pool refills in the turns with nothing to do. 32
+ * sessions' windows cover more client agents than a layout gives one server
+ * process (harness/layout.c: an agent per 20,000 clients unless --agents says;
+ * many agents carry few requests each). rdmacm's requests
+ * come as fast as the client agents make their endpoints, RCC_CM_MAKE a turn
+ * each (rc_client_cm.c), so a busy turn takes a few of them per agent. A
+ * session beyond the 32, or a burst past the lead, gets its endpoints made
+ * then, as without a pool. Unused, the lead costs 1,024 endpoints (~22 MB of
+ * user and kernel memory, 22 KB each on rxe): at a point that memory ends,
+ * 1,024 connections at most.
+ */
+#define RS_POOL_LEAD (32 * OOB_WINDOW)
 /*
  * A request whose answer took longer than this blocked in the kernel (an RTR
  * waiting on a neighbour nobody answers takes the kernel's 1 s): the session's
@@ -103,9 +123,10 @@ struct rs_srv {
 	uint32_t *free;
 	uint32_t nfree;
 	uint16_t *gens;
-	struct rs_ep **pool;	/* ready, not taken yet */
+	struct rs_ep **pool;	/* ready, not taken yet: at most RS_POOL_LEAD */
 	uint32_t npool;
 	uint32_t pool_left;	/* requests still to come that the pool serves */
+	bool pool_off;		/* a fill failed: no more are made ahead */
 	struct rs_ep **reap;
 	uint32_t nreap, reap_cap;
 	/* oob-tls */

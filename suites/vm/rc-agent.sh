@@ -442,14 +442,26 @@ t_named() {
 	fi
 }
 
+# a "#define NAME (K * OOB_WINDOW)" of FILE, as a number (oob.h's window: $2)
+lead_of() {
+	local k
+
+	k=$(sed -n "s/^#define $1 (\([0-9]*\) \* OOB_WINDOW).*/\1/p" "$RDC_ROOT/$3")
+	[ -n "$k" ] && echo $((k * $2))
+}
+
 # Flow control (agents/rc/oob.h OOB_WINDOW): a server that takes the session and
 # never answers receives one window of REQs, not every client's; the others wait
-# in the client, and all of them end at their deadline.
+# in the client, and all of them end at their deadline. The client made the
+# endpoints of its lead (rc_client_oob.c RCC_OOB_LEAD) only, not one per client:
+# it has 100 clients more than that.
 t_window() {
-	local win out=$W/window.bytes n=50 got=0 desc
+	local win lead out=$W/window.bytes n=50 got=0 desc qps=0 m
 
 	win=$(sed -n 's/^#define OOB_WINDOW \([0-9]*\).*/\1/p' "$RDC_ROOT/agents/rc/oob.h")
-	desc="flow control: a server that never answers receives $win REQs of 100 (OOB_WINDOW)"
+	lead=$(lead_of RCC_OOB_LEAD "$win" agents/rc/rc_client_oob.c)
+	m=$((${lead:-0} + 100))
+	desc="flow control: a server that never answers receives $win REQs of $m (OOB_WINDOW)"
 	: >"$out"
 	# stdin held open: s_server ends its session at EOF there
 	rdc_bg ip netns exec "$SNS" bash -c "sleep 60 | exec openssl s_server -quiet -naccept 1 \
@@ -459,13 +471,24 @@ t_window() {
 		sleep 0.2
 		n=$((n - 1))
 	done
-	client win client --clients=100 --timeout=15
-	if ag_wait win '^connected ok=0 fail=100' 60; then
+	client win client --clients=$m --timeout=20
+	# within the deadline, the client's endpoints reach its lead and stay there
+	n=40
+	while [ $n -gt 0 ] && [ "$qps" -lt "${lead:-0}" ]; do
+		sleep 0.25
+		res "$CDEV" && qps=$((R[qp] - BC[qp]))
+		n=$((n - 1))
+	done
+	sleep 1
+	res "$CDEV" && qps=$((R[qp] - BC[qp]))
+	if ag_wait win "^connected ok=0 fail=$m" 90; then
 		got=$(stat -c %s "$out")
 	fi
-	tap_kv window "records=$((got / 64)) bytes=$got"
+	tap_kv window "records=$((got / 64)) bytes=$got client_qps_waiting=$qps"
+	[ -n "$lead" ] && [ "$qps" = "$lead" ]
+	t_res $? "flow control: the client made $lead endpoints of $m while the window waited (RCC_OOB_LEAD)"
 	if [ "$got" = $((win * 64)) ] &&
-	   [ "$(ag_count win '^conn fail id=[0-9]+ call=SSL_read errno=[0-9]+ err=(timeout|ETIMEDOUT)')" = 100 ]; then
+	   [ "$(ag_count win '^conn fail id=[0-9]+ call=SSL_read errno=[0-9]+ err=(timeout|ETIMEDOUT)')" = $m ]; then
 		tap_ok "$desc"
 	else
 		ag_diag win
@@ -473,6 +496,26 @@ t_window() {
 	fi
 	ag_stop win >/dev/null
 	rdc_bg_kill
+}
+
+# The server's pool is a lead (rc_server.h RS_POOL_LEAD), not --pool: asked for
+# four leads' worth with no client coming, it makes one lead of endpoints.
+t_lead() {
+	local win lead desc
+
+	win=$(sed -n 's/^#define OOB_WINDOW \([0-9]*\).*/\1/p' "$RDC_ROOT/agents/rc/oob.h")
+	lead=$(lead_of RS_POOL_LEAD "$win" agents/rc/rc_server.h)
+	desc="pool: --pool=$((4 * ${lead:-0})) with no client holds one lead ($lead endpoints, RS_POOL_LEAD)"
+	if [ -n "$lead" ] && server srv --pool=$((4 * lead)) &&
+	   idle_is 60 qp="$lead" cq=$((2 * lead)) mr=$((2 * lead)) pd=1 ctx=1; then
+		tap_ok "$desc"
+	else
+		ag_diag srv
+		tap_fail "$desc"
+	fi
+	ag_stop srv >/dev/null
+	at_baseline
+	t_res $? "pool: the unused lead is freed at the end (counters at the baseline)"
 }
 
 # Everything a suite of these agents needs before its plan: root, rxe, the pair
@@ -489,7 +532,7 @@ rc_setup() {
 
 main() {
 	rc_setup
-	tap_plan 40
+	tap_plan 43
 	tap_kv topology "server=$SNS/$SADDR/$SDEV client=$CNS/$CADDR/$CDEV"
 	mkpki
 	t_res $? "throwaway PKI: CA, server, client, and a client of another CA"
@@ -511,6 +554,7 @@ main() {
 		"--oob-session=per-conn" "qp=$N cq=$((2 * N)) mr=$((2 * N)) pd=1 ctx=1" "pd=1 ctx=1"
 	t_point "shared CQs, SRQ, RDMA WRITE, pooled" 50 "--cq=shared --srq --op=write --pool=50" \
 		"--cq=shared --srq --op=write" "qp=50 cq=1 srq=1 mr=100 pd=1 ctx=1" "pd=1 ctx=1 srq=1"
+	t_lead
 	t_hostile
 	t_named
 	t_window
