@@ -73,7 +73,7 @@ void rcc_rejected(struct rcc *x, uint32_t i, int status)
 /* client i's round trip on QP q (q == i unless --qp-share); 0 or -1 (failed) */
 static int rcc_send(struct rcc *x, uint32_t q, uint32_t i)
 {
-	struct rc_ep *e = &x->c[q].e;
+	struct rc_ep *e = &x->ep[q];
 	struct rc_fail f;
 
 	/* the echo's receive is posted before the message that causes it */
@@ -127,7 +127,7 @@ static const struct load_ops rcc_load_ops = { .start = rcc_load_start };
  */
 static void rcc_onesided(struct rcc *x, uint32_t q, const struct ibv_wc *wc)
 {
-	struct rc_ep *e = &x->c[q].e;
+	struct rc_ep *e = &x->ep[q];
 	const uint8_t *buf = rc_rbuf(&x->dev, e);
 	uint32_t i = rcc_who(x, q);
 	struct rc_fail f;
@@ -181,6 +181,7 @@ static void rcc_wc(void *arg, const struct ibv_wc *wc)
 	unsigned kind = RC_WR_KIND(wc->wr_id);
 	uint32_t i, srq_slot = 0;
 	struct rcc_conn *c = NULL;
+	struct rc_ep *e = NULL;
 	const uint8_t *buf;
 	struct rc_fail f;
 
@@ -190,21 +191,24 @@ static void rcc_wc(void *arg, const struct ibv_wc *wc)
 	} else {
 		i = RC_WR_SLOT(wc->wr_id);
 	}
-	if (i < x->n && x->c[i].e.qp && x->c[i].e.qp->qp_num == wc->qp_num &&
-	    x->c[i].state == RCC_UP)
+	/* only a QP's owner has an endpoint */
+	if (i < x->nep && x->ep[i].qp && x->ep[i].qp->qp_num == wc->qp_num &&
+	    x->c[i].state == RCC_UP) {
 		c = &x->c[i];
+		e = &x->ep[i];
+	}
 	if (!c || wc->status != IBV_WC_SUCCESS) {
 		if (kind == RC_WR_SRQ && rc_srq_repost(&x->dev, srq_slot, &f))
 			ag_warn("%s SRQ slot %u: %s", f.call, srq_slot, strerror(f.err));
 		if (c)
 			load_fail(&x->ph.load, i, "ibv_poll_cq", 0,
-				  rc_wc_word(rc_ep_first_err(&c->e, wc->status)));
+				  rc_wc_word(rc_ep_first_err(e, wc->status)));
 		return;
 	}
 	switch (wc->opcode) {
 	case IBV_WC_SEND:
 	case IBV_WC_RDMA_WRITE:
-		if (rc_ep_sent(&x->dev, &c->e, &f))
+		if (rc_ep_sent(&x->dev, e, &f))
 			load_fail(&x->ph.load, i, f.call, f.err, NULL);
 		return;
 	case IBV_WC_RDMA_READ:
@@ -219,11 +223,11 @@ static void rcc_wc(void *arg, const struct ibv_wc *wc)
 		return;
 	}
 	if (kind == RC_WR_RECV)
-		c->e.rq_out--;
-	if (c->e.write)
-		buf = rc_rbuf(&x->dev, &c->e);
+		e->rq_out--;
+	if (e->write)
+		buf = rc_rbuf(&x->dev, e);
 	else
-		buf = x->dev.use_srq ? rc_srq_buf(&x->dev, srq_slot) : rc_rbuf(&x->dev, &c->e);
+		buf = x->dev.use_srq ? rc_srq_buf(&x->dev, srq_slot) : rc_rbuf(&x->dev, e);
 	rcc_echo(x, i, wc, buf);
 	if (kind == RC_WR_SRQ && rc_srq_repost(&x->dev, srq_slot, &f))
 		load_fail(&x->ph.load, i, f.call, f.err, NULL);
@@ -256,21 +260,21 @@ static void rcc_async(void *arg, const struct rc_async *a)
 
 	if (a->ep) {
 		i = a->ep->slot;
-		if (i < x->n && &x->c[i].e == a->ep)
+		if (i < x->nep && &x->ep[i] == a->ep)
 			rcc_qp_dead(x, i, a->word);
 		return;
 	}
-	for (i = 0; i < (x->nqp ? x->nqp : x->n); i++) {
+	for (i = 0; i < x->nep; i++) {
 		if (x->c[i].state != RCC_UP)
 			continue;
-		if (a->fatal || rc_ep_failed(&x->c[i].e))
+		if (a->fatal || rc_ep_failed(&x->ep[i]))
 			rcc_qp_dead(x, i, a->word);
 		/*
 		 * A QP still up may end in a send's RETRY_EXC_ERR, which lands on
 		 * its lazy send CQ (rc.h) and, on rxe, need not flush the receive
 		 * the client waits on: watch that CQ from now on.
 		 */
-		else if (x->c[i].e.scq && rc_cq_want(x->c[i].e.scq, true, &f))
+		else if (x->ep[i].scq && rc_cq_want(x->ep[i].scq, true, &f))
 			load_fail(&x->ph.load, i, f.call, f.err, NULL);
 	}
 }
@@ -320,7 +324,7 @@ static void rcc_expire(void *arg, uint32_t i)
 		rcc_cm_drop(x, i);
 	} else {
 		rcc_fail(x, i, rcc_oob_pending_call(x, i), 0, "timeout", false);
-		rc_ep_destroy(&x->dev, &c->e);
+		rc_ep_destroy(&x->dev, &x->ep[i]);
 	}
 }
 
@@ -373,10 +377,16 @@ static int rcc_init(struct rcc *x)
 		rep_fatal("calloc", "client state", ENOMEM);
 		return -1;
 	}
-	for (i = 0; i < x->n; i++)
-		x->c[i].e.gen = 1;
 	if (rcc_share_init(x))
 		return -1;
+	x->nep = x->nqp ? x->nqp : x->n;
+	x->ep = calloc(x->nep, sizeof(*x->ep));
+	if (!x->ep) {
+		rep_fatal("calloc", "endpoints", ENOMEM);
+		return -1;
+	}
+	for (i = 0; i < x->nep; i++)
+		x->ep[i].gen = 1;
 	if (o->has_bind) {
 		x->local = o->bind;
 	} else if (rdev_route_src(o->addr, &x->local, &e)) {
@@ -395,8 +405,8 @@ static void rcc_fini(struct rcc *x)
 	uint32_t i;
 
 	/* QPs and their CQs and MRs, then the PD's owner, then sessions and ids */
-	for (i = 0; x->c && i < x->n; i++)
-		rc_ep_destroy(&x->dev, &x->c[i].e);
+	for (i = 0; x->ep && i < x->nep; i++)
+		rc_ep_destroy(&x->dev, &x->ep[i]);
 	if (x->dev_up)
 		rc_dev_close(&x->dev);
 	if (x->o->cm == OPT_CM_RDMACM)
@@ -405,6 +415,7 @@ static void rcc_fini(struct rcc *x)
 		rcc_oob_fini(x);
 	ph_fini(&x->ph);
 	rcc_share_fini(x);
+	free(x->ep);
 	free(x->c);
 }
 

@@ -49,8 +49,11 @@ struct rcc_qp {
 /* rdma_cm steps, for naming the call a timeout hit; MAKE: addressed, its endpoint to make */
 enum rcc_cm_step { RCC_CM_ADDR, RCC_CM_MAKE, RCC_CM_ROUTE, RCC_CM_CONNECT };
 
+/*
+ * One per client, endpoint or not: with --qp-share a million of them ride a few
+ * QPs, so it stays small (the endpoints are rcc.ep, one per QP).
+ */
 struct rcc_conn {
-	struct rc_ep e;
 	struct rdma_cm_id *id;	/* rdmacm */
 	uint32_t sess;		/* oob: its session */
 	uint8_t state;
@@ -90,6 +93,9 @@ struct rcc {
 	struct in_addr local;
 	struct rcc_conn *c;
 	uint32_t n;
+	/* the endpoints, ep[i] of client i < nep: the QP owners (nqp), else all n */
+	struct rc_ep *ep;
+	uint32_t nep;
 	/* --qp-share: nqp QPs (0: one per client), the clients' wait lists */
 	uint32_t nqp;
 	struct rcc_qp *qp;

@@ -40,7 +40,8 @@
 
 int rcc_cm_init(struct rcc *x)
 {
-	x->cm_make = calloc(x->n ? x->n : 1, sizeof(*x->cm_make));
+	/* only the endpoints' owners are made */
+	x->cm_make = calloc(x->nep ? x->nep : 1, sizeof(*x->cm_make));
 	if (!x->cm_make) {
 		rep_fatal("malloc", "rdma_cm endpoint queue", ENOMEM);
 		return -1;
@@ -55,7 +56,7 @@ void rcc_cm_drop(struct rcc *x, uint32_t i)
 {
 	struct rcc_conn *c = &x->c[i];
 
-	rc_ep_destroy(&x->dev, &c->e);
+	rc_ep_destroy(&x->dev, &x->ep[i]);
 	if (c->id && rdma_destroy_id(c->id))
 		ag_warn("rdma_destroy_id: %s", strerror(errno));
 	c->id = NULL;
@@ -117,11 +118,12 @@ static int rcc_cm_addr(struct rcc *x, uint32_t i, bool *kill)
 static void rcc_cm_make1(struct rcc *x, uint32_t i)
 {
 	struct rcc_conn *c = &x->c[i];
+	struct rc_ep *ep = &x->ep[i];
 	struct rc_fail f;
 
-	if (rc_ep_create(&x->dev, &c->e, i, x->o->op, c->id, &f) ||
-	    (!c->id->qp && rc_ep_cm_state(&c->e, IBV_QPS_INIT, &f)) ||
-	    rc_post_recv(&x->dev, &c->e, &f)) {
+	if (rc_ep_create(&x->dev, ep, i, x->o->op, c->id, &f) ||
+	    (!c->id->qp && rc_ep_cm_state(ep, IBV_QPS_INIT, &f)) ||
+	    rc_post_recv(&x->dev, ep, &f)) {
 		rcc_fail(x, i, f.call, f.err, NULL, false);
 		rcc_cm_drop(x, i);
 		return;
@@ -152,6 +154,7 @@ bool rcc_cm_make(struct rcc *x)
 static void rcc_cm_connect(struct rcc *x, uint32_t i, bool *kill)
 {
 	struct rcc_conn *c = &x->c[i];
+	struct rc_ep *ep = &x->ep[i];
 	struct oob_cm req = { .type = OOB_REQ, .id = x->o->first_id + i };
 	struct rdma_conn_param cp = {
 		.responder_resources = 1,
@@ -161,11 +164,11 @@ static void rcc_cm_connect(struct rcc *x, uint32_t i, bool *kill)
 	};
 	uint8_t buf[OOB_CM_LEN];
 
-	if (rc_op_rbuf((enum opt_op)c->e.op)) {
-		req.op = (uint8_t)rc_op_oob((enum opt_op)c->e.op);
-		req.rkey = c->e.rmr->rkey;
-		req.addr = (uintptr_t)rc_rbuf(&x->dev, &c->e);
-		req.rlen = (uint32_t)c->e.rmr->length;
+	if (rc_op_rbuf((enum opt_op)ep->op)) {
+		req.op = (uint8_t)rc_op_oob((enum opt_op)ep->op);
+		req.rkey = ep->rmr->rkey;
+		req.addr = (uintptr_t)rc_rbuf(&x->dev, ep);
+		req.rlen = (uint32_t)ep->rmr->length;
 	}
 	if (oob_cm_encode(&req, buf)) {
 		rcc_fail(x, i, "request", EPROTO, NULL, false);
@@ -175,7 +178,7 @@ static void rcc_cm_connect(struct rcc *x, uint32_t i, bool *kill)
 	cp.private_data = buf;
 	cp.private_data_len = sizeof(buf);
 	/* a QP of our own (uc): the CM learns it here */
-	cp.qp_num = c->e.qp->qp_num;
+	cp.qp_num = ep->qp->qp_num;
 	c->step = RCC_CM_CONNECT;
 	if (rdma_connect(c->id, &cp)) {
 		rcc_fail(x, i, "rdma_connect", errno, NULL, false);
@@ -187,29 +190,30 @@ static void rcc_cm_established(struct rcc *x, uint32_t i, const struct rdma_cm_e
 			       bool *kill)
 {
 	struct rcc_conn *c = &x->c[i];
+	struct rc_ep *ep = &x->ep[i];
 	struct oob_cm rep;
 	struct rc_fail f;
 	enum oob_err e;
 
 	e = oob_cm_parse(ev->param.conn.private_data, ev->param.conn.private_data_len,
 			 OOB_T(OOB_REP), &rep);
-	if (!e && rep.op != rc_op_oob((enum opt_op)c->e.op))
+	if (!e && rep.op != rc_op_oob((enum opt_op)ep->op))
 		e = OOB_EOP;
-	if (!e && rc_op_rbuf((enum opt_op)c->e.op) && rep.rlen < x->o->size)
+	if (!e && rc_op_rbuf((enum opt_op)ep->op) && rep.rlen < x->o->size)
 		e = OOB_EBUF;
 	if (e) {
 		rcc_fail(x, i, "rdma_connect", EPROTO, oob_strerror(e), false);
 		*kill = true;
 		return;
 	}
-	if (rc_op_rbuf((enum opt_op)c->e.op)) {
-		c->e.rkey = rep.rkey;
-		c->e.raddr = rep.addr;
-		c->e.rlen = rep.rlen;
+	if (rc_op_rbuf((enum opt_op)ep->op)) {
+		ep->rkey = rep.rkey;
+		ep->raddr = rep.addr;
+		ep->rlen = rep.rlen;
 	}
 	/* uc: CONNECT_RESPONSE, our QP to RTS, then the RTU */
-	if (!c->id->qp && (rc_ep_cm_state(&c->e, IBV_QPS_RTR, &f) ||
-			   rc_ep_cm_state(&c->e, IBV_QPS_RTS, &f))) {
+	if (!c->id->qp && (rc_ep_cm_state(ep, IBV_QPS_RTR, &f) ||
+			   rc_ep_cm_state(ep, IBV_QPS_RTS, &f))) {
 		rcc_fail(x, i, f.call, f.err, NULL, false);
 		*kill = true;
 		return;

@@ -64,7 +64,8 @@ int rcc_oob_init(struct rcc *x)
 		rep_fatal("calloc", "sessions", ENOMEM);
 		return -1;
 	}
-	x->onext = calloc(x->n, sizeof(*x->onext));
+	/* only the endpoints' owners send REQs */
+	x->onext = calloc(x->nep, sizeof(*x->onext));
 	if (!x->onext) {
 		rep_fatal("calloc", "request queue", ENOMEM);
 		return -1;
@@ -101,7 +102,7 @@ static void rcc_sess_fail(struct rcc *x, uint32_t si, const char *call, int err,
 		if (x->c[i].state != RCC_SETUP)
 			continue;
 		rcc_fail(x, i, call, err, ss->fail_why, false);
-		rc_ep_destroy(&x->dev, &x->c[i].e);
+		rc_ep_destroy(&x->dev, &x->ep[i]);
 	}
 	ss->inflight = 0;
 	ss->qhead = ss->qtail = RCC_NONE;
@@ -199,6 +200,7 @@ static int rcc_answer(struct rcc *x, uint32_t si, const struct oob_rec *r, const
 	struct rcc_sess *ss = &x->sess[si];
 	uint32_t i = r->id - x->o->first_id;
 	struct rcc_conn *c;
+	struct rc_ep *ep;
 	struct rc_fail f;
 
 	if (i >= x->n || x->c[i].sess != si) {
@@ -213,6 +215,8 @@ static int rcc_answer(struct rcc *x, uint32_t si, const struct oob_rec *r, const
 		*why = "bad_id";
 		return -1;
 	}
+	/* only a QP's owner sends a REQ, so only an owner gets here: it has an endpoint */
+	ep = &x->ep[i];
 	c->req_sent = false;
 	ss->inflight--;
 	/* the server holds an endpoint for it now, which it may lose */
@@ -222,27 +226,27 @@ static int rcc_answer(struct rcc *x, uint32_t si, const struct oob_rec *r, const
 		return 0;
 	if (r->type == OOB_REJ) {
 		rcc_fail(x, i, oob_call_name(r->call), (int)r->status, NULL, true);
-		rc_ep_destroy(&x->dev, &c->e);
+		rc_ep_destroy(&x->dev, ep);
 		return 0;
 	}
-	if (r->op != rc_op_oob((enum opt_op)c->e.op)) {
+	if (r->op != rc_op_oob((enum opt_op)ep->op)) {
 		*why = "bad_op";
 		return -1;
 	}
-	if (rc_op_rbuf((enum opt_op)c->e.op)) {
+	if (rc_op_rbuf((enum opt_op)ep->op)) {
 		if (r->rlen < x->o->size) {
 			rcc_fail(x, i, "request", EMSGSIZE, NULL, false);
-			rc_ep_destroy(&x->dev, &c->e);
+			rc_ep_destroy(&x->dev, ep);
 			return 0;
 		}
-		c->e.rkey = r->rkey;
-		c->e.raddr = r->addr;
-		c->e.rlen = r->rlen;
+		ep->rkey = r->rkey;
+		ep->raddr = r->addr;
+		ep->rlen = r->rlen;
 	}
 	ph_step(&x->ph, i, PROTO_STEP_XCHG);
-	if (rc_ep_connect(&x->dev, &c->e, r->qpn, r->psn, r->gid, (enum ibv_mtu)r->mtu, &f)) {
+	if (rc_ep_connect(&x->dev, ep, r->qpn, r->psn, r->gid, (enum ibv_mtu)r->mtu, &f)) {
 		rcc_fail(x, i, f.call, f.err, NULL, false);
-		rc_ep_destroy(&x->dev, &c->e);
+		rc_ep_destroy(&x->dev, ep);
 		return 0;
 	}
 	ph_step(&x->ph, i, PROTO_STEP_RTS);
@@ -285,20 +289,20 @@ hostile:
 /* Connection i's REQ into session si's output; -1 with f set when it cannot go. */
 static int rcc_req(struct rcc *x, struct rcc_sess *ss, uint32_t i, struct rc_fail *f)
 {
-	struct rcc_conn *c = &x->c[i];
+	const struct rc_ep *ep = &x->ep[i];
 	struct oob_rec req = { .type = OOB_REQ, .id = x->o->first_id + i };
 	uint8_t buf[OOB_REC_LEN];
 
-	req.qpn = c->e.qp->qp_num;
-	req.psn = c->e.psn;
+	req.qpn = ep->qp->qp_num;
+	req.psn = ep->psn;
 	memcpy(req.gid, x->dev.gid.raw, 16);
 	req.mtu = (uint8_t)x->dev.mtu;
 	req.gidx = x->dev.gidx;
-	req.op = (uint8_t)rc_op_oob((enum opt_op)c->e.op);
-	if (rc_op_rbuf((enum opt_op)c->e.op)) {
-		req.rkey = c->e.rmr->rkey;
-		req.addr = (uintptr_t)rc_rbuf(&x->dev, &c->e);
-		req.rlen = (uint32_t)c->e.rmr->length;
+	req.op = (uint8_t)rc_op_oob((enum opt_op)ep->op);
+	if (rc_op_rbuf((enum opt_op)ep->op)) {
+		req.rkey = ep->rmr->rkey;
+		req.addr = (uintptr_t)rc_rbuf(&x->dev, ep);
+		req.rlen = (uint32_t)ep->rmr->length;
 	}
 	if (oob_encode(&req, buf)) {
 		f->call = "request";
@@ -333,7 +337,7 @@ static int rcc_sess_pump(struct rcc *x, uint32_t si)
 			continue;
 		if (rcc_req(x, ss, i, &f)) {
 			rcc_fail(x, i, f.call, f.err, NULL, false);
-			rc_ep_destroy(&x->dev, &x->c[i].e);
+			rc_ep_destroy(&x->dev, &x->ep[i]);
 			continue;
 		}
 		x->c[i].req_sent = true;
@@ -432,6 +436,7 @@ void rcc_oob_start(struct rcc *x, uint32_t i)
 	uint32_t si = x->nsess > 1 ? i : 0;
 	struct rcc_sess *ss = &x->sess[si];
 	struct rcc_conn *c = &x->c[i];
+	struct rc_ep *ep = &x->ep[i];
 	struct rc_fail f;
 
 	c->sess = si;
@@ -441,14 +446,14 @@ void rcc_oob_start(struct rcc *x, uint32_t i)
 		rcc_fail(x, i, ss->fail_call, ss->fail_err, ss->fail_why, false);
 		return;
 	}
-	if (rc_ep_create(&x->dev, &c->e, i, o->op, NULL, &f))
+	if (rc_ep_create(&x->dev, ep, i, o->op, NULL, &f))
 		goto fail;
-	if (rc_psn(&c->e.psn)) {
+	if (rc_psn(&ep->psn)) {
 		f.call = "RAND_bytes";
 		f.err = EIO;
 		goto fail_ep;
 	}
-	if (rc_ep_init(&x->dev, &c->e, &f) || rc_post_recv(&x->dev, &c->e, &f))
+	if (rc_ep_init(&x->dev, ep, &f) || rc_post_recv(&x->dev, ep, &f))
 		goto fail_ep;
 	ph_step(&x->ph, i, PROTO_STEP_QP);
 	/* on a session that is up already the TLS step is its reuse: next to nothing */
@@ -466,7 +471,7 @@ void rcc_oob_start(struct rcc *x, uint32_t i)
 		rcc_sess_update(x, si);
 	return;
 fail_ep:
-	rc_ep_destroy(&x->dev, &c->e);
+	rc_ep_destroy(&x->dev, ep);
 fail:
 	rcc_fail(x, i, f.call, f.err, NULL, false);
 }
