@@ -280,7 +280,9 @@ static int pl_point(struct pl_sess *s, long n, bool probe, const char *label)
 	/* every finished point is on disk: a run cut short later loses nothing measured */
 	if (c->plan->json)
 		hj_write(s->doc, c->plan->json);
-	if (s->nmemo < PL_MAX_MEMO) {
+	/* a point cut by ^C or SIGTERM neither met nor missed a threshold: its
+	 * shortfall is the signal's, not a limit's */
+	if (!pt->aborted && s->nmemo < PL_MAX_MEMO) {
 		struct pl_memo *m = &s->memo[s->nmemo++];
 
 		m->n = n;

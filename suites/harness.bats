@@ -69,6 +69,24 @@ agent_pid() {
 	[ "$output" = "1 2 6" ]
 }
 
+@test "limit: a point cut by SIGTERM is no limit; the search is said incomplete" {
+	local pid n
+
+	RDC_BG_LOG="$RDC_DIR/err" rdc_bg sh -c "exec '$RDMACAP' limit --transport tcp --topology loop \
+		--start 2 --max 64 --agents 1 --msgs 3 --think-ms 1000 >'$RDC_DIR/out'"
+	pid=$RDC_BG_PID
+	for ((n = 0; n < 300; n++)); do
+		grep -q '^ok 1 limit' "$RDC_DIR/out" && break
+		sleep 0.1
+	done
+	grep -q '^ok 1 limit' "$RDC_DIR/out"
+	sleep 1
+	kill -TERM "$pid"
+	wait "$pid" || true
+	grep -q '^not ok 3 limit at 100% success: >= 2 clients, search incomplete' "$RDC_DIR/out"
+	! grep -q '^# first_below=' "$RDC_DIR/out"
+}
+
 @test "--mem-floor above MemAvailable: the point ends at once, named memory, the JSON holds it" {
 	# a floor of 1 TiB: MemAvailable is below it at the first reading, long
 	# before the second client's 3 s stagger is over
