@@ -19,6 +19,17 @@ teardown() {
 	rm -rf "$RDC_DIR"
 }
 
+# waits up to 30 s for a line of $RDC_DIR/out matching $1
+out_wait() {
+	local n
+
+	for ((n = 0; n < 300; n++)); do
+		grep -q "$1" "$RDC_DIR/out" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # the PID of the client agent of rdmacap PID $1 whose first client id is $2
 agent_pid() {
 	local n pid
@@ -50,16 +61,12 @@ agent_pid() {
 }
 
 @test "--json holds every finished point when the run is killed later" {
-	local pid n
+	local pid
 
 	RDC_BG_LOG="$RDC_DIR/err" rdc_bg sh -c "exec '$RDMACAP' ramp --transport tcp --topology loop \
 		--clients 2,3,4 --msgs 3 --think-ms 1000 --json '$RDC_DIR/r.json' >'$RDC_DIR/out'"
 	pid=$RDC_BG_PID
-	for ((n = 0; n < 300; n++)); do
-		grep -q '^ok 1 ramp' "$RDC_DIR/out" && break
-		sleep 0.1
-	done
-	grep -q '^ok 1 ramp' "$RDC_DIR/out"
+	out_wait '^ok 1 ramp'
 	kill -KILL "$pid"
 	wait "$pid" || true
 	run perl -MJSON::PP -e 'local $/; my $d = decode_json(<>); my $p = $d->{points};
@@ -70,16 +77,12 @@ agent_pid() {
 }
 
 @test "limit: a point cut by SIGTERM is no limit; the search is said incomplete" {
-	local pid n
+	local pid
 
 	RDC_BG_LOG="$RDC_DIR/err" rdc_bg sh -c "exec '$RDMACAP' limit --transport tcp --topology loop \
 		--start 2 --max 64 --agents 1 --msgs 3 --think-ms 1000 >'$RDC_DIR/out'"
 	pid=$RDC_BG_PID
-	for ((n = 0; n < 300; n++)); do
-		grep -q '^ok 1 limit' "$RDC_DIR/out" && break
-		sleep 0.1
-	done
-	grep -q '^ok 1 limit' "$RDC_DIR/out"
+	out_wait '^ok 1 limit'
 	sleep 1
 	kill -TERM "$pid"
 	wait "$pid" || true
