@@ -101,13 +101,13 @@ FUZZ_CC     ?= clang
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -Wall -Wextra -Werror \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_proto  := common/proto.c
-FUZZ_oob    := agents/rc/oob.c
+FUZZ_oob    := agents/oob/oob.c
 fuzz:
 	@if command -v $(FUZZ_CC) >/dev/null; then \
 		$(MAKE) --no-print-directory $(O)/fuzz/fuzz_proto $(O)/fuzz/fuzz_oob; \
 	else echo "fuzz: $(FUZZ_CC) not found (tests/deps installs it)" >&2; fi
 
-$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HDRS) common/proto.c agents/rc/oob.c
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HDRS) common/proto.c agents/oob/oob.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_$*)
 

@@ -1,7 +1,7 @@
 /*
  * tests/oob_recs.h - the out-of-band records the OOB parser tests (test_oob) and the
  * TLS exchange tests (test_tls) both send: one REQ, and a REP carrying a write buffer.
- * Needs agents/rc/oob.h included first.
+ * Needs agents/oob/oob.h included first.
  */
 #ifndef RDC_TESTS_OOB_RECS_H
 #define RDC_TESTS_OOB_RECS_H

@@ -15,8 +15,8 @@
 #include <string.h>
 
 
-#include "agents/rc/oob.h"
-#include "agents/rc/rc_rep.h"
+#include "agents/oob/oob.h"
+#include "agents/rc/rc_reply.h"
 #include "tap/tap.h"
 #include "tests/oob_recs.h"
 

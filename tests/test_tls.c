@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the TLS layer the oob-tls exchange travels over (agents/rc/tls),
+ * Unit tests of the TLS layer the oob-tls exchange travels over (agents/oob/tls),
  * over 127.0.0.1 with a throwaway PKI (harness/certs): a good client completes
  * the handshake and exchanges a record both ways; a client from another CA, one
  * without a certificate, one that does not trust the server, one offering only
@@ -21,8 +21,8 @@
 
 #include <openssl/ssl.h>
 
-#include "agents/rc/oob.h"
-#include "agents/rc/tls.h"
+#include "agents/oob/oob.h"
+#include "agents/oob/tls.h"
 #include "harness/certs.h"
 #include "tap/tap.h"
 #include "tests/oob_recs.h"

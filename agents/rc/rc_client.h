@@ -24,10 +24,10 @@
 
 #include "agents/ctl.h"
 #include "agents/load.h"
-#include "agents/rc/oob.h"
+#include "agents/oob/oob.h"
 #include "agents/phase.h"
 #include "agents/rc/rc.h"
-#include "agents/rc/tls.h"
+#include "agents/oob/tls.h"
 
 /* epoll tags (phase.h's PH_TAG) of the rc client's own fds */
 enum { RCC_T_CHAN = PH_T_USER, RCC_T_SESS, RCC_T_CM, RCC_T_ASYNC };

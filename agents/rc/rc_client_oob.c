@@ -37,7 +37,7 @@
 
 #include "agents/ag.h"
 #include "agents/rc/rc_client.h"
-#include "agents/rc/rc_rep.h"
+#include "agents/rc/rc_reply.h"
 #include "agents/report.h"
 #include "agents/srv/sock.h"
 

@@ -10,7 +10,7 @@
 
 #include "agents/ag.h"
 #include "agents/load.h"
-#include "agents/rc/oob.h"
+#include "agents/oob/oob.h"
 #include "agents/rc/rc.h"
 #include "common/deadline.h"
 

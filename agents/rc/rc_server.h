@@ -38,9 +38,9 @@
 #include <stdint.h>
 
 #include "agents/ctl.h"
-#include "agents/rc/oob.h"
+#include "agents/oob/oob.h"
 #include "agents/rc/rc.h"
-#include "agents/rc/tls.h"
+#include "agents/oob/tls.h"
 #include "agents/srv/srv.h"
 #include "agents/tag.h"
 

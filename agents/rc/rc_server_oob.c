@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "agents/ag.h"
-#include "agents/rc/rc_rep.h"
+#include "agents/rc/rc_reply.h"
 #include "agents/rc/rc_server.h"
 #include "agents/tag.h"
 #include "agents/report.h"

@@ -28,11 +28,11 @@
 
 #include "agents/ag.h"
 #include "agents/ctl.h"
-#include "agents/rc/oob.h"
+#include "agents/oob/oob.h"
 #include "agents/rc/rc.h"
-#include "agents/rc/rc_rep.h"
+#include "agents/rc/rc_reply.h"
 #include "agents/report.h"
-#include "agents/rc/tls.h"
+#include "agents/oob/tls.h"
 #include "agents/srv/srv.h"
 #include "agents/tag.h"
 

@@ -5,7 +5,7 @@
  * The server process owns ONE UD QP (one CQ, one MR over its receive and send
  * slots) for every client; it answers a client through an address handle,
  * created when the client's REQ arrives over --cm oob-tls (the rc records of
- * agents/rc/oob.h with op OOB_OP_UD, the Q_Key in rkey) and cached, keyed by the
+ * agents/oob/oob.h with op OOB_OP_UD, the Q_Key in rkey) and cached, keyed by the
  * client's (GID, QPN), until its TLS session ends. A failed ibv_create_ah
  * becomes a REJ naming it, so the client's "conn fail" names the cause (rxe's
  * max_ah, 32,767 per device). A client is one UD QP with its own CQ; a client

@@ -9,8 +9,8 @@
 #define RDC_AGENTS_UD_CLIENT_H
 
 #include "agents/phase.h"
-#include "agents/rc/oob.h"
-#include "agents/rc/tls.h"
+#include "agents/oob/oob.h"
+#include "agents/oob/tls.h"
 #include "agents/ud/ud.h"
 
 enum { UC_T_CHAN = PH_T_USER, UC_T_SESS, UC_T_TICK, UC_T_CM };

@@ -9,8 +9,8 @@
 #define RDC_AGENTS_UD_SERVER_H
 
 #include "agents/ctl.h"
-#include "agents/rc/oob.h"
-#include "agents/rc/tls.h"
+#include "agents/oob/oob.h"
+#include "agents/oob/tls.h"
 #include "agents/srv/srv.h"
 #include "agents/ud/ud.h"
 

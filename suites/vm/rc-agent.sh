@@ -450,7 +450,7 @@ lead_of() {
 	[ -n "$k" ] && echo $((k * $2))
 }
 
-# Flow control (agents/rc/oob.h OOB_WINDOW): a server that takes the session and
+# Flow control (agents/oob/oob.h OOB_WINDOW): a server that takes the session and
 # never answers receives one window of REQs, not every client's; the others wait
 # in the client, and all of them end at their deadline. The client made the
 # endpoints of its lead (rc_client_oob.c RCC_OOB_LEAD) only, not one per client:
@@ -458,7 +458,7 @@ lead_of() {
 t_window() {
 	local win lead out=$W/window.bytes n=50 got=0 desc qps=0 m
 
-	win=$(sed -n 's/^#define OOB_WINDOW \([0-9]*\).*/\1/p' "$RDC_ROOT/agents/rc/oob.h")
+	win=$(sed -n 's/^#define OOB_WINDOW \([0-9]*\).*/\1/p' "$RDC_ROOT/agents/oob/oob.h")
 	lead=$(lead_of RCC_OOB_LEAD "$win" agents/rc/rc_client_oob.c)
 	m=$((${lead:-0} + 100))
 	desc="flow control: a server that never answers receives $win REQs of $m (OOB_WINDOW)"
@@ -503,7 +503,7 @@ t_window() {
 t_lead() {
 	local win lead desc
 
-	win=$(sed -n 's/^#define OOB_WINDOW \([0-9]*\).*/\1/p' "$RDC_ROOT/agents/rc/oob.h")
+	win=$(sed -n 's/^#define OOB_WINDOW \([0-9]*\).*/\1/p' "$RDC_ROOT/agents/oob/oob.h")
 	lead=$(lead_of RS_POOL_LEAD "$win" agents/rc/rc_server.h)
 	desc="pool: --pool=$((4 * ${lead:-0})) with no client holds one lead ($lead endpoints, RS_POOL_LEAD)"
 	if [ -n "$lead" ] && server srv --pool=$((4 * lead)) &&

@@ -185,7 +185,7 @@ t_attack() {
 	rdc_bg_kill
 }
 
-# A DOWN (agents/rc/oob.h) for a connection the server never answered with a
+# A DOWN (agents/oob/oob.h) for a connection the server never answered with a
 # REP is a lie from the server's side of the session: the client drops the
 # session, naming it (bad_id), and every connection on it fails at once.
 t_down_lie() {

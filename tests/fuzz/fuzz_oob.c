@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target for the OOB record parser (agents/rc/oob.c): header check,
+ * libFuzzer target for the OOB record parser (agents/oob/oob.c): header check,
  * record parse for every type mask and the rdma_cm private data parse. A record
  * that parses must encode back to the same 64 bytes: the parser accepts only
  * what the encoder writes.
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agents/rc/oob.h"
+#include "agents/oob/oob.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "agents/rc/rc_rep.h"
+#include "agents/rc/rc_reply.h"
 
 const char *rc_rep_check(const struct oob_rec *req, struct in_addr peer)
 {

@@ -14,7 +14,7 @@
 
 #include "agents/ag.h"
 #include "agents/report.h"
-#include "agents/rc/tls.h"
+#include "agents/oob/tls.h"
 
 static SSL_CTX *tls_ctx_fail(SSL_CTX *ctx, const char *call, const char *obj,
 			     char *err, size_t errlen)

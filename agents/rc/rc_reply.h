@@ -10,7 +10,7 @@
 
 #include <netinet/in.h>
 
-#include "agents/rc/oob.h"
+#include "agents/oob/oob.h"
 #include "agents/rc/rc.h"
 
 /*

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "agents/rc/oob.h"
+#include "agents/oob/oob.h"
 
 /* enum ibv_mtu, spelled out so this file needs no verbs header */
 #define OOB_MTU_MIN 1	/* IBV_MTU_256 */
