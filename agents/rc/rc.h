@@ -26,14 +26,10 @@
  * agents/uc/uc.h), whose state changes leave out what UC has not.
  *
  * All CQs report to one completion channel per process (per session thread
- * with --server-model thread), read by a struct rc_poller: --poll event re-arms
- * a CQ and polls it dry on each of its events; busy never arms, it polls every
- * CQ on each loop turn; adaptive keeps polling a CQ that had an event until it
- * has been idle OPT_POLL_SPIN_US, then arms it. With per-connection CQs the
- * send CQ is never armed while no send waits for room in the SQ: send
- * completions are reaped when the SQ is full, so a round trip wakes each side
- * once (for the echo), not twice. Events are acknowledged in batches. A failed verbs call is returned as (call name, errno) so the role
- * can print "conn fail ... call=ibv_create_qp errno=12 err=ENOMEM".
+ * with --server-model thread), read by a struct poll_chan (agents/verbs/poll.h);
+ * with per-connection CQs the send CQ is lazy: never armed while no send waits
+ * for room in the SQ. A failed verbs call is returned as a struct verbs_fail
+ * (agents/verbs/verbs.h).
  *
  * Work request ids: RC_WR(kind, gen, slot). Connection WRs carry the role's
  * slot of the endpoint and its generation, so a completion that outlives its
@@ -56,6 +52,8 @@
 #include <rdma/rdma_cma.h>
 
 #include "agents/opts.h"
+#include "agents/verbs/poll.h"
+#include "agents/verbs/verbs.h"
 
 int rc_server_run(const struct ag_opts *o);
 int rc_server_thread_run(const struct ag_opts *o);
@@ -74,7 +72,7 @@ int rc_client_run(const struct ag_opts *o);
 #define RC_SRQ_CHUNK 256
 #define RC_SRQ_CHUNK_BYTES (1u << 20)
 #define RC_SRQ_INIT 1024
-#define RC_ACK_BATCH 256
+#define POLL_ACK_BATCH 256
 
 enum rc_wr_kind { RC_WR_SEND = 1, RC_WR_RECV = 2, RC_WR_SRQ = 3 };
 #define RC_WR(k, gen, slot) \
@@ -82,20 +80,6 @@ enum rc_wr_kind { RC_WR_SEND = 1, RC_WR_RECV = 2, RC_WR_SRQ = 3 };
 #define RC_WR_KIND(w) ((unsigned)((w) >> 56))
 #define RC_WR_GEN(w) ((uint16_t)((w) >> 32))
 #define RC_WR_SLOT(w) ((uint32_t)(w))
-
-struct rc_poller;
-
-struct rc_cq {
-	struct ibv_cq *cq;
-	struct rc_poller *pl;	/* its channel's poller */
-	uint32_t hot;		/* 1 + index in pl->hot; 0: waits for an event */
-	bool lazy;		/* a send CQ polled only when a send waits (want) */
-	bool want;
-	uint64_t last_ns;	/* its last completion, or when it went hot */
-	uint32_t unacked;	/* events taken, not yet acknowledged */
-	uint32_t users;		/* QPs on it (shared pool) */
-	uint32_t cap;		/* QPs it can serve (shared pool) */
-};
 
 struct rc_srqbuf {
 	struct ibv_mr *mr;
@@ -108,21 +92,12 @@ struct rc_map {
 	uint32_t cap, used, live;
 };
 
-/* the CQs of one completion channel, polled by --poll's rule */
-struct rc_poller {
-	struct ibv_comp_channel *ch;
-	enum opt_poll mode;
-	struct rc_cq **hot;	/* polled on every turn, not waiting for an event */
-	uint32_t nhot, cap;
-	uint64_t events;	/* CQ events read */
-};
-
 struct rc_dev {
 	struct ibv_context *ctx;
 	bool own_ctx;		/* opened here, not borrowed from a cm_id */
 	struct ibv_pd *pd;	/* with rdma_cm, librdmacm's PD of the device (id->pd) */
 	struct ibv_comp_channel *ch;
-	struct rc_poller pl;	/* of ch */
+	struct poll_chan pl;	/* of ch */
 	struct ibv_device_attr attr;
 	uint8_t port;
 	uint8_t gidx;
@@ -134,7 +109,7 @@ struct rc_dev {
 	bool shared_cq, use_srq, write;
 	uint32_t rx_depth;	/* --rx-depth: RQ depth, or the SRQ's fixed size; 0: ours */
 	/* --cq shared */
-	struct rc_cq **pool;
+	struct poll_cq **pool;
 	uint32_t npool, pool_cap;
 	/* --srq */
 	struct ibv_srq *srq;
@@ -150,9 +125,9 @@ struct rc_dev {
 
 struct rc_ep {
 	struct ibv_qp *qp;
-	struct rc_poller *pl;	/* per-conn CQs report to its channel; NULL: the device's */
+	struct poll_chan *pl;	/* per-conn CQs report to its channel; NULL: the device's */
 	struct rdma_cm_id *cm;	/* --cm rdmacm: the QP belongs to this id */
-	struct rc_cq *scq, *rcq;
+	struct poll_cq *scq, *rcq;
 	struct ibv_mr *smr, *rmr;
 	uint8_t *buf;		/* send half, then recv half */
 	uint32_t slot;
@@ -199,12 +174,6 @@ static inline bool rc_op_onesided(enum opt_op op)
 unsigned rc_op_oob(enum opt_op op);
 enum opt_op rc_op_from_oob(unsigned op);
 
-/* a failed call: name and errno, for "conn fail" records and REJ */
-struct rc_fail {
-	const char *call;
-	int err;
-};
-
 /*
  * Opens o->dev (NULL: the device with a RoCEv2 GID for local) and finds the
  * IPv4-mapped RoCEv2 GID of local, both with rdev_open() of rdma/dev.h, and
@@ -225,7 +194,7 @@ void rc_dev_close(struct rc_dev *d);
  * f names the call.
  */
 int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, enum opt_op op,
-		 struct rdma_cm_id *cm, struct rc_fail *f);
+		 struct rdma_cm_id *cm, struct verbs_fail *f);
 /*
  * Server side of a one-sided op, before the REP: read fills the recv half with
  * connection id's payload; atomic's counter starts at 0.
@@ -241,31 +210,31 @@ void rc_ep_destroy(struct rc_dev *d, struct rc_ep *e);
  * QP goes to st with the attributes of its id (for UC, those UC has); the id's
  * connect and accept carry its qp_num.
  */
-int rc_ep_cm_state(struct rc_ep *e, enum ibv_qp_state st, struct rc_fail *f);
+int rc_ep_cm_state(struct rc_ep *e, enum ibv_qp_state st, struct verbs_fail *f);
 /* RESET -> INIT (oob only; rdma_cm does it for cm endpoints) */
-int rc_ep_init(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f);
+int rc_ep_init(struct rc_dev *d, struct rc_ep *e, struct verbs_fail *f);
 /*
  * RESET -> INIT and the first receive, all of the setup that needs no peer:
  * a server's pooled endpoint (rc_server.h) is made ready before any request.
  * e->ready tells its taker to skip both.
  */
-int rc_ep_ready(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f);
+int rc_ep_ready(struct rc_dev *d, struct rc_ep *e, struct verbs_fail *f);
 /* INIT -> RTR -> RTS against the peer (oob only) */
 int rc_ep_connect(struct rc_dev *d, struct rc_ep *e, uint32_t qpn, uint32_t psn,
-		  const uint8_t gid[16], enum ibv_mtu mtu, struct rc_fail *f);
+		  const uint8_t gid[16], enum ibv_mtu mtu, struct verbs_fail *f);
 /* A PSN from the CSPRNG. */
 int rc_psn(uint32_t *psn);
 
 /* One receive for e: on its RQ, or a top-up of the SRQ. */
-int rc_post_recv(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f);
+int rc_post_recv(struct rc_dev *d, struct rc_ep *e, struct verbs_fail *f);
 /* Sends len bytes of e's send half (SEND, or WRITE with imm to the peer's buffer),
  * or reads len bytes of the peer's buffer into the recv half (READ), or adds 1 to
  * the peer's counter, the old value landing in the recv half (ATOMIC).
  * With the SQ full the send waits in e->pend for rc_ep_sent(). */
 int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
-		 struct rc_fail *f);
+		 struct verbs_fail *f);
 /* A send completion of e came in: account it and post a waiting send. */
-int rc_ep_sent(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f);
+int rc_ep_sent(struct rc_dev *d, struct rc_ep *e, struct verbs_fail *f);
 /*
  * e's QP failed and st is what said so. A flushed receive is only the effect of
  * the error its QP met first, which a lazy send CQ holds unread: that error
@@ -275,45 +244,14 @@ int rc_ep_sent(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f);
 enum ibv_wc_status rc_ep_first_err(struct rc_ep *e, enum ibv_wc_status st);
 /* SRQ buffer slot of a receive completion; give it back with rc_srq_repost. */
 uint8_t *rc_srq_buf(struct rc_dev *d, uint32_t slot);
-int rc_srq_repost(struct rc_dev *d, uint32_t slot, struct rc_fail *f);
+int rc_srq_repost(struct rc_dev *d, uint32_t slot, struct verbs_fail *f);
 /* slot of the endpoint that owns qp_num, or UINT32_MAX */
 int rc_map_put(struct rc_map *m, uint32_t qpn, uint32_t slot);
 uint32_t rc_map_get(const struct rc_map *m, uint32_t qpn);
 void rc_map_del(struct rc_map *m, uint32_t qpn);
 
-/* --- rc_poll.c --- */
-
-typedef void (*rc_wc_cb)(void *arg, const struct ibv_wc *wc);
-/* A poller of the nonblocking channel ch; rc_poller_fini frees its list. */
-void rc_poller_init(struct rc_poller *pl, struct ibv_comp_channel *ch, enum opt_poll mode);
-void rc_poller_fini(struct rc_poller *pl);
-/*
- * A new CQ of pl: armed, or (busy) polled from now on, or (lazy) left alone
- * until rc_cq_want. rc_cq_stop takes it off the poller before it is destroyed.
- */
-int rc_cq_start(struct rc_poller *pl, struct rc_cq *c, bool lazy, struct rc_fail *f);
-void rc_cq_stop(struct rc_cq *c);
-/* A lazy CQ's owner needs (or no longer needs) its completions. 0 or -1 (ENOMEM). */
-int rc_cq_want(struct rc_cq *c, bool want, struct rc_fail *f);
-/*
- * Reads the channel's events, then polls the CQs that are hot, calling cb for
- * every completion; cb must not destroy a CQ. Returns 0, or -1 after a fatal
- * error record.
- */
-int rc_poll(struct rc_poller *pl, rc_wc_cb cb, void *arg);
-/* Only the hot CQs (a loop turn without a channel event). */
-int rc_poll_hot(struct rc_poller *pl, rc_wc_cb cb, void *arg);
-/* Some CQ is hot: the loop must not sleep. */
-static inline bool rc_poll_spinning(const struct rc_poller *pl)
-{
-	return pl->nhot != 0;
-}
-int rc_dev_poll(struct rc_dev *d, rc_wc_cb cb, void *arg);
-/*
- * --poll event on a channel without a poller of its own (ud: one CQ a QP, never
- * lazy); *nev counts its events. 0, or -1 after a fatal record.
- */
-int rc_chan_poll(struct ibv_comp_channel *ch, uint64_t *nev, rc_wc_cb cb, void *arg);
+/* poll_run() of the device's channel */
+int rc_dev_poll(struct rc_dev *d, poll_wc_cb cb, void *arg);
 
 /* --- rc_async.c --- */
 
@@ -347,6 +285,6 @@ bool rc_ep_failed(struct rc_ep *e);
 const char *rc_async_word(enum ibv_event_type t);
 
 /* "retry_exceeded" for IBV_WC_RETRY_EXC_ERR: record-safe words */
-const char *rc_wc_word(enum ibv_wc_status st);
+const char *verbs_wc_word(enum ibv_wc_status st);
 
 #endif

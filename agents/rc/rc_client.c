@@ -74,7 +74,7 @@ void rcc_rejected(struct rcc *x, uint32_t i, int status)
 static int rcc_send(struct rcc *x, uint32_t q, uint32_t i)
 {
 	struct rc_ep *e = &x->ep[q];
-	struct rc_fail f;
+	struct verbs_fail f;
 
 	/* the echo's receive is posted before the message that causes it */
 	if (!rc_op_onesided((enum opt_op)e->op) && !x->dev.use_srq && !e->rq_out &&
@@ -130,7 +130,7 @@ static void rcc_onesided(struct rcc *x, uint32_t q, const struct ibv_wc *wc)
 	struct rc_ep *e = &x->ep[q];
 	const uint8_t *buf = rc_rbuf(&x->dev, e);
 	uint32_t i = rcc_who(x, q);
-	struct rc_fail f;
+	struct verbs_fail f;
 	uint64_t old;
 	bool ok;
 
@@ -183,7 +183,7 @@ static void rcc_wc(void *arg, const struct ibv_wc *wc)
 	struct rcc_conn *c = NULL;
 	struct rc_ep *e = NULL;
 	const uint8_t *buf;
-	struct rc_fail f;
+	struct verbs_fail f;
 
 	if (kind == RC_WR_SRQ) {
 		srq_slot = RC_WR_SLOT(wc->wr_id);
@@ -202,7 +202,7 @@ static void rcc_wc(void *arg, const struct ibv_wc *wc)
 			ag_warn("%s SRQ slot %u: %s", f.call, srq_slot, strerror(f.err));
 		if (c)
 			load_fail(&x->ph.load, i, "ibv_poll_cq", 0,
-				  rc_wc_word(rc_ep_first_err(e, wc->status)));
+				  verbs_wc_word(rc_ep_first_err(e, wc->status)));
 		return;
 	}
 	switch (wc->opcode) {
@@ -255,7 +255,7 @@ static void rcc_qp_dead(struct rcc *x, uint32_t q, const char *word)
 static void rcc_async(void *arg, const struct rc_async *a)
 {
 	struct rcc *x = arg;
-	struct rc_fail f;
+	struct verbs_fail f;
 	uint32_t i;
 
 	if (a->ep) {
@@ -274,7 +274,7 @@ static void rcc_async(void *arg, const struct rc_async *a)
 		 * its lazy send CQ (rc.h) and, on rxe, need not flush the receive
 		 * the client waits on: watch that CQ from now on.
 		 */
-		else if (x->ep[i].scq && rc_cq_want(x->ep[i].scq, true, &f))
+		else if (x->ep[i].scq && poll_cq_want(x->ep[i].scq, true, &f))
 			load_fail(&x->ph.load, i, f.call, f.err, NULL);
 	}
 }
@@ -353,9 +353,9 @@ static int rcc_spin(void *arg)
 
 	bool more = x->o->cm == OPT_CM_RDMACM && rcc_cm_make(x);
 
-	if (rc_poll_hot(&x->dev.pl, rcc_wc, x))
+	if (poll_hot(&x->dev.pl, rcc_wc, x))
 		return -1;
-	return more || rc_poll_spinning(&x->dev.pl);
+	return more || poll_spinning(&x->dev.pl);
 }
 
 static const struct ph_ops rcc_ph_ops = {

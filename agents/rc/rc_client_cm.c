@@ -119,7 +119,7 @@ static void rcc_cm_make1(struct rcc *x, uint32_t i)
 {
 	struct rcc_conn *c = &x->c[i];
 	struct rc_ep *ep = &x->ep[i];
-	struct rc_fail f;
+	struct verbs_fail f;
 
 	if (rc_ep_create(&x->dev, ep, i, x->o->op, c->id, &f) ||
 	    (!c->id->qp && rc_ep_cm_state(ep, IBV_QPS_INIT, &f)) ||
@@ -192,7 +192,7 @@ static void rcc_cm_established(struct rcc *x, uint32_t i, const struct rdma_cm_e
 	struct rcc_conn *c = &x->c[i];
 	struct rc_ep *ep = &x->ep[i];
 	struct oob_cm rep;
-	struct rc_fail f;
+	struct verbs_fail f;
 	enum oob_err e;
 
 	e = oob_cm_parse(ev->param.conn.private_data, ev->param.conn.private_data_len,

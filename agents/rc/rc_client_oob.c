@@ -201,7 +201,7 @@ static int rcc_answer(struct rcc *x, uint32_t si, const struct oob_rec *r, const
 	uint32_t i = r->id - x->o->first_id;
 	struct rcc_conn *c;
 	struct rc_ep *ep;
-	struct rc_fail f;
+	struct verbs_fail f;
 
 	if (i >= x->n || x->c[i].sess != si) {
 		*why = "bad_id";
@@ -287,7 +287,7 @@ hostile:
 }
 
 /* Connection i's REQ into session si's output; -1 with f set when it cannot go. */
-static int rcc_req(struct rcc *x, struct rcc_sess *ss, uint32_t i, struct rc_fail *f)
+static int rcc_req(struct rcc *x, struct rcc_sess *ss, uint32_t i, struct verbs_fail *f)
 {
 	const struct rc_ep *ep = &x->ep[i];
 	struct oob_rec req = { .type = OOB_REQ, .id = x->o->first_id + i };
@@ -324,7 +324,7 @@ static int rcc_req(struct rcc *x, struct rcc_sess *ss, uint32_t i, struct rc_fai
 static int rcc_sess_pump(struct rcc *x, uint32_t si)
 {
 	struct rcc_sess *ss = &x->sess[si];
-	struct rc_fail f;
+	struct verbs_fail f;
 	uint32_t i;
 	bool sent = false;
 
@@ -437,7 +437,7 @@ void rcc_oob_start(struct rcc *x, uint32_t i)
 	struct rcc_sess *ss = &x->sess[si];
 	struct rcc_conn *c = &x->c[i];
 	struct rc_ep *ep = &x->ep[i];
-	struct rc_fail f;
+	struct verbs_fail f;
 
 	c->sess = si;
 	if (!ss->io.ssl && !ss->failed && rcc_sess_open(x, si, o->first_id + i))

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The agent's RDMA device: context and RoCEv2 GID of the local address (from
- * rdma/dev), PD, completion channel and its poller (rc_poll.c), SRQ; the qp_num map.
+ * rdma/dev), PD, completion channel and its poller (poll_run.c), SRQ; the qp_num map.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -137,7 +137,7 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 		rep_fatal("fcntl", "completion channel", errno);
 		goto err_ch;
 	}
-	rc_poller_init(&d->pl, d->ch, o->poll);
+	poll_chan_init(&d->pl, d->ch, o->poll);
 	if (rc_async_open(d))
 		goto err_ch;
 	if (d->use_srq && rc_srq_open(d))
@@ -181,7 +181,7 @@ void rc_dev_close(struct rc_dev *d)
 	for (i = 0; i < d->npool; i++)
 		ag_warn("shared CQ %u still has %u QPs at close", i, d->pool[i]->users);
 	free(d->pool);
-	rc_poller_fini(&d->pl);
+	poll_chan_fini(&d->pl);
 	if ((err = ibv_destroy_comp_channel(d->ch)))
 		ag_warn("ibv_destroy_comp_channel: %s", strerror(err));
 	if (d->own_ctx && (err = ibv_dealloc_pd(d->pd)))
@@ -199,7 +199,7 @@ uint8_t *rc_srq_buf(struct rc_dev *d, uint32_t slot)
 }
 
 /* A new chunk of slots: buffers and their MR, unless the peer writes (no buffers). */
-static int rc_srq_chunk(struct rc_dev *d, struct rc_fail *f)
+static int rc_srq_chunk(struct rc_dev *d, struct verbs_fail *f)
 {
 	struct rc_srqbuf *c;
 	uint32_t *fr, i;
@@ -238,7 +238,7 @@ nomem:
 	return -1;
 }
 
-static int rc_srq_post(struct rc_dev *d, uint32_t slot, struct rc_fail *f)
+static int rc_srq_post(struct rc_dev *d, uint32_t slot, struct verbs_fail *f)
 {
 	struct rc_srqbuf *c = &d->chunks[slot / d->chunk];
 	struct ibv_sge sge = {
@@ -275,7 +275,7 @@ static uint32_t rc_srq_want(const struct rc_dev *d)
 	return d->rx_depth && want > d->srq_max ? d->srq_max : want;
 }
 
-static int rc_srq_fill(struct rc_dev *d, struct rc_fail *f)
+static int rc_srq_fill(struct rc_dev *d, struct verbs_fail *f)
 {
 	struct ibv_srq_attr sa;
 	uint32_t want = rc_srq_want(d);
@@ -304,7 +304,7 @@ static int rc_srq_fill(struct rc_dev *d, struct rc_fail *f)
 	return 0;
 }
 
-int rc_srq_repost(struct rc_dev *d, uint32_t slot, struct rc_fail *f)
+int rc_srq_repost(struct rc_dev *d, uint32_t slot, struct verbs_fail *f)
 {
 	if (slot >= d->srq_slots) {
 		f->call = "ibv_poll_cq";
@@ -320,7 +320,7 @@ int rc_srq_repost(struct rc_dev *d, uint32_t slot, struct rc_fail *f)
 	return rc_srq_post(d, slot, f);
 }
 
-int rc_post_recv(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
+int rc_post_recv(struct rc_dev *d, struct rc_ep *e, struct verbs_fail *f)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)rc_rbuf(d, e),
@@ -434,25 +434,7 @@ void rc_map_del(struct rc_map *m, uint32_t qpn)
 		}
 }
 
-const char *rc_wc_word(enum ibv_wc_status st)
+int rc_dev_poll(struct rc_dev *d, poll_wc_cb cb, void *arg)
 {
-	switch (st) {
-	case IBV_WC_SUCCESS: return "IBV_WC_SUCCESS";
-	case IBV_WC_LOC_LEN_ERR: return "IBV_WC_LOC_LEN_ERR";
-	case IBV_WC_LOC_QP_OP_ERR: return "IBV_WC_LOC_QP_OP_ERR";
-	case IBV_WC_LOC_PROT_ERR: return "IBV_WC_LOC_PROT_ERR";
-	case IBV_WC_WR_FLUSH_ERR: return "IBV_WC_WR_FLUSH_ERR";
-	case IBV_WC_BAD_RESP_ERR: return "IBV_WC_BAD_RESP_ERR";
-	case IBV_WC_LOC_ACCESS_ERR: return "IBV_WC_LOC_ACCESS_ERR";
-	case IBV_WC_REM_INV_REQ_ERR: return "IBV_WC_REM_INV_REQ_ERR";
-	case IBV_WC_REM_ACCESS_ERR: return "IBV_WC_REM_ACCESS_ERR";
-	case IBV_WC_REM_OP_ERR: return "IBV_WC_REM_OP_ERR";
-	case IBV_WC_RETRY_EXC_ERR: return "IBV_WC_RETRY_EXC_ERR";
-	case IBV_WC_RNR_RETRY_EXC_ERR: return "IBV_WC_RNR_RETRY_EXC_ERR";
-	case IBV_WC_REM_ABORT_ERR: return "IBV_WC_REM_ABORT_ERR";
-	case IBV_WC_FATAL_ERR: return "IBV_WC_FATAL_ERR";
-	case IBV_WC_RESP_TIMEOUT_ERR: return "IBV_WC_RESP_TIMEOUT_ERR";
-	case IBV_WC_GENERAL_ERR: return "IBV_WC_GENERAL_ERR";
-	default: return "IBV_WC_OTHER";
-	}
+	return poll_run(&d->pl, cb, arg);
 }

@@ -16,7 +16,7 @@
 
 #define RC_HOP_LIMIT 64
 
-static int rc_fail(struct rc_fail *f, const char *call, int err)
+static int rc_fail(struct verbs_fail *f, const char *call, int err)
 {
 	f->call = call;
 	f->err = err ? err : EIO;
@@ -56,10 +56,10 @@ enum opt_op rc_op_from_oob(unsigned op)
 	return OPT_OP_N;
 }
 
-static struct rc_cq *rc_cq_new(struct rc_dev *d, struct rc_poller *pl, int cqe, bool lazy,
-			       struct rc_fail *f)
+static struct poll_cq *rc_cq_new(struct rc_dev *d, struct poll_chan *pl, int cqe, bool lazy,
+			       struct verbs_fail *f)
 {
-	struct rc_cq *c = calloc(1, sizeof(*c));
+	struct poll_cq *c = calloc(1, sizeof(*c));
 
 	if (!c) {
 		rc_fail(f, "malloc", ENOMEM);
@@ -71,7 +71,7 @@ static struct rc_cq *rc_cq_new(struct rc_dev *d, struct rc_poller *pl, int cqe, 
 		free(c);
 		return NULL;
 	}
-	if (rc_cq_start(pl, c, lazy, f)) {
+	if (poll_cq_start(pl, c, lazy, f)) {
 		ibv_destroy_cq(c->cq);
 		free(c);
 		return NULL;
@@ -79,11 +79,11 @@ static struct rc_cq *rc_cq_new(struct rc_dev *d, struct rc_poller *pl, int cqe, 
 	return c;
 }
 
-static void rc_cq_free(struct rc_cq *c)
+static void rc_cq_free(struct poll_cq *c)
 {
 	int err;
 
-	rc_cq_stop(c);
+	poll_cq_stop(c);
 	/* ibv_destroy_cq waits until every event it handed out is acknowledged */
 	if (c->unacked)
 		ibv_ack_cq_events(c->cq, c->unacked);
@@ -94,10 +94,10 @@ static void rc_cq_free(struct rc_cq *c)
 }
 
 /* A pool CQ with room for one more QP; a new one, max_cqe deep, when all are full. */
-static struct rc_cq *rc_pool_get(struct rc_dev *d, struct rc_fail *f)
+static struct poll_cq *rc_pool_get(struct rc_dev *d, struct verbs_fail *f)
 {
 	uint32_t i, cap = (uint32_t)d->attr.max_cqe / RC_QP_CQE;
-	struct rc_cq **p, *c;
+	struct poll_cq **p, *c;
 
 	for (i = 0; i < d->npool; i++)
 		if (d->pool[i]->users < d->pool[i]->cap) {
@@ -132,7 +132,7 @@ static struct rc_cq *rc_pool_get(struct rc_dev *d, struct rc_fail *f)
 	return c;
 }
 
-static void rc_pool_put(struct rc_dev *d, struct rc_cq *c)
+static void rc_pool_put(struct rc_dev *d, struct poll_cq *c)
 {
 	uint32_t i;
 
@@ -146,7 +146,7 @@ static void rc_pool_put(struct rc_dev *d, struct rc_cq *c)
 	rc_cq_free(c);
 }
 
-static int rc_ep_cqs(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
+static int rc_ep_cqs(struct rc_dev *d, struct rc_ep *e, struct verbs_fail *f)
 {
 	if (d->shared_cq) {
 		e->scq = e->rcq = rc_pool_get(d, f);
@@ -181,7 +181,7 @@ static void rc_ep_cqs_free(struct rc_dev *d, struct rc_ep *e)
 }
 
 int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, enum opt_op op,
-		 struct rdma_cm_id *cm, struct rc_fail *f)
+		 struct rdma_cm_id *cm, struct verbs_fail *f)
 {
 	struct ibv_qp_init_attr ia = { .qp_type = d->qpt };
 	/* an atomic's counter is 8 bytes whatever --size says */
@@ -300,7 +300,7 @@ void rc_ep_destroy(struct rc_dev *d, struct rc_ep *e)
 	e->cm = NULL;
 }
 
-int rc_ep_init(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
+int rc_ep_init(struct rc_dev *d, struct rc_ep *e, struct verbs_fail *f)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
@@ -314,7 +314,7 @@ int rc_ep_init(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
 	return err ? rc_fail(f, "ibv_modify_qp", err) : 0;
 }
 
-int rc_ep_ready(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
+int rc_ep_ready(struct rc_dev *d, struct rc_ep *e, struct verbs_fail *f)
 {
 	if (rc_ep_init(d, e, f) || rc_post_recv(d, e, f))
 		return -1;
@@ -323,7 +323,7 @@ int rc_ep_ready(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
 }
 
 int rc_ep_connect(struct rc_dev *d, struct rc_ep *e, uint32_t qpn, uint32_t psn,
-		  const uint8_t gid[16], enum ibv_mtu mtu, struct rc_fail *f)
+		  const uint8_t gid[16], enum ibv_mtu mtu, struct verbs_fail *f)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR,
@@ -362,7 +362,7 @@ int rc_ep_connect(struct rc_dev *d, struct rc_ep *e, uint32_t qpn, uint32_t psn,
 	return err ? rc_fail(f, "ibv_modify_qp", err) : 0;
 }
 
-int rc_ep_cm_state(struct rc_ep *e, enum ibv_qp_state st, struct rc_fail *f)
+int rc_ep_cm_state(struct rc_ep *e, enum ibv_qp_state st, struct verbs_fail *f)
 {
 	struct ibv_qp_attr a = { .qp_state = st };
 	int mask, err;
@@ -423,7 +423,7 @@ uint64_t rc_ep_atomics(const struct rc_dev *d, const struct rc_ep *e)
 }
 
 int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
-		 struct rc_fail *f)
+		 struct verbs_fail *f)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)rc_sbuf(e),
@@ -445,7 +445,7 @@ int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
 		e->pend = true;
 		e->pend_len = len;
 		e->pend_imm = imm;
-		return rc_cq_want(e->scq, true, f);
+		return poll_cq_want(e->scq, true, f);
 	}
 	/* the send that fills the SQ is the one whose completion frees it (rc.h);
 	 * a READ or atomic is its own answer, so it always asks for its completion */
@@ -466,14 +466,14 @@ int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
 	return 0;
 }
 
-int rc_ep_sent(struct rc_dev *d, struct rc_ep *e, struct rc_fail *f)
+int rc_ep_sent(struct rc_dev *d, struct rc_ep *e, struct verbs_fail *f)
 {
 	/* a signaled send completed: every send before it did too */
 	e->sq_out = 0;
 	if (!e->pend)
 		return 0;
 	e->pend = false;
-	if (rc_cq_want(e->scq, false, f))
+	if (poll_cq_want(e->scq, false, f))
 		return -1;
 	return rc_post_send(d, e, e->pend_len, e->pend_imm, f);
 }

@@ -17,7 +17,7 @@ const char *rc_rep_check(const struct oob_rec *req, struct in_addr peer)
 }
 
 int rc_rep_accept(struct rc_dev *d, struct rc_ep *e, const struct oob_rec *req,
-		  struct oob_rec *rep, struct rc_fail *f)
+		  struct oob_rec *rep, struct verbs_fail *f)
 {
 	if (rc_op_rbuf((enum opt_op)e->op)) {
 		/* the echo is written into the client's buffer: it must hold a message */
@@ -52,7 +52,7 @@ int rc_rep_accept(struct rc_dev *d, struct rc_ep *e, const struct oob_rec *req,
 	return 0;
 }
 
-void rc_rep_reject(struct oob_rec *rep, uint32_t id, const struct rc_fail *f)
+void rc_rep_reject(struct oob_rec *rep, uint32_t id, const struct verbs_fail *f)
 {
 	memset(rep, 0, sizeof(*rep));
 	rep->type = OOB_REJ;
@@ -79,7 +79,7 @@ const char *rc_rep_down_word(const struct oob_rec *down, int *err)
 	*err = 0;
 	switch (down->call) {
 	case OOB_CALL_POLL_CQ:
-		return rc_wc_word((enum ibv_wc_status)down->status);
+		return verbs_wc_word((enum ibv_wc_status)down->status);
 	case OOB_CALL_ASYNC_EVENT:
 		w = rc_async_word((enum ibv_event_type)down->status);
 		return w ? w : "ASYNC_EVENT";

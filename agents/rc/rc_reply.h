@@ -30,9 +30,9 @@ const char *rc_rep_check(const struct oob_rec *req, struct in_addr peer);
  * with f set when the REQ must be rejected.
  */
 int rc_rep_accept(struct rc_dev *d, struct rc_ep *e, const struct oob_rec *req,
-		  struct oob_rec *rep, struct rc_fail *f);
+		  struct oob_rec *rep, struct verbs_fail *f);
 /* rep becomes the REJ of REQ id, naming f's call and errno */
-void rc_rep_reject(struct oob_rec *rep, uint32_t id, const struct rc_fail *f);
+void rc_rep_reject(struct oob_rec *rep, uint32_t id, const struct verbs_fail *f);
 /*
  * rep becomes the DOWN of connection id: call (enum oob_call) with status, the
  * completion's status, the event's type or the errno (oob.h); a status out of

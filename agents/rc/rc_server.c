@@ -67,7 +67,7 @@ static int rs_grow(struct rs_srv *s)
 }
 
 struct rs_ep *rs_ep_new(struct rs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
-			struct rc_fail *f)
+			struct verbs_fail *f)
 {
 	struct rs_ep *x;
 	uint32_t slot;
@@ -107,7 +107,7 @@ static uint32_t rs_pool_want(const struct rs_srv *s)
  */
 static bool rs_pool_fill(struct rs_srv *s, uint32_t max)
 {
-	struct rc_fail f;
+	struct verbs_fail f;
 	struct rs_ep *x;
 
 	while (max-- && s->npool < rs_pool_want(s)) {
@@ -144,7 +144,7 @@ static void rs_pool_start(struct rs_srv *s)
 }
 
 struct rs_ep *rs_ep_take(struct rs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
-			 struct rc_fail *f)
+			 struct verbs_fail *f)
 {
 	struct rs_ep *x;
 
@@ -244,7 +244,7 @@ static void rs_echo(struct rs_srv *s, struct rs_ep *x, const struct ibv_wc *wc,
 		    uint32_t srq_slot)
 {
 	struct rc_dev *d = &s->dev;
-	struct rc_fail f;
+	struct verbs_fail f;
 	const uint8_t *src;
 	uint32_t len = wc->byte_len;
 
@@ -283,7 +283,7 @@ static void rs_wc(void *arg, const struct ibv_wc *wc)
 	uint32_t slot, srq_slot = 0;
 	struct rs_ep *x = NULL;
 	enum ibv_wc_status st;
-	struct rc_fail f;
+	struct verbs_fail f;
 
 	if (kind == RC_WR_SRQ) {
 		srq_slot = RC_WR_SLOT(wc->wr_id);
@@ -305,7 +305,7 @@ static void rs_wc(void *arg, const struct ibv_wc *wc)
 			return;
 		/* a flush with no error behind it (the QP moved to ERR): no drop of its own */
 		st = rc_ep_first_err(&x->e, wc->status);
-		rs_ep_kill(s, x, st != IBV_WC_WR_FLUSH_ERR ? rc_wc_word(st) : NULL,
+		rs_ep_kill(s, x, st != IBV_WC_WR_FLUSH_ERR ? verbs_wc_word(st) : NULL,
 			   OOB_CALL_POLL_CQ, st);
 		return;
 	}
@@ -372,11 +372,11 @@ static int rs_loop(struct rs_srv *s)
 		if (s->stop)
 			break;
 		/* hot CQs (--poll busy|adaptive) are polled on every turn */
-		if (rc_poll_hot(&s->dev.pl, rs_wc, s))
+		if (poll_hot(&s->dev.pl, rs_wc, s))
 			return -1;
 		filling = s->npool < rs_pool_want(s);
 		n = epoll_wait(s->ep, ev, RS_EVENTS, s->nready || filling ||
-			       rc_poll_spinning(&s->dev.pl) ? 0 : s->ctl.pollable ? -1 : 100);
+			       poll_spinning(&s->dev.pl) ? 0 : s->ctl.pollable ? -1 : 100);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;

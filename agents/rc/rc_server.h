@@ -153,11 +153,11 @@ struct rs_srv {
 /* rc_server.c */
 /* A slot and its endpoint's verbs resources; NULL with f set on failure. */
 struct rs_ep *rs_ep_new(struct rs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
-			struct rc_fail *f);
+			struct verbs_fail *f);
 void rs_ep_free(struct rs_srv *s, struct rs_ep *x);
 /* A pooled endpoint for a request of op on cm (NULL: oob), or rs_ep_new's. */
 struct rs_ep *rs_ep_take(struct rs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
-			 struct rc_fail *f);
+			 struct verbs_fail *f);
 void rs_ep_up(struct rs_srv *s, struct rs_ep *x);
 /*
  * Marks x dead with a drop record when reason is set; the loop frees it, and

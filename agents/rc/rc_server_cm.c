@@ -71,7 +71,7 @@ static void rs_cm_peer(struct rdma_cm_id *id, char *buf)
 }
 
 static void rs_cm_reject(struct rs_srv *s, struct rdma_cm_id *id, uint32_t cid,
-			 const struct rc_fail *f)
+			 const struct verbs_fail *f)
 {
 	struct oob_cm rej = { .type = OOB_REJ, .id = cid, .status = (uint32_t)f->err };
 	uint8_t buf[OOB_CM_LEN];
@@ -99,7 +99,7 @@ static void rs_cm_request(struct rs_srv *s, struct rdma_cm_event *ev,
 		.rnr_retry_count = DL_RC_RNR_RETRY,
 	};
 	uint8_t ack = DL_RC_ACK_TIMEOUT;
-	struct rc_fail f = { "request", EPROTO };
+	struct verbs_fail f = { "request", EPROTO };
 	char peer[SK_PEER_MAX];
 	uint8_t buf[OOB_CM_LEN];
 	struct oob_cm req, rep = { .type = OOB_REP };

@@ -199,7 +199,7 @@ static int rs_req(struct rs_srv *s, struct rs_sess *ss, const struct oob_rec *re
 	struct oob_rec rep = { .type = OOB_REP, .id = req->id, .op = req->op };
 	struct rc_dev *d = &s->dev;
 	struct rs_ep *x;
-	struct rc_fail f = { "request", EMSGSIZE };
+	struct verbs_fail f = { "request", EMSGSIZE };
 	uint8_t buf[OOB_REC_LEN];
 
 	x = rs_ep_take(s, rc_op_from_oob(req->op), NULL, &f);

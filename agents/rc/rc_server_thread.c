@@ -72,7 +72,7 @@ struct rt_sess {
 	int fd;
 	SSL *ssl;
 	struct ibv_comp_channel *ch;
-	struct rc_poller pl;	/* of ch */
+	struct poll_chan pl;	/* of ch */
 	struct rt_ep **eps;
 	uint32_t neps, cap;
 	bool dead;		/* an endpoint died in the poll: sweep after it */
@@ -107,7 +107,7 @@ static void rt_wc(void *arg, const struct ibv_wc *wc)
 	struct rc_dev *d = &t->s->dev;
 	uint32_t slot = RC_WR_SLOT(wc->wr_id);
 	struct rt_ep *x;
-	struct rc_fail f;
+	struct verbs_fail f;
 
 	if (slot >= t->neps || !(x = t->eps[slot]) || x->e.dead ||
 	    x->e.qp->qp_num != wc->qp_num)
@@ -116,7 +116,7 @@ static void rt_wc(void *arg, const struct ibv_wc *wc)
 		f.call = "ibv_poll_cq";
 		f.err = (int)rc_ep_first_err(&x->e, wc->status);
 		if (f.err != IBV_WC_WR_FLUSH_ERR)
-			rt_drop(t->s, t->peer, rc_wc_word((enum ibv_wc_status)f.err));
+			rt_drop(t->s, t->peer, verbs_wc_word((enum ibv_wc_status)f.err));
 		goto dead;
 	}
 	if (wc->opcode == IBV_WC_SEND || wc->opcode == IBV_WC_RDMA_WRITE) {
@@ -182,7 +182,7 @@ static int rt_req(struct rt_sess *t, const struct oob_rec *req, uint8_t out[OOB_
 	struct rt_srv *s = t->s;
 	struct rc_dev *d = &s->dev;
 	struct oob_rec rep = { .type = OOB_REP, .id = req->id, .op = req->op };
-	struct rc_fail f = { "malloc", ENOMEM };
+	struct verbs_fail f = { "malloc", ENOMEM };
 	struct rt_ep *x, **v;
 
 	if (t->neps == t->cap) {
@@ -278,18 +278,18 @@ static const char *rt_serve(struct rt_sess *t, char *why, size_t wlen)
 				left -= (clock_ns() - since) / 1000000;
 			}
 			/* hot CQs (--poll busy|adaptive): look, do not sleep */
-			r = poll(pf, 2, rc_poll_spinning(&t->pl) ? 0 : t->ilen ? (int)left : -1);
+			r = poll(pf, 2, poll_spinning(&t->pl) ? 0 : t->ilen ? (int)left : -1);
 			if (r < 0) {
 				if (errno == EINTR)
 					continue;
 				snprintf(why, wlen, "%s", proto_errname(errno));
 				return why;
 			}
-			if (!r && !rc_poll_spinning(&t->pl))
+			if (!r && !poll_spinning(&t->pl))
 				continue;
-			if ((pf[1].revents & POLLIN) || rc_poll_spinning(&t->pl)) {
+			if ((pf[1].revents & POLLIN) || poll_spinning(&t->pl)) {
 				t->pl.events = 0;
-				if (rc_poll(&t->pl, rt_wc, t))
+				if (poll_run(&t->pl, rt_wc, t))
 					return "ibv_get_cq_event";
 				atomic_fetch_add(&s->cq_events, t->pl.events);
 				reason = NULL;
@@ -356,13 +356,13 @@ static void *rt_thread(void *arg)
 		reason = proto_errname(errno);
 		goto out_ch;
 	}
-	rc_poller_init(&t->pl, t->ch, s->o->poll);
+	poll_chan_init(&t->pl, t->ch, s->o->poll);
 	reason = rt_serve(t, why, sizeof(why));
 out_ch:
 	for (i = 0; i < t->neps; i++)
 		if (t->eps[i])
 			rt_ep_free(t, i);
-	rc_poller_fini(&t->pl);
+	poll_chan_fini(&t->pl);
 	if (ibv_destroy_comp_channel(t->ch))
 		ag_warn("ibv_destroy_comp_channel: %s", strerror(errno));
 out:

@@ -36,7 +36,8 @@
 #include <infiniband/verbs.h>
 
 #include "agents/opts.h"
-#include "agents/rc/rc.h"
+#include "agents/verbs/poll.h"
+#include "agents/verbs/verbs.h"
 
 int ud_server_run(const struct ag_opts *o);
 int ud_client_run(const struct ag_opts *o);
@@ -65,15 +66,10 @@ struct ud_dev {
 /* one UD QP, its CQ, and one MR over nrecv receive slots then nsend send slots */
 struct ud_qp {
 	struct ibv_qp *qp;
-	struct rc_cq cq;	/* its context: rc_chan_poll() of rc.h drains it */
+	struct poll_cq cq;	/* its context: poll_events() of agents/verbs/poll.h drains it */
 	struct ibv_mr *mr;
 	uint8_t *buf;
 	uint32_t nrecv, nsend;
-};
-
-struct ud_fail {
-	const char *call;
-	int err;
 };
 
 /*
@@ -89,7 +85,7 @@ void ud_dev_close(struct ud_dev *d);
  * wr_ids carry tag << 32 | slot.
  */
 int ud_qp_create(struct ud_dev *d, struct ud_qp *q, uint32_t nrecv, uint32_t nsend,
-		 uint32_t sqd, uint32_t tag, struct ud_fail *f);
+		 uint32_t sqd, uint32_t tag, struct verbs_fail *f);
 void ud_qp_destroy(struct ud_qp *q);
 static inline uint8_t *ud_rbuf(const struct ud_dev *d, const struct ud_qp *q, uint32_t i)
 {
@@ -100,16 +96,16 @@ static inline uint8_t *ud_sbuf(const struct ud_dev *d, const struct ud_qp *q, ui
 	return ud_rbuf(d, q, q->nrecv) + (size_t)i * d->size;
 }
 int ud_post_recv(struct ud_dev *d, struct ud_qp *q, uint32_t tag, uint32_t i,
-		 struct ud_fail *f);
+		 struct verbs_fail *f);
 /*
  * SEND with imm to (ah, qpn, qkey): len bytes at off in send slot i, or with
  * off >= OPT_UD_GRH in receive slot i (an echo out of the buffer it came in).
  */
 int ud_post_send(struct ud_dev *d, struct ud_qp *q, uint32_t tag, uint32_t i, uint32_t off,
 		 uint32_t len, uint32_t imm,
-		 struct ibv_ah *ah, uint32_t qpn, uint32_t qkey, struct ud_fail *f);
+		 struct ibv_ah *ah, uint32_t qpn, uint32_t qkey, struct verbs_fail *f);
 /* An AH to the RoCEv2 GID gid; NULL with f set. */
-struct ibv_ah *ud_ah_create(struct ud_dev *d, const uint8_t gid[16], struct ud_fail *f);
+struct ibv_ah *ud_ah_create(struct ud_dev *d, const uint8_t gid[16], struct verbs_fail *f);
 
 /*
  * The sender's GID from the 40 bytes before a UD payload: an IPv4 header at

@@ -73,7 +73,7 @@ static void uc_rtt(struct uc *x, uint64_t rtt)
 static int uc_send(struct uc *x, uint32_t i)
 {
 	struct uc_conn *c = &x->c[i];
-	struct ud_fail f;
+	struct verbs_fail f;
 
 	c->t_sent = clock_ns();
 	if (!c->tries++)
@@ -153,19 +153,19 @@ static void uc_wc(void *arg, const struct ibv_wc *wc)
 	struct uc *x = arg;
 	uint32_t i = (uint32_t)(wc->wr_id >> 32) & 0x7fffffffu, slot = (uint32_t)wc->wr_id;
 	struct uc_conn *c = i < x->n ? &x->c[i] : NULL;
-	struct ud_fail f;
+	struct verbs_fail f;
 
 	if (!c || c->state != UC_UP || !c->q.qp || c->q.qp->qp_num != wc->qp_num)
 		return;
 	if (wc->wr_id & UD_WR_SEND) {
 		c->sq_out--;
 		if (wc->status != IBV_WC_SUCCESS)
-			load_fail(&x->ph.load, i, "ibv_poll_cq", 0, rc_wc_word(wc->status));
+			load_fail(&x->ph.load, i, "ibv_poll_cq", 0, verbs_wc_word(wc->status));
 		return;
 	}
 	if (wc->status != IBV_WC_SUCCESS) {
 		if (wc->status != IBV_WC_WR_FLUSH_ERR)
-			load_fail(&x->ph.load, i, "ibv_poll_cq", 0, rc_wc_word(wc->status));
+			load_fail(&x->ph.load, i, "ibv_poll_cq", 0, verbs_wc_word(wc->status));
 		return;
 	}
 	/* an echo of an earlier send of a round trip already done is late */
@@ -258,7 +258,7 @@ fail:
 int uc_answer(struct uc *x, const struct oob_rec *r, const char **why)
 {
 	uint32_t i = r->id - x->o->first_id;
-	struct ud_fail f;
+	struct verbs_fail f;
 
 	if (i >= x->n || (x->c[i].state != UC_SETUP && x->c[i].state != UC_FAILED)) {
 		*why = "bad_id";
@@ -383,7 +383,7 @@ static void uc_start(void *arg, uint32_t i)
 	struct uc *x = arg;
 	struct uc_conn *c = &x->c[i];
 	uint8_t buf[OOB_REC_LEN];
-	struct ud_fail f;
+	struct verbs_fail f;
 	bool oob = x->o->cm == OPT_CM_OOB_TLS;
 
 	c->state = UC_SETUP;
@@ -440,7 +440,7 @@ static int uc_event(void *arg, uint32_t t, uint32_t v, uint32_t events)
 	(void)events;
 	switch (t) {
 	case UC_T_CHAN:
-		return rc_chan_poll(x->dev.ch, &nev, uc_wc, x);
+		return poll_events(x->dev.ch, &nev, uc_wc, x);
 	case UC_T_SESS:
 		uc_sess_run(x);
 		break;

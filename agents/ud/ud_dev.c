@@ -86,7 +86,7 @@ void ud_dev_close(struct ud_dev *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static int ud_qp_rts(struct ud_dev *d, struct ud_qp *q, struct ud_fail *f)
+static int ud_qp_rts(struct ud_dev *d, struct ud_qp *q, struct verbs_fail *f)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = d->port,
 				 .qkey = d->qkey };
@@ -106,7 +106,7 @@ static int ud_qp_rts(struct ud_dev *d, struct ud_qp *q, struct ud_fail *f)
 }
 
 int ud_qp_create(struct ud_dev *d, struct ud_qp *q, uint32_t nrecv, uint32_t nsend,
-		 uint32_t sqd, uint32_t tag, struct ud_fail *f)
+		 uint32_t sqd, uint32_t tag, struct verbs_fail *f)
 {
 	struct ibv_qp_init_attr qa = {
 		.qp_type = IBV_QPT_UD,
@@ -169,7 +169,7 @@ void ud_qp_destroy(struct ud_qp *q)
 }
 
 int ud_post_recv(struct ud_dev *d, struct ud_qp *q, uint32_t tag, uint32_t i,
-		 struct ud_fail *f)
+		 struct verbs_fail *f)
 {
 	struct ibv_sge sg = { .addr = (uintptr_t)ud_rbuf(d, q, i),
 			      .length = OPT_UD_GRH + d->size, .lkey = q->mr->lkey };
@@ -182,7 +182,7 @@ int ud_post_recv(struct ud_dev *d, struct ud_qp *q, uint32_t tag, uint32_t i,
 
 int ud_post_send(struct ud_dev *d, struct ud_qp *q, uint32_t tag, uint32_t i, uint32_t off,
 		 uint32_t len, uint32_t imm, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey,
-		 struct ud_fail *f)
+		 struct verbs_fail *f)
 {
 	uint8_t *b = off >= OPT_UD_GRH ? ud_rbuf(d, q, i) + off : ud_sbuf(d, q, i) + off;
 	struct ibv_sge sg = { .addr = (uintptr_t)b, .length = len,
@@ -198,7 +198,7 @@ int ud_post_send(struct ud_dev *d, struct ud_qp *q, uint32_t tag, uint32_t i, ui
 	return (f->err = ibv_post_send(q->qp, &wr, &bad)) ? -1 : 0;
 }
 
-struct ibv_ah *ud_ah_create(struct ud_dev *d, const uint8_t gid[16], struct ud_fail *f)
+struct ibv_ah *ud_ah_create(struct ud_dev *d, const uint8_t gid[16], struct verbs_fail *f)
 {
 	struct ibv_ah_attr a = {
 		.is_global = 1, .port_num = d->port,

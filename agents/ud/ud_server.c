@@ -92,12 +92,12 @@ static void us_accept(struct us *s, uint32_t port)
 		ag_warn("accept on port %u: %s", s->o->port + port, strerror(errno));
 }
 
-int us_admit(struct us *s, const struct oob_rec *req, struct ud_fail *f)
+int us_admit(struct us *s, const struct oob_rec *req, struct verbs_fail *f)
 {
 	struct ud_ahe *e = ud_ahmap_put(&s->ahs, req->gid, req->qpn);
 
 	if (!e) {
-		*f = (struct ud_fail){ errno == ENOMEM ? "malloc" : "request", errno };
+		*f = (struct verbs_fail){ errno == ENOMEM ? "malloc" : "request", errno };
 		goto rej;
 	}
 	if (usa_admit(s, e, f)) {
@@ -114,7 +114,7 @@ rej:
 	return -1;
 }
 
-void us_answer(const struct us *s, const struct oob_rec *req, const struct ud_fail *f,
+void us_answer(const struct us *s, const struct oob_rec *req, const struct verbs_fail *f,
 	       struct oob_rec *rep)
 {
 	if (f) {
@@ -133,7 +133,7 @@ void us_answer(const struct us *s, const struct oob_rec *req, const struct ud_fa
 /* A REP, or a REJ naming the failed call; -1 when the REQ is hostile. */
 static int us_req(struct us *s, struct us_sess *ss, const struct oob_rec *req, const char **why)
 {
-	struct ud_fail f = { "malloc", ENOMEM };
+	struct verbs_fail f = { "malloc", ENOMEM };
 	uint8_t buf[OOB_REC_LEN];
 	struct oob_rec rep;
 	struct us_key *k;
@@ -246,7 +246,7 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 {
 	struct us *s = arg;
 	uint32_t slot = (uint32_t)wc->wr_id, len;
-	struct ud_fail f;
+	struct verbs_fail f;
 	struct ud_ahe *e;
 	struct ibv_ah *ah = NULL;
 	uint8_t gid[16], *rb;
@@ -254,12 +254,12 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 	if (wc->wr_id & UD_WR_SEND) {
 		usa_slot_done(s, slot);
 		if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR)
-			ag_warn("send completion: %s", rc_wc_word(wc->status));
+			ag_warn("send completion: %s", verbs_wc_word(wc->status));
 		goto repost;
 	}
 	if (wc->status != IBV_WC_SUCCESS) {
 		if (wc->status != IBV_WC_WR_FLUSH_ERR)
-			ag_warn("receive completion: %s", rc_wc_word(wc->status));
+			ag_warn("receive completion: %s", verbs_wc_word(wc->status));
 		s->dropped++;
 		return;
 	}
@@ -291,7 +291,7 @@ static int us_init(struct us *s)
 {
 	const struct ag_opts *o = s->o;
 	uint32_t nr = UD_SRV_RECV, wr;
-	struct ud_fail f;
+	struct verbs_fail f;
 	char err[320];
 
 	if (ud_dev_open(&s->dev, o, o->addr))
@@ -348,7 +348,7 @@ static int us_loop(struct us *s)
 				us_accept(s, TAG_VAL(t));
 				break;
 			case US_T_CH:
-				if (rc_chan_poll(s->dev.ch, &s->cq_events, us_wc, s))
+				if (poll_events(s->dev.ch, &s->cq_events, us_wc, s))
 					return -1;
 				break;
 			case US_T_SESS:

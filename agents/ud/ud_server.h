@@ -60,7 +60,7 @@ struct us {
  * Admits the client of a REQ (the AH map, and under --ah cache its AH): 0, or
  * -1 with f naming the failed call (ibv_create_ah at the device's max_ah).
  */
-int us_admit(struct us *s, const struct oob_rec *req, struct ud_fail *f);
+int us_admit(struct us *s, const struct oob_rec *req, struct verbs_fail *f);
 /*
  * ud_server_ah.c: the AHs of --ah (cache, wc, lru, peer). usa_admit gives
  * client e (just put in s->ahs) what its policy holds per client: 0, or -1
@@ -71,7 +71,7 @@ int us_admit(struct us *s, const struct oob_rec *req, struct ud_fail *f);
  * it is destroyed.
  */
 int usa_init(struct us *s);
-int usa_admit(struct us *s, struct ud_ahe *e, struct ud_fail *f);
+int usa_admit(struct us *s, struct ud_ahe *e, struct verbs_fail *f);
 void usa_drop(struct us *s, const struct us_key *k);
 struct ibv_ah *usa_reply(struct us *s, struct ud_ahe *e, const struct ibv_wc *wc,
 			 uint32_t slot);
@@ -79,7 +79,7 @@ void usa_slot_done(struct us *s, uint32_t slot);
 void usa_fini(struct us *s);
 
 /* The REP to an admitted REQ, or the REJ naming f (f NULL: admitted). */
-void us_answer(const struct us *s, const struct oob_rec *req, const struct ud_fail *f,
+void us_answer(const struct us *s, const struct oob_rec *req, const struct verbs_fail *f,
 	       struct oob_rec *rep);
 
 /* --cm rdmacm: listening ids on RDMA_PS_UDP, one per --port, in s->ep */

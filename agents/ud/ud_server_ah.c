@@ -38,7 +38,7 @@ static void usa_destroy(struct us *s, struct ibv_ah *ah)
 	usa_count(s, -1);
 }
 
-static void usa_warn(struct us *s, const struct ud_fail *f, uint32_t qpn)
+static void usa_warn(struct us *s, const struct verbs_fail *f, uint32_t qpn)
 {
 	if (!s->ah_failed++)
 		ag_warn("%s for QPN %u: %s", f->call, qpn, strerror(f->err));
@@ -61,7 +61,7 @@ static void usa_lru_drop(struct us *s, uint32_t i)
  * recently used one when the pool is full; 0 when every AH has a send out
  * (f->err EBUSY) or ibv_create_ah failed.
  */
-static uint32_t usa_lru_make(struct us *s, struct ud_ahe *e, struct ud_fail *f)
+static uint32_t usa_lru_make(struct us *s, struct ud_ahe *e, struct verbs_fail *f)
 {
 	struct ud_lru *l = &s->lru;
 	struct ud_ahe *old;
@@ -69,7 +69,7 @@ static uint32_t usa_lru_make(struct us *s, struct ud_ahe *e, struct ud_fail *f)
 	uint32_t i = ud_lru_take(l, &evict);
 
 	if (!i) {
-		*f = (struct ud_fail){ "ud_lru_take", EBUSY };
+		*f = (struct verbs_fail){ "ud_lru_take", EBUSY };
 		return 0;
 	}
 	if (evict) {
@@ -93,14 +93,14 @@ static uint32_t usa_lru_make(struct us *s, struct ud_ahe *e, struct ud_fail *f)
 }
 
 /* --ah peer: hold the AH of the GID gid, made for its first client */
-static int usa_peer_hold(struct us *s, const uint8_t gid[16], struct ud_fail *f)
+static int usa_peer_hold(struct us *s, const uint8_t gid[16], struct verbs_fail *f)
 {
 	struct ud_ahe *p = ud_ahmap_get(&s->peers, gid, UD_PEER_QPN);
 
 	if (!p) {
 		p = ud_ahmap_put(&s->peers, gid, UD_PEER_QPN);
 		if (!p) {
-			*f = (struct ud_fail){ "malloc", ENOMEM };
+			*f = (struct verbs_fail){ "malloc", ENOMEM };
 			return -1;
 		}
 		p->ah = ud_ah_create(&s->dev, gid, f);
@@ -125,9 +125,9 @@ static void usa_peer_drop(struct us *s, const uint8_t gid[16])
 	ud_ahmap_del(&s->peers, p);
 }
 
-int usa_admit(struct us *s, struct ud_ahe *e, struct ud_fail *f)
+int usa_admit(struct us *s, struct ud_ahe *e, struct verbs_fail *f)
 {
-	struct ud_fail lf;
+	struct verbs_fail lf;
 
 	switch (s->o->ah) {
 	case OPT_AH_CACHE:
@@ -194,7 +194,7 @@ static struct ibv_ah *usa_from_wc(struct us *s, const struct ibv_wc *wc, uint32_
 static struct ibv_ah *usa_lru_ah(struct us *s, struct ud_ahe *e, uint32_t slot)
 {
 	struct ud_lru *l = &s->lru;
-	struct ud_fail f;
+	struct verbs_fail f;
 	uint32_t i = e->lru;
 
 	if (i) {

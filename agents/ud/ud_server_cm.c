@@ -62,7 +62,7 @@ static void usm_request(struct us *s, struct rdma_cm_id *id, const struct rdma_u
 	struct rdma_conn_param cp = { 0 };
 	uint8_t buf[OOB_REC_LEN];
 	struct oob_rec req, rep;
-	struct ud_fail f;
+	struct verbs_fail f;
 	const char *why = usm_parse(id, ud, &req);
 	bool ok;
 

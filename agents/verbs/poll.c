@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Completion polling of one channel by --poll's rule (see rc.h): the event
+ * Completion polling of one channel by --poll's rule (see poll.h): the event
  * path, and the list of hot CQs that are polled on every loop turn instead of
  * waiting for their next event.
  */
@@ -8,15 +8,15 @@
 #include <stdlib.h>
 
 #include "agents/ag.h"
-#include "agents/rc/rc.h"
+#include "agents/verbs/poll.h"
 #include "agents/report.h"
 #include "common/clock.h"
 
-#define RC_POLL_BATCH 32
+#define POLL_BATCH 32
 
-static int rc_hot_add(struct rc_poller *pl, struct rc_cq *c, uint64_t now)
+static int poll_hot_add(struct poll_chan *pl, struct poll_cq *c, uint64_t now)
 {
-	struct rc_cq **h;
+	struct poll_cq **h;
 	uint32_t cap;
 
 	c->last_ns = now;
@@ -35,28 +35,28 @@ static int rc_hot_add(struct rc_poller *pl, struct rc_cq *c, uint64_t now)
 	return 0;
 }
 
-static void rc_hot_del(struct rc_poller *pl, struct rc_cq *c)
+static void poll_hot_del(struct poll_chan *pl, struct poll_cq *c)
 {
-	struct rc_cq *last = pl->hot[--pl->nhot];
+	struct poll_cq *last = pl->hot[--pl->nhot];
 
 	pl->hot[c->hot - 1] = last;
 	last->hot = c->hot;
 	c->hot = 0;
 }
 
-void rc_poller_init(struct rc_poller *pl, struct ibv_comp_channel *ch, enum opt_poll mode)
+void poll_chan_init(struct poll_chan *pl, struct ibv_comp_channel *ch, enum opt_poll mode)
 {
-	*pl = (struct rc_poller){ .ch = ch, .mode = mode };
+	*pl = (struct poll_chan){ .ch = ch, .mode = mode };
 }
 
-void rc_poller_fini(struct rc_poller *pl)
+void poll_chan_fini(struct poll_chan *pl)
 {
 	free(pl->hot);
 	pl->hot = NULL;
 	pl->nhot = pl->cap = 0;
 }
 
-int rc_cq_start(struct rc_poller *pl, struct rc_cq *c, bool lazy, struct rc_fail *f)
+int poll_cq_start(struct poll_chan *pl, struct poll_cq *c, bool lazy, struct verbs_fail *f)
 {
 	int err;
 
@@ -65,7 +65,7 @@ int rc_cq_start(struct rc_poller *pl, struct rc_cq *c, bool lazy, struct rc_fail
 	if (lazy)
 		return 0;
 	if (pl->mode == OPT_POLL_BUSY) {
-		if (!rc_hot_add(pl, c, clock_ns()))
+		if (!poll_hot_add(pl, c, clock_ns()))
 			return 0;
 		f->call = "malloc";
 		f->err = ENOMEM;
@@ -80,18 +80,18 @@ int rc_cq_start(struct rc_poller *pl, struct rc_cq *c, bool lazy, struct rc_fail
 	return 0;
 }
 
-void rc_cq_stop(struct rc_cq *c)
+void poll_cq_stop(struct poll_cq *c)
 {
 	if (c->pl && c->hot)
-		rc_hot_del(c->pl, c);
+		poll_hot_del(c->pl, c);
 }
 
-int rc_cq_want(struct rc_cq *c, bool want, struct rc_fail *f)
+int poll_cq_want(struct poll_cq *c, bool want, struct verbs_fail *f)
 {
 	if (!c->lazy || c->want == want)
 		return 0;
 	c->want = want;
-	if (!want || !rc_hot_add(c->pl, c, clock_ns()))
+	if (!want || !poll_hot_add(c->pl, c, clock_ns()))
 		return 0;
 	f->call = "malloc";
 	f->err = ENOMEM;
@@ -99,12 +99,12 @@ int rc_cq_want(struct rc_cq *c, bool want, struct rc_fail *f)
 }
 
 /* Polls c dry: the number of completions, or -1 after a fatal record. */
-static int rc_drain(struct rc_cq *c, rc_wc_cb cb, void *arg)
+static int poll_drain(struct poll_cq *c, poll_wc_cb cb, void *arg)
 {
-	struct ibv_wc wc[RC_POLL_BATCH];
+	struct ibv_wc wc[POLL_BATCH];
 	int n, i, got = 0;
 
-	while ((n = ibv_poll_cq(c->cq, RC_POLL_BATCH, wc)) > 0) {
+	while ((n = ibv_poll_cq(c->cq, POLL_BATCH, wc)) > 0) {
 		for (i = 0; i < n; i++)
 			cb(arg, &wc[i]);
 		got += n;
@@ -117,7 +117,7 @@ static int rc_drain(struct rc_cq *c, rc_wc_cb cb, void *arg)
 }
 
 /* arm before the last poll, so a completion racing it raises an event */
-static int rc_arm_drain(struct rc_cq *c, rc_wc_cb cb, void *arg)
+static int poll_arm_drain(struct poll_cq *c, poll_wc_cb cb, void *arg)
 {
 	int err = ibv_req_notify_cq(c->cq, 0);
 
@@ -125,11 +125,11 @@ static int rc_arm_drain(struct rc_cq *c, rc_wc_cb cb, void *arg)
 		rep_fatal("ibv_req_notify_cq", "CQ", err);
 		return -1;
 	}
-	return rc_drain(c, cb, arg);
+	return poll_drain(c, cb, arg);
 }
 
 /* Whether hot c keeps spinning after a poll that found nothing. */
-static bool rc_hot_stays(const struct rc_poller *pl, const struct rc_cq *c, uint64_t now)
+static bool poll_hot_stays(const struct poll_chan *pl, const struct poll_cq *c, uint64_t now)
 {
 	if (c->lazy)
 		return c->want && pl->mode == OPT_POLL_BUSY;
@@ -138,10 +138,10 @@ static bool rc_hot_stays(const struct rc_poller *pl, const struct rc_cq *c, uint
 	return pl->mode == OPT_POLL_ADAPTIVE && now - c->last_ns < OPT_POLL_SPIN_US * 1000ull;
 }
 
-int rc_poll_hot(struct rc_poller *pl, rc_wc_cb cb, void *arg)
+int poll_hot(struct poll_chan *pl, poll_wc_cb cb, void *arg)
 {
 	uint64_t now = pl->nhot ? clock_ns() : 0;
-	struct rc_cq *c;
+	struct poll_cq *c;
 	uint32_t i;
 	int got;
 
@@ -150,53 +150,53 @@ int rc_poll_hot(struct rc_poller *pl, rc_wc_cb cb, void *arg)
 		if (i >= pl->nhot)
 			continue;
 		c = pl->hot[i];
-		if ((got = rc_drain(c, cb, arg)) < 0)
+		if ((got = poll_drain(c, cb, arg)) < 0)
 			return -1;
 		if (got) {
 			c->last_ns = now;
 			continue;
 		}
-		if (rc_hot_stays(pl, c, now))
+		if (poll_hot_stays(pl, c, now))
 			continue;
 		if (c->lazy && !c->want) {
-			rc_hot_del(pl, c);
+			poll_hot_del(pl, c);
 			continue;
 		}
-		if ((got = rc_arm_drain(c, cb, arg)) < 0)
+		if ((got = poll_arm_drain(c, cb, arg)) < 0)
 			return -1;
 		if (got)
 			c->last_ns = now;
 		else
-			rc_hot_del(pl, c);
+			poll_hot_del(pl, c);
 	}
 	return 0;
 }
 
 /* One CQ event: event mode polls at once; the others hand c to the hot list. */
-static int rc_on_event(struct rc_poller *pl, struct rc_cq *c, rc_wc_cb cb, void *arg)
+static int poll_on_event(struct poll_chan *pl, struct poll_cq *c, poll_wc_cb cb, void *arg)
 {
 	/* acks take a lock in the provider: pay for it once per batch */
-	if (++c->unacked >= RC_ACK_BATCH) {
+	if (++c->unacked >= POLL_ACK_BATCH) {
 		ibv_ack_cq_events(c->cq, c->unacked);
 		c->unacked = 0;
 	}
 	if (c->hot)
 		return 0;
 	if (c->lazy) {
-		if (rc_drain(c, cb, arg) < 0)
+		if (poll_drain(c, cb, arg) < 0)
 			return -1;
 		if (!c->want)
 			return 0;
 	} else if (pl->mode == OPT_POLL_EVENT) {
-		return rc_arm_drain(c, cb, arg) < 0 ? -1 : 0;
+		return poll_arm_drain(c, cb, arg) < 0 ? -1 : 0;
 	}
-	if (!rc_hot_add(pl, c, clock_ns()))
+	if (!poll_hot_add(pl, c, clock_ns()))
 		return 0;
 	rep_fatal("malloc", "hot CQ list", ENOMEM);
 	return -1;
 }
 
-int rc_poll(struct rc_poller *pl, rc_wc_cb cb, void *arg)
+int poll_run(struct poll_chan *pl, poll_wc_cb cb, void *arg)
 {
 	struct ibv_cq *cq;
 	void *ctx;
@@ -210,26 +210,21 @@ int rc_poll(struct rc_poller *pl, rc_wc_cb cb, void *arg)
 			break;
 		}
 		pl->events++;
-		if (rc_on_event(pl, ctx, cb, arg))
+		if (poll_on_event(pl, ctx, cb, arg))
 			return -1;
 	}
-	return rc_poll_hot(pl, cb, arg);
+	return poll_hot(pl, cb, arg);
 }
 
-int rc_dev_poll(struct rc_dev *d, rc_wc_cb cb, void *arg)
+int poll_events(struct ibv_comp_channel *ch, uint64_t *nev, poll_wc_cb cb, void *arg)
 {
-	return rc_poll(&d->pl, cb, arg);
-}
-
-int rc_chan_poll(struct ibv_comp_channel *ch, uint64_t *nev, rc_wc_cb cb, void *arg)
-{
-	struct rc_poller pl;
+	struct poll_chan pl;
 	int rc;
 
 	/* event mode and CQs that are never lazy: nothing goes to a hot list */
-	rc_poller_init(&pl, ch, OPT_POLL_EVENT);
-	rc = rc_poll(&pl, cb, arg);
+	poll_chan_init(&pl, ch, OPT_POLL_EVENT);
+	rc = poll_run(&pl, cb, arg);
 	*nev += pl.events;
-	rc_poller_fini(&pl);
+	poll_chan_fini(&pl);
 	return rc;
 }
