@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rc: the --transport rc roles, and the verbs resource model they share.
+ * rc: the --transport rc and --transport uc roles, and the verbs resource
+ * model they share.
  *
  * One device context and one PD per agent process. Per connection (struct
  * rc_ep), by default the seed's footprint: 1 RC QP, a send CQ and a recv CQ, a
@@ -22,8 +23,16 @@
  * before. The round trip is the send CQ's completion, so that CQ is not lazy.
  * The device must offer it (ibv_query_device: max_qp_rd_atom, atomic_cap).
  *
- * d->qpt is the QP type: IBV_QPT_RC, or IBV_QPT_UC for --transport uc (see
- * agents/uc/uc.h), whose state changes leave out what UC has not.
+ * d->qpt is the QP type: IBV_QPT_RC, or IBV_QPT_UC for --transport uc. A UC
+ * connection is an RC connection without acknowledgements, so this code runs
+ * it whole (endpoints, device, both setups, server models, poller) with the
+ * QP type as its one parameter and the attributes UC lacks left out of the QP
+ * state changes (no retry, RNR, timeout or read/atomic depths): --op send and
+ * --op write only (opt_uc_rules). Over rdmacm a UC QP is made beside an
+ * RC-typed id (rc_ep_cm_state). UC may drop a message and says nothing: a
+ * round trip whose message or echo is lost never completes, and the load
+ * engine's traffic deadline (--timeout) ends it as "msg fail ... err=timeout",
+ * the point's "lost" figure.
  *
  * All CQs report to one completion channel per process (per session thread
  * with --server-model thread), read by a struct poll_chan (agents/verbs/poll.h);
@@ -36,10 +45,11 @@
  * QP (a shared CQ keeps them) is never applied to the slot's next tenant;
  * SRQ receives carry the buffer slot and are resolved by wc.qp_num.
  *
- * The rc/ folder: one row of agents/transport.c; its connection setups are
- * oob-tls (oob.h records over tls.h, rc_*_oob.c) and rdmacm (rc_*_cm.c). May
- * use the engine (ag, ctl, load, phase, report, tag, opts), srv/, common/,
- * rdma/, libibverbs, librdmacm, OpenSSL; never harness/ or tap/.
+ * The rc/ folder: two rows of agents/transport.c (rc and uc); its connection
+ * setups are oob-tls (agents/oob/: oob.h records over tls.h, rc_*_oob.c) and
+ * rdmacm (rc_*_cm.c). May use the engine (ag, ctl, load, phase, report, tag,
+ * opts), srv/, oob/, verbs/, common/, rdma/, libibverbs, librdmacm, OpenSSL;
+ * never another transport's folder, harness/ or tap/.
  */
 #ifndef RDC_AGENTS_RC_H
 #define RDC_AGENTS_RC_H

@@ -4,7 +4,7 @@
  *
  * The server process owns ONE UD QP (one CQ, one MR over its receive and send
  * slots) for every client; it answers a client through an address handle,
- * created when the client's REQ arrives over --cm oob-tls (the rc records of
+ * created when the client's REQ arrives over --cm oob-tls (the records of
  * agents/oob/oob.h with op OOB_OP_UD, the Q_Key in rkey) and cached, keyed by the
  * client's (GID, QPN), until its TLS session ends. A failed ibv_create_ah
  * becomes a REJ naming it, so the client's "conn fail" names the cause (rxe's
@@ -23,8 +23,8 @@
  * imm_data, so a late echo of an earlier try is told apart and counted "late".
  *
  * May use the engine (ag, ctl, load, phase, report, tag, opts), srv/, the oob
- * records and TLS of agents/rc/ (oob.h, tls.h), common/, rdma/, libibverbs;
- * never harness/ or tap/.
+ * records and TLS of agents/oob/, the poller of agents/verbs/, common/, rdma/,
+ * libibverbs; never another transport's folder, harness/ or tap/.
  */
 #ifndef RDC_AGENTS_UD_H
 #define RDC_AGENTS_UD_H
