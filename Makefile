@@ -28,7 +28,9 @@ CFLAGS  ?= -O2 -g
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 # Messages are cut to fixed buffers on purpose: a truncated diagnostic beats a
 # heap allocation on every error path, so gcc's truncation guesses stay quiet.
-CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -I. \
+# -iquote .: the project's headers are "quoted" from the root, and the folder
+# rdma/ never shadows the system's <rdma/...> (tests/includes.t).
+CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -iquote . \
            -DRDMACAP_VERSION='"$(VERSION)"' \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -libverbs -lrdmacm -lssl -lcrypto -lmnl -ljansson) -lm -lpthread
@@ -98,7 +100,7 @@ san:
 
 # libFuzzer needs clang; without it `make fuzz` says so and the fuzz tests skip.
 FUZZ_CC     ?= clang
-FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -Wall -Wextra -Werror \
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -iquote . -Wall -Wextra -Werror \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_proto  := common/proto.c
 FUZZ_oob    := agents/oob/oob.c

@@ -12,7 +12,6 @@ set -u
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
-SRC=${INCLUDES_ROOT:-$ROOT}
 
 # incs FILE...: "FILE:PATH" per quoted include
 incs() {
@@ -29,7 +28,7 @@ bad_in() {
 	done < <(find "$1" -name '*.[ch]' | sort) | grep -E ":($2)" || true
 }
 
-cd "$SRC" || exit 1
+cd "$ROOT" || exit 1
 mapfile -t TRANSPORTS < <(sed -n 's|^#include "agents/\([a-z]*\)/[a-z_]*\.h"|\1|p' agents/transport.c | sort -u)
 
 tap_init
