@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Fatal errors as records, warnings on stderr.
+ * Fatal errors as records, warnings on stderr (see ag.h).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "agents/ag.h"
-#include "agents/report.h"
+#include "common/proto.h"
 
 void ag_warn(const char *fmt, ...)
 {
@@ -30,7 +30,7 @@ void ag_warn(const char *fmt, ...)
 		return;
 }
 
-void rep_fatal(const char *call, const char *obj, int err)
+void ag_fatal(const char *call, const char *obj, int err)
 {
 	ag_warn("%s %s: %s", call, obj, strerror(err));
 	proto_error(call, err);

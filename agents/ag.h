@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ag: helpers shared by every agent file (common/clock.h, stderr logging, a
- * nonblocking fd for the epoll loop). Uses libc only.
+ * ag: what every agent file shares: common/clock.h, warnings on stderr, the
+ * fatal-error record (written by common/proto.h's writer, with the human line
+ * on stderr that goes with it), a nonblocking fd for the epoll loop. Uses libc
+ * and common/ only.
  */
 #ifndef RDC_AGENTS_AG_H
 #define RDC_AGENTS_AG_H
@@ -14,6 +16,8 @@
 
 /* "rdmacap-agent: <msg>" on stderr; never on stdout, which carries records. */
 void ag_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "error call=C errno=E err=NAME" plus a human line on stderr naming obj */
+void ag_fatal(const char *call, const char *obj, int err);
 
 /* Adds O_NONBLOCK to fd's flags: 0, or -1 with errno (the caller reports it). */
 static inline int ag_nonblock(int fd)

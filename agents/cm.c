@@ -11,18 +11,17 @@
 #include "agents/ag.h"
 #include "agents/cm.h"
 #include "agents/opts.h"
-#include "agents/report.h"
 
 struct rdma_event_channel *agcm_channel(const char *role)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
 
 	if (!ch) {
-		rep_fatal("rdma_create_event_channel", role, errno);
+		ag_fatal("rdma_create_event_channel", role, errno);
 		return NULL;
 	}
 	if (ag_nonblock(ch->fd)) {
-		rep_fatal("fcntl", "rdma_cm event channel", errno);
+		ag_fatal("fcntl", "rdma_cm event channel", errno);
 		rdma_destroy_event_channel(ch);
 		return NULL;
 	}
@@ -35,7 +34,7 @@ int agcm_get(struct rdma_event_channel *ch, const char *role, struct rdma_cm_eve
 		return 0;
 	if (errno == EAGAIN || errno == EINTR)
 		return 1;
-	rep_fatal("rdma_get_cm_event", role, errno);
+	ag_fatal("rdma_get_cm_event", role, errno);
 	return -1;
 }
 
@@ -44,7 +43,7 @@ bool agcm_ack(struct rdma_cm_event *ev)
 	bool removed = ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL;
 
 	if (removed)
-		rep_fatal("rdma_get_cm_event", "DEVICE_REMOVAL", ENODEV);
+		ag_fatal("rdma_get_cm_event", "DEVICE_REMOVAL", ENODEV);
 	if (rdma_ack_cm_event(ev))
 		ag_warn("rdma_ack_cm_event: %s", strerror(errno));
 	return removed;
@@ -64,23 +63,23 @@ int agcm_listen(struct rdma_event_channel *ch, const struct ag_opts *o, enum rdm
 
 	l = *ids = calloc(o->ports, sizeof(*l));
 	if (!l) {
-		rep_fatal("calloc", "listen ids", ENOMEM);
+		ag_fatal("calloc", "listen ids", ENOMEM);
 		return -1;
 	}
 	for (uint32_t i = 0; i < o->ports; i++) {
 		snprintf(obj, sizeof(obj), "%s:%u", o->addr_str, o->port + i);
 		if (rdma_create_id(ch, &l[i], NULL, ps)) {
 			l[i] = NULL;
-			rep_fatal("rdma_create_id", obj, errno);
+			ag_fatal("rdma_create_id", obj, errno);
 			return -1;
 		}
 		sa.sin_port = htons((uint16_t)(o->port + i));
 		if (rdma_bind_addr(l[i], (struct sockaddr *)&sa)) {
-			rep_fatal("rdma_bind_addr", obj, errno);
+			ag_fatal("rdma_bind_addr", obj, errno);
 			return -1;
 		}
 		if (rdma_listen(l[i], (int)o->backlog)) {
-			rep_fatal("rdma_listen", obj, errno);
+			ag_fatal("rdma_listen", obj, errno);
 			return -1;
 		}
 	}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * agcm: what every --cm rdmacm agent file shares (rc and uc, ud; both roles).
- * Uses librdmacm, agents/ag.h, agents/opts.h and agents/report.h (a failure is
- * the agent's fatal record).
+ * Uses librdmacm, agents/ag.h and agents/opts.h (a failure is the agent's
+ * fatal record, ag_fatal).
  */
 #ifndef RDC_AGENTS_CM_H
 #define RDC_AGENTS_CM_H

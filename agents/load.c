@@ -12,6 +12,7 @@
 #include "agents/ag.h"
 #include "agents/load.h"
 #include "common/deadline.h"
+#include "common/proto.h"
 
 #define LOAD_GOLDEN 0x9e3779b97f4a7c15ull
 
@@ -60,7 +61,7 @@ size_t load_payload_check(uint32_t id, uint32_t seq, size_t off,
 	return len;
 }
 
-static int fifo_init(struct fifo *f, uint32_t cap)
+static int load_fifo_init(struct fifo *f, uint32_t cap)
 {
 	f->v = calloc(cap ? cap : 1, sizeof(*f->v));
 	f->cap = cap;
@@ -69,18 +70,18 @@ static int fifo_init(struct fifo *f, uint32_t cap)
 }
 
 /* each connection sits in a fifo at most once, so cap = nconn never overflows */
-static void fifo_push(struct fifo *f, uint32_t x)
+static void load_fifo_push(struct fifo *f, uint32_t x)
 {
 	f->v[(f->head + f->len) % f->cap] = x;
 	f->len++;
 }
 
-static uint32_t fifo_front(const struct fifo *f)
+static uint32_t load_fifo_front(const struct fifo *f)
 {
 	return f->v[f->head];
 }
 
-static uint32_t fifo_pop(struct fifo *f)
+static uint32_t load_fifo_pop(struct fifo *f)
 {
 	uint32_t x = f->v[f->head];
 
@@ -98,7 +99,7 @@ int load_init(struct load *l, const struct load_cfg *cfg,
 	l->arg = arg;
 	l->tfd = -1;
 	l->c = calloc(cfg->nconn ? cfg->nconn : 1, sizeof(*l->c));
-	if (!l->c || fifo_init(&l->ready, cfg->nconn) || fifo_init(&l->think, cfg->nconn)) {
+	if (!l->c || load_fifo_init(&l->ready, cfg->nconn) || load_fifo_init(&l->think, cfg->nconn)) {
 		ag_warn("calloc load state for %u connections: %s", cfg->nconn,
 			strerror(ENOMEM));
 		goto err;
@@ -143,8 +144,8 @@ static int load_arm(struct load *l)
 	struct itimerspec its = { 0 };
 	uint64_t at = l->deadline;
 
-	if (l->think.len && l->c[fifo_front(&l->think)].t < at)
-		at = l->c[fifo_front(&l->think)].t;
+	if (l->think.len && l->c[load_fifo_front(&l->think)].t < at)
+		at = l->c[load_fifo_front(&l->think)].t;
 	if (l->finished)
 		at = 0;
 	if (at == l->armed)
@@ -180,7 +181,7 @@ static void load_pump(struct load *l)
 		return;
 	l->pumping = true;
 	while (l->ready.len && (!l->cfg.workers || l->inflight < l->cfg.workers)) {
-		idx = fifo_pop(&l->ready);
+		idx = load_fifo_pop(&l->ready);
 		c = &l->c[idx];
 		if (c->state != LS_READY)
 			continue;
@@ -214,7 +215,7 @@ int load_run(struct load *l)
 			continue;
 		}
 		l->c[i].state = LS_READY;
-		fifo_push(&l->ready, i);
+		load_fifo_push(&l->ready, i);
 	}
 	if (load_arm(l))
 		return -1;
@@ -272,11 +273,11 @@ static void load_complete(struct load *l, uint32_t idx)
 	} else if (l->cfg.think_ms) {
 		c->state = LS_THINK;
 		c->t = now + (uint64_t)l->cfg.think_ms * 1000000ull;
-		fifo_push(&l->think, idx);
+		load_fifo_push(&l->think, idx);
 		load_arm(l);
 	} else {
 		c->state = LS_READY;
-		fifo_push(&l->ready, idx);
+		load_fifo_push(&l->ready, idx);
 	}
 	load_pump(l);
 }
@@ -371,12 +372,12 @@ int load_on_timer(struct load *l)
 		load_cut(l, true);
 		return 0;
 	}
-	while (l->think.len && l->c[fifo_front(&l->think)].t <= now) {
-		idx = fifo_pop(&l->think);
+	while (l->think.len && l->c[load_fifo_front(&l->think)].t <= now) {
+		idx = load_fifo_pop(&l->think);
 		if (l->c[idx].state != LS_THINK)
 			continue;
 		l->c[idx].state = LS_READY;
-		fifo_push(&l->ready, idx);
+		load_fifo_push(&l->ready, idx);
 	}
 	if (load_arm(l))
 		return -1;

@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agents/report.h"
+#include "common/proto.h"
 
 struct load_cfg {
 	uint32_t nconn;

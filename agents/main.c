@@ -11,7 +11,6 @@
 
 #include "agents/ag.h"
 #include "agents/opts.h"
-#include "agents/report.h"
 #include "agents/transport.h"
 
 /* The orchestrator raises the hard limit; the soft one is ours to take. */
@@ -52,7 +51,7 @@ int main(int argc, char **argv)
 	}
 	/* peers vanish; a send to them must be an error, not a death */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
-		rep_fatal("signal", "SIGPIPE", errno);
+		ag_fatal("signal", "SIGPIPE", errno);
 		return 1;
 	}
 	if (ag_raise_nofile())
@@ -60,7 +59,7 @@ int main(int argc, char **argv)
 	t = transport_find(o.transport);
 	if (!t) {
 		/* opts.c accepts only the vocabulary's words: a word without a row */
-		rep_fatal("transport_find", opt_word(OPT_TRANSPORT, o.transport), ENOSYS);
+		ag_fatal("transport_find", opt_word(OPT_TRANSPORT, o.transport), ENOSYS);
 		return 1;
 	}
 	return o.role == AG_ROLE_SERVER ? t->server(&o) : t->client(&o);

@@ -12,8 +12,8 @@
 
 #include "agents/ag.h"
 #include "agents/phase.h"
-#include "agents/report.h"
 #include "common/deadline.h"
+#include "common/proto.h"
 
 static int ph_arm(int tfd, uint64_t at, uint64_t *armed)
 {
@@ -218,7 +218,7 @@ int ph_loop(struct ph *p)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			rep_fatal("epoll_wait", "client loop", errno);
+			ag_fatal("epoll_wait", "client loop", errno);
 			return -1;
 		}
 		for (i = 0; i < n && p->phase != PH_STOP; i++) {
@@ -285,23 +285,23 @@ int ph_init(struct ph *p, const struct ag_opts *o, const struct ph_ops *ops,
 	p->mark = calloc(p->n ? p->n : 1, sizeof(*p->mark));
 	p->steps = calloc(PROTO_NSTEPS, sizeof(*p->steps));
 	if (!p->t0 || !p->mark || !p->steps) {
-		rep_fatal("calloc", "client state", ENOMEM);
+		ag_fatal("calloc", "client state", ENOMEM);
 		return -1;
 	}
 	if (load_init(&p->load, &lc, lops, arg)) {
-		rep_fatal("load_init", "traffic engine", ENOMEM);
+		ag_fatal("load_init", "traffic engine", ENOMEM);
 		return -1;
 	}
 	p->loaded = true;
 	p->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (p->ep < 0) {
-		rep_fatal("epoll_create1", "client loop", errno);
+		ag_fatal("epoll_create1", "client loop", errno);
 		return -1;
 	}
 	p->stag = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	p->dl = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (p->stag < 0 || p->dl < 0) {
-		rep_fatal("timerfd_create", "client timers", errno);
+		ag_fatal("timerfd_create", "client timers", errno);
 		return -1;
 	}
 	if (ph_watch(p, p->stag, EPOLLIN, PH_TAG(PH_T_STAGGER, 0), "stagger timer") ||

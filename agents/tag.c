@@ -7,7 +7,6 @@
 #include <sys/epoll.h>
 
 #include "agents/ag.h"
-#include "agents/report.h"
 #include "agents/tag.h"
 
 int tag_watch(int ep, int fd, uint32_t events, uint64_t tag, const char *what)
@@ -16,7 +15,7 @@ int tag_watch(int ep, int fd, uint32_t events, uint64_t tag, const char *what)
 
 	if (!epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
 		return 0;
-	rep_fatal("epoll_ctl", what, errno);
+	ag_fatal("epoll_ctl", what, errno);
 	return -1;
 }
 

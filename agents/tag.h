@@ -4,7 +4,7 @@
  * server: type (8 bits) << 56 | generation (16 bits) << 32 | value (32 bits).
  * Each loop numbers its own types from 1; the generation lets a slot that was
  * closed and reused ignore the events still queued for its last tenant.
- * May use: report.h.
+ * May use: ag.h.
  */
 #ifndef RDC_AGENTS_TAG_H
 #define RDC_AGENTS_TAG_H

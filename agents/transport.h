@@ -12,7 +12,7 @@
  * common/opt.c and one row in transport.c; main.c and the engine do not change.
  *
  * May use: agents/opts.h. The folders may use the engine (ag, ctl, load,
- * phase, report, tag), srv/, oob/, verbs/, common/ and rdma/; never another
+ * phase, tag), srv/, oob/, verbs/, common/ and rdma/; never another
  * transport's folder, harness/ or tap/ (tests/agent-includes.t checks).
  */
 #ifndef RDC_AGENTS_TRANSPORT_H

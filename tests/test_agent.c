@@ -19,7 +19,6 @@
 #include "agents/load.h"
 #include "agents/opts.h"
 #include "common/proto.h"
-#include "agents/report.h"
 #include "tap/tap.h"
 
 static struct tap tap;

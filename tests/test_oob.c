@@ -379,7 +379,7 @@ static void t_fuzz(void)
 	tap_ok(&T, ok && acc > 0, "record: 200000 random bodies: none crashes, every accepted one is canonical");
 }
 
-/* A REQ's GID must be the peer's own IPv4-mapped address (rc_rep_check). */
+/* A REQ's GID must be the peer's own IPv4-mapped address (rc_reply_check). */
 static void t_gid_check(void)
 {
 	struct oob_rec r = t_req();
@@ -388,13 +388,13 @@ static void t_gid_check(void)
 
 	inet_pton(AF_INET, "10.222.0.2", &peer);
 	inet_pton(AF_INET, "10.222.0.9", &other);
-	own = rc_rep_check(&r, peer);
-	foreign = rc_rep_check(&r, other);
+	own = rc_reply_check(&r, peer);
+	foreign = rc_reply_check(&r, other);
 	/* the same last 4 bytes without the v4-mapped prefix is another address */
 	r.gid[10] = r.gid[11] = 0;
 	r.gid[0] = 0xfe;
 	r.gid[1] = 0x80;
-	v6 = rc_rep_check(&r, peer);
+	v6 = rc_reply_check(&r, peer);
 	tap_ok(&T, !own && foreign && !strcmp(foreign, "gid_not_peer") && v6 &&
 	       !strcmp(v6, "gid_not_peer"),
 	       "REQ: the GID must be the peer's ::ffff:ADDR; another, or an IPv6 one, is gid_not_peer");
@@ -421,21 +421,21 @@ static void t_down_words(void)
 	const char *w;
 	int ok = 1, err;
 
-	rc_rep_down(&d, 3, OOB_CALL_POLL_CQ, IBV_WC_WR_FLUSH_ERR);
-	w = rc_rep_down_word(&d, &err);
+	rc_reply_down(&d, 3, OOB_CALL_POLL_CQ, IBV_WC_WR_FLUSH_ERR);
+	w = rc_reply_down_word(&d, &err);
 	ok &= !oob_encode(&d, b) && !oob_parse(b, sizeof(b), OOB_T(OOB_DOWN), &p) && p.id == 3 &&
 	      !strcmp(w, "IBV_WC_WR_FLUSH_ERR") && err == 0;
-	rc_rep_down(&d, 3, OOB_CALL_ASYNC_EVENT, IBV_EVENT_QP_FATAL);
-	w = rc_rep_down_word(&d, &err);
+	rc_reply_down(&d, 3, OOB_CALL_ASYNC_EVENT, IBV_EVENT_QP_FATAL);
+	w = rc_reply_down_word(&d, &err);
 	ok &= !oob_encode(&d, b) && !strcmp(w, "QP_FATAL") && err == 0;
-	rc_rep_down(&d, 3, OOB_CALL_POST_RECV, ENOMEM);
-	w = rc_rep_down_word(&d, &err);
+	rc_reply_down(&d, 3, OOB_CALL_POST_RECV, ENOMEM);
+	w = rc_reply_down_word(&d, &err);
 	ok &= !oob_encode(&d, b) && !strcmp(w, "ibv_post_recv") && err == ENOMEM;
 	/* what the record cannot carry goes as a call's EIO, still a valid record */
-	rc_rep_down(&d, 3, OOB_CALL_NONE, 0);
-	w = rc_rep_down_word(&d, &err);
+	rc_reply_down(&d, 3, OOB_CALL_NONE, 0);
+	w = rc_reply_down_word(&d, &err);
 	ok &= !oob_encode(&d, b) && !strcmp(w, "request") && err == EIO;
-	rc_rep_down(&d, 3, OOB_CALL_POST_SEND, OOB_DOWN_STATUS_MAX + 1);
+	rc_reply_down(&d, 3, OOB_CALL_POST_SEND, OOB_DOWN_STATUS_MAX + 1);
 	ok &= !oob_encode(&d, b) && d.status == EIO;
 	tap_ok(&T, ok, "DOWN: a completion's status, an event or an errno, named by one word");
 }

@@ -62,7 +62,7 @@
  * buffer apiece, skb truesize) they take under 32 KiB, a quarter of Linux's
  * default receive buffer (tcp_rmem 131072), both ways: the server answers at
  * most OOB_WINDOW REQs of a session before the client reads. It is also the
- * server's turn per session (rc_server.h RS_REC_BUDGET): one turn answers all
+ * server's turn per session (rc_server.h RCS_REC_BUDGET): one turn answers all
  * that a session may have asked.
  */
 #define OOB_WINDOW 32

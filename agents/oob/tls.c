@@ -13,8 +13,8 @@
 #include <openssl/x509v3.h>
 
 #include "agents/ag.h"
-#include "agents/report.h"
 #include "agents/oob/tls.h"
+#include "common/proto.h"
 
 static SSL_CTX *tls_ctx_fail(SSL_CTX *ctx, const char *call, const char *obj,
 			     char *err, size_t errlen)

@@ -47,9 +47,9 @@
  *
  * The rc/ folder: two rows of agents/transport.c (rc and uc); its connection
  * setups are oob-tls (agents/oob/: oob.h records over tls.h, rc_*_oob.c) and
- * rdmacm (rc_*_cm.c). May use the engine (ag, ctl, load, phase, report, tag,
- * opts), srv/, oob/, verbs/, common/, rdma/, libibverbs, librdmacm, OpenSSL;
- * never another transport's folder, harness/ or tap/.
+ * rdmacm (rc_*_cm.c). May use the engine (ag, ctl, load, phase, tag, opts),
+ * srv/, oob/, verbs/, common/, rdma/, libibverbs, librdmacm, OpenSSL; never
+ * another transport's folder, harness/ or tap/.
  */
 #ifndef RDC_AGENTS_RC_H
 #define RDC_AGENTS_RC_H
@@ -190,7 +190,7 @@ enum opt_op rc_op_from_oob(unsigned op);
  * allocates the PD; or, for rdma_cm, adopts the cm_id's context and PD
  * (librdmacm keeps one PD per device, id->pd: a second one would be a second
  * PD per process). Then the completion channel
- * (nonblocking) and the SRQ. Fatal errors are reported with rep_fatal();
+ * (nonblocking) and the SRQ. Fatal errors are reported with ag_fatal();
  * returns 0 or -1. rc_dev_close leaves a borrowed context and PD alone: close
  * it before the last cm_id goes, which deallocates librdmacm's PD.
  */

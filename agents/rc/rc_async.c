@@ -8,12 +8,11 @@
 
 #include "agents/ag.h"
 #include "agents/rc/rc.h"
-#include "agents/report.h"
 
 int rc_async_open(struct rc_dev *d)
 {
 	if (ag_nonblock(d->ctx->async_fd)) {
-		rep_fatal("fcntl", "async event fd", errno);
+		ag_fatal("fcntl", "async event fd", errno);
 		return -1;
 	}
 	return 0;
@@ -53,7 +52,7 @@ int rc_async_poll(struct rc_dev *d, rc_async_cb cb, void *arg)
 			cb(arg, &a);
 	}
 	if (errno != EAGAIN && errno != EINTR) {
-		rep_fatal("ibv_get_async_event", ibv_get_device_name(d->ctx->device), errno);
+		ag_fatal("ibv_get_async_event", ibv_get_device_name(d->ctx->device), errno);
 		return -1;
 	}
 	return 0;

@@ -12,7 +12,7 @@
 
 #include "agents/ag.h"
 #include "agents/rc/rc_client.h"
-#include "agents/report.h"
+#include "common/proto.h"
 #include "rdma/dev.h"
 
 /* setups started per loop turn, so stdin and completions are served between */
@@ -374,7 +374,7 @@ static int rcc_init(struct rcc *x)
 	x->n = o->clients;
 	x->c = calloc(x->n, sizeof(*x->c));
 	if (!x->c) {
-		rep_fatal("calloc", "client state", ENOMEM);
+		ag_fatal("calloc", "client state", ENOMEM);
 		return -1;
 	}
 	if (rcc_share_init(x))
@@ -382,7 +382,7 @@ static int rcc_init(struct rcc *x)
 	x->nep = x->nqp ? x->nqp : x->n;
 	x->ep = calloc(x->nep, sizeof(*x->ep));
 	if (!x->ep) {
-		rep_fatal("calloc", "endpoints", ENOMEM);
+		ag_fatal("calloc", "endpoints", ENOMEM);
 		return -1;
 	}
 	for (i = 0; i < x->nep; i++)
@@ -390,7 +390,7 @@ static int rcc_init(struct rcc *x)
 	if (o->has_bind) {
 		x->local = o->bind;
 	} else if (rdev_route_src(o->addr, &x->local, &e)) {
-		rep_fatal(e.call, e.obj, e.err);
+		ag_fatal(e.call, e.obj, e.err);
 		return -1;
 	}
 	if (o->cm == OPT_CM_RDMACM)

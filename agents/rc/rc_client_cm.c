@@ -29,8 +29,8 @@
 #include "agents/ag.h"
 #include "agents/cm.h"
 #include "agents/rc/rc_client.h"
-#include "agents/report.h"
 #include "common/deadline.h"
+#include "common/proto.h"
 
 /* per step; the connection as a whole has --timeout */
 #define RCC_CM_STEP_MS 2000
@@ -43,7 +43,7 @@ int rcc_cm_init(struct rcc *x)
 	/* only the endpoints' owners are made */
 	x->cm_make = calloc(x->nep ? x->nep : 1, sizeof(*x->cm_make));
 	if (!x->cm_make) {
-		rep_fatal("malloc", "rdma_cm endpoint queue", ENOMEM);
+		ag_fatal("malloc", "rdma_cm endpoint queue", ENOMEM);
 		return -1;
 	}
 	x->cmch = agcm_channel("client");

@@ -38,8 +38,8 @@
 #include "agents/ag.h"
 #include "agents/rc/rc_client.h"
 #include "agents/rc/rc_reply.h"
-#include "agents/report.h"
 #include "agents/srv/sock.h"
+#include "common/proto.h"
 
 /* connections started and not settled on a per-agent session (see above) */
 #define RCC_OOB_LEAD (16 * OOB_WINDOW)
@@ -52,7 +52,7 @@ int rcc_oob_init(struct rcc *x)
 
 	x->ssl = tls_ctx_new(false, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
 	if (!x->ssl) {
-		rep_fatal("SSL_CTX_new", err, EINVAL);
+		ag_fatal("SSL_CTX_new", err, EINVAL);
 		return -1;
 	}
 	x->nsess = o->oob_session == OPT_OOB_PER_CONN ? x->n : 1;
@@ -61,13 +61,13 @@ int rcc_oob_init(struct rcc *x)
 		x->ph.lead = RCC_OOB_LEAD;
 	x->sess = calloc(x->nsess, sizeof(*x->sess));
 	if (!x->sess) {
-		rep_fatal("calloc", "sessions", ENOMEM);
+		ag_fatal("calloc", "sessions", ENOMEM);
 		return -1;
 	}
 	/* only the endpoints' owners send REQs */
 	x->onext = calloc(x->nep, sizeof(*x->onext));
 	if (!x->onext) {
-		rep_fatal("calloc", "request queue", ENOMEM);
+		ag_fatal("calloc", "request queue", ENOMEM);
 		return -1;
 	}
 	for (i = 0; i < x->nsess; i++) {
@@ -189,7 +189,7 @@ static int rcc_down(struct rcc *x, uint32_t i, const struct oob_rec *r, const ch
 		return -1;
 	}
 	c->rep = false;
-	word = rc_rep_down_word(r, &err);
+	word = rc_reply_down_word(r, &err);
 	rcc_lost(x, i, "server", err, word);
 	return 0;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "agents/rc/rc_client.h"
-#include "agents/report.h"
+#include "agents/ag.h"
 
 int rcc_share_init(struct rcc *x)
 {
@@ -19,7 +19,7 @@ int rcc_share_init(struct rcc *x)
 	x->qp = calloc(x->nqp, sizeof(*x->qp));
 	x->qnext = calloc(x->n, sizeof(*x->qnext));
 	if (!x->qp || !x->qnext) {
-		rep_fatal("calloc", "shared QP state", ENOMEM);
+		ag_fatal("calloc", "shared QP state", ENOMEM);
 		return -1;
 	}
 	for (q = 0; q < x->nqp; q++)

@@ -12,7 +12,6 @@
 
 #include "agents/ag.h"
 #include "agents/rc/rc.h"
-#include "agents/report.h"
 #include "rdma/cap.h"
 #include "rdma/dev.h"
 
@@ -35,7 +34,7 @@ static int rc_open_ctx(struct rc_dev *d, const struct ag_opts *o, struct in_addr
 	struct rdev_gid g;
 
 	if (rdev_open(&s, &d->ctx, &d->attr, &g, &e)) {
-		rep_fatal(e.call, e.obj, e.err);
+		ag_fatal(e.call, e.obj, e.err);
 		return -1;
 	}
 	d->own_ctx = true;
@@ -50,7 +49,7 @@ static int rc_srq_open(struct rc_dev *d)
 	struct ibv_srq_init_attr sa = { .attr = { .max_sge = 1 } };
 
 	if (!d->attr.max_srq) {
-		rep_fatal("ibv_create_srq", "device without SRQ", EOPNOTSUPP);
+		ag_fatal("ibv_create_srq", "device without SRQ", EOPNOTSUPP);
 		return -1;
 	}
 	sa.attr.max_wr = d->rx_depth ? d->rx_depth : RC_SRQ_INIT;
@@ -58,7 +57,7 @@ static int rc_srq_open(struct rc_dev *d)
 		sa.attr.max_wr = (uint32_t)d->attr.max_srq_wr;
 	d->srq = ibv_create_srq(d->pd, &sa);
 	if (!d->srq) {
-		rep_fatal("ibv_create_srq", "agent SRQ", errno);
+		ag_fatal("ibv_create_srq", "agent SRQ", errno);
 		return -1;
 	}
 	d->srq_max = sa.attr.max_wr;
@@ -81,7 +80,7 @@ static int rc_dev_caps(struct rc_dev *d)
 	if (!need || !rcap_why(ibv_get_device_name(d->ctx->device), &d->attr,
 			       d->ctx->device->transport_type, need, why, sizeof(why)))
 		return 0;
-	rep_fatal("ibv_query_device", why, EOPNOTSUPP);
+	ag_fatal("ibv_query_device", why, EOPNOTSUPP);
 	return -1;
 }
 
@@ -104,18 +103,18 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 		d->pd = cm->pd;
 		d->port = cm->port_num ? cm->port_num : 1;
 		if (!d->pd) {
-			rep_fatal("rdma_cm", "cm_id without a PD", ENODEV);
+			ag_fatal("rdma_cm", "cm_id without a PD", ENODEV);
 			return -1;
 		}
 		if (ibv_query_device(d->ctx, &d->attr)) {
-			rep_fatal("ibv_query_device", "cm_id device", errno);
+			ag_fatal("ibv_query_device", "cm_id device", errno);
 			return -1;
 		}
 	} else if (rc_open_ctx(d, o, local)) {
 		return -1;
 	}
 	if (ibv_query_port(d->ctx, d->port, &pa)) {
-		rep_fatal("ibv_query_port", ibv_get_device_name(d->ctx->device), errno);
+		ag_fatal("ibv_query_port", ibv_get_device_name(d->ctx->device), errno);
 		goto err_ctx;
 	}
 	d->mtu = pa.active_mtu;
@@ -124,17 +123,17 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 	if (!d->pd) {
 		d->pd = ibv_alloc_pd(d->ctx);
 		if (!d->pd) {
-			rep_fatal("ibv_alloc_pd", ibv_get_device_name(d->ctx->device), errno);
+			ag_fatal("ibv_alloc_pd", ibv_get_device_name(d->ctx->device), errno);
 			goto err_ctx;
 		}
 	}
 	d->ch = ibv_create_comp_channel(d->ctx);
 	if (!d->ch) {
-		rep_fatal("ibv_create_comp_channel", ibv_get_device_name(d->ctx->device), errno);
+		ag_fatal("ibv_create_comp_channel", ibv_get_device_name(d->ctx->device), errno);
 		goto err_pd;
 	}
 	if (ag_nonblock(d->ch->fd)) {
-		rep_fatal("fcntl", "completion channel", errno);
+		ag_fatal("fcntl", "completion channel", errno);
 		goto err_ch;
 	}
 	poll_chan_init(&d->pl, d->ch, o->poll);

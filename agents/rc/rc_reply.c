@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * The answers on an oob session: to a REQ an endpoint in RTS and a REP, or a
- * REJ; a DOWN when that endpoint is lost. See rc_rep.h.
+ * REJ; a DOWN when that endpoint is lost. See rc_reply.h.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "agents/rc/rc_reply.h"
 
-const char *rc_rep_check(const struct oob_rec *req, struct in_addr peer)
+const char *rc_reply_check(const struct oob_rec *req, struct in_addr peer)
 {
 	uint8_t want[16] = { [10] = 0xff, [11] = 0xff };
 
@@ -16,7 +16,7 @@ const char *rc_rep_check(const struct oob_rec *req, struct in_addr peer)
 	return memcmp(req->gid, want, sizeof(want)) ? "gid_not_peer" : NULL;
 }
 
-int rc_rep_accept(struct rc_dev *d, struct rc_ep *e, const struct oob_rec *req,
+int rc_reply_accept(struct rc_dev *d, struct rc_ep *e, const struct oob_rec *req,
 		  struct oob_rec *rep, struct verbs_fail *f)
 {
 	if (rc_op_rbuf((enum opt_op)e->op)) {
@@ -52,7 +52,7 @@ int rc_rep_accept(struct rc_dev *d, struct rc_ep *e, const struct oob_rec *req,
 	return 0;
 }
 
-void rc_rep_reject(struct oob_rec *rep, uint32_t id, const struct verbs_fail *f)
+void rc_reply_reject(struct oob_rec *rep, uint32_t id, const struct verbs_fail *f)
 {
 	memset(rep, 0, sizeof(*rep));
 	rep->type = OOB_REJ;
@@ -63,7 +63,7 @@ void rc_rep_reject(struct oob_rec *rep, uint32_t id, const struct verbs_fail *f)
 		rep->call = OOB_CALL_REQUEST;
 }
 
-void rc_rep_down(struct oob_rec *rep, uint32_t id, unsigned call, uint32_t status)
+void rc_reply_down(struct oob_rec *rep, uint32_t id, unsigned call, uint32_t status)
 {
 	memset(rep, 0, sizeof(*rep));
 	rep->type = OOB_DOWN;
@@ -72,7 +72,7 @@ void rc_rep_down(struct oob_rec *rep, uint32_t id, unsigned call, uint32_t statu
 	rep->status = status && status <= OOB_DOWN_STATUS_MAX ? status : EIO;
 }
 
-const char *rc_rep_down_word(const struct oob_rec *down, int *err)
+const char *rc_reply_down_word(const struct oob_rec *down, int *err)
 {
 	const char *w;
 

@@ -12,38 +12,38 @@
 #include "agents/ag.h"
 #include "agents/rc/rc_server.h"
 #include "agents/tag.h"
-#include "agents/report.h"
+#include "common/proto.h"
 
-#define RS_EVENTS 256
+#define RCS_EVENTS 256
 /* the pool made before the hello at most this long: the harness waits 15 s for it */
-#define RS_POOL_HELLO_NS (10 * 1000000000ull)
+#define RCS_POOL_HELLO_NS (10 * 1000000000ull)
 /* pooled endpoints made per turn: a request waits for at most this many */
-#define RS_POOL_BATCH 16
+#define RCS_POOL_BATCH 16
 
-void rs_drop(struct rs_srv *s, const char *peer, const char *reason)
+void rcs_drop(struct rcs_srv *s, const char *peer, const char *reason)
 {
 	s->dropped++;
 	proto_drop(peer, reason);
 }
 
-int rs_dev_open(struct rs_srv *s, struct rdma_cm_id *cm)
+int rcs_dev_open(struct rcs_srv *s, struct rdma_cm_id *cm)
 {
 	if (rc_dev_open(&s->dev, s->o, s->o->addr, cm))
 		return -1;
 	s->dev_up = true;
-	if (tag_watch(s->ep, s->dev.ctx->async_fd, EPOLLIN, TAG(RS_T_ASYNC, 0, 0),
+	if (tag_watch(s->ep, s->dev.ctx->async_fd, EPOLLIN, TAG(RCS_T_ASYNC, 0, 0),
 		      "async event fd"))
 		return -1;
-	return tag_watch(s->ep, s->dev.ch->fd, EPOLLIN, TAG(RS_T_CHAN, 0, 0),
+	return tag_watch(s->ep, s->dev.ch->fd, EPOLLIN, TAG(RCS_T_CHAN, 0, 0),
 			"completion channel");
 }
 
 /* --- endpoints --- */
 
-static int rs_grow(struct rs_srv *s)
+static int rcs_grow(struct rcs_srv *s)
 {
 	uint32_t cap = s->eps_cap ? s->eps_cap * 2 : 1024;
-	struct rs_ep **eps;
+	struct rcs_ep **eps;
 	uint32_t *fr;
 	uint16_t *g;
 
@@ -66,13 +66,13 @@ static int rs_grow(struct rs_srv *s)
 	return 0;
 }
 
-struct rs_ep *rs_ep_new(struct rs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
+struct rcs_ep *rcs_ep_new(struct rcs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
 			struct verbs_fail *f)
 {
-	struct rs_ep *x;
+	struct rcs_ep *x;
 	uint32_t slot;
 
-	if (!s->nfree && s->neps == s->eps_cap && rs_grow(s))
+	if (!s->nfree && s->neps == s->eps_cap && rcs_grow(s))
 		goto nomem;
 	x = calloc(1, sizeof(*x));
 	if (!x)
@@ -94,26 +94,26 @@ nomem:
 }
 
 /* Pooled endpoints wanted now: the lead, never past the requests still to come. */
-static uint32_t rs_pool_want(const struct rs_srv *s)
+static uint32_t rcs_pool_want(const struct rcs_srv *s)
 {
 	if (s->pool_off)
 		return 0;
-	return s->pool_left < RS_POOL_LEAD ? s->pool_left : RS_POOL_LEAD;
+	return s->pool_left < RCS_POOL_LEAD ? s->pool_left : RCS_POOL_LEAD;
 }
 
 /*
  * Makes up to max pooled endpoints, while the lead wants more; true while it
  * still does. A failure only ends it (rc_server.h).
  */
-static bool rs_pool_fill(struct rs_srv *s, uint32_t max)
+static bool rcs_pool_fill(struct rcs_srv *s, uint32_t max)
 {
 	struct verbs_fail f;
-	struct rs_ep *x;
+	struct rcs_ep *x;
 
-	while (max-- && s->npool < rs_pool_want(s)) {
-		x = rs_ep_new(s, s->o->op, NULL, &f);
+	while (max-- && s->npool < rcs_pool_want(s)) {
+		x = rcs_ep_new(s, s->o->op, NULL, &f);
 		if (x && rc_ep_ready(&s->dev, &x->e, &f)) {
-			rs_ep_free(s, x);
+			rcs_ep_free(s, x);
 			x = NULL;
 		}
 		if (!x) {
@@ -122,42 +122,42 @@ static bool rs_pool_fill(struct rs_srv *s, uint32_t max)
 		}
 		s->pool[s->npool++] = x;
 	}
-	return s->npool < rs_pool_want(s);
+	return s->npool < rcs_pool_want(s);
 }
 
-/* The pool before the hello: the lead, or what RS_POOL_HELLO_NS allows. */
-static void rs_pool_start(struct rs_srv *s)
+/* The pool before the hello: the lead, or what RCS_POOL_HELLO_NS allows. */
+static void rcs_pool_start(struct rcs_srv *s)
 {
-	uint64_t end = clock_ns() + RS_POOL_HELLO_NS;
+	uint64_t end = clock_ns() + RCS_POOL_HELLO_NS;
 
 	/* rdmacm on a wildcard address: the device is known at the first request */
 	if (!s->o->pool || !s->dev_up)
 		return;
 	s->pool_left = s->o->pool;
-	s->pool = calloc(rs_pool_want(s), sizeof(*s->pool));
+	s->pool = calloc(rcs_pool_want(s), sizeof(*s->pool));
 	if (!s->pool) {
 		s->pool_off = true;
 		return;
 	}
-	while (clock_ns() < end && rs_pool_fill(s, RS_POOL_BATCH))
+	while (clock_ns() < end && rcs_pool_fill(s, RCS_POOL_BATCH))
 		;
 }
 
-struct rs_ep *rs_ep_take(struct rs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
+struct rcs_ep *rcs_ep_take(struct rcs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
 			 struct verbs_fail *f)
 {
-	struct rs_ep *x;
+	struct rcs_ep *x;
 
 	if (s->pool_left)
 		s->pool_left--;
 	if (!s->npool || op != s->o->op)
-		return rs_ep_new(s, op, cm, f);
+		return rcs_ep_new(s, op, cm, f);
 	x = s->pool[--s->npool];
 	x->e.cm = cm;
 	return x;
 }
 
-void rs_ep_up(struct rs_srv *s, struct rs_ep *x)
+void rcs_ep_up(struct rcs_srv *s, struct rcs_ep *x)
 {
 	x->up = true;
 	s->accepted++;
@@ -165,7 +165,7 @@ void rs_ep_up(struct rs_srv *s, struct rs_ep *x)
 		s->peak = s->live;
 }
 
-void rs_ep_free(struct rs_srv *s, struct rs_ep *x)
+void rcs_ep_free(struct rcs_srv *s, struct rcs_ep *x)
 {
 	struct rdma_cm_id *cm = x->e.cm;
 	uint32_t slot = x->e.slot;
@@ -173,7 +173,7 @@ void rs_ep_free(struct rs_srv *s, struct rs_ep *x)
 	if (x->up)
 		s->live--;
 	if (x->sess)
-		rs_oob_unlink(x);
+		rcs_oob_unlink(x);
 	/* --op atomic: what the client added is this side's count of its round trips */
 	if (!s->counted)
 		s->echoed += rc_ep_atomics(&s->dev, &x->e);
@@ -186,10 +186,10 @@ void rs_ep_free(struct rs_srv *s, struct rs_ep *x)
 	free(x);
 }
 
-void rs_ep_kill(struct rs_srv *s, struct rs_ep *x, const char *reason, unsigned call,
+void rcs_ep_kill(struct rcs_srv *s, struct rcs_ep *x, const char *reason, unsigned call,
 		uint32_t status)
 {
-	struct rs_ep **r;
+	struct rcs_ep **r;
 	char peer[SK_PEER_MAX];
 
 	if (x->reaping)
@@ -215,13 +215,13 @@ void rs_ep_kill(struct rs_srv *s, struct rs_ep *x, const char *reason, unsigned 
 			snprintf(peer, sizeof(peer), "qpn:%u", x->e.qp ? x->e.qp->qp_num : 0);
 		else
 			snprintf(peer, sizeof(peer), "-");
-		rs_drop(s, peer, reason);
+		rcs_drop(s, peer, reason);
 	}
 }
 
-static void rs_reap(struct rs_srv *s)
+static void rcs_reap(struct rcs_srv *s)
 {
-	struct rs_ep *x;
+	struct rcs_ep *x;
 
 	while (s->nreap) {
 		x = s->reap[--s->nreap];
@@ -233,14 +233,14 @@ static void rs_reap(struct rs_srv *s)
 		}
 		/* its client waits for echoes that cannot come: tell it now */
 		if (x->up && x->sess)
-			rs_oob_down(s, x);
-		rs_ep_free(s, x);
+			rcs_oob_down(s, x);
+		rcs_ep_free(s, x);
 	}
 }
 
 /* --- echo --- */
 
-static void rs_echo(struct rs_srv *s, struct rs_ep *x, const struct ibv_wc *wc,
+static void rcs_echo(struct rcs_srv *s, struct rcs_ep *x, const struct ibv_wc *wc,
 		    uint32_t srq_slot)
 {
 	struct rc_dev *d = &s->dev;
@@ -251,7 +251,7 @@ static void rs_echo(struct rs_srv *s, struct rs_ep *x, const struct ibv_wc *wc,
 	if (RC_WR_KIND(wc->wr_id) == RC_WR_RECV)
 		x->e.rq_out--;
 	if (len > d->size) {
-		rs_ep_kill(s, x, "oversized", OOB_CALL_REQUEST, EMSGSIZE);
+		rcs_ep_kill(s, x, "oversized", OOB_CALL_REQUEST, EMSGSIZE);
 		return;
 	}
 	if (x->e.write)
@@ -261,14 +261,14 @@ static void rs_echo(struct rs_srv *s, struct rs_ep *x, const struct ibv_wc *wc,
 	memcpy(rc_sbuf(&x->e), src, len);
 	/* repost before echoing: the client's next message must find a receive */
 	if (d->use_srq ? rc_srq_repost(d, srq_slot, &f) : rc_post_recv(d, &x->e, &f)) {
-		rs_ep_kill(s, x, f.call, oob_call_code(f.call), (uint32_t)f.err);
+		rcs_ep_kill(s, x, f.call, oob_call_code(f.call), (uint32_t)f.err);
 		return;
 	}
 	/* the echo carries what the message carried (--qp-share: its client's id) */
 	x->e.imm = wc->wc_flags & IBV_WC_WITH_IMM;
 	if (rc_post_send(d, &x->e, len, wc->wc_flags & IBV_WC_WITH_IMM ?
 			 ntohl(wc->imm_data) : 0, &f)) {
-		rs_ep_kill(s, x, f.call, oob_call_code(f.call), (uint32_t)f.err);
+		rcs_ep_kill(s, x, f.call, oob_call_code(f.call), (uint32_t)f.err);
 		return;
 	}
 	/* counted when posted: send completions are reaped lazily (rc.h) */
@@ -276,12 +276,12 @@ static void rs_echo(struct rs_srv *s, struct rs_ep *x, const struct ibv_wc *wc,
 	s->bytes += d->size;
 }
 
-static void rs_wc(void *arg, const struct ibv_wc *wc)
+static void rcs_wc(void *arg, const struct ibv_wc *wc)
 {
-	struct rs_srv *s = arg;
+	struct rcs_srv *s = arg;
 	unsigned kind = RC_WR_KIND(wc->wr_id);
 	uint32_t slot, srq_slot = 0;
-	struct rs_ep *x = NULL;
+	struct rcs_ep *x = NULL;
 	enum ibv_wc_status st;
 	struct verbs_fail f;
 
@@ -305,7 +305,7 @@ static void rs_wc(void *arg, const struct ibv_wc *wc)
 			return;
 		/* a flush with no error behind it (the QP moved to ERR): no drop of its own */
 		st = rc_ep_first_err(&x->e, wc->status);
-		rs_ep_kill(s, x, st != IBV_WC_WR_FLUSH_ERR ? verbs_wc_word(st) : NULL,
+		rcs_ep_kill(s, x, st != IBV_WC_WR_FLUSH_ERR ? verbs_wc_word(st) : NULL,
 			   OOB_CALL_POLL_CQ, st);
 		return;
 	}
@@ -313,38 +313,38 @@ static void rs_wc(void *arg, const struct ibv_wc *wc)
 	case IBV_WC_SEND:
 	case IBV_WC_RDMA_WRITE:
 		if (rc_ep_sent(&s->dev, &x->e, &f))
-			rs_ep_kill(s, x, f.call, oob_call_code(f.call), (uint32_t)f.err);
+			rcs_ep_kill(s, x, f.call, oob_call_code(f.call), (uint32_t)f.err);
 		break;
 	case IBV_WC_RECV:
 	case IBV_WC_RECV_RDMA_WITH_IMM:
-		rs_echo(s, x, wc, srq_slot);
+		rcs_echo(s, x, wc, srq_slot);
 		break;
 	default:
-		rs_ep_kill(s, x, "bad_opcode", OOB_CALL_POLL_CQ, IBV_WC_GENERAL_ERR);
+		rcs_ep_kill(s, x, "bad_opcode", OOB_CALL_POLL_CQ, IBV_WC_GENERAL_ERR);
 	}
 }
 
 /* A QP in error (rc_async.c): its endpoint goes, named by the event. */
-static void rs_async(void *arg, const struct rc_async *a)
+static void rcs_async(void *arg, const struct rc_async *a)
 {
-	struct rs_srv *s = arg;
-	struct rs_ep *x;
+	struct rcs_srv *s = arg;
+	struct rcs_ep *x;
 	uint32_t i;
 
 	if (a->ep) {
 		i = a->ep->slot;
 		if (i < s->neps && s->eps[i] && &s->eps[i]->e == a->ep)
-			rs_ep_kill(s, s->eps[i], a->word, OOB_CALL_ASYNC_EVENT, a->type);
+			rcs_ep_kill(s, s->eps[i], a->word, OOB_CALL_ASYNC_EVENT, a->type);
 		return;
 	}
 	for (i = 0; i < s->neps; i++)
 		if ((x = s->eps[i]) && x->up && (a->fatal || rc_ep_failed(&x->e)))
-			rs_ep_kill(s, x, a->word, OOB_CALL_ASYNC_EVENT, a->type);
+			rcs_ep_kill(s, x, a->word, OOB_CALL_ASYNC_EVENT, a->type);
 }
 
 /* --- loop --- */
 
-static int rs_ctl(struct rs_srv *s)
+static int rcs_ctl(struct rcs_srv *s)
 {
 	enum ctl_cmd cmd;
 
@@ -358,9 +358,9 @@ static int rs_ctl(struct rs_srv *s)
 	return 0;
 }
 
-static int rs_loop(struct rs_srv *s)
+static int rcs_loop(struct rcs_srv *s)
 {
-	struct epoll_event ev[RS_EVENTS];
+	struct epoll_event ev[RCS_EVENTS];
 	uint64_t exp;
 	bool filling;
 	uint32_t t;
@@ -368,117 +368,117 @@ static int rs_loop(struct rs_srv *s)
 
 	while (!s->stop && !proto_dead()) {
 		if (!s->ctl.pollable)
-			rs_ctl(s);
+			rcs_ctl(s);
 		if (s->stop)
 			break;
 		/* hot CQs (--poll busy|adaptive) are polled on every turn */
-		if (poll_hot(&s->dev.pl, rs_wc, s))
+		if (poll_hot(&s->dev.pl, rcs_wc, s))
 			return -1;
-		filling = s->npool < rs_pool_want(s);
-		n = epoll_wait(s->ep, ev, RS_EVENTS, s->nready || filling ||
+		filling = s->npool < rcs_pool_want(s);
+		n = epoll_wait(s->ep, ev, RCS_EVENTS, s->nready || filling ||
 			       poll_spinning(&s->dev.pl) ? 0 : s->ctl.pollable ? -1 : 100);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			rep_fatal("epoll_wait", "server loop", errno);
+			ag_fatal("epoll_wait", "server loop", errno);
 			return -1;
 		}
 		/* the lead is kept up in turns with nothing else to do */
 		if (!n && filling)
-			rs_pool_fill(s, RS_POOL_BATCH);
+			rcs_pool_fill(s, RCS_POOL_BATCH);
 		for (i = 0; i < n && !s->stop; i++) {
 			t = TAG_TYPE(ev[i].data.u64);
 			switch (t) {
-			case RS_T_CTL:
-				rs_ctl(s);
+			case RCS_T_CTL:
+				rcs_ctl(s);
 				break;
-			case RS_T_CHAN:
-				if (rc_dev_poll(&s->dev, rs_wc, s))
+			case RCS_T_CHAN:
+				if (rc_dev_poll(&s->dev, rcs_wc, s))
 					return -1;
 				break;
-			case RS_T_ASYNC:
-				if (rc_async_poll(&s->dev, rs_async, s))
+			case RCS_T_ASYNC:
+				if (rc_async_poll(&s->dev, rcs_async, s))
 					return -1;
 				break;
-			case RS_T_TICK:
+			case RCS_T_TICK:
 				if (read(s->tick, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
 					ag_warn("read tick timer: %s", strerror(errno));
-				rs_oob_tick(s);
+				rcs_oob_tick(s);
 				break;
-			case RS_T_LISTEN:
-				rs_oob_listen_event(s, TAG_VAL(ev[i].data.u64));
+			case RCS_T_LISTEN:
+				rcs_oob_listen_event(s, TAG_VAL(ev[i].data.u64));
 				break;
-			case RS_T_SESS:
-				rs_oob_sess_event(s, TAG_VAL(ev[i].data.u64),
+			case RCS_T_SESS:
+				rcs_oob_sess_event(s, TAG_VAL(ev[i].data.u64),
 						  TAG_GEN(ev[i].data.u64), ev[i].events);
 				break;
-			case RS_T_CM:
-				rs_cm_event(s);
+			case RCS_T_CM:
+				rcs_cm_event(s);
 				break;
 			}
-			rs_reap(s);
+			rcs_reap(s);
 		}
 		if (!s->stop && s->nready) {
-			rs_oob_ready(s);
-			rs_reap(s);
+			rcs_oob_ready(s);
+			rcs_reap(s);
 		}
 	}
 	return 0;
 }
 
-static int rs_init(struct rs_srv *s)
+static int rcs_init(struct rcs_srv *s)
 {
 	struct itimerspec its = { .it_interval = { .tv_sec = 1 }, .it_value = { .tv_sec = 1 } };
 
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (s->ep < 0) {
-		rep_fatal("epoll_create1", "server loop", errno);
+		ag_fatal("epoll_create1", "server loop", errno);
 		return -1;
 	}
 	/* deadlines of TLS sessions are checked once a second */
 	s->tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (s->tick < 0) {
-		rep_fatal("timerfd_create", "tick", errno);
+		ag_fatal("timerfd_create", "tick", errno);
 		return -1;
 	}
 	if (timerfd_settime(s->tick, 0, &its, NULL)) {
-		rep_fatal("timerfd_settime", "tick", errno);
+		ag_fatal("timerfd_settime", "tick", errno);
 		return -1;
 	}
-	if (tag_watch(s->ep, s->tick, EPOLLIN, TAG(RS_T_TICK, 0, 0), "tick timer"))
+	if (tag_watch(s->ep, s->tick, EPOLLIN, TAG(RCS_T_TICK, 0, 0), "tick timer"))
 		return -1;
 	if (ctl_init(&s->ctl, STDIN_FILENO) ||
-	    ctl_watch(&s->ctl, s->ep, TAG(RS_T_CTL, 0, 0)))
+	    ctl_watch(&s->ctl, s->ep, TAG(RCS_T_CTL, 0, 0)))
 		return -1;
 	if (s->o->server_threads > 1)
 		ag_warn("--transport rc runs one event loop; --server-threads %u ignored",
 			s->o->server_threads);
 	if (s->o->cm == OPT_CM_RDMACM) {
-		if (rs_cm_open(s))
+		if (rcs_cm_open(s))
 			return -1;
-	} else if (rs_dev_open(s, NULL) || rs_oob_open(s)) {
+	} else if (rcs_dev_open(s, NULL) || rcs_oob_open(s)) {
 		return -1;
 	}
-	rs_pool_start(s);
+	rcs_pool_start(s);
 	return 0;
 }
 
-static void rs_fini(struct rs_srv *s)
+static void rcs_fini(struct rcs_srv *s)
 {
 	uint32_t i;
 
-	rs_reap(s);
+	rcs_reap(s);
 	if (s->o->cm != OPT_CM_RDMACM)
-		rs_oob_close(s);
+		rcs_oob_close(s);
 	/* endpoints (with rdmacm, their ids), the device, then the listeners: the
 	 * last id takes librdmacm's PD, which must be empty by then */
 	for (i = 0; i < s->neps; i++)
 		if (s->eps[i])
-			rs_ep_free(s, s->eps[i]);
+			rcs_ep_free(s, s->eps[i]);
 	if (s->dev_up)
 		rc_dev_close(&s->dev);
 	if (s->o->cm == OPT_CM_RDMACM)
-		rs_cm_close(s);
+		rcs_cm_close(s);
 	free(s->pool);
 	free(s->eps);
 	free(s->free);
@@ -495,7 +495,7 @@ static void rs_fini(struct rs_srv *s)
  * longer under TCG than the harness waits before SIGKILL, and the figures
  * went with the process. The endpoints still held add their atomics here.
  */
-static void rs_result(struct rs_srv *s)
+static void rcs_result(struct rcs_srv *s)
 {
 	for (uint32_t i = 0; i < s->neps; i++)
 		if (s->eps[i])
@@ -509,20 +509,20 @@ static void rs_result(struct rs_srv *s)
 
 int rc_server_run(const struct ag_opts *o)
 {
-	struct rs_srv s = { .o = o, .ep = -1, .tick = -1 };
+	struct rcs_srv s = { .o = o, .ep = -1, .tick = -1 };
 	int ret = 1;
 
 	if (o->model == OPT_MODEL_THREAD)
 		return rc_server_thread_run(o);
-	if (rs_init(&s))
+	if (rcs_init(&s))
 		goto out;
 	proto_hello_server(o->ports, o->port, o->cm == OPT_CM_RDMACM ? s.max_backlog : -1);
-	if (rs_loop(&s))
+	if (rcs_loop(&s))
 		goto out;
 	ret = 0;
-	rs_result(&s);
+	rcs_result(&s);
 out:
-	rs_fini(&s);
+	rcs_fini(&s);
 	if (!ret)
 		proto_bye();
 	return ret;

@@ -14,11 +14,11 @@
  * receive posted (rc_ep_ready), so a request costs only RTR, RTS and the
  * answer. --pool N is the harness's count of the QPs its clients will ask
  * this process for; the pool is not N endpoints but a lead of at most
- * RS_POOL_LEAD ready ones (npool) over the requests still to come (pool_left:
+ * RCS_POOL_LEAD ready ones (npool) over the requests still to come (pool_left:
  * N less the requests served), and never more than pool_left. Made for all N,
  * it held the memory of clients that never came: a point asking for more than
  * memory holds stopped below what memory allows. They are made before the hello
- * (up to the lead, for at most RS_POOL_HELLO_NS), then in loop turns with no
+ * (up to the lead, for at most RCS_POOL_HELLO_NS), then in loop turns with no
  * event, as requests take them. A request whose op is not --op's, or that
  * finds the pool empty, gets an endpoint made then. A failure while filling
  * ends the pool quietly (pool_off): the request that finds it empty makes its
@@ -45,16 +45,16 @@
 #include "agents/tag.h"
 
 /* tag types (tag.h) of the server loop */
-enum { RS_T_CTL = 1, RS_T_CHAN, RS_T_TICK, RS_T_LISTEN, RS_T_SESS, RS_T_CM, RS_T_ASYNC };
+enum { RCS_T_CTL = 1, RCS_T_CHAN, RCS_T_TICK, RCS_T_LISTEN, RCS_T_SESS, RCS_T_CM, RCS_T_ASYNC };
 
 /* a client that does not read its replies stops being read (bytes queued) */
-#define RS_OUT_HIGH (64 * 1024)
+#define RCS_OUT_HIGH (64 * 1024)
 /* records one session may have served per turn: the others, the CQs and stdin
  * wait; a whole window (oob.h), so an honest session is answered in one turn */
-#define RS_REC_BUDGET OOB_WINDOW
+#define RCS_REC_BUDGET OOB_WINDOW
 /*
  * The pool's lead. One loop turn answers at most a window (OOB_WINDOW,
- * RS_REC_BUDGET) of each session it runs, and a client keeps no more than a
+ * RCS_REC_BUDGET) of each session it runs, and a client keeps no more than a
  * window unanswered, so sessions x OOB_WINDOW is all that can wait for an
  * endpoint at once; the pool refills in the turns with nothing to do. 32
  * sessions' windows cover more client agents than a layout gives one server
@@ -67,26 +67,26 @@ enum { RS_T_CTL = 1, RS_T_CHAN, RS_T_TICK, RS_T_LISTEN, RS_T_SESS, RS_T_CM, RS_T
  * user and kernel memory, 22 KB each on rxe): at a point that memory ends,
  * 1,024 connections at most.
  */
-#define RS_POOL_LEAD (32 * OOB_WINDOW)
+#define RCS_POOL_LEAD (32 * OOB_WINDOW)
 /*
  * A request whose answer took longer than this blocked in the kernel (an RTR
  * waiting on a neighbour nobody answers takes the kernel's 1 s): the session's
- * turn ends there, and RS_SLOW_MAX such requests in a row drop it ("slow_path").
- * RS_SLOW_MAX is not 2: on a loaded TCG host an honest agent session carrying
+ * turn ends there, and RCS_SLOW_MAX such requests in a row drop it ("slow_path").
+ * RCS_SLOW_MAX is not 2: on a loaded TCG host an honest agent session carrying
  * 5,000 REQs had two answers over 500 ms (544, 649 ms) and lost all its clients;
  * a session that stalls the loop 8 times running (>= 4 s) is not honest load.
  * In a row, not in all: a session carrying 10,000 REQs (host load 17) met its
  * 8th slow answer among thousands of fast ones and lost every client.
  */
-#define RS_SLOW_NS (500 * 1000000ull)
-#define RS_SLOW_MAX 8
+#define RCS_SLOW_NS (500 * 1000000ull)
+#define RCS_SLOW_MAX 8
 
-struct rs_sess;
+struct rcs_sess;
 
-struct rs_ep {
+struct rcs_ep {
 	struct rc_ep e;
-	struct rs_sess *sess;		/* oob: the session that asked for it */
-	struct rs_ep *prev, *next;	/* the session's endpoints */
+	struct rcs_sess *sess;		/* oob: the session that asked for it */
+	struct rcs_ep *prev, *next;	/* the session's endpoints */
 	uint32_t id;			/* oob: the client's connection id */
 	bool up;			/* counted in live; oob: its REP went out */
 	bool reaping;
@@ -94,7 +94,7 @@ struct rs_ep {
 	uint32_t down_status;
 };
 
-struct rs_sess {
+struct rcs_sess {
 	struct tls_io io;
 	uint32_t slot;
 	uint16_t gen;
@@ -104,13 +104,13 @@ struct rs_sess {
 	uint64_t deadline;	/* ns; 0 while the session is idle between records */
 	uint32_t ilen;
 	uint8_t in[OOB_REC_LEN * 16];
-	struct rs_ep *eps;
+	struct rcs_ep *eps;
 	struct in_addr addr;	/* the peer's, which its REQs' GID must be */
-	uint32_t slow;		/* requests in a row that took over RS_SLOW_NS */
+	uint32_t slow;		/* requests in a row that took over RCS_SLOW_NS */
 	char peer[SK_PEER_MAX];
 };
 
-struct rs_srv {
+struct rcs_srv {
 	const struct ag_opts *o;
 	struct rc_dev dev;
 	bool dev_up;
@@ -118,21 +118,21 @@ struct rs_srv {
 	struct ctl ctl;
 	bool stop;
 	/* endpoints */
-	struct rs_ep **eps;
+	struct rcs_ep **eps;
 	uint32_t neps, eps_cap;
 	uint32_t *free;
 	uint32_t nfree;
 	uint16_t *gens;
-	struct rs_ep **pool;	/* ready, not taken yet: at most RS_POOL_LEAD */
+	struct rcs_ep **pool;	/* ready, not taken yet: at most RCS_POOL_LEAD */
 	uint32_t npool;
 	uint32_t pool_left;	/* requests still to come that the pool serves */
 	bool pool_off;		/* a fill failed: no more are made ahead */
-	struct rs_ep **reap;
+	struct rcs_ep **reap;
 	uint32_t nreap, reap_cap;
 	/* oob-tls */
 	SSL_CTX *ssl;
 	struct srv_lis lis;
-	struct rs_sess **sess;
+	struct rcs_sess **sess;
 	uint32_t nsess, sess_cap;
 	uint32_t *sfree;
 	uint32_t nsfree;
@@ -152,40 +152,40 @@ struct rs_srv {
 
 /* rc_server.c */
 /* A slot and its endpoint's verbs resources; NULL with f set on failure. */
-struct rs_ep *rs_ep_new(struct rs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
+struct rcs_ep *rcs_ep_new(struct rcs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
 			struct verbs_fail *f);
-void rs_ep_free(struct rs_srv *s, struct rs_ep *x);
-/* A pooled endpoint for a request of op on cm (NULL: oob), or rs_ep_new's. */
-struct rs_ep *rs_ep_take(struct rs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
+void rcs_ep_free(struct rcs_srv *s, struct rcs_ep *x);
+/* A pooled endpoint for a request of op on cm (NULL: oob), or rcs_ep_new's. */
+struct rcs_ep *rcs_ep_take(struct rcs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
 			 struct verbs_fail *f);
-void rs_ep_up(struct rs_srv *s, struct rs_ep *x);
+void rcs_ep_up(struct rcs_srv *s, struct rcs_ep *x);
 /*
  * Marks x dead with a drop record when reason is set; the loop frees it, and
  * tells the client of an oob endpoint that was up with a DOWN naming call
  * (enum oob_call) and status (oob.h). rdmacm tells it by rdma_disconnect.
  */
-void rs_ep_kill(struct rs_srv *s, struct rs_ep *x, const char *reason, unsigned call,
+void rcs_ep_kill(struct rcs_srv *s, struct rcs_ep *x, const char *reason, unsigned call,
 		uint32_t status);
-void rs_drop(struct rs_srv *s, const char *peer, const char *reason);
+void rcs_drop(struct rcs_srv *s, const char *peer, const char *reason);
 /* Opens the device; for rdmacm, that of cm (rc_dev_open). */
-int rs_dev_open(struct rs_srv *s, struct rdma_cm_id *cm);
+int rcs_dev_open(struct rcs_srv *s, struct rdma_cm_id *cm);
 
 /* rc_server_oob.c */
-int rs_oob_open(struct rs_srv *s);
-void rs_oob_listen_event(struct rs_srv *s, uint32_t port);
-void rs_oob_sess_event(struct rs_srv *s, uint32_t slot, uint16_t gen, uint32_t events);
-void rs_oob_tick(struct rs_srv *s);
+int rcs_oob_open(struct rcs_srv *s);
+void rcs_oob_listen_event(struct rcs_srv *s, uint32_t port);
+void rcs_oob_sess_event(struct rcs_srv *s, uint32_t slot, uint16_t gen, uint32_t events);
+void rcs_oob_tick(struct rcs_srv *s);
 /* Runs the sessions that spent their budget last turn. */
-void rs_oob_ready(struct rs_srv *s);
-void rs_oob_close(struct rs_srv *s);
+void rcs_oob_ready(struct rcs_srv *s);
+void rcs_oob_close(struct rcs_srv *s);
 /* the session of x lost x (it died): unlink */
-void rs_oob_unlink(struct rs_ep *x);
+void rcs_oob_unlink(struct rcs_ep *x);
 /* x, up on its session, is being freed: queue its DOWN there (x->down_*) */
-void rs_oob_down(struct rs_srv *s, struct rs_ep *x);
+void rcs_oob_down(struct rcs_srv *s, struct rcs_ep *x);
 
 /* rc_server_cm.c */
-int rs_cm_open(struct rs_srv *s);
-void rs_cm_event(struct rs_srv *s);
-void rs_cm_close(struct rs_srv *s);
+int rcs_cm_open(struct rcs_srv *s);
+void rcs_cm_event(struct rcs_srv *s);
+void rcs_cm_close(struct rcs_srv *s);
 
 #endif

@@ -21,12 +21,13 @@
 #include "agents/rc/rc_server.h"
 #include "agents/tag.h"
 #include "common/deadline.h"
+#include "common/proto.h"
 
-#define RS_MAX_BACKLOG "/proc/sys/net/rdma_ucm/max_backlog"
+#define RCS_MAX_BACKLOG "/proc/sys/net/rdma_ucm/max_backlog"
 
-static long rs_max_backlog(void)
+static long rcs_max_backlog(void)
 {
-	FILE *f = fopen(RS_MAX_BACKLOG, "re");
+	FILE *f = fopen(RCS_MAX_BACKLOG, "re");
 	long v = -1;
 
 	if (!f)
@@ -37,12 +38,12 @@ static long rs_max_backlog(void)
 	return v;
 }
 
-int rs_cm_open(struct rs_srv *s)
+int rcs_cm_open(struct rcs_srv *s)
 {
 	const struct ag_opts *o = s->o;
 
 	/* the sysctl lives in init_net only: a server in a namespace cannot see it */
-	s->max_backlog = rs_max_backlog();
+	s->max_backlog = rcs_max_backlog();
 	if (s->max_backlog < 0)
 		ag_warn("rdma_listen backlog %u: the kernel caps it at net.rdma_ucm.max_backlog "
 			"(not visible in this network namespace)", o->backlog);
@@ -55,12 +56,12 @@ int rs_cm_open(struct rs_srv *s)
 	if (agcm_listen(s->cmch, o, RDMA_PS_TCP, &s->listen))
 		return -1;
 	/* bound to a device's address: its context is known before any request */
-	if (s->listen[0]->verbs && rs_dev_open(s, s->listen[0]))
+	if (s->listen[0]->verbs && rcs_dev_open(s, s->listen[0]))
 		return -1;
-	return tag_watch(s->ep, s->cmch->fd, EPOLLIN, TAG(RS_T_CM, 0, 0), "rdma_cm channel");
+	return tag_watch(s->ep, s->cmch->fd, EPOLLIN, TAG(RCS_T_CM, 0, 0), "rdma_cm channel");
 }
 
-static void rs_cm_peer(struct rdma_cm_id *id, char *buf)
+static void rcs_cm_peer(struct rdma_cm_id *id, char *buf)
 {
 	struct sockaddr_in *sa = (struct sockaddr_in *)rdma_get_peer_addr(id);
 	char ip[INET_ADDRSTRLEN];
@@ -70,7 +71,7 @@ static void rs_cm_peer(struct rdma_cm_id *id, char *buf)
 	snprintf(buf, SK_PEER_MAX, "%s:%u", ip, ntohs(rdma_get_dst_port(id)));
 }
 
-static void rs_cm_reject(struct rs_srv *s, struct rdma_cm_id *id, uint32_t cid,
+static void rcs_cm_reject(struct rcs_srv *s, struct rdma_cm_id *id, uint32_t cid,
 			 const struct verbs_fail *f)
 {
 	struct oob_cm rej = { .type = OOB_REJ, .id = cid, .status = (uint32_t)f->err };
@@ -89,8 +90,8 @@ static void rs_cm_reject(struct rs_srv *s, struct rdma_cm_id *id, uint32_t cid,
  * A connect request. What was refused is destroyed by the caller once the event
  * is acknowledged: *kill_ep (with its id), or a bare *kill_id.
  */
-static void rs_cm_request(struct rs_srv *s, struct rdma_cm_event *ev,
-			  struct rs_ep **kill_ep, struct rdma_cm_id **kill_id)
+static void rcs_cm_request(struct rcs_srv *s, struct rdma_cm_event *ev,
+			  struct rcs_ep **kill_ep, struct rdma_cm_id **kill_id)
 {
 	struct rdma_cm_id *id = ev->id;
 	struct rdma_conn_param cp = {
@@ -104,19 +105,19 @@ static void rs_cm_request(struct rs_srv *s, struct rdma_cm_event *ev,
 	uint8_t buf[OOB_CM_LEN];
 	struct oob_cm req, rep = { .type = OOB_REP };
 	enum oob_err e;
-	struct rs_ep *x;
+	struct rcs_ep *x;
 
 	e = oob_cm_parse(ev->param.conn.private_data, ev->param.conn.private_data_len,
 			 OOB_T(OOB_REQ), &req);
 	if (e) {
-		rs_cm_peer(id, peer);
-		rs_drop(s, peer, oob_strerror(e));
+		rcs_cm_peer(id, peer);
+		rcs_drop(s, peer, oob_strerror(e));
 		if (rdma_reject(id, NULL, 0))
 			ag_warn("rdma_reject: %s", strerror(errno));
 		*kill_id = id;
 		return;
 	}
-	if (!s->dev_up && rs_dev_open(s, id)) {
+	if (!s->dev_up && rcs_dev_open(s, id)) {
 		s->stop = true;
 		*kill_id = id;
 		return;
@@ -125,13 +126,13 @@ static void rs_cm_request(struct rs_srv *s, struct rdma_cm_event *ev,
 		/* one device context per agent; a second device is a setup error */
 		f.call = "request";
 		f.err = EXDEV;
-		rs_cm_reject(s, id, req.id, &f);
+		rcs_cm_reject(s, id, req.id, &f);
 		*kill_id = id;
 		return;
 	}
-	x = rs_ep_take(s, rc_op_from_oob(req.op), id, &f);
+	x = rcs_ep_take(s, rc_op_from_oob(req.op), id, &f);
 	if (!x) {
-		rs_cm_reject(s, id, req.id, &f);
+		rcs_cm_reject(s, id, req.id, &f);
 		*kill_id = id;
 		return;
 	}
@@ -174,21 +175,21 @@ static void rs_cm_request(struct rs_srv *s, struct rdma_cm_event *ev,
 		goto drop;
 	return;
 drop:
-	rs_cm_peer(id, peer);
-	rs_drop(s, peer, proto_errname(errno));
+	rcs_cm_peer(id, peer);
+	rcs_drop(s, peer, proto_errname(errno));
 	*kill_ep = x;
 	return;
 rej:
-	rs_cm_reject(s, id, req.id, &f);
+	rcs_cm_reject(s, id, req.id, &f);
 	*kill_ep = x;
 }
 
-void rs_cm_event(struct rs_srv *s)
+void rcs_cm_event(struct rcs_srv *s)
 {
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *kill;
 	enum rdma_cm_event_type type;
-	struct rs_ep *x, *kill_ep;
+	struct rcs_ep *x, *kill_ep;
 	char peer[SK_PEER_MAX];
 	int got;
 
@@ -205,11 +206,11 @@ void rs_cm_event(struct rs_srv *s)
 		switch (type) {
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
 			x = NULL;
-			rs_cm_request(s, ev, &kill_ep, &kill);
+			rcs_cm_request(s, ev, &kill_ep, &kill);
 			break;
 		case RDMA_CM_EVENT_ESTABLISHED:
 			if (x && !x->up)
-				rs_ep_up(s, x);
+				rcs_ep_up(s, x);
 			break;
 		case RDMA_CM_EVENT_DISCONNECTED:
 			/* the client's goodbye, or its death: both end the connection */
@@ -218,8 +219,8 @@ void rs_cm_event(struct rs_srv *s)
 		case RDMA_CM_EVENT_UNREACHABLE:
 		case RDMA_CM_EVENT_REJECTED:
 			if (x) {
-				rs_cm_peer(ev->id, peer);
-				rs_drop(s, peer, agcm_word(type));
+				rcs_cm_peer(ev->id, peer);
+				rcs_drop(s, peer, agcm_word(type));
 			}
 			break;
 		default:
@@ -231,16 +232,16 @@ void rs_cm_event(struct rs_srv *s)
 		if (kill && rdma_destroy_id(kill))
 			ag_warn("rdma_destroy_id: %s", strerror(errno));
 		if (kill_ep)
-			rs_ep_free(s, kill_ep);
+			rcs_ep_free(s, kill_ep);
 		/* the reap list is empty here: the loop reaps after every event */
 		if (x && (type == RDMA_CM_EVENT_DISCONNECTED ||
 			  type == RDMA_CM_EVENT_CONNECT_ERROR ||
 			  type == RDMA_CM_EVENT_UNREACHABLE || type == RDMA_CM_EVENT_REJECTED))
-			rs_ep_free(s, x);
+			rcs_ep_free(s, x);
 	}
 }
 
-void rs_cm_close(struct rs_srv *s)
+void rcs_cm_close(struct rcs_srv *s)
 {
 	agcm_close(&s->cmch, &s->listen, s->o->ports);
 }

@@ -3,8 +3,8 @@
  * rc server, --cm oob-tls: TLS listeners and nonblocking sessions that carry
  * the QP exchange records (oob.h). Each REQ gets an endpoint in RTS and a REP,
  * or a REJ naming the call that failed. A session that breaks the protocol,
- * asks for a GID that is not its own (rc_rep_check: the RTR would wait on ARP
- * inside this loop), keeps blocking the loop in the kernel (RS_SLOW_MAX), fails
+ * asks for a GID that is not its own (rc_reply_check: the RTR would wait on ARP
+ * inside this loop), keeps blocking the loop in the kernel (RCS_SLOW_MAX), fails
  * TLS, stalls past --timeout inside a handshake or a record, or ends in the
  * middle of a record is dropped ("drop peer=.. reason=..") with its endpoints;
  * the others go on. A session that ends cleanly at a record boundary
@@ -27,32 +27,32 @@
 #include "agents/rc/rc_reply.h"
 #include "agents/rc/rc_server.h"
 #include "agents/tag.h"
-#include "agents/report.h"
 #include "agents/srv/sock.h"
+#include "common/proto.h"
 
-#define RS_ACCEPT_BURST 64
+#define RCS_ACCEPT_BURST 64
 /* rejects are logged up to this many; the count is in the result record */
-#define RS_REJ_LOG 8
+#define RCS_REJ_LOG 8
 
-int rs_oob_open(struct rs_srv *s)
+int rcs_oob_open(struct rcs_srv *s)
 {
 	const struct ag_opts *o = s->o;
 	char err[320];
 
 	s->ssl = tls_ctx_new(true, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
 	if (!s->ssl) {
-		rep_fatal("SSL_CTX_new", err, EINVAL);
+		ag_fatal("SSL_CTX_new", err, EINVAL);
 		return -1;
 	}
-	return srv_lis_open(&s->lis, o, s->ep, RS_T_LISTEN, false, false);
+	return srv_lis_open(&s->lis, o, s->ep, RCS_T_LISTEN, false, false);
 }
 
 /* --- sessions --- */
 
-static int rs_sess_grow(struct rs_srv *s)
+static int rcs_sess_grow(struct rcs_srv *s)
 {
 	uint32_t cap = s->sess_cap ? s->sess_cap * 2 : 256;
-	struct rs_sess **v;
+	struct rcs_sess **v;
 	uint32_t *fr;
 	uint16_t *g;
 
@@ -74,7 +74,7 @@ static int rs_sess_grow(struct rs_srv *s)
 	return 0;
 }
 
-void rs_oob_unlink(struct rs_ep *x)
+void rcs_oob_unlink(struct rcs_ep *x)
 {
 	if (x->prev)
 		x->prev->next = x->next;
@@ -86,25 +86,25 @@ void rs_oob_unlink(struct rs_ep *x)
 	x->sess = NULL;
 }
 
-static void rs_sess_queue(struct rs_srv *s, struct rs_sess *ss);
+static void rcs_sess_queue(struct rcs_srv *s, struct rcs_sess *ss);
 
-void rs_oob_down(struct rs_srv *s, struct rs_ep *x)
+void rcs_oob_down(struct rcs_srv *s, struct rcs_ep *x)
 {
-	struct rs_sess *ss = x->sess;
+	struct rcs_sess *ss = x->sess;
 	struct oob_rec down;
 	uint8_t buf[OOB_REC_LEN];
 
-	rc_rep_down(&down, x->id, x->down_call, x->down_status);
+	rc_reply_down(&down, x->id, x->down_call, x->down_status);
 	if (oob_encode(&down, buf) || tls_io_queue(&ss->io, buf, sizeof(buf))) {
 		/* its client learns it from its own QP, or the deadline */
 		ag_warn("DOWN of id %u to %s: %s", x->id, ss->peer, strerror(ENOMEM));
 		return;
 	}
 	/* the session's turn flushes it (and handles what the flush may meet) */
-	rs_sess_queue(s, ss);
+	rcs_sess_queue(s, ss);
 }
 
-static void rs_sess_link(struct rs_sess *ss, struct rs_ep *x)
+static void rcs_sess_link(struct rcs_sess *ss, struct rcs_ep *x)
 {
 	x->sess = ss;
 	x->prev = NULL;
@@ -114,18 +114,18 @@ static void rs_sess_link(struct rs_sess *ss, struct rs_ep *x)
 	ss->eps = x;
 }
 
-static void rs_sess_close(struct rs_srv *s, struct rs_sess *ss, const char *reason)
+static void rcs_sess_close(struct rcs_srv *s, struct rcs_sess *ss, const char *reason)
 {
-	struct rs_ep *x;
+	struct rcs_ep *x;
 
 	if (reason)
-		rs_drop(s, ss->peer, reason);
+		rcs_drop(s, ss->peer, reason);
 	while ((x = ss->eps)) {
 		/* one already on the reap list is freed there; just let go of it */
 		if (x->reaping)
-			rs_oob_unlink(x);
+			rcs_oob_unlink(x);
 		else
-			rs_ep_free(s, x);
+			rcs_ep_free(s, x);
 	}
 	s->sess[ss->slot] = NULL;
 	s->sgens[ss->slot]++;
@@ -136,25 +136,25 @@ static void rs_sess_close(struct rs_srv *s, struct rs_sess *ss, const char *reas
 	free(ss);
 }
 
-static void rs_accept_one(struct rs_srv *s, int fd, const struct sockaddr_in *sa)
+static void rcs_accept_one(struct rcs_srv *s, int fd, const struct sockaddr_in *sa)
 {
-	struct rs_sess *ss;
+	struct rcs_sess *ss;
 	char peer[SK_PEER_MAX];
 	uint32_t slot;
 	int one = 1;
 
 	sk_peer(peer, sa);
-	if ((!s->nsfree && s->nsess == s->sess_cap && rs_sess_grow(s)) ||
+	if ((!s->nsfree && s->nsess == s->sess_cap && rcs_sess_grow(s)) ||
 	    !(ss = calloc(1, sizeof(*ss)))) {
 		close(fd);
-		rs_drop(s, peer, "ENOMEM");
+		rcs_drop(s, peer, "ENOMEM");
 		return;
 	}
 	/* replies are small and pipelined: do not let Nagle hold them */
 	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
 		ag_warn("setsockopt TCP_NODELAY %s: %s", peer, strerror(errno));
 	if (tls_io_init(&ss->io, s->ssl, fd, true)) {
-		rs_drop(s, peer, ss->io.why);
+		rcs_drop(s, peer, ss->io.why);
 		close(fd);
 		free(ss);
 		return;
@@ -168,19 +168,19 @@ static void rs_accept_one(struct rs_srv *s, int fd, const struct sockaddr_in *sa
 	ss->events = EPOLLIN | EPOLLRDHUP;
 	s->sess[slot] = ss;
 	s->live_sess++;
-	if (tag_watch(s->ep, fd, ss->events, TAG(RS_T_SESS, ss->gen, slot), "session"))
-		rs_sess_close(s, ss, "epoll_ctl");
+	if (tag_watch(s->ep, fd, ss->events, TAG(RCS_T_SESS, ss->gen, slot), "session"))
+		rcs_sess_close(s, ss, "epoll_ctl");
 }
 
-void rs_oob_listen_event(struct rs_srv *s, uint32_t port)
+void rcs_oob_listen_event(struct rcs_srv *s, uint32_t port)
 {
 	struct sockaddr_in sa;
 	int i, fd;
 
-	for (i = 0; i < RS_ACCEPT_BURST; i++) {
+	for (i = 0; i < RCS_ACCEPT_BURST; i++) {
 		fd = srv_accept(&s->lis, port, SOCK_NONBLOCK | SOCK_CLOEXEC, &sa);
 		if (fd >= 0) {
-			rs_accept_one(s, fd, &sa);
+			rcs_accept_one(s, fd, &sa);
 			continue;
 		}
 		if (errno == EAGAIN)
@@ -194,42 +194,42 @@ void rs_oob_listen_event(struct rs_srv *s, uint32_t port)
 }
 
 /* The answer to one REQ: an endpoint in RTS and a REP, or a REJ. */
-static int rs_req(struct rs_srv *s, struct rs_sess *ss, const struct oob_rec *req)
+static int rcs_req(struct rcs_srv *s, struct rcs_sess *ss, const struct oob_rec *req)
 {
 	struct oob_rec rep = { .type = OOB_REP, .id = req->id, .op = req->op };
 	struct rc_dev *d = &s->dev;
-	struct rs_ep *x;
+	struct rcs_ep *x;
 	struct verbs_fail f = { "request", EMSGSIZE };
 	uint8_t buf[OOB_REC_LEN];
 
-	x = rs_ep_take(s, rc_op_from_oob(req->op), NULL, &f);
+	x = rcs_ep_take(s, rc_op_from_oob(req->op), NULL, &f);
 	if (!x)
 		goto rej;
-	rs_sess_link(ss, x);
+	rcs_sess_link(ss, x);
 	x->id = req->id;
-	if (rc_rep_accept(d, &x->e, req, &rep, &f))
+	if (rc_reply_accept(d, &x->e, req, &rep, &f))
 		goto rej_ep;
 	if (oob_encode(&rep, buf)) {
 		f.call = "request";
 		f.err = EPROTO;
 		goto rej_ep;
 	}
-	rs_ep_up(s, x);
+	rcs_ep_up(s, x);
 	return tls_io_queue(&ss->io, buf, sizeof(buf));
 
 rej_ep:
-	rs_ep_free(s, x);
+	rcs_ep_free(s, x);
 rej:
-	if (s->rejected++ < RS_REJ_LOG)
+	if (s->rejected++ < RCS_REJ_LOG)
 		ag_warn("id %u from %s: %s: %s", req->id, ss->peer, f.call, strerror(f.err));
-	rc_rep_reject(&rep, req->id, &f);
+	rc_reply_reject(&rep, req->id, &f);
 	if (oob_encode(&rep, buf))
 		return -1;
 	return tls_io_queue(&ss->io, buf, sizeof(buf));
 }
 
 /* Complete records in the input, within budget; -1 when the session was dropped. */
-static int rs_records(struct rs_srv *s, struct rs_sess *ss, bool *progress,
+static int rcs_records(struct rcs_srv *s, struct rcs_sess *ss, bool *progress,
 		      unsigned *budget)
 {
 	const char *why;
@@ -246,32 +246,32 @@ static int rs_records(struct rs_srv *s, struct rs_sess *ss, bool *progress,
 			e = oob_parse(ss->in + off, OOB_REC_LEN, OOB_T(OOB_REQ), &req);
 		else if (!e)
 			break;
-		why = e ? oob_strerror(e) : rc_rep_check(&req, ss->addr);
+		why = e ? oob_strerror(e) : rc_reply_check(&req, ss->addr);
 		if (why) {
-			rs_sess_close(s, ss, why);
+			rcs_sess_close(s, ss, why);
 			return -1;
 		}
 		t0 = clock_ns();
-		if (rs_req(s, ss, &req)) {
-			rs_sess_close(s, ss, "ENOMEM");
+		if (rcs_req(s, ss, &req)) {
+			rcs_sess_close(s, ss, "ENOMEM");
 			return -1;
 		}
 		off += OOB_REC_LEN;
 		*progress = true;
 		(*budget)--;
 		/* what the check cannot rule out stalls the loop once, not per record */
-		if (clock_ns() - t0 <= RS_SLOW_NS) {
+		if (clock_ns() - t0 <= RCS_SLOW_NS) {
 			ss->slow = 0;
 		} else {
 			ag_warn("id %u from %s: answered in %llu ms", req.id, ss->peer,
 				(unsigned long long)((clock_ns() - t0) / 1000000));
-			if (++ss->slow >= RS_SLOW_MAX) {
-				rs_sess_close(s, ss, "slow_path");
+			if (++ss->slow >= RCS_SLOW_MAX) {
+				rcs_sess_close(s, ss, "slow_path");
 				return -1;
 			}
 			*budget = 0;
 		}
-		if (tls_io_pending(&ss->io) > RS_OUT_HIGH)
+		if (tls_io_pending(&ss->io) > RCS_OUT_HIGH)
 			ss->paused = true;
 	}
 	memmove(ss->in, ss->in + off, ss->ilen - off);
@@ -279,9 +279,9 @@ static int rs_records(struct rs_srv *s, struct rs_sess *ss, bool *progress,
 	return 0;
 }
 
-static void rs_sess_update(struct rs_srv *s, struct rs_sess *ss, bool progress)
+static void rcs_sess_update(struct rcs_srv *s, struct rcs_sess *ss, bool progress)
 {
-	struct epoll_event ev = { .data.u64 = TAG(RS_T_SESS, ss->gen, ss->slot) };
+	struct epoll_event ev = { .data.u64 = TAG(RCS_T_SESS, ss->gen, ss->slot) };
 	bool busy = !ss->io.up || ss->ilen || tls_io_pending(&ss->io);
 
 	/* the deadline runs while the peer owes us bytes or we wait on it to read */
@@ -294,13 +294,13 @@ static void rs_sess_update(struct rs_srv *s, struct rs_sess *ss, bool progress)
 	if (ev.events == ss->events)
 		return;
 	if (epoll_ctl(s->ep, EPOLL_CTL_MOD, ss->io.fd, &ev)) {
-		rs_sess_close(s, ss, "epoll_ctl");
+		rcs_sess_close(s, ss, "epoll_ctl");
 		return;
 	}
 	ss->events = ev.events;
 }
 
-static void rs_sess_queue(struct rs_srv *s, struct rs_sess *ss)
+static void rcs_sess_queue(struct rcs_srv *s, struct rcs_sess *ss)
 {
 	uint64_t *v;
 
@@ -316,13 +316,13 @@ static void rs_sess_queue(struct rs_srv *s, struct rs_sess *ss)
 		s->ready = v;
 		s->ready_cap = s->ready_cap ? s->ready_cap * 2 : 64;
 	}
-	s->ready[s->nready++] = TAG(RS_T_SESS, ss->gen, ss->slot);
+	s->ready[s->nready++] = TAG(RCS_T_SESS, ss->gen, ss->slot);
 	ss->queued = true;
 }
 
-static void rs_sess_run(struct rs_srv *s, struct rs_sess *ss)
+static void rcs_sess_run(struct rcs_srv *s, struct rcs_sess *ss)
 {
-	unsigned budget = RS_REC_BUDGET;
+	unsigned budget = RCS_REC_BUDGET;
 	bool progress = false;
 	ssize_t n;
 	int r;
@@ -330,11 +330,11 @@ static void rs_sess_run(struct rs_srv *s, struct rs_sess *ss)
 	if (!ss->io.up) {
 		r = tls_io_handshake(&ss->io);
 		if (r == TLS_ERR) {
-			rs_sess_close(s, ss, ss->io.why);
+			rcs_sess_close(s, ss, ss->io.why);
 			return;
 		}
 		if (r == TLS_AGAIN) {
-			rs_sess_update(s, ss, false);
+			rcs_sess_update(s, ss, false);
 			return;
 		}
 		progress = true;
@@ -342,26 +342,26 @@ static void rs_sess_run(struct rs_srv *s, struct rs_sess *ss)
 	for (;;) {
 		r = tls_io_flush(&ss->io);
 		if (r == TLS_ERR) {
-			rs_sess_close(s, ss, ss->io.why);
+			rcs_sess_close(s, ss, ss->io.why);
 			return;
 		}
 		if (r == 1)
 			progress = true;
-		if (ss->paused && tls_io_pending(&ss->io) <= RS_OUT_HIGH / 2)
+		if (ss->paused && tls_io_pending(&ss->io) <= RCS_OUT_HIGH / 2)
 			ss->paused = false;
 		if (ss->paused)
 			break;
 		/* records left over from a pause first: SSL may hold no more for epoll */
-		if (rs_records(s, ss, &progress, &budget))
+		if (rcs_records(s, ss, &progress, &budget))
 			return;
 		if (ss->paused)
 			continue;
 		if (!budget) {
 			/* fair turns; what SSL already decrypted wakes no epoll: remember */
-			rs_sess_queue(s, ss);
+			rcs_sess_queue(s, ss);
 			r = tls_io_flush(&ss->io);
 			if (r == TLS_ERR) {
-				rs_sess_close(s, ss, ss->io.why);
+				rcs_sess_close(s, ss, ss->io.why);
 				return;
 			}
 			break;
@@ -373,38 +373,38 @@ static void rs_sess_run(struct rs_srv *s, struct rs_sess *ss)
 		}
 		if (n == 0) {
 			/* a clean end between records is the client leaving */
-			rs_sess_close(s, ss, ss->ilen ? "eof" : NULL);
+			rcs_sess_close(s, ss, ss->ilen ? "eof" : NULL);
 			return;
 		}
 		if (n == TLS_ERR) {
-			rs_sess_close(s, ss, ss->io.why);
+			rcs_sess_close(s, ss, ss->io.why);
 			return;
 		}
 		/* TLS_AGAIN: flush what the records queued, then wait */
 		r = tls_io_flush(&ss->io);
 		if (r == TLS_ERR) {
-			rs_sess_close(s, ss, ss->io.why);
+			rcs_sess_close(s, ss, ss->io.why);
 			return;
 		}
 		break;
 	}
-	rs_sess_update(s, ss, progress);
+	rcs_sess_update(s, ss, progress);
 }
 
-void rs_oob_sess_event(struct rs_srv *s, uint32_t slot, uint16_t gen, uint32_t events)
+void rcs_oob_sess_event(struct rcs_srv *s, uint32_t slot, uint16_t gen, uint32_t events)
 {
-	struct rs_sess *ss;
+	struct rcs_sess *ss;
 
 	(void)events;
 	if (slot >= s->nsess || !(ss = s->sess[slot]) || ss->gen != gen)
 		return;
-	rs_sess_run(s, ss);
+	rcs_sess_run(s, ss);
 }
 
-void rs_oob_ready(struct rs_srv *s)
+void rcs_oob_ready(struct rcs_srv *s)
 {
 	uint32_t i, n = s->nready, slot;
-	struct rs_sess *ss;
+	struct rcs_sess *ss;
 	uint16_t gen;
 
 	/* runs may queue again: they go behind, for the next turn */
@@ -414,33 +414,33 @@ void rs_oob_ready(struct rs_srv *s)
 		if (slot >= s->nsess || !(ss = s->sess[slot]) || ss->gen != gen)
 			continue;
 		ss->queued = false;
-		rs_sess_run(s, ss);
+		rcs_sess_run(s, ss);
 	}
 	memmove(s->ready, s->ready + n, (s->nready - n) * sizeof(*s->ready));
 	s->nready -= n;
 }
 
-void rs_oob_tick(struct rs_srv *s)
+void rcs_oob_tick(struct rcs_srv *s)
 {
 	uint64_t now = clock_ns();
-	struct rs_sess *ss;
+	struct rcs_sess *ss;
 	uint32_t i;
 
 	srv_lis_pause(&s->lis, false);
 	for (i = 0; i < s->nsess; i++) {
 		ss = s->sess[i];
 		if (ss && ss->deadline && ss->deadline <= now)
-			rs_sess_close(s, ss, ss->io.up ? "timeout" : "handshake_timeout");
+			rcs_sess_close(s, ss, ss->io.up ? "timeout" : "handshake_timeout");
 	}
 }
 
-void rs_oob_close(struct rs_srv *s)
+void rcs_oob_close(struct rcs_srv *s)
 {
 	uint32_t i;
 
 	for (i = 0; i < s->nsess; i++)
 		if (s->sess[i])
-			rs_sess_close(s, s->sess[i], NULL);
+			rcs_sess_close(s, s->sess[i], NULL);
 	srv_lis_close(&s->lis);
 	free(s->sess);
 	free(s->sfree);

@@ -31,16 +31,16 @@
 #include "agents/oob/oob.h"
 #include "agents/rc/rc.h"
 #include "agents/rc/rc_reply.h"
-#include "agents/report.h"
 #include "agents/oob/tls.h"
 #include "agents/srv/srv.h"
 #include "agents/tag.h"
+#include "common/proto.h"
 
-#define RT_STACK (256 * 1024)
-#define RT_STOP_WAIT_S 10
-enum { RT_T_LISTEN = 1, RT_T_CTL };
+#define RCT_STACK (256 * 1024)
+#define RCT_STOP_WAIT_S 10
+enum { RCT_T_LISTEN = 1, RCT_T_CTL };
 
-struct rt_srv {
+struct rct_srv {
 	const struct ag_opts *o;
 	struct rc_dev dev;
 	SSL_CTX *ssl;
@@ -58,7 +58,7 @@ struct rt_srv {
 	atomic_uint live, peak;
 };
 
-struct rt_ep {
+struct rct_ep {
 	struct rc_ep e;
 	uint32_t id;		/* the client's connection id */
 	bool up;		/* its REP went out */
@@ -67,13 +67,13 @@ struct rt_ep {
 };
 
 /* one session thread */
-struct rt_sess {
-	struct rt_srv *s;
+struct rct_sess {
+	struct rct_srv *s;
 	int fd;
 	SSL *ssl;
 	struct ibv_comp_channel *ch;
 	struct poll_chan pl;	/* of ch */
-	struct rt_ep **eps;
+	struct rct_ep **eps;
 	uint32_t neps, cap;
 	bool dead;		/* an endpoint died in the poll: sweep after it */
 	uint32_t ilen;
@@ -82,16 +82,16 @@ struct rt_sess {
 	char peer[SK_PEER_MAX];
 };
 
-static void rt_drop(struct rt_srv *s, const char *peer, const char *reason)
+static void rct_drop(struct rct_srv *s, const char *peer, const char *reason)
 {
 	atomic_fetch_add(&s->dropped, 1);
 	proto_drop(peer, reason);
 }
 
-static void rt_ep_free(struct rt_sess *t, uint32_t slot)
+static void rct_ep_free(struct rct_sess *t, uint32_t slot)
 {
-	struct rt_ep *x = t->eps[slot];
-	struct rt_srv *s = t->s;
+	struct rct_ep *x = t->eps[slot];
+	struct rct_srv *s = t->s;
 
 	if (x->up)
 		atomic_fetch_sub(&s->live, 1);
@@ -101,12 +101,12 @@ static void rt_ep_free(struct rt_sess *t, uint32_t slot)
 	t->eps[slot] = NULL;
 }
 
-static void rt_wc(void *arg, const struct ibv_wc *wc)
+static void rct_wc(void *arg, const struct ibv_wc *wc)
 {
-	struct rt_sess *t = arg;
+	struct rct_sess *t = arg;
 	struct rc_dev *d = &t->s->dev;
 	uint32_t slot = RC_WR_SLOT(wc->wr_id);
-	struct rt_ep *x;
+	struct rct_ep *x;
 	struct verbs_fail f;
 
 	if (slot >= t->neps || !(x = t->eps[slot]) || x->e.dead ||
@@ -116,7 +116,7 @@ static void rt_wc(void *arg, const struct ibv_wc *wc)
 		f.call = "ibv_poll_cq";
 		f.err = (int)rc_ep_first_err(&x->e, wc->status);
 		if (f.err != IBV_WC_WR_FLUSH_ERR)
-			rt_drop(t->s, t->peer, verbs_wc_word((enum ibv_wc_status)f.err));
+			rct_drop(t->s, t->peer, verbs_wc_word((enum ibv_wc_status)f.err));
 		goto dead;
 	}
 	if (wc->opcode == IBV_WC_SEND || wc->opcode == IBV_WC_RDMA_WRITE) {
@@ -149,7 +149,7 @@ dead:
 }
 
 /* One record to the peer (blocking, SO_SNDTIMEO); NULL or a drop reason. */
-static const char *rt_send(struct rt_sess *t, const uint8_t rec[OOB_REC_LEN], char *why,
+static const char *rct_send(struct rct_sess *t, const uint8_t rec[OOB_REC_LEN], char *why,
 			   size_t wlen)
 {
 	size_t put;
@@ -166,24 +166,24 @@ static const char *rt_send(struct rt_sess *t, const uint8_t rec[OOB_REC_LEN], ch
 }
 
 /* A dead endpoint that was up: its client learns it now (DOWN); NULL or a drop reason. */
-static const char *rt_down(struct rt_sess *t, const struct rt_ep *x, char *why, size_t wlen)
+static const char *rct_down(struct rct_sess *t, const struct rct_ep *x, char *why, size_t wlen)
 {
 	struct oob_rec down;
 	uint8_t out[OOB_REC_LEN];
 
-	rc_rep_down(&down, x->id, x->down_call, x->down_status);
+	rc_reply_down(&down, x->id, x->down_call, x->down_status);
 	if (oob_encode(&down, out))
 		return "EPROTO";
-	return rt_send(t, out, why, wlen);
+	return rct_send(t, out, why, wlen);
 }
 
-static int rt_req(struct rt_sess *t, const struct oob_rec *req, uint8_t out[OOB_REC_LEN])
+static int rct_req(struct rct_sess *t, const struct oob_rec *req, uint8_t out[OOB_REC_LEN])
 {
-	struct rt_srv *s = t->s;
+	struct rct_srv *s = t->s;
 	struct rc_dev *d = &s->dev;
 	struct oob_rec rep = { .type = OOB_REP, .id = req->id, .op = req->op };
 	struct verbs_fail f = { "malloc", ENOMEM };
-	struct rt_ep *x, **v;
+	struct rct_ep *x, **v;
 
 	if (t->neps == t->cap) {
 		v = realloc(t->eps, (t->cap ? t->cap * 2 : 16) * sizeof(*v));
@@ -203,7 +203,7 @@ static int rt_req(struct rt_sess *t, const struct oob_rec *req, uint8_t out[OOB_
 	}
 	t->eps[t->neps++] = x;
 	x->id = req->id;
-	if (rc_rep_accept(d, &x->e, req, &rep, &f))
+	if (rc_reply_accept(d, &x->e, req, &rep, &f))
 		goto rej_ep;
 	if (oob_encode(&rep, out))
 		goto rej_ep;
@@ -217,16 +217,16 @@ static int rt_req(struct rt_sess *t, const struct oob_rec *req, uint8_t out[OOB_
 	}
 	return 0;
 rej_ep:
-	rt_ep_free(t, --t->neps);
+	rct_ep_free(t, --t->neps);
 rej:
 	if (atomic_fetch_add(&s->rejected, 1) < 8)
 		ag_warn("id %u from %s: %s: %s", req->id, t->peer, f.call, strerror(f.err));
-	rc_rep_reject(&rep, req->id, &f);
+	rc_reply_reject(&rep, req->id, &f);
 	return oob_encode(&rep, out) ? -1 : 0;
 }
 
 /* Records in the input, each answered at once; NULL, or a drop reason. */
-static const char *rt_records(struct rt_sess *t, char *why, size_t wlen)
+static const char *rct_records(struct rct_sess *t, char *why, size_t wlen)
 {
 	uint8_t out[OOB_REC_LEN];
 	const char *reason;
@@ -241,11 +241,11 @@ static const char *rt_records(struct rt_sess *t, char *why, size_t wlen)
 			e = oob_parse(t->in, OOB_REC_LEN, OOB_T(OOB_REQ), &req);
 		if (e)
 			return oob_strerror(e);
-		if ((reason = rc_rep_check(&req, t->addr)))
+		if ((reason = rc_reply_check(&req, t->addr)))
 			return reason;
-		if (rt_req(t, &req, out))
+		if (rct_req(t, &req, out))
 			return "ENOMEM";
-		if ((reason = rt_send(t, out, why, wlen)))
+		if ((reason = rct_send(t, out, why, wlen)))
 			return reason;
 		memmove(t->in, t->in + OOB_REC_LEN, t->ilen - OOB_REC_LEN);
 		t->ilen -= OOB_REC_LEN;
@@ -254,9 +254,9 @@ static const char *rt_records(struct rt_sess *t, char *why, size_t wlen)
 }
 
 /* NULL when the session ended cleanly; else the drop reason. */
-static const char *rt_serve(struct rt_sess *t, char *why, size_t wlen)
+static const char *rct_serve(struct rct_sess *t, char *why, size_t wlen)
 {
-	struct rt_srv *s = t->s;
+	struct rct_srv *s = t->s;
 	struct pollfd pf[2] = {
 		{ .fd = t->fd, .events = POLLIN },
 		{ .fd = t->ch->fd, .events = POLLIN },
@@ -289,7 +289,7 @@ static const char *rt_serve(struct rt_sess *t, char *why, size_t wlen)
 				continue;
 			if ((pf[1].revents & POLLIN) || poll_spinning(&t->pl)) {
 				t->pl.events = 0;
-				if (poll_run(&t->pl, rt_wc, t))
+				if (poll_run(&t->pl, rct_wc, t))
 					return "ibv_get_cq_event";
 				atomic_fetch_add(&s->cq_events, t->pl.events);
 				reason = NULL;
@@ -297,8 +297,8 @@ static const char *rt_serve(struct rt_sess *t, char *why, size_t wlen)
 					if (!t->eps[i] || !t->eps[i]->e.dead)
 						continue;
 					if (t->eps[i]->up && !reason)
-						reason = rt_down(t, t->eps[i], why, wlen);
-					rt_ep_free(t, i);
+						reason = rct_down(t, t->eps[i], why, wlen);
+					rct_ep_free(t, i);
 				}
 				t->dead = false;
 				if (reason)
@@ -321,7 +321,7 @@ static const char *rt_serve(struct rt_sess *t, char *why, size_t wlen)
 		}
 		before = t->ilen;
 		t->ilen += (uint32_t)got;
-		reason = rt_records(t, why, wlen);
+		reason = rct_records(t, why, wlen);
 		if (reason)
 			return reason;
 		/* the clock runs from the start of the oldest unfinished record */
@@ -330,10 +330,10 @@ static const char *rt_serve(struct rt_sess *t, char *why, size_t wlen)
 	}
 }
 
-static void *rt_thread(void *arg)
+static void *rct_thread(void *arg)
 {
-	struct rt_sess *t = arg;
-	struct rt_srv *s = t->s;
+	struct rct_sess *t = arg;
+	struct rct_srv *s = t->s;
 	char why[TLS_WHY_MAX];
 	const char *reason = NULL;
 	bool quiet;
@@ -357,11 +357,11 @@ static void *rt_thread(void *arg)
 		goto out_ch;
 	}
 	poll_chan_init(&t->pl, t->ch, s->o->poll);
-	reason = rt_serve(t, why, sizeof(why));
+	reason = rct_serve(t, why, sizeof(why));
 out_ch:
 	for (i = 0; i < t->neps; i++)
 		if (t->eps[i])
-			rt_ep_free(t, i);
+			rct_ep_free(t, i);
 	poll_chan_fini(&t->pl);
 	if (ibv_destroy_comp_channel(t->ch))
 		ag_warn("ibv_destroy_comp_channel: %s", strerror(errno));
@@ -373,7 +373,7 @@ out:
 	s->live_fd[t->fd] = 0;
 	pthread_mutex_unlock(&s->mu);
 	if (reason && !quiet)
-		rt_drop(s, t->peer, reason);
+		rct_drop(s, t->peer, reason);
 	SSL_free(t->ssl);
 	close(t->fd);
 	pthread_mutex_lock(&s->mu);
@@ -384,10 +384,10 @@ out:
 	return NULL;
 }
 
-static void rt_spawn(struct rt_srv *s, int fd, const struct sockaddr_in *sa)
+static void rct_spawn(struct rct_srv *s, int fd, const struct sockaddr_in *sa)
 {
 	struct timeval tv = { .tv_sec = s->o->timeout_s };
-	struct rt_sess *t;
+	struct rct_sess *t;
 	pthread_t th;
 	int one = 1, err;
 
@@ -420,7 +420,7 @@ static void rt_spawn(struct rt_srv *s, int fd, const struct sockaddr_in *sa)
 	pthread_mutex_lock(&s->mu);
 	s->live_fd[fd] = 1;
 	s->threads++;
-	err = pthread_create(&th, &s->attr, rt_thread, t);
+	err = pthread_create(&th, &s->attr, rct_thread, t);
 	if (err) {
 		s->live_fd[fd] = 0;
 		s->threads--;
@@ -437,11 +437,11 @@ fail:
 		char peer[SK_PEER_MAX];
 
 		sk_peer(peer, sa);
-		rt_drop(s, peer, proto_errname(err));
+		rct_drop(s, peer, proto_errname(err));
 	}
 }
 
-static void rt_accept(struct rt_srv *s, uint32_t port)
+static void rct_accept(struct rct_srv *s, uint32_t port)
 {
 	struct sockaddr_in sa;
 	int i, fd;
@@ -449,7 +449,7 @@ static void rt_accept(struct rt_srv *s, uint32_t port)
 	for (i = 0; i < 64; i++) {
 		fd = srv_accept(&s->lis, port, SOCK_CLOEXEC, &sa);
 		if (fd >= 0) {
-			rt_spawn(s, fd, &sa);
+			rct_spawn(s, fd, &sa);
 			continue;
 		}
 		if (errno == EAGAIN)
@@ -459,7 +459,7 @@ static void rt_accept(struct rt_srv *s, uint32_t port)
 	}
 }
 
-static int rt_loop(struct rt_srv *s)
+static int rct_loop(struct rct_srv *s)
 {
 	struct epoll_event ev[16];
 	enum ctl_cmd cmd;
@@ -468,12 +468,12 @@ static int rt_loop(struct rt_srv *s)
 	for (;;) {
 		n = epoll_wait(s->ep, ev, 16, s->ctl.pollable ? -1 : 100);
 		if (n < 0 && errno != EINTR) {
-			rep_fatal("epoll_wait", "accept loop", errno);
+			ag_fatal("epoll_wait", "accept loop", errno);
 			return -1;
 		}
 		for (i = 0; i < n; i++)
-			if (TAG_TYPE(ev[i].data.u64) == RT_T_LISTEN)
-				rt_accept(s, TAG_VAL(ev[i].data.u64));
+			if (TAG_TYPE(ev[i].data.u64) == RCT_T_LISTEN)
+				rct_accept(s, TAG_VAL(ev[i].data.u64));
 		while ((cmd = ctl_next(&s->ctl)) != CTL_NONE)
 			if (cmd == CTL_STOP || cmd == CTL_EOF)
 				return 0;
@@ -483,7 +483,7 @@ static int rt_loop(struct rt_srv *s)
 }
 
 /* Wakes every session thread and waits for them; false when some hang. */
-static bool rt_stop(struct rt_srv *s)
+static bool rct_stop(struct rct_srv *s)
 {
 	struct timespec until;
 	uint32_t fd;
@@ -495,7 +495,7 @@ static bool rt_stop(struct rt_srv *s)
 		if (s->live_fd[fd])
 			shutdown((int)fd, SHUT_RDWR);
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += RT_STOP_WAIT_S;
+	until.tv_sec += RCT_STOP_WAIT_S;
 	while (s->threads && err != ETIMEDOUT)
 		err = pthread_cond_timedwait(&s->cv, &s->mu, &until);
 	pthread_mutex_unlock(&s->mu);
@@ -504,29 +504,29 @@ static bool rt_stop(struct rt_srv *s)
 
 int rc_server_thread_run(const struct ag_opts *o)
 {
-	struct rt_srv s = { .o = o, .ep = -1 };
+	struct rct_srv s = { .o = o, .ep = -1 };
 	struct rlimit rl;
 	char err[320];
 	int ret = 1;
 	bool clean = true;
 
 	if (o->cq != OPT_CQ_PER_CONN || o->srq || o->cm != OPT_CM_OOB_TLS) {
-		rep_fatal("rc_server_thread", "--server-model thread takes --cq per-conn, "
+		ag_fatal("rc_server_thread", "--server-model thread takes --cq per-conn, "
 			  "no --srq, --cm oob-tls", EINVAL);
 		return 1;
 	}
 	pthread_mutex_init(&s.mu, NULL);
 	pthread_cond_init(&s.cv, NULL);
-	if (pthread_attr_init(&s.attr) || pthread_attr_setstacksize(&s.attr, RT_STACK) ||
+	if (pthread_attr_init(&s.attr) || pthread_attr_setstacksize(&s.attr, RCT_STACK) ||
 	    pthread_attr_setdetachstate(&s.attr, PTHREAD_CREATE_DETACHED)) {
-		rep_fatal("pthread_attr_init", "session threads", EINVAL);
+		ag_fatal("pthread_attr_init", "session threads", EINVAL);
 		return 1;
 	}
 	if (rc_dev_open(&s.dev, o, o->addr, NULL))
 		goto out_attr;
 	s.ssl = tls_ctx_new(true, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
 	if (!s.ssl) {
-		rep_fatal("SSL_CTX_new", err, EINVAL);
+		ag_fatal("SSL_CTX_new", err, EINVAL);
 		goto out_dev;
 	}
 	/* main() raised the soft fd limit to the hard one: fds stay below it */
@@ -536,18 +536,18 @@ int rc_server_thread_run(const struct ag_opts *o)
 	s.live_fd = calloc(s.nfd, sizeof(*s.live_fd));
 	s.ep = epoll_create1(EPOLL_CLOEXEC);
 	if (!s.live_fd || s.ep < 0) {
-		rep_fatal("epoll_create1", "accept loop", s.live_fd ? errno : ENOMEM);
+		ag_fatal("epoll_create1", "accept loop", s.live_fd ? errno : ENOMEM);
 		goto out_ssl;
 	}
-	if (srv_lis_open(&s.lis, o, s.ep, RT_T_LISTEN, false, false) ||
-	    ctl_init(&s.ctl, STDIN_FILENO) || ctl_watch(&s.ctl, s.ep, TAG(RT_T_CTL, 0, 0)))
+	if (srv_lis_open(&s.lis, o, s.ep, RCT_T_LISTEN, false, false) ||
+	    ctl_init(&s.ctl, STDIN_FILENO) || ctl_watch(&s.ctl, s.ep, TAG(RCT_T_CTL, 0, 0)))
 		goto out_ep;
 	proto_hello_server(o->ports, o->port, -1);
-	if (rt_loop(&s))
+	if (rct_loop(&s))
 		goto out_ep;
 	ret = 0;
 out_ep:
-	clean = rt_stop(&s);
+	clean = rct_stop(&s);
 	srv_lis_close(&s.lis);
 	if (s.ep >= 0)
 		close(s.ep);
@@ -562,7 +562,7 @@ out_dev:
 		rc_dev_close(&s.dev);
 	else
 		ag_warn("%u session threads did not stop within %d s", s.threads,
-			RT_STOP_WAIT_S);
+			RCT_STOP_WAIT_S);
 out_attr:
 	pthread_attr_destroy(&s.attr);
 	if (!ret) {

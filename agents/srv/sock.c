@@ -10,9 +10,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "agents/report.h"
+#include "agents/ag.h"
 #include "common/deadline.h"
 #include "agents/srv/sock.h"
+#include "common/proto.h"
 
 void sk_peer(char *buf, const struct sockaddr_in *sa)
 {
@@ -51,7 +52,7 @@ int sk_listen(const struct ag_opts *o, uint32_t port, int nonblock, int reusepor
 	sk_peer(obj, &sa);
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
 	if (fd < 0) {
-		rep_fatal("socket", obj, errno);
+		ag_fatal("socket", obj, errno);
 		return -1;
 	}
 	/* TIME_WAIT from the previous run must not block the next one */
@@ -70,7 +71,7 @@ int sk_listen(const struct ag_opts *o, uint32_t port, int nonblock, int reusepor
 		goto err;
 	return fd;
 err:
-	rep_fatal(call, obj, errno);
+	ag_fatal(call, obj, errno);
 	close(fd);
 	return -1;
 }

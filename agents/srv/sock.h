@@ -2,7 +2,7 @@
 /*
  * sock: the IPv4 listeners and peer names every server model shares (tcp's
  * echo servers and rc's TLS side channel), and the dead-peer socket options
- * of every TCP socket the agents open. May use: opts.h, report.h, libc.
+ * of every TCP socket the agents open. May use: ag.h, opts.h, libc.
  */
 #ifndef RDC_AGENTS_SOCK_H
 #define RDC_AGENTS_SOCK_H

@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "agents/report.h"
+#include "agents/ag.h"
 #include "agents/srv/srv.h"
 #include "agents/tag.h"
 
@@ -26,13 +26,13 @@ int srv_lis_open(struct srv_lis *l, const struct ag_opts *o, int ep, uint8_t typ
 	l->paused = false;
 	l->fd = malloc(o->ports * sizeof(*l->fd));
 	if (!l->fd) {
-		rep_fatal("malloc", "listeners", ENOMEM);
+		ag_fatal("malloc", "listeners", ENOMEM);
 		return -1;
 	}
 	if (shed) {
 		l->reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (l->reserve < 0) {
-			rep_fatal("open", "/dev/null", errno);
+			ag_fatal("open", "/dev/null", errno);
 			return -1;
 		}
 	}

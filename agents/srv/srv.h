@@ -7,7 +7,7 @@
  * /dev/null) is spent to take one peer off the full queue and close it, so it
  * learns now instead of at its timeout.
  *
- * May use: the engine (opts, report, tag), srv/sock.h, libc.
+ * May use: the engine (ag, opts, tag), srv/sock.h, libc.
  */
 #ifndef RDC_AGENTS_SRV_SRV_H
 #define RDC_AGENTS_SRV_SRV_H

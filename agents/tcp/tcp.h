@@ -14,7 +14,7 @@
  * Client: --clients nonblocking connects in one epoll loop, traffic from load.h.
  *
  * The tcp/ folder: one row of agents/transport.c. May use the engine (ag, ctl,
- * load, phase, report, tag, opts), srv/, common/; never harness/ or tap/.
+ * load, phase, tag, opts), srv/, common/; never harness/ or tap/.
  */
 #ifndef RDC_AGENTS_TCP_H
 #define RDC_AGENTS_TCP_H

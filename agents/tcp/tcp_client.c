@@ -18,87 +18,87 @@
 #include "agents/ag.h"
 #include "agents/load.h"
 #include "agents/phase.h"
-#include "agents/report.h"
 #include "agents/srv/sock.h"
 #include "agents/tcp/tcp.h"
+#include "common/proto.h"
 
-#define TC_BUF (64 * 1024)
+#define TCPC_BUF (64 * 1024)
 /* connects started per loop turn, so stdin and completions are served between */
-#define TC_BATCH 512
-#define TC_EVENTS 512
+#define TCPC_BATCH 512
+#define TCPC_EVENTS 512
 
-enum { TC_T_CONN = PH_T_USER };
+enum { TCPC_T_CONN = PH_T_USER };
 
-enum tc_state { TC_NEW, TC_CONNECTING, TC_UP, TC_FAILED, TC_CLOSED };
+enum tcpc_state { TCPC_NEW, TCPC_CONNECTING, TCPC_UP, TCPC_FAILED, TCPC_CLOSED };
 
-struct tc_conn {
+struct tcpc_conn {
 	int fd;
 	uint32_t tx;	/* bytes of the current message sent */
 	uint8_t state;
 	uint8_t out;	/* EPOLLOUT is armed */
 };
 
-struct tc_ctx {
+struct tcpc_ctx {
 	const struct ag_opts *o;
 	struct ph ph;
-	struct tc_conn *c;
+	struct tcpc_conn *c;
 	uint32_t n;
 	uint8_t *txb, *rxb;
 };
 
-static void tc_close(struct tc_ctx *x, uint32_t i)
+static void tcpc_close(struct tcpc_ctx *x, uint32_t i)
 {
-	struct tc_conn *c = &x->c[i];
+	struct tcpc_conn *c = &x->c[i];
 
 	if (c->fd >= 0 && close(c->fd))
 		ag_warn("close connection %u: %s", x->o->first_id + i, strerror(errno));
 	c->fd = -1;
-	c->state = TC_CLOSED;
+	c->state = TCPC_CLOSED;
 }
 
-static void tc_fail(struct tc_ctx *x, uint32_t i, const char *call, int err,
+static void tcpc_fail(struct tcpc_ctx *x, uint32_t i, const char *call, int err,
 		    const char *ename)
 {
-	struct tc_conn *c = &x->c[i];
+	struct tcpc_conn *c = &x->c[i];
 
 	ph_fail(&x->ph, i, call, err, ename, false, -1);
 	if (c->fd >= 0 && close(c->fd))
 		ag_warn("close connection %u: %s", x->o->first_id + i, strerror(errno));
 	c->fd = -1;
-	c->state = TC_FAILED;
+	c->state = TCPC_FAILED;
 }
 
-static int tc_mod(struct tc_ctx *x, uint32_t i, uint32_t events)
+static int tcpc_mod(struct tcpc_ctx *x, uint32_t i, uint32_t events)
 {
-	struct epoll_event ev = { .events = events, .data.u64 = PH_TAG(TC_T_CONN, i) };
+	struct epoll_event ev = { .events = events, .data.u64 = PH_TAG(TCPC_T_CONN, i) };
 
 	return epoll_ctl(x->ph.ep, EPOLL_CTL_MOD, x->c[i].fd, &ev);
 }
 
-static void tc_up(struct tc_ctx *x, uint32_t i)
+static void tcpc_up(struct tcpc_ctx *x, uint32_t i)
 {
-	struct tc_conn *c = &x->c[i];
+	struct tcpc_conn *c = &x->c[i];
 
 	/* established: a dead server is noticed within common/deadline.h's bound
 	 * (set only now, so a slow accept under load keeps connect's own retries) */
 	if (sk_detect(c->fd)) {
-		tc_fail(x, i, "setsockopt", errno, NULL);
+		tcpc_fail(x, i, "setsockopt", errno, NULL);
 		return;
 	}
 	/* from here on a readable socket means echo, stray bytes or the peer's end */
-	if (tc_mod(x, i, EPOLLIN | EPOLLRDHUP)) {
-		tc_fail(x, i, "epoll_ctl", errno, NULL);
+	if (tcpc_mod(x, i, EPOLLIN | EPOLLRDHUP)) {
+		tcpc_fail(x, i, "epoll_ctl", errno, NULL);
 		return;
 	}
-	c->state = TC_UP;
+	c->state = TCPC_UP;
 	ph_up(&x->ph, i);
 }
 
-static void tc_start(void *arg, uint32_t i)
+static void tcpc_start(void *arg, uint32_t i)
 {
-	struct tc_ctx *x = arg;
+	struct tcpc_ctx *x = arg;
 	const struct ag_opts *o = x->o;
-	struct tc_conn *c = &x->c[i];
+	struct tcpc_conn *c = &x->c[i];
 	uint32_t id = o->first_id + i;
 	struct sockaddr_in sa = {
 		.sin_family = AF_INET,
@@ -106,13 +106,13 @@ static void tc_start(void *arg, uint32_t i)
 		.sin_addr = o->addr,
 	};
 	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr = o->bind };
-	struct epoll_event ev = { .events = EPOLLOUT, .data.u64 = PH_TAG(TC_T_CONN, i) };
+	struct epoll_event ev = { .events = EPOLLOUT, .data.u64 = PH_TAG(TCPC_T_CONN, i) };
 	const char *call;
 	int one = 1;
 
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->fd < 0) {
-		tc_fail(x, i, "socket", errno, NULL);
+		tcpc_fail(x, i, "socket", errno, NULL);
 		return;
 	}
 	call = "setsockopt";
@@ -132,46 +132,46 @@ static void tc_start(void *arg, uint32_t i)
 	call = "epoll_ctl";
 	if (epoll_ctl(x->ph.ep, EPOLL_CTL_ADD, c->fd, &ev))
 		goto fail;
-	c->state = TC_CONNECTING;
+	c->state = TCPC_CONNECTING;
 	if (!connect(c->fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		tc_up(x, i);
+		tcpc_up(x, i);
 		return;
 	}
 	call = "connect";
 	if (errno == EINPROGRESS)
 		return;
 fail:
-	tc_fail(x, i, call, errno, NULL);
+	tcpc_fail(x, i, call, errno, NULL);
 }
 
-static bool tc_pending(void *arg, uint32_t i)
+static bool tcpc_pending(void *arg, uint32_t i)
 {
-	struct tc_ctx *x = arg;
+	struct tcpc_ctx *x = arg;
 
-	return x->c[i].state == TC_CONNECTING;
+	return x->c[i].state == TCPC_CONNECTING;
 }
 
-static void tc_expire(void *arg, uint32_t i)
+static void tcpc_expire(void *arg, uint32_t i)
 {
-	tc_fail(arg, i, "connect", 0, "timeout");
+	tcpc_fail(arg, i, "connect", 0, "timeout");
 }
 
-static void tc_broken(struct tc_ctx *x, uint32_t i, const char *call, int err,
+static void tcpc_broken(struct tcpc_ctx *x, uint32_t i, const char *call, int err,
 		      const char *ename)
 {
 	load_fail(&x->ph.load, i, call, err, ename);
-	tc_close(x, i);
+	tcpc_close(x, i);
 }
 
-static void tc_tx(struct tc_ctx *x, uint32_t i)
+static void tcpc_tx(struct tcpc_ctx *x, uint32_t i)
 {
-	struct tc_conn *c = &x->c[i];
+	struct tcpc_conn *c = &x->c[i];
 	uint32_t size = x->o->size;
 	size_t len;
 	ssize_t w;
 
 	while (c->tx < size) {
-		len = size - c->tx < TC_BUF ? size - c->tx : TC_BUF;
+		len = size - c->tx < TCPC_BUF ? size - c->tx : TCPC_BUF;
 		load_tx_fill(&x->ph.load, i, c->tx, x->txb, len);
 		w = send(c->fd, x->txb, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w >= 0) {
@@ -181,12 +181,12 @@ static void tc_tx(struct tc_ctx *x, uint32_t i)
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN) {
-			tc_broken(x, i, "send", errno, NULL);
+			tcpc_broken(x, i, "send", errno, NULL);
 			return;
 		}
 		if (!c->out) {
-			if (tc_mod(x, i, EPOLLIN | EPOLLRDHUP | EPOLLOUT)) {
-				tc_broken(x, i, "epoll_ctl", errno, NULL);
+			if (tcpc_mod(x, i, EPOLLIN | EPOLLRDHUP | EPOLLOUT)) {
+				tcpc_broken(x, i, "epoll_ctl", errno, NULL);
 				return;
 			}
 			c->out = 1;
@@ -194,27 +194,27 @@ static void tc_tx(struct tc_ctx *x, uint32_t i)
 		return;
 	}
 	if (c->out) {
-		if (tc_mod(x, i, EPOLLIN | EPOLLRDHUP)) {
-			tc_broken(x, i, "epoll_ctl", errno, NULL);
+		if (tcpc_mod(x, i, EPOLLIN | EPOLLRDHUP)) {
+			tcpc_broken(x, i, "epoll_ctl", errno, NULL);
 			return;
 		}
 		c->out = 0;
 	}
 }
 
-static void tc_load_start(void *arg, uint32_t i)
+static void tcpc_load_start(void *arg, uint32_t i)
 {
-	struct tc_ctx *x = arg;
+	struct tcpc_ctx *x = arg;
 
 	x->c[i].tx = 0;
-	tc_tx(x, i);
+	tcpc_tx(x, i);
 }
 
-static const struct load_ops tc_load_ops = { .start = tc_load_start };
+static const struct load_ops tcpc_load_ops = { .start = tcpc_load_start };
 
-static void tc_rx(struct tc_ctx *x, uint32_t i)
+static void tcpc_rx(struct tcpc_ctx *x, uint32_t i)
 {
-	struct tc_conn *c = &x->c[i];
+	struct tcpc_conn *c = &x->c[i];
 	uint32_t want;
 	ssize_t r;
 
@@ -222,16 +222,16 @@ static void tc_rx(struct tc_ctx *x, uint32_t i)
 	while (c->fd >= 0) {
 		want = load_want(&x->ph.load, i);
 		/* nothing due: one byte tells EOF from stray data */
-		r = read(c->fd, x->rxb, want ? (want < TC_BUF ? want : TC_BUF) : 1);
+		r = read(c->fd, x->rxb, want ? (want < TCPC_BUF ? want : TCPC_BUF) : 1);
 		if (r > 0) {
 			if (!want) {
 				load_fail(&x->ph.load, i, "recv", EPROTO, NULL);
-				tc_close(x, i);
+				tcpc_close(x, i);
 				return;
 			}
 			switch (load_rx(&x->ph.load, i, x->rxb, (size_t)r)) {
 			case -1:
-				tc_close(x, i);
+				tcpc_close(x, i);
 				return;
 			case 1:
 				/*
@@ -247,22 +247,22 @@ static void tc_rx(struct tc_ctx *x, uint32_t i)
 		if (r < 0 && errno == EAGAIN)
 			return;
 		if (r == 0)
-			tc_broken(x, i, "recv", 0, "eof");
+			tcpc_broken(x, i, "recv", 0, "eof");
 		else
-			tc_broken(x, i, "recv", errno, NULL);
+			tcpc_broken(x, i, "recv", errno, NULL);
 		return;
 	}
 }
 
 /* Outside traffic a connection should be silent; anything else ends it. */
-static void tc_quiet_event(struct tc_ctx *x, uint32_t i)
+static void tcpc_quiet_event(struct tcpc_ctx *x, uint32_t i)
 {
-	struct tc_conn *c = &x->c[i];
+	struct tcpc_conn *c = &x->c[i];
 	ssize_t r;
 	int err;
 
 	do
-		r = read(c->fd, x->rxb, TC_BUF);
+		r = read(c->fd, x->rxb, TCPC_BUF);
 	while (r < 0 && errno == EINTR);
 	if (r < 0 && errno == EAGAIN)
 		return;
@@ -270,66 +270,66 @@ static void tc_quiet_event(struct tc_ctx *x, uint32_t i)
 	/* before "run" a loss is news; after the result it is just the end */
 	if (x->ph.phase == PH_WAIT_RUN || x->ph.phase == PH_CONNECT)
 		load_fail(&x->ph.load, i, "recv", err, err ? NULL : "eof");
-	tc_close(x, i);
+	tcpc_close(x, i);
 }
 
-static int tc_event(void *arg, uint32_t t, uint32_t i, uint32_t events)
+static int tcpc_event(void *arg, uint32_t t, uint32_t i, uint32_t events)
 {
-	struct tc_ctx *x = arg;
-	struct tc_conn *c = &x->c[i];
+	struct tcpc_ctx *x = arg;
+	struct tcpc_conn *c = &x->c[i];
 	socklen_t sl = sizeof(int);
 	int err = 0;
 
-	if (t != TC_T_CONN)
+	if (t != TCPC_T_CONN)
 		return 0;
 
-	if (c->state == TC_CONNECTING) {
+	if (c->state == TCPC_CONNECTING) {
 		if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &sl))
 			err = errno;
 		if (err)
-			tc_fail(x, i, "connect", err, NULL);
+			tcpc_fail(x, i, "connect", err, NULL);
 		else if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
-			tc_up(x, i);
+			tcpc_up(x, i);
 		return 0;
 	}
-	if (c->state != TC_UP)
+	if (c->state != TCPC_UP)
 		return 0;
 	if (x->ph.phase != PH_RUN || load_finished(&x->ph.load)) {
-		tc_quiet_event(x, i);
+		tcpc_quiet_event(x, i);
 		return 0;
 	}
 	if (events & EPOLLERR) {
 		if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &sl))
 			err = errno;
 		if (err) {
-			tc_broken(x, i, "recv", err, NULL);
+			tcpc_broken(x, i, "recv", err, NULL);
 			return 0;
 		}
 	}
 	if ((events & EPOLLOUT) && c->out)
-		tc_tx(x, i);
+		tcpc_tx(x, i);
 	if (c->fd >= 0 && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)))
-		tc_rx(x, i);
+		tcpc_rx(x, i);
 	return 0;
 }
 
-static const struct ph_ops tc_ph_ops = {
-	.batch = TC_BATCH, .events = TC_EVENTS, .start = tc_start,
-	.pending = tc_pending, .expire = tc_expire, .event = tc_event,
+static const struct ph_ops tcpc_ph_ops = {
+	.batch = TCPC_BATCH, .events = TCPC_EVENTS, .start = tcpc_start,
+	.pending = tcpc_pending, .expire = tcpc_expire, .event = tcpc_event,
 };
 
-static int tc_init(struct tc_ctx *x)
+static int tcpc_init(struct tcpc_ctx *x)
 {
 	uint32_t i;
 
-	if (ph_init(&x->ph, x->o, &tc_ph_ops, &tc_load_ops, x))
+	if (ph_init(&x->ph, x->o, &tcpc_ph_ops, &tcpc_load_ops, x))
 		return -1;
 	x->n = x->o->clients;
 	x->c = calloc(x->n, sizeof(*x->c));
-	x->txb = malloc(TC_BUF);
-	x->rxb = malloc(TC_BUF);
+	x->txb = malloc(TCPC_BUF);
+	x->rxb = malloc(TCPC_BUF);
 	if (!x->c || !x->txb || !x->rxb) {
-		rep_fatal("calloc", "client state", ENOMEM);
+		ag_fatal("calloc", "client state", ENOMEM);
 		return -1;
 	}
 	for (i = 0; i < x->n; i++)
@@ -339,17 +339,17 @@ static int tc_init(struct tc_ctx *x)
 
 int tcp_client_run(const struct ag_opts *o)
 {
-	struct tc_ctx x = { .o = o };
+	struct tcpc_ctx x = { .o = o };
 	int ret = 1;
 	uint32_t i;
 
-	if (tc_init(&x))
+	if (tcpc_init(&x))
 		goto out;
 	proto_hello_client(o->first_id, o->clients);
 	ret = ph_loop(&x.ph) ? 1 : 0;
 	for (i = 0; i < x.n; i++)
 		if (x.c[i].fd >= 0)
-			tc_close(&x, i);
+			tcpc_close(&x, i);
 	if (!ret)
 		proto_bye();
 out:

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "agents/ag.h"
-#include "agents/report.h"
 #include "agents/tcp/tcp.h"
+#include "common/proto.h"
 
 void tcp_stats_up(struct tcp_stats *st)
 {

@@ -18,27 +18,27 @@
 
 #include "agents/ag.h"
 #include "agents/ctl.h"
-#include "agents/report.h"
 #include "agents/srv/srv.h"
 #include "agents/tag.h"
 #include "agents/tcp/tcp.h"
+#include "common/proto.h"
 
 /* one shared read buffer per loop; it also bounds a connection's pending echo */
-#define TS_BUF (64 * 1024)
-#define TS_EVENTS 256
-#define TS_ACCEPT_BURST 64
-#define TS_READ_BURST 8
+#define TCPS_BUF (64 * 1024)
+#define TCPS_EVENTS 256
+#define TCPS_ACCEPT_BURST 64
+#define TCPS_READ_BURST 8
 
-enum { TS_T_LISTEN = 1, TS_T_CONN, TS_T_WAKE, TS_T_TICK, TS_T_CTL };
+enum { TCPS_T_LISTEN = 1, TCPS_T_CONN, TCPS_T_WAKE, TCPS_T_TICK, TCPS_T_CTL };
 /*
  * a connection's tag carries its slot's generation, so an event still queued
  * for a closed fd is not applied to the next connection with the same fd
  * number (in this loop or another)
  */
-#define TS_CTAG(fd, gen) TAG(TS_T_CONN, gen, fd)
+#define TCPS_CTAG(fd, gen) TAG(TCPS_T_CONN, gen, fd)
 
 /* the whole per-connection cost in user space: 32 bytes while idle */
-struct ts_conn {
+struct tcps_conn {
 	char *pend;		/* unsent echo, only after a partial write */
 	uint32_t pend_off;
 	uint32_t pend_len;
@@ -50,10 +50,10 @@ struct ts_conn {
 	uint8_t live;
 };
 
-struct ts_srv;
+struct tcps_srv;
 
-struct ts_loop {
-	struct ts_srv *s;
+struct tcps_loop {
+	struct tcps_srv *s;
 	unsigned id;
 	int ep, wake, tick;
 	struct srv_lis lis;
@@ -63,23 +63,23 @@ struct ts_loop {
 	bool started;
 };
 
-struct ts_srv {
+struct tcps_srv {
 	const struct ag_opts *o;
-	struct ts_conn *conn;
+	struct tcps_conn *conn;
 	uint32_t nconn;
-	struct ts_loop *loops;
+	struct tcps_loop *loops;
 	struct ctl ctl;
 	atomic_bool stop;
 	atomic_int maxfd;
 	struct tcp_stats st;
 };
 
-static uint32_t ts_now_s(void)
+static uint32_t tcps_now_s(void)
 {
 	return (uint32_t)(clock_ns() / 1000000000ull);
 }
 
-static void ts_peer(const struct ts_conn *c, char *buf)
+static void tcps_peer(const struct tcps_conn *c, char *buf)
 {
 	struct sockaddr_in sa = {
 		.sin_family = AF_INET,
@@ -90,9 +90,9 @@ static void ts_peer(const struct ts_conn *c, char *buf)
 	sk_peer(buf, &sa);
 }
 
-static void ts_unlink(struct ts_loop *lp, int fd)
+static void tcps_unlink(struct tcps_loop *lp, int fd)
 {
-	struct ts_conn *c = &lp->s->conn[fd];
+	struct tcps_conn *c = &lp->s->conn[fd];
 
 	if (c->prev >= 0)
 		lp->s->conn[c->prev].next = c->next;
@@ -103,19 +103,19 @@ static void ts_unlink(struct ts_loop *lp, int fd)
 }
 
 /* reason NULL: orderly close; otherwise a "drop" record */
-static void ts_close(struct ts_loop *lp, int fd, const char *reason)
+static void tcps_close(struct tcps_loop *lp, int fd, const char *reason)
 {
-	struct ts_srv *s = lp->s;
-	struct ts_conn *c = &s->conn[fd];
+	struct tcps_srv *s = lp->s;
+	struct tcps_conn *c = &s->conn[fd];
 	char peer[SK_PEER_MAX];
 	uint16_t gen;
 
 	if (reason) {
-		ts_peer(c, peer);
+		tcps_peer(c, peer);
 		tcp_drop(&s->st, peer, reason);
 	}
 	if (c->pend) {
-		ts_unlink(lp, fd);
+		tcps_unlink(lp, fd);
 		free(c->pend);
 	}
 	/* clear the slot before close: another loop may get this fd number at once */
@@ -127,23 +127,23 @@ static void ts_close(struct ts_loop *lp, int fd, const char *reason)
 		ag_warn("close connection fd %d: %s", fd, strerror(errno));
 }
 
-static int ts_mod(struct ts_loop *lp, int fd, uint32_t events)
+static int tcps_mod(struct tcps_loop *lp, int fd, uint32_t events)
 {
 	struct epoll_event ev = { .events = events,
-				  .data.u64 = TS_CTAG(fd, lp->s->conn[fd].gen) };
+				  .data.u64 = TCPS_CTAG(fd, lp->s->conn[fd].gen) };
 
 	if (!epoll_ctl(lp->ep, EPOLL_CTL_MOD, fd, &ev))
 		return 0;
-	ts_close(lp, fd, proto_errname(errno));
+	tcps_close(lp, fd, proto_errname(errno));
 	return -1;
 }
 
-static void ts_add(struct ts_loop *lp, int fd, const struct sockaddr_in *sa)
+static void tcps_add(struct tcps_loop *lp, int fd, const struct sockaddr_in *sa)
 {
-	struct ts_srv *s = lp->s;
+	struct tcps_srv *s = lp->s;
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
 	char peer[SK_PEER_MAX];
-	struct ts_conn *c;
+	struct tcps_conn *c;
 	int one = 1, max;
 
 	if ((uint32_t)fd >= s->nconn) {
@@ -160,7 +160,7 @@ static void ts_add(struct ts_loop *lp, int fd, const struct sockaddr_in *sa)
 	c->prev = c->next = -1;
 	c->gen++;
 	c->live = 1;
-	ev.data.u64 = TS_CTAG(fd, c->gen);
+	ev.data.u64 = TCPS_CTAG(fd, c->gen);
 	tcp_stats_up(&s->st);
 	max = atomic_load(&s->maxfd);
 	while (fd > max && !atomic_compare_exchange_weak(&s->maxfd, &max, fd))
@@ -168,10 +168,10 @@ static void ts_add(struct ts_loop *lp, int fd, const struct sockaddr_in *sa)
 	/* ping-pong: never let Nagle hold an echo back */
 	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) ||
 	    epoll_ctl(lp->ep, EPOLL_CTL_ADD, fd, &ev))
-		ts_close(lp, fd, proto_errname(errno));
+		tcps_close(lp, fd, proto_errname(errno));
 }
 
-static void ts_pause(struct ts_loop *lp, int err)
+static void tcps_pause(struct tcps_loop *lp, int err)
 {
 	if (lp->lis.paused)
 		return;
@@ -180,15 +180,15 @@ static void ts_pause(struct ts_loop *lp, int err)
 	srv_lis_pause(&lp->lis, true);
 }
 
-static void ts_accept(struct ts_loop *lp, uint32_t port)
+static void tcps_accept(struct tcps_loop *lp, uint32_t port)
 {
 	struct sockaddr_in sa;
 	int i, fd, err;
 
-	for (i = 0; i < TS_ACCEPT_BURST; i++) {
+	for (i = 0; i < TCPS_ACCEPT_BURST; i++) {
 		fd = srv_accept(&lp->lis, port, SOCK_NONBLOCK | SOCK_CLOEXEC, &sa);
 		if (fd >= 0) {
-			ts_add(lp, fd, &sa);
+			tcps_add(lp, fd, &sa);
 			continue;
 		}
 		err = errno;
@@ -196,22 +196,22 @@ static void ts_accept(struct ts_loop *lp, uint32_t port)
 			return;
 		if (!tcp_shed(&lp->lis, port, err, &lp->s->st))
 			continue;
-		ts_pause(lp, err);
+		tcps_pause(lp, err);
 		return;
 	}
 }
 
 /* 0: all echoed; 1: rest kept in pend, reading paused; -1: connection gone */
-static int ts_echo(struct ts_loop *lp, int fd, size_t len)
+static int tcps_echo(struct tcps_loop *lp, int fd, size_t len)
 {
-	struct ts_conn *c = &lp->s->conn[fd];
+	struct tcps_conn *c = &lp->s->conn[fd];
 	ssize_t w;
 
 	do
 		w = send(fd, lp->buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	while (w < 0 && errno == EINTR);
 	if (w < 0 && errno != EAGAIN) {
-		ts_close(lp, fd, proto_errname(errno));
+		tcps_close(lp, fd, proto_errname(errno));
 		return -1;
 	}
 	if (w < 0)
@@ -221,50 +221,50 @@ static int ts_echo(struct ts_loop *lp, int fd, size_t len)
 		return 0;
 	c->pend = malloc(len - (size_t)w);
 	if (!c->pend) {
-		ts_close(lp, fd, "ENOMEM");
+		tcps_close(lp, fd, "ENOMEM");
 		return -1;
 	}
 	memcpy(c->pend, lp->buf + w, len - (size_t)w);
 	c->pend_off = 0;
 	c->pend_len = (uint32_t)(len - (size_t)w);
-	c->since = ts_now_s();
+	c->since = tcps_now_s();
 	c->prev = -1;
 	c->next = lp->pend_head;
 	if (c->next >= 0)
 		lp->s->conn[c->next].prev = fd;
 	lp->pend_head = fd;
 	/* stop reading until the peer drains: backpressure, bounded memory */
-	if (ts_mod(lp, fd, EPOLLOUT))
+	if (tcps_mod(lp, fd, EPOLLOUT))
 		return -1;
 	return 1;
 }
 
-static void ts_read(struct ts_loop *lp, int fd)
+static void tcps_read(struct tcps_loop *lp, int fd)
 {
 	ssize_t r;
 	int i;
 
-	for (i = 0; i < TS_READ_BURST; i++) {
-		r = read(fd, lp->buf, TS_BUF);
+	for (i = 0; i < TCPS_READ_BURST; i++) {
+		r = read(fd, lp->buf, TCPS_BUF);
 		if (r == 0) {
-			ts_close(lp, fd, NULL);
+			tcps_close(lp, fd, NULL);
 			return;
 		}
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno != EAGAIN)
-				ts_close(lp, fd, proto_errname(errno));
+				tcps_close(lp, fd, proto_errname(errno));
 			return;
 		}
-		if (ts_echo(lp, fd, (size_t)r) || r < TS_BUF)
+		if (tcps_echo(lp, fd, (size_t)r) || r < TCPS_BUF)
 			return;
 	}
 }
 
-static void ts_flush(struct ts_loop *lp, int fd)
+static void tcps_flush(struct tcps_loop *lp, int fd)
 {
-	struct ts_conn *c = &lp->s->conn[fd];
+	struct tcps_conn *c = &lp->s->conn[fd];
 	ssize_t w;
 
 	do
@@ -273,23 +273,23 @@ static void ts_flush(struct ts_loop *lp, int fd)
 	while (w < 0 && errno == EINTR);
 	if (w < 0) {
 		if (errno != EAGAIN)
-			ts_close(lp, fd, proto_errname(errno));
+			tcps_close(lp, fd, proto_errname(errno));
 		return;
 	}
 	atomic_fetch_add(&lp->s->st.bytes, (uint64_t)w);
 	c->pend_off += (uint32_t)w;
-	c->since = ts_now_s();
+	c->since = tcps_now_s();
 	if (c->pend_off < c->pend_len)
 		return;
-	ts_unlink(lp, fd);
+	tcps_unlink(lp, fd);
 	free(c->pend);
 	c->pend = NULL;
-	ts_mod(lp, fd, EPOLLIN | EPOLLRDHUP);
+	tcps_mod(lp, fd, EPOLLIN | EPOLLRDHUP);
 }
 
-static void ts_conn_event(struct ts_loop *lp, int fd, uint16_t gen, uint32_t events)
+static void tcps_conn_event(struct tcps_loop *lp, int fd, uint16_t gen, uint32_t events)
 {
-	struct ts_conn *c = &lp->s->conn[fd];
+	struct tcps_conn *c = &lp->s->conn[fd];
 	socklen_t sl = sizeof(int);
 	int err = 0;
 
@@ -299,23 +299,23 @@ static void ts_conn_event(struct ts_loop *lp, int fd, uint16_t gen, uint32_t eve
 		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl))
 			err = errno;
 		if (err) {
-			ts_close(lp, fd, proto_errname(err));
+			tcps_close(lp, fd, proto_errname(err));
 			return;
 		}
 	}
 	if (c->pend) {
 		if (events & (EPOLLOUT | EPOLLHUP))
-			ts_flush(lp, fd);
+			tcps_flush(lp, fd);
 		return;
 	}
-	ts_read(lp, fd);
+	tcps_read(lp, fd);
 }
 
 /* Once a second: drop peers that have not taken their echo for --timeout s. */
-static void ts_tick(struct ts_loop *lp)
+static void tcps_tick(struct tcps_loop *lp)
 {
-	struct ts_srv *s = lp->s;
-	uint32_t now = ts_now_s();
+	struct tcps_srv *s = lp->s;
+	uint32_t now = tcps_now_s();
 	uint64_t exp;
 	int32_t fd, next;
 
@@ -324,12 +324,12 @@ static void ts_tick(struct ts_loop *lp)
 	for (fd = lp->pend_head; fd >= 0; fd = next) {
 		next = s->conn[fd].next;
 		if (now - s->conn[fd].since >= s->o->timeout_s)
-			ts_close(lp, fd, "stall");
+			tcps_close(lp, fd, "stall");
 	}
 	srv_lis_pause(&lp->lis, false);
 }
 
-static void ts_stop_all(struct ts_srv *s)
+static void tcps_stop_all(struct tcps_srv *s)
 {
 	uint64_t one = 1;
 	uint32_t i;
@@ -340,44 +340,44 @@ static void ts_stop_all(struct ts_srv *s)
 			ag_warn("write wake eventfd: %s", strerror(errno));
 }
 
-static void ts_ctl(struct ts_srv *s)
+static void tcps_ctl(struct tcps_srv *s)
 {
 	enum ctl_cmd cmd;
 
 	while ((cmd = ctl_next(&s->ctl)) != CTL_NONE) {
 		if (cmd == CTL_STOP || cmd == CTL_EOF) {
-			ts_stop_all(s);
+			tcps_stop_all(s);
 			return;
 		}
 		/* go/run concern clients; the server serves from hello on */
 	}
 }
 
-static void *ts_loop_run(void *arg)
+static void *tcps_loop_run(void *arg)
 {
-	struct ts_loop *lp = arg;
-	struct ts_srv *s = lp->s;
-	struct epoll_event ev[TS_EVENTS];
+	struct tcps_loop *lp = arg;
+	struct tcps_srv *s = lp->s;
+	struct epoll_event ev[TCPS_EVENTS];
 	uint32_t t, v;
 	uint16_t gen;
 	int i, n;
 
 	while (!atomic_load(&s->stop)) {
 		if (lp->id == 0 && !s->ctl.pollable) {
-			ts_ctl(s);
+			tcps_ctl(s);
 			if (atomic_load(&s->stop))
 				break;
 		}
 		if (proto_dead()) {
-			ts_stop_all(s);
+			tcps_stop_all(s);
 			break;
 		}
-		n = epoll_wait(lp->ep, ev, TS_EVENTS, -1);
+		n = epoll_wait(lp->ep, ev, TCPS_EVENTS, -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			ag_warn("epoll_wait loop %u: %s", lp->id, strerror(errno));
-			ts_stop_all(s);
+			tcps_stop_all(s);
 			break;
 		}
 		for (i = 0; i < n; i++) {
@@ -385,19 +385,19 @@ static void *ts_loop_run(void *arg)
 			gen = TAG_GEN(ev[i].data.u64);
 			v = TAG_VAL(ev[i].data.u64);
 			switch (t) {
-			case TS_T_CONN:
-				ts_conn_event(lp, (int)v, gen, ev[i].events);
+			case TCPS_T_CONN:
+				tcps_conn_event(lp, (int)v, gen, ev[i].events);
 				break;
-			case TS_T_LISTEN:
-				ts_accept(lp, v);
+			case TCPS_T_LISTEN:
+				tcps_accept(lp, v);
 				break;
-			case TS_T_TICK:
-				ts_tick(lp);
+			case TCPS_T_TICK:
+				tcps_tick(lp);
 				break;
-			case TS_T_CTL:
-				ts_ctl(s);
+			case TCPS_T_CTL:
+				tcps_ctl(s);
 				break;
-			case TS_T_WAKE:
+			case TCPS_T_WAKE:
 				break;
 			}
 		}
@@ -405,7 +405,7 @@ static void *ts_loop_run(void *arg)
 	return NULL;
 }
 
-static int ts_loop_init(struct ts_srv *s, struct ts_loop *lp, unsigned id)
+static int tcps_loop_init(struct tcps_srv *s, struct tcps_loop *lp, unsigned id)
 {
 	const struct ag_opts *o = s->o;
 	struct itimerspec its = { .it_interval.tv_sec = 1, .it_value.tv_sec = 1 };
@@ -414,37 +414,37 @@ static int ts_loop_init(struct ts_srv *s, struct ts_loop *lp, unsigned id)
 	lp->id = id;
 	lp->pend_head = -1;
 	lp->ep = lp->wake = lp->tick = -1;
-	lp->buf = malloc(TS_BUF);
+	lp->buf = malloc(TCPS_BUF);
 	if (!lp->buf) {
-		rep_fatal("malloc", "event loop", ENOMEM);
+		ag_fatal("malloc", "event loop", ENOMEM);
 		return -1;
 	}
 	lp->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (lp->ep < 0) {
-		rep_fatal("epoll_create1", "event loop", errno);
+		ag_fatal("epoll_create1", "event loop", errno);
 		return -1;
 	}
 	lp->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (lp->wake < 0) {
-		rep_fatal("eventfd", "event loop", errno);
+		ag_fatal("eventfd", "event loop", errno);
 		return -1;
 	}
 	lp->tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (lp->tick < 0) {
-		rep_fatal("timerfd_create", "event loop", errno);
+		ag_fatal("timerfd_create", "event loop", errno);
 		return -1;
 	}
 	if (timerfd_settime(lp->tick, 0, &its, NULL)) {
-		rep_fatal("timerfd_settime", "event loop", errno);
+		ag_fatal("timerfd_settime", "event loop", errno);
 		return -1;
 	}
-	if (tag_watch(lp->ep, lp->wake, EPOLLIN, TAG(TS_T_WAKE, 0, 0), "eventfd") ||
-	    tag_watch(lp->ep, lp->tick, EPOLLIN, TAG(TS_T_TICK, 0, 0), "timerfd"))
+	if (tag_watch(lp->ep, lp->wake, EPOLLIN, TAG(TCPS_T_WAKE, 0, 0), "eventfd") ||
+	    tag_watch(lp->ep, lp->tick, EPOLLIN, TAG(TCPS_T_TICK, 0, 0), "timerfd"))
 		return -1;
-	return srv_lis_open(&lp->lis, o, lp->ep, TS_T_LISTEN, o->server_threads > 1, true);
+	return srv_lis_open(&lp->lis, o, lp->ep, TCPS_T_LISTEN, o->server_threads > 1, true);
 }
 
-static void ts_loop_fini(struct ts_loop *lp)
+static void tcps_loop_fini(struct tcps_loop *lp)
 {
 	srv_lis_close(&lp->lis);
 	if (lp->tick >= 0)
@@ -457,7 +457,7 @@ static void ts_loop_fini(struct ts_loop *lp)
 }
 
 /* After every loop has stopped: orderly close of what is left, no records. */
-static void ts_close_all(struct ts_srv *s)
+static void tcps_close_all(struct tcps_srv *s)
 {
 	int fd, max = atomic_load(&s->maxfd);
 
@@ -474,7 +474,7 @@ static void ts_close_all(struct ts_srv *s)
 
 int tcp_server_run(const struct ag_opts *o)
 {
-	struct ts_srv s = { .o = o };
+	struct tcps_srv s = { .o = o };
 	int ret = 1, err;
 	uint32_t i;
 
@@ -486,40 +486,40 @@ int tcp_server_run(const struct ag_opts *o)
 	s.conn = calloc(s.nconn, sizeof(*s.conn));
 	s.loops = calloc(o->server_threads, sizeof(*s.loops));
 	if (!s.conn || !s.loops) {
-		rep_fatal("calloc", "connection table", ENOMEM);
+		ag_fatal("calloc", "connection table", ENOMEM);
 		goto out;
 	}
 	if (ctl_init(&s.ctl, STDIN_FILENO))
 		goto out;
 	for (i = 0; i < o->server_threads; i++)
-		if (ts_loop_init(&s, &s.loops[i], i))
+		if (tcps_loop_init(&s, &s.loops[i], i))
 			goto out_loops;
-	if (ctl_watch(&s.ctl, s.loops[0].ep, TAG(TS_T_CTL, 0, 0)))
+	if (ctl_watch(&s.ctl, s.loops[0].ep, TAG(TCPS_T_CTL, 0, 0)))
 		goto out_loops;
 	proto_hello_server(o->ports, o->port, -1);
 	for (i = 1; i < o->server_threads; i++) {
-		err = pthread_create(&s.loops[i].th, NULL, ts_loop_run, &s.loops[i]);
+		err = pthread_create(&s.loops[i].th, NULL, tcps_loop_run, &s.loops[i]);
 		if (err) {
-			rep_fatal("pthread_create", "event loop", err);
-			ts_stop_all(&s);
+			ag_fatal("pthread_create", "event loop", err);
+			tcps_stop_all(&s);
 			goto out_join;
 		}
 		s.loops[i].started = true;
 	}
-	ts_loop_run(&s.loops[0]);
+	tcps_loop_run(&s.loops[0]);
 	ret = 0;
 out_join:
 	for (i = 1; i < o->server_threads; i++)
 		if (s.loops[i].started && (err = pthread_join(s.loops[i].th, NULL)))
 			ag_warn("pthread_join: %s", strerror(err));
 	if (!ret) {
-		ts_close_all(&s);
+		tcps_close_all(&s);
 		tcp_result(&s.st, o->size);
 	}
 out_loops:
 	for (i = 0; i < o->server_threads; i++)
 		if (s.loops[i].s)
-			ts_loop_fini(&s.loops[i]);
+			tcps_loop_fini(&s.loops[i]);
 	if (!ret)
 		proto_bye();
 out:

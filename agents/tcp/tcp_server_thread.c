@@ -17,16 +17,16 @@
 
 #include "agents/ag.h"
 #include "agents/ctl.h"
-#include "agents/report.h"
 #include "agents/tag.h"
 #include "agents/tcp/tcp.h"
+#include "common/proto.h"
 
-#define TT_STACK (64 * 1024)
-#define TT_BUF (16 * 1024)
-#define TT_STOP_WAIT_S 5
-enum { TT_T_LISTEN = 1, TT_T_CTL };
+#define TCPT_STACK (64 * 1024)
+#define TCPT_BUF (16 * 1024)
+#define TCPT_STOP_WAIT_S 5
+enum { TCPT_T_LISTEN = 1, TCPT_T_CTL };
 
-struct tt_srv {
+struct tcpt_srv {
 	const struct ag_opts *o;
 	struct tcp_stats st;
 	pthread_mutex_t mu;
@@ -41,18 +41,18 @@ struct tt_srv {
 	struct ctl ctl;
 };
 
-struct tt_conn {
-	struct tt_srv *s;
+struct tcpt_conn {
+	struct tcpt_srv *s;
 	int fd;
 	struct sockaddr_in sa;
 };
 
-static const char *tt_echo(int fd, uint8_t *buf, struct tcp_stats *st)
+static const char *tcpt_echo(int fd, uint8_t *buf, struct tcp_stats *st)
 {
 	ssize_t r, w, off;
 
 	for (;;) {
-		r = read(fd, buf, TT_BUF);
+		r = read(fd, buf, TCPT_BUF);
 		if (r == 0)
 			return NULL;
 		if (r < 0) {
@@ -77,16 +77,16 @@ static const char *tt_echo(int fd, uint8_t *buf, struct tcp_stats *st)
 	}
 }
 
-static void *tt_client(void *arg)
+static void *tcpt_client(void *arg)
 {
-	struct tt_conn *tc = arg;
-	struct tt_srv *s = tc->s;
+	struct tcpt_conn *tc = arg;
+	struct tcpt_srv *s = tc->s;
 	char peer[SK_PEER_MAX];
-	uint8_t buf[TT_BUF];
+	uint8_t buf[TCPT_BUF];
 	const char *reason;
 	bool quiet;
 
-	reason = tt_echo(tc->fd, buf, &s->st);
+	reason = tcpt_echo(tc->fd, buf, &s->st);
 	pthread_mutex_lock(&s->mu);
 	/* after our own shutdown() at stop, whatever the socket says is not news */
 	quiet = s->stopping;
@@ -106,11 +106,11 @@ static void *tt_client(void *arg)
 	return NULL;
 }
 
-static void tt_spawn(struct tt_srv *s, int fd, const struct sockaddr_in *sa)
+static void tcpt_spawn(struct tcpt_srv *s, int fd, const struct sockaddr_in *sa)
 {
 	struct timeval tv = { .tv_sec = s->o->timeout_s };
 	char peer[SK_PEER_MAX];
-	struct tt_conn *tc;
+	struct tcpt_conn *tc;
 	pthread_t th;
 	int one = 1, err;
 
@@ -132,7 +132,7 @@ static void tt_spawn(struct tt_srv *s, int fd, const struct sockaddr_in *sa)
 	s->live[fd] = 1;
 	if (fd > s->maxfd)
 		s->maxfd = fd;
-	err = pthread_create(&th, &s->attr, tt_client, tc);
+	err = pthread_create(&th, &s->attr, tcpt_client, tc);
 	if (err)
 		s->live[fd] = 0;
 	pthread_mutex_unlock(&s->mu);
@@ -147,7 +147,7 @@ drop:
 	close(fd);
 }
 
-static void tt_accept(struct tt_srv *s, uint32_t port)
+static void tcpt_accept(struct tcpt_srv *s, uint32_t port)
 {
 	struct sockaddr_in sa;
 	int i, fd, err;
@@ -160,7 +160,7 @@ static void tt_accept(struct tt_srv *s, uint32_t port)
 				close(fd);
 				continue;
 			}
-			tt_spawn(s, fd, &sa);
+			tcpt_spawn(s, fd, &sa);
 			continue;
 		}
 		err = errno;
@@ -174,7 +174,7 @@ static void tt_accept(struct tt_srv *s, uint32_t port)
 }
 
 /* Unblock every client thread and wait (bounded) until they have closed. */
-static void tt_stop(struct tt_srv *s)
+static void tcpt_stop(struct tcpt_srv *s)
 {
 	struct timespec ts;
 	int fd, err = 0;
@@ -186,16 +186,16 @@ static void tt_stop(struct tt_srv *s)
 			ag_warn("shutdown fd %d: %s", fd, strerror(errno));
 	if (clock_gettime(CLOCK_MONOTONIC, &ts))
 		abort();
-	ts.tv_sec += TT_STOP_WAIT_S;
+	ts.tv_sec += TCPT_STOP_WAIT_S;
 	while (atomic_load(&s->st.live) && err != ETIMEDOUT)
 		err = pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 	pthread_mutex_unlock(&s->mu);
 	if (err == ETIMEDOUT)
 		ag_warn("%u client threads still running after %d s", atomic_load(&s->st.live),
-			TT_STOP_WAIT_S);
+			TCPT_STOP_WAIT_S);
 }
 
-static int tt_loop(struct tt_srv *s)
+static int tcpt_loop(struct tcpt_srv *s)
 {
 	struct epoll_event ev[64];
 	enum ctl_cmd cmd;
@@ -211,12 +211,12 @@ static int tt_loop(struct tt_srv *s)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			rep_fatal("epoll_wait", "accept loop", errno);
+			ag_fatal("epoll_wait", "accept loop", errno);
 			return -1;
 		}
 		for (i = 0; i < n; i++) {
-			if (TAG_TYPE(ev[i].data.u64) == TT_T_LISTEN) {
-				tt_accept(s, TAG_VAL(ev[i].data.u64));
+			if (TAG_TYPE(ev[i].data.u64) == TCPT_T_LISTEN) {
+				tcpt_accept(s, TAG_VAL(ev[i].data.u64));
 				continue;
 			}
 			while ((cmd = ctl_next(&s->ctl)) != CTL_NONE)
@@ -226,7 +226,7 @@ static int tt_loop(struct tt_srv *s)
 	}
 }
 
-static int tt_init(struct tt_srv *s)
+static int tcpt_init(struct tcpt_srv *s)
 {
 	const struct ag_opts *o = s->o;
 	pthread_condattr_t ca;
@@ -235,7 +235,7 @@ static int tt_init(struct tt_srv *s)
 	s->nconn = tcp_fd_limit();
 	s->live = calloc(s->nconn, 1);
 	if (!s->live) {
-		rep_fatal("calloc", "connection table", ENOMEM);
+		ag_fatal("calloc", "connection table", ENOMEM);
 		return -1;
 	}
 	if ((err = pthread_condattr_init(&ca)) ||
@@ -243,39 +243,39 @@ static int tt_init(struct tt_srv *s)
 	    (err = pthread_cond_init(&s->cv, &ca)) ||
 	    (err = pthread_mutex_init(&s->mu, NULL)) ||
 	    (err = pthread_attr_init(&s->attr)) ||
-	    (err = pthread_attr_setstacksize(&s->attr, TT_STACK)) ||
+	    (err = pthread_attr_setstacksize(&s->attr, TCPT_STACK)) ||
 	    (err = pthread_attr_setdetachstate(&s->attr, PTHREAD_CREATE_DETACHED))) {
-		rep_fatal("pthread_init", "client threads", err);
+		ag_fatal("pthread_init", "client threads", err);
 		return -1;
 	}
 	pthread_condattr_destroy(&ca);
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (s->ep < 0) {
-		rep_fatal("epoll_create1", "accept loop", errno);
+		ag_fatal("epoll_create1", "accept loop", errno);
 		return -1;
 	}
-	if (ctl_init(&s->ctl, STDIN_FILENO) || ctl_watch(&s->ctl, s->ep, TAG(TT_T_CTL, 0, 0)))
+	if (ctl_init(&s->ctl, STDIN_FILENO) || ctl_watch(&s->ctl, s->ep, TAG(TCPT_T_CTL, 0, 0)))
 		return -1;
-	return srv_lis_open(&s->lis, o, s->ep, TT_T_LISTEN, false, true);
+	return srv_lis_open(&s->lis, o, s->ep, TCPT_T_LISTEN, false, true);
 }
 
 int tcp_server_thread_run(const struct ag_opts *o)
 {
-	struct tt_srv s = { .o = o, .maxfd = -1, .ep = -1 };
+	struct tcpt_srv s = { .o = o, .maxfd = -1, .ep = -1 };
 	int ret = 1;
 
-	if (tt_init(&s))
+	if (tcpt_init(&s))
 		goto out;
 	proto_hello_server(o->ports, o->port, -1);
-	if (tt_loop(&s))
+	if (tcpt_loop(&s))
 		goto out;
 	srv_lis_close(&s.lis);
-	tt_stop(&s);
+	tcpt_stop(&s);
 	tcp_result(&s.st, o->size);
 	proto_bye();
 	ret = 0;
 out:
-	/* client threads that outlived tt_stop still use s: leave mutex and table be */
+	/* client threads that outlived tcpt_stop still use s: leave mutex and table be */
 	srv_lis_close(&s.lis);
 	if (s.ep >= 0)
 		close(s.ep);

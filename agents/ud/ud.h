@@ -22,7 +22,7 @@
  * replies carry the message's seq in
  * imm_data, so a late echo of an earlier try is told apart and counted "late".
  *
- * May use the engine (ag, ctl, load, phase, report, tag, opts), srv/, the oob
+ * May use the engine (ag, ctl, load, phase, tag, opts), srv/, the oob
  * records and TLS of agents/oob/, the poller of agents/verbs/, common/, rdma/,
  * libibverbs; never another transport's folder, harness/ or tap/.
  */

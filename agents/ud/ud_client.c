@@ -4,7 +4,7 @@
  * TLS session (--cm oob-tls) that carries every client's REQ, and one AH, to
  * the server's QP named in the REPs. A round trip is one datagram each way;
  * a tick (UD_TICK_MS) resends one unanswered after the resend timeout
- * (uc_rto), doubled after every resend, up to UD_TRIES sends, then fails its
+ * (udc_rto), doubled after every resend, up to UD_TRIES sends, then fails its
  * client ("msg fail call=ud_retry err=ETIMEDOUT": lost).
  */
 #include <arpa/inet.h>
@@ -18,20 +18,20 @@
 #include <unistd.h>
 
 #include "agents/ag.h"
-#include "agents/report.h"
 #include "agents/ud/ud_client.h"
 #include "common/clock.h"
+#include "common/proto.h"
 #include "rdma/dev.h"
 
-void uc_fail(struct uc *x, uint32_t i, const char *call, int err, const char *ename,
+void udc_fail(struct uc *x, uint32_t i, const char *call, int err, const char *ename,
 	     bool at_server)
 {
-	struct uc_conn *c = &x->c[i];
+	struct udc_conn *c = &x->c[i];
 
-	if (c->state != UC_SETUP)
+	if (c->state != UDC_SETUP)
 		return;
 	ph_fail(&x->ph, i, call, err, ename, at_server, -1);
-	c->state = UC_FAILED;
+	c->state = UDC_FAILED;
 	ud_qp_destroy(&c->q);
 }
 
@@ -43,7 +43,7 @@ void uc_fail(struct uc *x, uint32_t i, const char *call, int err, const char *en
  * A fixed 100 ms under a queue of 800 round trips resent nearly every one,
  * and the echoes of the resends took the server's time from the rest.
  */
-static uint64_t uc_rto(const struct uc *x)
+static uint64_t udc_rto(const struct uc *x)
 {
 	uint64_t rto = x->srtt + 4 * x->rttvar, lo = UD_RTO_MS * 1000000ull,
 		 hi = UD_RTO_MAX_MS * 1000000ull;
@@ -57,7 +57,7 @@ static uint64_t uc_rto(const struct uc *x)
  * resends raises the timeout instead of hiding from it (Karn's rule would
  * take no sample at all when every round trip is resent).
  */
-static void uc_rtt(struct uc *x, uint64_t rtt)
+static void udc_rtt(struct uc *x, uint64_t rtt)
 {
 	uint64_t d = x->srtt > rtt ? x->srtt - rtt : rtt - x->srtt;
 
@@ -70,9 +70,9 @@ static void uc_rtt(struct uc *x, uint64_t rtt)
 	x->srtt = (7 * x->srtt + rtt) / 8;
 }
 
-static int uc_send(struct uc *x, uint32_t i)
+static int udc_send(struct uc *x, uint32_t i)
 {
-	struct uc_conn *c = &x->c[i];
+	struct udc_conn *c = &x->c[i];
 	struct verbs_fail f;
 
 	c->t_sent = clock_ns();
@@ -91,7 +91,7 @@ static int uc_send(struct uc *x, uint32_t i)
 	return 0;
 }
 
-static void uc_tick_arm(struct uc *x, bool on)
+static void udc_tick_arm(struct uc *x, bool on)
 {
 	struct itimerspec its = { 0 };
 
@@ -105,27 +105,27 @@ static void uc_tick_arm(struct uc *x, bool on)
 		x->ticking = on;
 }
 
-static void uc_load_start(void *arg, uint32_t i)
+static void udc_load_start(void *arg, uint32_t i)
 {
 	struct uc *x = arg;
 
 	load_tx_fill(&x->ph.load, i, 0, ud_sbuf(&x->dev, &x->c[i].q, 0), x->o->size);
 	x->c[i].tries = 0;
-	if (!uc_send(x, i))
-		uc_tick_arm(x, true);
+	if (!udc_send(x, i))
+		udc_tick_arm(x, true);
 }
 
-static const struct load_ops uc_load_ops = { .start = uc_load_start };
+static const struct load_ops udc_load_ops = { .start = udc_load_start };
 
-static void uc_on_tick(struct uc *x)
+static void udc_on_tick(struct uc *x)
 {
-	uint64_t now = clock_ns(), exp, rto = uc_rto(x);
+	uint64_t now = clock_ns(), exp, rto = udc_rto(x);
 	bool due = false;
 
 	if (read(x->tick, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
 		ag_warn("tick: %s", strerror(errno));
 	for (uint32_t i = 0; i < x->n; i++) {
-		struct uc_conn *c = &x->c[i];
+		struct udc_conn *c = &x->c[i];
 
 		if (!c->t_sent || load_want(&x->ph.load, i) == 0) {
 			c->t_sent = 0;
@@ -142,20 +142,20 @@ static void uc_on_tick(struct uc *x)
 			continue;
 		}
 		x->ph.load.retried++;
-		uc_send(x, i);
+		udc_send(x, i);
 	}
 	if (!due)
-		uc_tick_arm(x, false);
+		udc_tick_arm(x, false);
 }
 
-static void uc_wc(void *arg, const struct ibv_wc *wc)
+static void udc_wc(void *arg, const struct ibv_wc *wc)
 {
 	struct uc *x = arg;
 	uint32_t i = (uint32_t)(wc->wr_id >> 32) & 0x7fffffffu, slot = (uint32_t)wc->wr_id;
-	struct uc_conn *c = i < x->n ? &x->c[i] : NULL;
+	struct udc_conn *c = i < x->n ? &x->c[i] : NULL;
 	struct verbs_fail f;
 
-	if (!c || c->state != UC_UP || !c->q.qp || c->q.qp->qp_num != wc->qp_num)
+	if (!c || c->state != UDC_UP || !c->q.qp || c->q.qp->qp_num != wc->qp_num)
 		return;
 	if (wc->wr_id & UD_WR_SEND) {
 		c->sq_out--;
@@ -178,7 +178,7 @@ static void uc_wc(void *arg, const struct ibv_wc *wc)
 		return;
 	} else {
 		c->t_sent = 0;
-		uc_rtt(x, clock_ns() - c->t_first);
+		udc_rtt(x, clock_ns() - c->t_first);
 		if (ud_post_recv(&x->dev, &c->q, i, slot, &f)) {
 			load_fail(&x->ph.load, i, f.call, f.err, NULL);
 			return;
@@ -192,33 +192,33 @@ static void uc_wc(void *arg, const struct ibv_wc *wc)
 
 /* --- the session --- */
 
-static void uc_sess_fail(struct uc *x, const char *call, int err, const char *why)
+static void udc_sess_fail(struct uc *x, const char *call, int err, const char *why)
 {
 	x->sess_failed = true;
 	x->fail_call = call;
 	x->fail_err = err;
 	snprintf(x->fail_why, sizeof(x->fail_why), "%s", why ? why : proto_errname(err));
 	for (uint32_t i = 0; i < x->n; i++)
-		uc_fail(x, i, call, err, x->fail_why, false);
+		udc_fail(x, i, call, err, x->fail_why, false);
 	x->waiting = 0;
 	tls_io_free(&x->io);
 }
 
-static void uc_sess_update(struct uc *x)
+static void udc_sess_update(struct uc *x)
 {
-	struct epoll_event ev = { .data.u64 = PH_TAG(UC_T_SESS, 0) };
+	struct epoll_event ev = { .data.u64 = PH_TAG(UDC_T_SESS, 0) };
 
 	ev.events = x->connecting ? EPOLLOUT : tls_io_events(&x->io);
 	if (ev.events == x->events)
 		return;
 	if (epoll_ctl(x->ph.ep, EPOLL_CTL_MOD, x->io.fd, &ev)) {
-		uc_sess_fail(x, "epoll_ctl", errno, NULL);
+		udc_sess_fail(x, "epoll_ctl", errno, NULL);
 		return;
 	}
 	x->events = ev.events;
 }
 
-static int uc_sess_open(struct uc *x)
+static int udc_sess_open(struct uc *x)
 {
 	const struct ag_opts *o = x->o;
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)o->port),
@@ -232,7 +232,7 @@ static int uc_sess_open(struct uc *x)
 		goto fail;
 	if (tls_io_init(&x->io, x->ssl, fd, false)) {
 		x->io.fd = fd;
-		uc_sess_fail(x, "SSL_new", 0, x->io.why);
+		udc_sess_fail(x, "SSL_new", 0, x->io.why);
 		return -1;
 	}
 	call = "setsockopt";
@@ -243,7 +243,7 @@ static int uc_sess_open(struct uc *x)
 		goto fail;
 	call = "epoll_ctl";
 	x->events = EPOLLOUT;
-	if (ph_watch(&x->ph, fd, EPOLLOUT, PH_TAG(UC_T_SESS, 0), "session"))
+	if (ph_watch(&x->ph, fd, EPOLLOUT, PH_TAG(UDC_T_SESS, 0), "session"))
 		return -1;
 	x->connecting = true;
 	call = "connect";
@@ -251,24 +251,24 @@ static int uc_sess_open(struct uc *x)
 		goto fail;
 	return 0;
 fail:
-	uc_sess_fail(x, call, errno, NULL);
+	udc_sess_fail(x, call, errno, NULL);
 	return -1;
 }
 
-int uc_answer(struct uc *x, const struct oob_rec *r, const char **why)
+int udc_answer(struct uc *x, const struct oob_rec *r, const char **why)
 {
 	uint32_t i = r->id - x->o->first_id;
 	struct verbs_fail f;
 
-	if (i >= x->n || (x->c[i].state != UC_SETUP && x->c[i].state != UC_FAILED)) {
+	if (i >= x->n || (x->c[i].state != UDC_SETUP && x->c[i].state != UDC_FAILED)) {
 		*why = "bad_id";
 		return -1;
 	}
-	if (x->c[i].state == UC_FAILED)	/* after our own timeout: late, not hostile */
+	if (x->c[i].state == UDC_FAILED)	/* after our own timeout: late, not hostile */
 		return 0;
 	x->waiting--;
 	if (r->type == OOB_REJ) {
-		uc_fail(x, i, oob_call_name(r->call), (int)r->status, NULL, true);
+		udc_fail(x, i, oob_call_name(r->call), (int)r->status, NULL, true);
 		return 0;
 	}
 	if (r->op != OOB_OP_UD) {
@@ -282,19 +282,19 @@ int uc_answer(struct uc *x, const struct oob_rec *r, const char **why)
 	if (!x->ah) {
 		x->ah = ud_ah_create(&x->dev, r->gid, &f);
 		if (!x->ah) {
-			uc_fail(x, i, f.call, f.err, NULL, false);
+			udc_fail(x, i, f.call, f.err, NULL, false);
 			return 0;
 		}
 		memcpy(x->srv_gid, r->gid, 16);
 		x->srv_qpn = r->qpn;
 		x->srv_qkey = r->rkey;
 	}
-	x->c[i].state = UC_UP;
+	x->c[i].state = UDC_UP;
 	ph_up(&x->ph, i);
 	return 0;
 }
 
-static int uc_records(struct uc *x)
+static int udc_records(struct uc *x)
 {
 	unsigned types = OOB_T(OOB_REP) | OOB_T(OOB_REJ);
 	const char *why = NULL;
@@ -310,8 +310,8 @@ static int uc_records(struct uc *x)
 			e = oob_parse(x->in + off, OOB_REC_LEN, types, &r);
 		if (e)
 			why = oob_strerror(e);
-		if (e || uc_answer(x, &r, &why)) {
-			uc_sess_fail(x, "SSL_read", EPROTO, why);
+		if (e || udc_answer(x, &r, &why)) {
+			udc_sess_fail(x, "SSL_read", EPROTO, why);
 			return -1;
 		}
 		off += OOB_REC_LEN;
@@ -321,7 +321,7 @@ static int uc_records(struct uc *x)
 	return 0;
 }
 
-static void uc_sess_run(struct uc *x)
+static void udc_sess_run(struct uc *x)
 {
 	socklen_t sl = sizeof(int);
 	int r, err = 0;
@@ -333,7 +333,7 @@ static void uc_sess_run(struct uc *x)
 		if (getsockopt(x->io.fd, SOL_SOCKET, SO_ERROR, &err, &sl))
 			err = errno;
 		if (err) {
-			uc_sess_fail(x, "connect", err, NULL);
+			udc_sess_fail(x, "connect", err, NULL);
 			return;
 		}
 		x->connecting = false;
@@ -341,33 +341,33 @@ static void uc_sess_run(struct uc *x)
 	if (!x->io.up) {
 		r = tls_io_handshake(&x->io);
 		if (r == TLS_ERR) {
-			uc_sess_fail(x, "SSL_connect", 0, x->io.why);
+			udc_sess_fail(x, "SSL_connect", 0, x->io.why);
 			return;
 		}
 		if (r == TLS_AGAIN) {
-			uc_sess_update(x);
+			udc_sess_update(x);
 			return;
 		}
 	}
 	if (tls_io_flush(&x->io) == TLS_ERR) {
-		uc_sess_fail(x, "SSL_write", 0, x->io.why);
+		udc_sess_fail(x, "SSL_write", 0, x->io.why);
 		return;
 	}
 	while ((n = tls_io_read(&x->io, x->in + x->ilen, sizeof(x->in) - x->ilen)) > 0) {
 		x->ilen += (uint32_t)n;
-		if (uc_records(x))
+		if (udc_records(x))
 			return;
 	}
 	if (n != TLS_AGAIN) {
-		uc_sess_fail(x, "SSL_read", 0, n ? x->io.why : "eof");
+		udc_sess_fail(x, "SSL_read", 0, n ? x->io.why : "eof");
 		return;
 	}
-	uc_sess_update(x);
+	udc_sess_update(x);
 }
 
 /* --- setups --- */
 
-void uc_req(const struct uc *x, uint32_t i, uint8_t buf[OOB_REC_LEN])
+void udc_req(const struct uc *x, uint32_t i, uint8_t buf[OOB_REC_LEN])
 {
 	struct oob_rec req = { .type = OOB_REQ, .id = x->o->first_id + i, .op = OOB_OP_UD,
 			       .qpn = x->c[i].q.qp->qp_num, .mtu = (uint8_t)x->dev.mtu,
@@ -378,60 +378,60 @@ void uc_req(const struct uc *x, uint32_t i, uint8_t buf[OOB_REC_LEN])
 		memset(buf, 0, OOB_REC_LEN);	/* the server refuses it, named */
 }
 
-static void uc_start(void *arg, uint32_t i)
+static void udc_start(void *arg, uint32_t i)
 {
 	struct uc *x = arg;
-	struct uc_conn *c = &x->c[i];
+	struct udc_conn *c = &x->c[i];
 	uint8_t buf[OOB_REC_LEN];
 	struct verbs_fail f;
 	bool oob = x->o->cm == OPT_CM_OOB_TLS;
 
-	c->state = UC_SETUP;
-	if (oob && !x->io.ssl && !x->sess_failed && uc_sess_open(x))
+	c->state = UDC_SETUP;
+	if (oob && !x->io.ssl && !x->sess_failed && udc_sess_open(x))
 		return;
 	if (x->sess_failed) {
-		uc_fail(x, i, x->fail_call, x->fail_err, x->fail_why, false);
+		udc_fail(x, i, x->fail_call, x->fail_err, x->fail_why, false);
 		return;
 	}
 	if (ud_qp_create(&x->dev, &c->q, UD_CLI_RECV, 1, UD_CLI_SEND, i, &f)) {
 		ph_fail(&x->ph, i, f.call, f.err, NULL, false, -1);
-		c->state = UC_FAILED;
+		c->state = UDC_FAILED;
 		return;
 	}
 	if (!oob) {
-		ucm_start(x, i);
+		udcm_start(x, i);
 		return;
 	}
-	uc_req(x, i, buf);
+	udc_req(x, i, buf);
 	if (tls_io_queue(&x->io, buf, sizeof(buf))) {
-		uc_fail(x, i, "request", ENOMEM, NULL, false);
+		udc_fail(x, i, "request", ENOMEM, NULL, false);
 		return;
 	}
 	x->waiting++;
 	if (x->io.up)
-		uc_sess_run(x);
+		udc_sess_run(x);
 }
 
-static bool uc_pending(void *arg, uint32_t i)
+static bool udc_pending(void *arg, uint32_t i)
 {
-	return ((struct uc *)arg)->c[i].state == UC_SETUP;
+	return ((struct uc *)arg)->c[i].state == UDC_SETUP;
 }
 
-static void uc_expire(void *arg, uint32_t i)
+static void udc_expire(void *arg, uint32_t i)
 {
 	struct uc *x = arg;
 
 	if (x->o->cm == OPT_CM_RDMACM) {
-		uc_fail(x, i, ucm_pending_call(x, i), 0, "timeout", false);
-		ucm_drop(x, i);
+		udc_fail(x, i, udcm_pending_call(x, i), 0, "timeout", false);
+		udcm_drop(x, i);
 		return;
 	}
-	uc_fail(x, i, x->connecting ? "connect" : x->io.up ? "SSL_read" : "SSL_connect", 0,
+	udc_fail(x, i, x->connecting ? "connect" : x->io.up ? "SSL_read" : "SSL_connect", 0,
 		"timeout", false);
 	x->waiting--;
 }
 
-static int uc_event(void *arg, uint32_t t, uint32_t v, uint32_t events)
+static int udc_event(void *arg, uint32_t t, uint32_t v, uint32_t events)
 {
 	struct uc *x = arg;
 	uint64_t nev = 0;
@@ -439,27 +439,27 @@ static int uc_event(void *arg, uint32_t t, uint32_t v, uint32_t events)
 	(void)v;
 	(void)events;
 	switch (t) {
-	case UC_T_CHAN:
-		return poll_events(x->dev.ch, &nev, uc_wc, x);
-	case UC_T_SESS:
-		uc_sess_run(x);
+	case UDC_T_CHAN:
+		return poll_events(x->dev.ch, &nev, udc_wc, x);
+	case UDC_T_SESS:
+		udc_sess_run(x);
 		break;
-	case UC_T_TICK:
-		uc_on_tick(x);
+	case UDC_T_TICK:
+		udc_on_tick(x);
 		break;
-	case UC_T_CM:
-		ucm_event(x);
+	case UDC_T_CM:
+		udcm_event(x);
 		break;
 	}
 	return 0;
 }
 
-static const struct ph_ops uc_ph_ops = {
-	.batch = UC_BATCH, .events = UC_EVENTS, .start = uc_start,
-	.pending = uc_pending, .expire = uc_expire, .event = uc_event,
+static const struct ph_ops udc_ph_ops = {
+	.batch = UDC_BATCH, .events = UDC_EVENTS, .start = udc_start,
+	.pending = udc_pending, .expire = udc_expire, .event = udc_event,
 };
 
-static int uc_init(struct uc *x)
+static int udc_init(struct uc *x)
 {
 	const struct ag_opts *o = x->o;
 	struct rdev_err e;
@@ -467,46 +467,46 @@ static int uc_init(struct uc *x)
 
 	x->io.fd = -1;
 	x->tick = -1;
-	if (ph_init(&x->ph, o, &uc_ph_ops, &uc_load_ops, x))
+	if (ph_init(&x->ph, o, &udc_ph_ops, &udc_load_ops, x))
 		return -1;
 	x->ph.load.datagram = true;
 	x->n = o->clients;
 	x->c = calloc(x->n, sizeof(*x->c));
 	if (!x->c) {
-		rep_fatal("calloc", "client state", ENOMEM);
+		ag_fatal("calloc", "client state", ENOMEM);
 		return -1;
 	}
 	if (o->has_bind) {
 		x->local = o->bind;
 	} else if (rdev_route_src(o->addr, &x->local, &e)) {
-		rep_fatal(e.call, e.obj, e.err);
+		ag_fatal(e.call, e.obj, e.err);
 		return -1;
 	}
 	if (ud_dev_open(&x->dev, o, x->local) ||
-	    ph_watch(&x->ph, x->dev.ch->fd, EPOLLIN, PH_TAG(UC_T_CHAN, 0), "completion channel"))
+	    ph_watch(&x->ph, x->dev.ch->fd, EPOLLIN, PH_TAG(UDC_T_CHAN, 0), "completion channel"))
 		return -1;
 	x->tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (x->tick < 0) {
-		rep_fatal("timerfd_create", "retry tick", errno);
+		ag_fatal("timerfd_create", "retry tick", errno);
 		return -1;
 	}
-	if (ph_watch(&x->ph, x->tick, EPOLLIN, PH_TAG(UC_T_TICK, 0), "retry tick"))
+	if (ph_watch(&x->ph, x->tick, EPOLLIN, PH_TAG(UDC_T_TICK, 0), "retry tick"))
 		return -1;
 	if (o->cm == OPT_CM_RDMACM)
-		return ucm_init(x);
+		return udcm_init(x);
 	x->ssl = tls_ctx_new(false, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
 	if (!x->ssl) {
-		rep_fatal("SSL_CTX_new", err, EINVAL);
+		ag_fatal("SSL_CTX_new", err, EINVAL);
 		return -1;
 	}
 	return 0;
 }
 
-static void uc_fini(struct uc *x)
+static void udc_fini(struct uc *x)
 {
 	int err;
 
-	ucm_fini(x);
+	udcm_fini(x);
 	for (uint32_t i = 0; x->c && i < x->n; i++)
 		if (x->c[i].q.qp || x->c[i].q.cq.cq)
 			ud_qp_destroy(&x->c[i].q);
@@ -527,12 +527,12 @@ int ud_client_run(const struct ag_opts *o)
 	struct uc x = { .o = o };
 	int ret = 1;
 
-	if (uc_init(&x))
+	if (udc_init(&x))
 		goto out;
 	proto_hello_client(o->first_id, o->clients);
 	ret = ph_loop(&x.ph) ? 1 : 0;
 out:
-	uc_fini(&x);
+	udc_fini(&x);
 	if (!ret)
 		proto_bye();
 	return ret;

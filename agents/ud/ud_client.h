@@ -3,7 +3,7 @@
  * ud_client: the ud client agent's context, shared by its engine and
  * --cm oob-tls session (ud_client.c) and its --cm rdmacm side
  * (ud_client_cm.c). Either way the server's answer is an oob REP or REJ
- * record that uc_answer takes. May use what ud.h may use.
+ * record that udc_answer takes. May use what ud.h may use.
  */
 #ifndef RDC_AGENTS_UD_CLIENT_H
 #define RDC_AGENTS_UD_CLIENT_H
@@ -13,13 +13,13 @@
 #include "agents/oob/tls.h"
 #include "agents/ud/ud.h"
 
-enum { UC_T_CHAN = PH_T_USER, UC_T_SESS, UC_T_TICK, UC_T_CM };
-enum uc_state { UC_IDLE, UC_SETUP, UC_UP, UC_FAILED };
-#define UC_BATCH 64
-#define UC_EVENTS 256
+enum { UDC_T_CHAN = PH_T_USER, UDC_T_SESS, UDC_T_TICK, UDC_T_CM };
+enum udc_state { UDC_IDLE, UDC_SETUP, UDC_UP, UDC_FAILED };
+#define UDC_BATCH 64
+#define UDC_EVENTS 256
 #define UD_TICK_MS 20
 
-struct uc_conn {
+struct udc_conn {
 	struct ud_qp q;
 	struct rdma_cm_id *id;	/* --cm rdmacm, until the server answers */
 	uint64_t t_sent;	/* ns of the last send of the due round trip; 0: none due */
@@ -32,7 +32,7 @@ struct uc {
 	struct ph ph;
 	struct ud_dev dev;
 	struct in_addr local;
-	struct uc_conn *c;
+	struct udc_conn *c;
 	uint32_t n, waiting;
 	uint64_t srtt, rttvar;	/* ns: this agent's round trips, resends included */
 	/* the server, from the first REP */
@@ -54,19 +54,19 @@ struct uc {
 	struct rdma_event_channel *cmch;	/* --cm rdmacm */
 };
 
-void uc_fail(struct uc *x, uint32_t i, const char *call, int err, const char *ename,
+void udc_fail(struct uc *x, uint32_t i, const char *call, int err, const char *ename,
 	     bool at_server);
 /* The REQ record of client i (its QP exists) */
-void uc_req(const struct uc *x, uint32_t i, uint8_t buf[OOB_REC_LEN]);
+void udc_req(const struct uc *x, uint32_t i, uint8_t buf[OOB_REC_LEN]);
 /* The server's REP or REJ to client r->id; -1 (why set) when it breaks the protocol. */
-int uc_answer(struct uc *x, const struct oob_rec *r, const char **why);
+int udc_answer(struct uc *x, const struct oob_rec *r, const char **why);
 
 /* --cm rdmacm: one UDP port space id per client until the server answers */
-int ucm_init(struct uc *x);
-void ucm_start(struct uc *x, uint32_t i);
-void ucm_event(struct uc *x);
-const char *ucm_pending_call(const struct uc *x, uint32_t i);
-void ucm_drop(struct uc *x, uint32_t i);
-void ucm_fini(struct uc *x);
+int udcm_init(struct uc *x);
+void udcm_start(struct uc *x, uint32_t i);
+void udcm_event(struct uc *x);
+const char *udcm_pending_call(const struct uc *x, uint32_t i);
+void udcm_drop(struct uc *x, uint32_t i);
+void udcm_fini(struct uc *x);
 
 #endif

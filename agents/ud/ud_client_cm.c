@@ -7,7 +7,7 @@
  * rdma_accept arrives as RDMA_CM_EVENT_ESTABLISHED with its QPN and Q_Key
  * (param.ud) and the REP record, which must agree; a reject arrives as
  * RDMA_CM_EVENT_UNREACHABLE with the REJ record naming the server's failed
- * call. Either record goes to uc_answer, as over TLS. The id goes then: UD
+ * call. Either record goes to udc_answer, as over TLS. The id goes then: UD
  * has no connection to keep.
  */
 #include <errno.h>
@@ -17,33 +17,33 @@
 
 #include "agents/ag.h"
 #include "agents/cm.h"
-#include "agents/report.h"
 #include "agents/ud/ud_client.h"
+#include "common/proto.h"
 
-#define UCM_STEP_MS 2000	/* per step; the client as a whole has --timeout */
-enum { UCM_ADDR, UCM_ROUTE, UCM_CONNECT };
+#define UDCM_STEP_MS 2000	/* per step; the client as a whole has --timeout */
+enum { UDCM_ADDR, UDCM_ROUTE, UDCM_CONNECT };
 
-int ucm_init(struct uc *x)
+int udcm_init(struct uc *x)
 {
 	x->cmch = agcm_channel("client");
 	if (!x->cmch)
 		return -1;
-	return ph_watch(&x->ph, x->cmch->fd, EPOLLIN, PH_TAG(UC_T_CM, 0), "rdma_cm channel");
+	return ph_watch(&x->ph, x->cmch->fd, EPOLLIN, PH_TAG(UDC_T_CM, 0), "rdma_cm channel");
 }
 
-void ucm_drop(struct uc *x, uint32_t i)
+void udcm_drop(struct uc *x, uint32_t i)
 {
-	struct uc_conn *c = &x->c[i];
+	struct udc_conn *c = &x->c[i];
 
 	if (c->id && rdma_destroy_id(c->id))
 		ag_warn("rdma_destroy_id: %s", strerror(errno));
 	c->id = NULL;
 }
 
-void ucm_start(struct uc *x, uint32_t i)
+void udcm_start(struct uc *x, uint32_t i)
 {
 	const struct ag_opts *o = x->o;
-	struct uc_conn *c = &x->c[i];
+	struct udc_conn *c = &x->c[i];
 	uint32_t id = o->first_id + i;
 	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr = x->local };
 	struct sockaddr_in dst = {
@@ -52,35 +52,35 @@ void ucm_start(struct uc *x, uint32_t i)
 		.sin_addr = o->addr,
 	};
 
-	c->step = UCM_ADDR;
+	c->step = UDCM_ADDR;
 	if (rdma_create_id(x->cmch, &c->id, c, RDMA_PS_UDP)) {
 		c->id = NULL;
-		uc_fail(x, i, "rdma_create_id", errno, NULL, false);
+		udc_fail(x, i, "rdma_create_id", errno, NULL, false);
 		return;
 	}
 	if (rdma_resolve_addr(c->id, (struct sockaddr *)&src, (struct sockaddr *)&dst,
-			      UCM_STEP_MS)) {
-		uc_fail(x, i, "rdma_resolve_addr", errno, NULL, false);
-		ucm_drop(x, i);
+			      UDCM_STEP_MS)) {
+		udc_fail(x, i, "rdma_resolve_addr", errno, NULL, false);
+		udcm_drop(x, i);
 	}
 }
 
-static void ucm_connect(struct uc *x, uint32_t i)
+static void udcm_connect(struct uc *x, uint32_t i)
 {
-	struct uc_conn *c = &x->c[i];
+	struct udc_conn *c = &x->c[i];
 	uint8_t buf[OOB_REC_LEN];
 	struct rdma_conn_param cp = { .private_data = buf, .private_data_len = sizeof(buf),
 				      .qp_num = c->q.qp->qp_num };
 
 	ph_step(&x->ph, i, PROTO_STEP_ROUTE);
-	uc_req(x, i, buf);
-	c->step = UCM_CONNECT;
+	udc_req(x, i, buf);
+	c->step = UDCM_CONNECT;
 	if (rdma_connect(c->id, &cp))
-		uc_fail(x, i, "rdma_connect", errno, NULL, false);
+		udc_fail(x, i, "rdma_connect", errno, NULL, false);
 }
 
 /* The server's record in the SIDR REP: REP with ESTABLISHED, REJ with UNREACHABLE. */
-static bool ucm_answer(struct uc *x, uint32_t i, const struct rdma_cm_event *ev)
+static bool udcm_answer(struct uc *x, uint32_t i, const struct rdma_cm_event *ev)
 {
 	const struct rdma_ud_param *ud = &ev->param.ud;
 	unsigned type = ev->event == RDMA_CM_EVENT_ESTABLISHED ? OOB_T(OOB_REP) : OOB_T(OOB_REJ);
@@ -96,50 +96,50 @@ static bool ucm_answer(struct uc *x, uint32_t i, const struct rdma_cm_event *ev)
 	/* the CM's word on the server's QP and Q_Key is the record's */
 	if (r.type == OOB_REP && (r.qpn != ud->qp_num || r.rkey != ud->qkey))
 		why = "bad_server";
-	if (why || uc_answer(x, &r, &why))
-		uc_fail(x, i, "rdma_connect", EPROTO, why, false);
+	if (why || udc_answer(x, &r, &why))
+		udc_fail(x, i, "rdma_connect", EPROTO, why, false);
 	return true;
 }
 
-static void ucm_on(struct uc *x, uint32_t i, const struct rdma_cm_event *ev)
+static void udcm_on(struct uc *x, uint32_t i, const struct rdma_cm_event *ev)
 {
-	struct uc_conn *c = &x->c[i];
+	struct udc_conn *c = &x->c[i];
 	int status = ev->status < 0 ? -ev->status : ev->status;
 	const char *word = agcm_word(ev->event);
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		ph_step(&x->ph, i, PROTO_STEP_ADDR);
-		c->step = UCM_ROUTE;
-		if (rdma_resolve_route(c->id, UCM_STEP_MS))
-			uc_fail(x, i, "rdma_resolve_route", errno, NULL, false);
+		c->step = UDCM_ROUTE;
+		if (rdma_resolve_route(c->id, UDCM_STEP_MS))
+			udc_fail(x, i, "rdma_resolve_route", errno, NULL, false);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		ucm_connect(x, i);
+		udcm_connect(x, i);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 	case RDMA_CM_EVENT_UNREACHABLE:
 		if (ev->event == RDMA_CM_EVENT_ESTABLISHED)
 			ph_step(&x->ph, i, PROTO_STEP_CONN);
-		if (!ucm_answer(x, i, ev))
-			uc_fail(x, i, "rdma_connect", status, word, false);
+		if (!udcm_answer(x, i, ev))
+			udc_fail(x, i, "rdma_connect", status, word, false);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
-		uc_fail(x, i, "rdma_resolve_addr", status, word, false);
+		udc_fail(x, i, "rdma_resolve_addr", status, word, false);
 		break;
 	case RDMA_CM_EVENT_ROUTE_ERROR:
-		uc_fail(x, i, "rdma_resolve_route", status, word, false);
+		udc_fail(x, i, "rdma_resolve_route", status, word, false);
 		break;
 	default:
-		uc_fail(x, i, "rdma_connect", status, word, false);
+		udc_fail(x, i, "rdma_connect", status, word, false);
 		break;
 	}
 }
 
-void ucm_event(struct uc *x)
+void udcm_event(struct uc *x)
 {
 	struct rdma_cm_event *ev;
-	struct uc_conn *c;
+	struct udc_conn *c;
 	uint32_t i;
 	int got;
 
@@ -151,31 +151,31 @@ void ucm_event(struct uc *x)
 		}
 		c = ev->id->context;
 		i = (uint32_t)(c - x->c);
-		if (c->state == UC_SETUP)
-			ucm_on(x, i, ev);
+		if (c->state == UDC_SETUP)
+			udcm_on(x, i, ev);
 		/* ids are destroyed only once their event is acknowledged */
 		if (agcm_ack(ev))
 			x->ph.phase = PH_STOP;
-		if (c->state != UC_SETUP)
-			ucm_drop(x, i);
+		if (c->state != UDC_SETUP)
+			udcm_drop(x, i);
 		if (x->ph.phase == PH_STOP)
 			return;
 	}
 }
 
-const char *ucm_pending_call(const struct uc *x, uint32_t i)
+const char *udcm_pending_call(const struct uc *x, uint32_t i)
 {
 	switch (x->c[i].step) {
-	case UCM_ADDR: return "rdma_resolve_addr";
-	case UCM_ROUTE: return "rdma_resolve_route";
+	case UDCM_ADDR: return "rdma_resolve_addr";
+	case UDCM_ROUTE: return "rdma_resolve_route";
 	default: return "rdma_connect";
 	}
 }
 
-void ucm_fini(struct uc *x)
+void udcm_fini(struct uc *x)
 {
 	for (uint32_t i = 0; x->c && i < x->n; i++)
-		ucm_drop(x, i);
+		udcm_drop(x, i);
 	if (x->cmch)
 		rdma_destroy_event_channel(x->cmch);
 	x->cmch = NULL;

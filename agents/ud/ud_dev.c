@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "agents/ag.h"
-#include "agents/report.h"
 #include <rdma/rdma_cma.h>
 
 #include "agents/ud/ud.h"
+#include "common/proto.h"
 #include "rdma/cap.h"
 #include "rdma/dev.h"
 
@@ -29,20 +29,20 @@ int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, struct in_addr local)
 	/* rdma_cm answers a UDP port space request with its own Q_Key */
 	d->qkey = o->cm == OPT_CM_RDMACM ? RDMA_UDP_QKEY : UD_QKEY;
 	if (rdev_open(&s, &d->ctx, &d->attr, &g, &e)) {
-		rep_fatal(e.call, e.obj, e.err);
+		ag_fatal(e.call, e.obj, e.err);
 		return -1;
 	}
 	/* --hosts: no orchestrator looked at this device (rdma/cap.h) */
 	if (rcap_why(ibv_get_device_name(d->ctx->device), &d->attr, d->ctx->device->transport_type,
 		     RCAP_UD, why, sizeof(why))) {
-		rep_fatal("ibv_query_device", why, EOPNOTSUPP);
+		ag_fatal("ibv_query_device", why, EOPNOTSUPP);
 		goto err;
 	}
 	d->port = g.port;
 	d->gidx = g.index;
 	d->gid = g.gid;
 	if (ibv_query_port(d->ctx, d->port, &pa)) {
-		rep_fatal("ibv_query_port", ibv_get_device_name(d->ctx->device), errno);
+		ag_fatal("ibv_query_port", ibv_get_device_name(d->ctx->device), errno);
 		goto err;
 	}
 	d->mtu = pa.active_mtu;
@@ -55,16 +55,16 @@ int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, struct in_addr local)
 	}
 	d->pd = ibv_alloc_pd(d->ctx);
 	if (!d->pd) {
-		rep_fatal("ibv_alloc_pd", ibv_get_device_name(d->ctx->device), errno);
+		ag_fatal("ibv_alloc_pd", ibv_get_device_name(d->ctx->device), errno);
 		goto err;
 	}
 	d->ch = ibv_create_comp_channel(d->ctx);
 	if (!d->ch) {
-		rep_fatal("ibv_create_comp_channel", ibv_get_device_name(d->ctx->device), errno);
+		ag_fatal("ibv_create_comp_channel", ibv_get_device_name(d->ctx->device), errno);
 		goto err;
 	}
 	if (ag_nonblock(d->ch->fd)) {
-		rep_fatal("fcntl", "completion channel", errno);
+		ag_fatal("fcntl", "completion channel", errno);
 		goto err;
 	}
 	return 0;

@@ -23,20 +23,20 @@
 #include <unistd.h>
 
 #include "agents/ag.h"
-#include "agents/report.h"
 #include "agents/tag.h"
 #include "agents/ud/ud_server.h"
+#include "common/proto.h"
 
-static void us_sess_close(struct us *s, uint32_t i, const char *why)
+static void uds_sess_close(struct us *s, uint32_t i, const char *why)
 {
-	struct us_sess *ss = s->sess[i];
+	struct uds_sess *ss = s->sess[i];
 
 	if (why) {
 		ag_warn("session %s dropped: %s", ss->peer, why);
 		proto_drop(ss->peer, why);
 	}
 	for (uint32_t k = 0; k < ss->nkeys; k++)
-		usa_drop(s, &ss->keys[k]);
+		udsa_drop(s, &ss->keys[k]);
 	tls_io_free(&ss->io);
 	free(ss->keys);
 	free(ss);
@@ -44,10 +44,10 @@ static void us_sess_close(struct us *s, uint32_t i, const char *why)
 	s->gens[i]++;
 }
 
-static void us_accept(struct us *s, uint32_t port)
+static void uds_accept(struct us *s, uint32_t port)
 {
 	struct sockaddr_in sa;
-	struct us_sess *ss;
+	struct uds_sess *ss;
 	uint32_t i;
 	int fd, one = 1;
 
@@ -56,7 +56,7 @@ static void us_accept(struct us *s, uint32_t port)
 			;
 		if (i == s->sess_cap) {
 			uint32_t cap = s->sess_cap ? 2 * s->sess_cap : 64;
-			struct us_sess **v = realloc(s->sess, cap * sizeof(*v));
+			struct uds_sess **v = realloc(s->sess, cap * sizeof(*v));
 			uint16_t *g = v ? realloc(s->gens, cap * sizeof(*g)) : NULL;
 
 			if (v)
@@ -85,14 +85,14 @@ static void us_accept(struct us *s, uint32_t port)
 		if (i == s->nsess)
 			s->nsess++;
 		ss->events = EPOLLIN;
-		if (tag_watch(s->ep, fd, EPOLLIN, TAG(US_T_SESS, s->gens[i], i), "session"))
-			us_sess_close(s, i, "epoll_ctl");
+		if (tag_watch(s->ep, fd, EPOLLIN, TAG(UDS_T_SESS, s->gens[i], i), "session"))
+			uds_sess_close(s, i, "epoll_ctl");
 	}
 	if (errno != EAGAIN)
 		ag_warn("accept on port %u: %s", s->o->port + port, strerror(errno));
 }
 
-int us_admit(struct us *s, const struct oob_rec *req, struct verbs_fail *f)
+int uds_admit(struct us *s, const struct oob_rec *req, struct verbs_fail *f)
 {
 	struct ud_ahe *e = ud_ahmap_put(&s->ahs, req->gid, req->qpn);
 
@@ -100,7 +100,7 @@ int us_admit(struct us *s, const struct oob_rec *req, struct verbs_fail *f)
 		*f = (struct verbs_fail){ errno == ENOMEM ? "malloc" : "request", errno };
 		goto rej;
 	}
-	if (usa_admit(s, e, f)) {
+	if (udsa_admit(s, e, f)) {
 		ud_ahmap_del(&s->ahs, e);
 		goto rej;
 	}
@@ -114,7 +114,7 @@ rej:
 	return -1;
 }
 
-void us_answer(const struct us *s, const struct oob_rec *req, const struct verbs_fail *f,
+void uds_answer(const struct us *s, const struct oob_rec *req, const struct verbs_fail *f,
 	       struct oob_rec *rep)
 {
 	if (f) {
@@ -131,12 +131,12 @@ void us_answer(const struct us *s, const struct oob_rec *req, const struct verbs
 }
 
 /* A REP, or a REJ naming the failed call; -1 when the REQ is hostile. */
-static int us_req(struct us *s, struct us_sess *ss, const struct oob_rec *req, const char **why)
+static int uds_req(struct us *s, struct uds_sess *ss, const struct oob_rec *req, const char **why)
 {
 	struct verbs_fail f = { "malloc", ENOMEM };
 	uint8_t buf[OOB_REC_LEN];
 	struct oob_rec rep;
-	struct us_key *k;
+	struct uds_key *k;
 	bool ok = false;
 
 	if (req->op != OOB_OP_UD || req->rkey != s->dev.qkey) {
@@ -154,7 +154,7 @@ static int us_req(struct us *s, struct us_sess *ss, const struct oob_rec *req, c
 		ss->keys = k;
 		ss->kcap = cap;
 	}
-	if (us_admit(s, req, &f))
+	if (uds_admit(s, req, &f))
 		goto answer;
 	/* the session takes its clients' AHs with it when it ends */
 	k = &ss->keys[ss->nkeys++];
@@ -162,7 +162,7 @@ static int us_req(struct us *s, struct us_sess *ss, const struct oob_rec *req, c
 	k->qpn = req->qpn;
 	ok = true;
 answer:
-	us_answer(s, req, ok ? NULL : &f, &rep);
+	uds_answer(s, req, ok ? NULL : &f, &rep);
 	if (oob_encode(&rep, buf) || tls_io_queue(&ss->io, buf, sizeof(buf))) {
 		*why = "ENOMEM";
 		return -1;
@@ -170,7 +170,7 @@ answer:
 	return 0;
 }
 
-static int us_records(struct us *s, struct us_sess *ss, const char **why)
+static int uds_records(struct us *s, struct uds_sess *ss, const char **why)
 {
 	uint32_t off = 0;
 	struct oob_rec r;
@@ -186,7 +186,7 @@ static int us_records(struct us *s, struct us_sess *ss, const char **why)
 			*why = oob_strerror(e);
 			return -1;
 		}
-		if (us_req(s, ss, &r, why))
+		if (uds_req(s, ss, &r, why))
 			return -1;
 		off += OOB_REC_LEN;
 	}
@@ -195,9 +195,9 @@ static int us_records(struct us *s, struct us_sess *ss, const char **why)
 	return 0;
 }
 
-static void us_sess_event(struct us *s, uint32_t i, uint16_t gen)
+static void uds_sess_event(struct us *s, uint32_t i, uint16_t gen)
 {
-	struct us_sess *ss = i < s->nsess ? s->sess[i] : NULL;
+	struct uds_sess *ss = i < s->nsess ? s->sess[i] : NULL;
 	const char *why = NULL;
 	uint32_t ev;
 	ssize_t n;
@@ -208,7 +208,7 @@ static void us_sess_event(struct us *s, uint32_t i, uint16_t gen)
 	if (!ss->io.up) {
 		r = tls_io_handshake(&ss->io);
 		if (r == TLS_ERR) {
-			us_sess_close(s, i, ss->io.why);
+			uds_sess_close(s, i, ss->io.why);
 			return;
 		}
 		if (r == TLS_AGAIN)
@@ -220,29 +220,29 @@ static void us_sess_event(struct us *s, uint32_t i, uint16_t gen)
 			break;
 		if (n <= 0) {
 			/* a clean end at a record boundary is a client agent's goodbye */
-			us_sess_close(s, i, n || ss->ilen ? (n ? ss->io.why : "truncated") : NULL);
+			uds_sess_close(s, i, n || ss->ilen ? (n ? ss->io.why : "truncated") : NULL);
 			return;
 		}
 		ss->ilen += (uint32_t)n;
-		if (us_records(s, ss, &why)) {
-			us_sess_close(s, i, why);
+		if (uds_records(s, ss, &why)) {
+			uds_sess_close(s, i, why);
 			return;
 		}
 	}
 	if (tls_io_flush(&ss->io) == TLS_ERR) {
-		us_sess_close(s, i, ss->io.why);
+		uds_sess_close(s, i, ss->io.why);
 		return;
 	}
 mod:
 	ev = tls_io_events(&ss->io);
 	if (ev != ss->events) {
 		ss->events = ev;
-		tag_mod(s->ep, ss->io.fd, ev, TAG(US_T_SESS, gen, i), "session");
+		tag_mod(s->ep, ss->io.fd, ev, TAG(UDS_T_SESS, gen, i), "session");
 	}
 }
 
 /* One completion of the QP: echo a datagram to its sender, or free a send slot. */
-static void us_wc(void *arg, const struct ibv_wc *wc)
+static void uds_wc(void *arg, const struct ibv_wc *wc)
 {
 	struct us *s = arg;
 	uint32_t slot = (uint32_t)wc->wr_id, len;
@@ -252,7 +252,7 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 	uint8_t gid[16], *rb;
 
 	if (wc->wr_id & UD_WR_SEND) {
-		usa_slot_done(s, slot);
+		udsa_slot_done(s, slot);
 		if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR)
 			ag_warn("send completion: %s", verbs_wc_word(wc->status));
 		goto repost;
@@ -268,15 +268,15 @@ static void us_wc(void *arg, const struct ibv_wc *wc)
 	e = wc->byte_len >= OPT_UD_GRH && !ud_grh_sgid(rb, gid) ?
 		ud_ahmap_get(&s->ahs, gid, wc->src_qp) : NULL;
 	if (e)
-		ah = usa_reply(s, e, wc, slot);
+		ah = udsa_reply(s, e, wc, slot);
 	if (!ah || !(wc->wc_flags & IBV_WC_WITH_IMM)) {
 		s->dropped++;
-		usa_slot_done(s, slot);
+		udsa_slot_done(s, slot);
 	} else if (ud_post_send(&s->dev, &s->qp, 0, slot, OPT_UD_GRH, len, ntohl(wc->imm_data),
 				ah, wc->src_qp, s->dev.qkey, &f)) {
 		ag_warn("%s: %s", f.call, strerror(f.err));
 		s->dropped++;
-		usa_slot_done(s, slot);
+		udsa_slot_done(s, slot);
 	} else {
 		s->echoed++;
 		s->bytes += len;
@@ -287,7 +287,7 @@ repost:
 		ag_warn("%s slot %u: %s", f.call, slot, strerror(f.err));
 }
 
-static int us_init(struct us *s)
+static int uds_init(struct us *s)
 {
 	const struct ag_opts *o = s->o;
 	uint32_t nr = UD_SRV_RECV, wr;
@@ -300,62 +300,62 @@ static int us_init(struct us *s)
 	nr = nr < wr ? nr : wr;
 	/* no send slots of its own: echoes go out of the receive slots */
 	if (ud_qp_create(&s->dev, &s->qp, nr, 0, nr, 0, &f)) {
-		rep_fatal(f.call, "server UD QP", f.err);
+		ag_fatal(f.call, "server UD QP", f.err);
 		return -1;
 	}
 	s->nslots = nr;
-	if (usa_init(s))
+	if (udsa_init(s))
 		return -1;
 	s->ssl = o->cm == OPT_CM_RDMACM ? NULL :
 		tls_ctx_new(true, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
 	if (o->cm != OPT_CM_RDMACM && !s->ssl) {
-		rep_fatal("SSL_CTX_new", err, EINVAL);
+		ag_fatal("SSL_CTX_new", err, EINVAL);
 		return -1;
 	}
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (s->ep < 0) {
-		rep_fatal("epoll_create1", "server loop", errno);
+		ag_fatal("epoll_create1", "server loop", errno);
 		return -1;
 	}
-	if (tag_watch(s->ep, s->dev.ch->fd, EPOLLIN, TAG(US_T_CH, 0, 0), "completion channel") ||
-	    ctl_init(&s->ctl, STDIN_FILENO) || ctl_watch(&s->ctl, s->ep, TAG(US_T_CTL, 0, 0)))
+	if (tag_watch(s->ep, s->dev.ch->fd, EPOLLIN, TAG(UDS_T_CH, 0, 0), "completion channel") ||
+	    ctl_init(&s->ctl, STDIN_FILENO) || ctl_watch(&s->ctl, s->ep, TAG(UDS_T_CTL, 0, 0)))
 		return -1;
 	if (o->server_threads > 1)
 		ag_warn("--transport ud runs one event loop and one QP; --server-threads %u ignored",
 			o->server_threads);
 	if (o->cm == OPT_CM_RDMACM)
-		return usm_open(s);
-	return srv_lis_open(&s->lis, o, s->ep, US_T_LISTEN, false, false);
+		return udsm_open(s);
+	return srv_lis_open(&s->lis, o, s->ep, UDS_T_LISTEN, false, false);
 }
 
-static int us_loop(struct us *s)
+static int uds_loop(struct us *s)
 {
-	struct epoll_event ev[US_EVENTS];
+	struct epoll_event ev[UDS_EVENTS];
 	enum ctl_cmd cmd;
 	int n;
 
 	while (!s->stop) {
-		n = epoll_wait(s->ep, ev, US_EVENTS, s->ctl.pollable ? -1 : 100);
+		n = epoll_wait(s->ep, ev, UDS_EVENTS, s->ctl.pollable ? -1 : 100);
 		if (n < 0 && errno != EINTR) {
-			rep_fatal("epoll_wait", "server loop", errno);
+			ag_fatal("epoll_wait", "server loop", errno);
 			return -1;
 		}
 		for (int i = 0; i < n; i++) {
 			uint64_t t = ev[i].data.u64;
 
 			switch (TAG_TYPE(t)) {
-			case US_T_LISTEN:
-				us_accept(s, TAG_VAL(t));
+			case UDS_T_LISTEN:
+				uds_accept(s, TAG_VAL(t));
 				break;
-			case US_T_CH:
-				if (poll_events(s->dev.ch, &s->cq_events, us_wc, s))
+			case UDS_T_CH:
+				if (poll_events(s->dev.ch, &s->cq_events, uds_wc, s))
 					return -1;
 				break;
-			case US_T_SESS:
-				us_sess_event(s, TAG_VAL(t), TAG_GEN(t));
+			case UDS_T_SESS:
+				uds_sess_event(s, TAG_VAL(t), TAG_GEN(t));
 				break;
-			case US_T_CM:
-				usm_event(s);
+			case UDS_T_CM:
+				udsm_event(s);
 				break;
 			}
 		}
@@ -367,22 +367,22 @@ static int us_loop(struct us *s)
 	return 0;
 }
 
-static void us_fini(struct us *s)
+static void uds_fini(struct us *s)
 {
 	for (uint32_t i = 0; i < s->nsess; i++)
 		if (s->sess[i])
-			us_sess_close(s, i, NULL);
+			uds_sess_close(s, i, NULL);
 	free(s->sess);
 	free(s->gens);
 	srv_lis_close(&s->lis);
-	usm_close(s);
+	udsm_close(s);
 	if (s->ep >= 0)
 		close(s->ep);
 	SSL_CTX_free(s->ssl);
 	if (s->qp.qp || s->qp.cq.cq)
 		ud_qp_destroy(&s->qp);
 	/* after the QP: no send can still use them */
-	usa_fini(s);
+	udsa_fini(s);
 	ud_ahmap_free(&s->ahs);
 	ud_dev_close(&s->dev);
 }
@@ -392,14 +392,14 @@ int ud_server_run(const struct ag_opts *o)
 	struct us s = { .o = o, .ep = -1 };
 	int ret = 1;
 
-	if (us_init(&s))
+	if (uds_init(&s))
 		goto out;
 	proto_hello_server(o->ports, o->port, -1);
-	if (us_loop(&s))
+	if (uds_loop(&s))
 		goto out;
 	ret = 0;
 out:
-	us_fini(&s);
+	uds_fini(&s);
 	if (!ret) {
 		proto_result_server(&(struct proto_result_server){
 			.accepted = s.accepted, .peak = s.peak, .echoed = s.echoed,

@@ -15,10 +15,9 @@
 #include <string.h>
 
 #include "agents/ag.h"
-#include "agents/report.h"
 #include "agents/ud/ud_server.h"
 
-static void usa_count(struct us *s, int d)
+static void udsa_count(struct us *s, int d)
 {
 	if (d > 0) {
 		s->ah_made++;
@@ -29,30 +28,30 @@ static void usa_count(struct us *s, int d)
 	}
 }
 
-static void usa_destroy(struct us *s, struct ibv_ah *ah)
+static void udsa_destroy(struct us *s, struct ibv_ah *ah)
 {
 	int err = ibv_destroy_ah(ah);
 
 	if (err)
 		ag_warn("ibv_destroy_ah: %s", strerror(err));
-	usa_count(s, -1);
+	udsa_count(s, -1);
 }
 
-static void usa_warn(struct us *s, const struct verbs_fail *f, uint32_t qpn)
+static void udsa_warn(struct us *s, const struct verbs_fail *f, uint32_t qpn)
 {
 	if (!s->ah_failed++)
 		ag_warn("%s for QPN %u: %s", f->call, qpn, strerror(f->err));
 }
 
 /* --ah lru: an entry whose client left waits for its last send to complete */
-static void usa_lru_drop(struct us *s, uint32_t i)
+static void udsa_lru_drop(struct us *s, uint32_t i)
 {
 	struct ud_lru_ent *le = &s->lru.e[i];
 
 	le->qpn = 0;
 	if (le->inflight)
 		return;
-	usa_destroy(s, le->ah);
+	udsa_destroy(s, le->ah);
 	ud_lru_put(&s->lru, i, true);
 }
 
@@ -61,7 +60,7 @@ static void usa_lru_drop(struct us *s, uint32_t i)
  * recently used one when the pool is full; 0 when every AH has a send out
  * (f->err EBUSY) or ibv_create_ah failed.
  */
-static uint32_t usa_lru_make(struct us *s, struct ud_ahe *e, struct verbs_fail *f)
+static uint32_t udsa_lru_make(struct us *s, struct ud_ahe *e, struct verbs_fail *f)
 {
 	struct ud_lru *l = &s->lru;
 	struct ud_ahe *old;
@@ -76,7 +75,7 @@ static uint32_t usa_lru_make(struct us *s, struct ud_ahe *e, struct verbs_fail *
 		old = ud_ahmap_get(&s->ahs, l->e[i].gid, l->e[i].qpn);
 		if (old)
 			old->lru = 0;
-		usa_destroy(s, l->e[i].ah);
+		udsa_destroy(s, l->e[i].ah);
 		l->evicted++;
 	}
 	l->e[i].ah = ud_ah_create(&s->dev, e->gid, f);
@@ -84,7 +83,7 @@ static uint32_t usa_lru_make(struct us *s, struct ud_ahe *e, struct verbs_fail *
 		ud_lru_put(l, i, false);
 		return 0;
 	}
-	usa_count(s, 1);
+	udsa_count(s, 1);
 	memcpy(l->e[i].gid, e->gid, 16);
 	l->e[i].qpn = e->qpn;
 	e->lru = i;
@@ -93,7 +92,7 @@ static uint32_t usa_lru_make(struct us *s, struct ud_ahe *e, struct verbs_fail *
 }
 
 /* --ah peer: hold the AH of the GID gid, made for its first client */
-static int usa_peer_hold(struct us *s, const uint8_t gid[16], struct verbs_fail *f)
+static int udsa_peer_hold(struct us *s, const uint8_t gid[16], struct verbs_fail *f)
 {
 	struct ud_ahe *p = ud_ahmap_get(&s->peers, gid, UD_PEER_QPN);
 
@@ -108,24 +107,24 @@ static int usa_peer_hold(struct us *s, const uint8_t gid[16], struct verbs_fail 
 			ud_ahmap_del(&s->peers, p);
 			return -1;
 		}
-		usa_count(s, 1);
+		udsa_count(s, 1);
 	}
 	p->refs++;
 	return 0;
 }
 
 /* --ah peer: the GID's last client gone, its AH goes too */
-static void usa_peer_drop(struct us *s, const uint8_t gid[16])
+static void udsa_peer_drop(struct us *s, const uint8_t gid[16])
 {
 	struct ud_ahe *p = ud_ahmap_get(&s->peers, gid, UD_PEER_QPN);
 
 	if (!p || --p->refs)
 		return;
-	usa_destroy(s, p->ah);
+	udsa_destroy(s, p->ah);
 	ud_ahmap_del(&s->peers, p);
 }
 
-int usa_admit(struct us *s, struct ud_ahe *e, struct verbs_fail *f)
+int udsa_admit(struct us *s, struct ud_ahe *e, struct verbs_fail *f)
 {
 	struct verbs_fail lf;
 
@@ -134,18 +133,18 @@ int usa_admit(struct us *s, struct ud_ahe *e, struct verbs_fail *f)
 		e->ah = ud_ah_create(&s->dev, e->gid, f);
 		if (!e->ah)
 			return -1;
-		usa_count(s, 1);
+		udsa_count(s, 1);
 		break;
 	case OPT_AH_PEER:
-		return usa_peer_hold(s, e->gid, f);
+		return udsa_peer_hold(s, e->gid, f);
 	case OPT_AH_LRU:
 		/*
 		 * here while the pool has room, not in the completion loop at the
 		 * first datagram (~190/s there under TCG at load 20, which the round
 		 * trips in flight outran); a failure leaves it to that datagram
 		 */
-		if (ud_lru_room(&s->lru) && !usa_lru_make(s, e, &lf))
-			usa_warn(s, &lf, e->qpn);
+		if (ud_lru_room(&s->lru) && !udsa_lru_make(s, e, &lf))
+			udsa_warn(s, &lf, e->qpn);
 		break;
 	default:	/* wc: the map only admits the client; each reply makes its own */
 		break;
@@ -153,18 +152,18 @@ int usa_admit(struct us *s, struct ud_ahe *e, struct verbs_fail *f)
 	return 0;
 }
 
-void usa_drop(struct us *s, const struct us_key *k)
+void udsa_drop(struct us *s, const struct uds_key *k)
 {
 	struct ud_ahe *e = ud_ahmap_get(&s->ahs, k->gid, k->qpn);
 
 	if (!e)
 		return;
 	if (e->ah)
-		usa_destroy(s, e->ah);
+		udsa_destroy(s, e->ah);
 	if (e->lru)
-		usa_lru_drop(s, e->lru);
+		udsa_lru_drop(s, e->lru);
 	if (s->o->ah == OPT_AH_PEER)
-		usa_peer_drop(s, k->gid);
+		udsa_peer_drop(s, k->gid);
 	ud_ahmap_del(&s->ahs, e);
 }
 
@@ -173,7 +172,7 @@ void usa_drop(struct us *s, const struct us_key *k)
  * front of the datagram; it lives until the send completes, so the AHs held
  * never exceed the receive slots, whatever the number of clients.
  */
-static struct ibv_ah *usa_from_wc(struct us *s, const struct ibv_wc *wc, uint32_t slot)
+static struct ibv_ah *udsa_from_wc(struct us *s, const struct ibv_wc *wc, uint32_t slot)
 {
 	struct ibv_ah *ah;
 
@@ -185,13 +184,13 @@ static struct ibv_ah *usa_from_wc(struct us *s, const struct ibv_wc *wc, uint32_
 				strerror(errno ? errno : ENOMEM));
 		return NULL;
 	}
-	usa_count(s, 1);
+	udsa_count(s, 1);
 	s->slot_ah[slot] = ah;
 	return ah;
 }
 
 /* --ah lru: client e's AH, made now if it has none (evicted, or no room at its REQ) */
-static struct ibv_ah *usa_lru_ah(struct us *s, struct ud_ahe *e, uint32_t slot)
+static struct ibv_ah *udsa_lru_ah(struct us *s, struct ud_ahe *e, uint32_t slot)
 {
 	struct ud_lru *l = &s->lru;
 	struct verbs_fail f;
@@ -199,10 +198,10 @@ static struct ibv_ah *usa_lru_ah(struct us *s, struct ud_ahe *e, uint32_t slot)
 
 	if (i) {
 		ud_lru_use(l, i, true);
-	} else if (!(i = usa_lru_make(s, e, &f))) {
+	} else if (!(i = udsa_lru_make(s, e, &f))) {
 		/* EBUSY: every AH has a send out, the client resends */
 		if (f.err != EBUSY)
-			usa_warn(s, &f, e->qpn);
+			udsa_warn(s, &f, e->qpn);
 		return NULL;
 	}
 	l->e[i].inflight++;
@@ -210,16 +209,16 @@ static struct ibv_ah *usa_lru_ah(struct us *s, struct ud_ahe *e, uint32_t slot)
 	return l->e[i].ah;
 }
 
-struct ibv_ah *usa_reply(struct us *s, struct ud_ahe *e, const struct ibv_wc *wc,
+struct ibv_ah *udsa_reply(struct us *s, struct ud_ahe *e, const struct ibv_wc *wc,
 			 uint32_t slot)
 {
 	struct ud_ahe *p;
 
 	switch (s->o->ah) {
 	case OPT_AH_LRU:
-		return usa_lru_ah(s, e, slot);
+		return udsa_lru_ah(s, e, slot);
 	case OPT_AH_WC:
-		return usa_from_wc(s, wc, slot);
+		return udsa_from_wc(s, wc, slot);
 	case OPT_AH_PEER:
 		p = ud_ahmap_get(&s->peers, e->gid, UD_PEER_QPN);
 		return p ? p->ah : NULL;
@@ -228,28 +227,28 @@ struct ibv_ah *usa_reply(struct us *s, struct ud_ahe *e, const struct ibv_wc *wc
 	}
 }
 
-static void usa_lru_sent(struct us *s, uint32_t slot)
+static void udsa_lru_sent(struct us *s, uint32_t slot)
 {
 	uint32_t i = s->slot_lru[slot];
 
 	s->slot_lru[slot] = 0;
 	if (!i || --s->lru.e[i].inflight || s->lru.e[i].qpn)
 		return;
-	usa_destroy(s, s->lru.e[i].ah);
+	udsa_destroy(s, s->lru.e[i].ah);
 	ud_lru_put(&s->lru, i, true);
 }
 
-void usa_slot_done(struct us *s, uint32_t slot)
+void udsa_slot_done(struct us *s, uint32_t slot)
 {
 	if (s->slot_ah && s->slot_ah[slot]) {
-		usa_destroy(s, s->slot_ah[slot]);
+		udsa_destroy(s, s->slot_ah[slot]);
 		s->slot_ah[slot] = NULL;
 	}
 	if (s->slot_lru)
-		usa_lru_sent(s, slot);
+		udsa_lru_sent(s, slot);
 }
 
-static int usa_lru_init(struct us *s)
+static int udsa_lru_init(struct us *s)
 {
 	uint32_t max = (uint32_t)s->dev.attr.max_ah, cap = s->o->ah_max;
 
@@ -260,39 +259,39 @@ static int usa_lru_init(struct us *s)
 			cap, max);
 	if (ud_lru_init(&s->lru, cap) ||
 	    !(s->slot_lru = calloc(s->nslots, sizeof(*s->slot_lru)))) {
-		rep_fatal("calloc", "address handle pool", ENOMEM);
+		ag_fatal("calloc", "address handle pool", ENOMEM);
 		return -1;
 	}
 	return 0;
 }
 
-int usa_init(struct us *s)
+int udsa_init(struct us *s)
 {
 	if (s->o->ah == OPT_AH_WC && !(s->slot_ah = calloc(s->nslots, sizeof(*s->slot_ah)))) {
-		rep_fatal("calloc", "reply address handles", ENOMEM);
+		ag_fatal("calloc", "reply address handles", ENOMEM);
 		return -1;
 	}
 	if (s->o->ah == OPT_AH_LRU)
-		return usa_lru_init(s);
+		return udsa_lru_init(s);
 	return 0;
 }
 
-void usa_fini(struct us *s)
+void udsa_fini(struct us *s)
 {
 	for (uint32_t i = 0; s->slot_ah && i < s->nslots; i++)
 		if (s->slot_ah[i])
-			usa_destroy(s, s->slot_ah[i]);
+			udsa_destroy(s, s->slot_ah[i]);
 	free(s->slot_ah);
 	/* rdma_cm clients have no session to take their AHs with them */
 	for (uint32_t i = 0; i < s->ahs.cap; i++)
 		if (s->ahs.e[i].qpn && s->ahs.e[i].ah)
-			usa_destroy(s, s->ahs.e[i].ah);
+			udsa_destroy(s, s->ahs.e[i].ah);
 	for (uint32_t i = 0; i < s->peers.cap; i++)
 		if (s->peers.e[i].qpn)
-			usa_destroy(s, s->peers.e[i].ah);
+			udsa_destroy(s, s->peers.e[i].ah);
 	ud_ahmap_free(&s->peers);
 	for (uint32_t i = s->lru.e ? s->lru.e[0].next : 0; i; i = s->lru.e[i].next)
-		usa_destroy(s, s->lru.e[i].ah);
+		udsa_destroy(s, s->lru.e[i].ah);
 	if (s->lru.evicted)
 		ag_warn("--ah lru: %llu address handles evicted, at most %u held",
 			(unsigned long long)s->lru.evicted, s->lru.cap);

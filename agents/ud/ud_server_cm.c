@@ -19,19 +19,20 @@
 #include "agents/cm.h"
 #include "agents/tag.h"
 #include "agents/ud/ud_server.h"
+#include "common/proto.h"
 
-int usm_open(struct us *s)
+int udsm_open(struct us *s)
 {
 	s->cmch = agcm_channel("server");
 	if (!s->cmch)
 		return -1;
 	if (agcm_listen(s->cmch, s->o, RDMA_PS_UDP, &s->listen))
 		return -1;
-	return tag_watch(s->ep, s->cmch->fd, EPOLLIN, TAG(US_T_CM, 0, 0), "rdma_cm channel");
+	return tag_watch(s->ep, s->cmch->fd, EPOLLIN, TAG(UDS_T_CM, 0, 0), "rdma_cm channel");
 }
 
 /* The REQ record of a SIDR REQ's private data; the CM's padding must be zero. */
-static const char *usm_parse(struct rdma_cm_id *id, const struct rdma_ud_param *ud,
+static const char *udsm_parse(struct rdma_cm_id *id, const struct rdma_ud_param *ud,
 			     struct oob_rec *req)
 {
 	const struct sockaddr_in *sa = (const struct sockaddr_in *)rdma_get_peer_addr(id);
@@ -57,13 +58,13 @@ static const char *usm_parse(struct rdma_cm_id *id, const struct rdma_ud_param *
 	return NULL;
 }
 
-static void usm_request(struct us *s, struct rdma_cm_id *id, const struct rdma_ud_param *ud)
+static void udsm_request(struct us *s, struct rdma_cm_id *id, const struct rdma_ud_param *ud)
 {
 	struct rdma_conn_param cp = { 0 };
 	uint8_t buf[OOB_REC_LEN];
 	struct oob_rec req, rep;
 	struct verbs_fail f;
-	const char *why = usm_parse(id, ud, &req);
+	const char *why = udsm_parse(id, ud, &req);
 	bool ok;
 
 	if (why) {
@@ -77,8 +78,8 @@ static void usm_request(struct us *s, struct rdma_cm_id *id, const struct rdma_u
 			ag_warn("rdma_reject: %s", strerror(errno));
 		return;
 	}
-	ok = !us_admit(s, &req, &f);
-	us_answer(s, &req, ok ? NULL : &f, &rep);
+	ok = !uds_admit(s, &req, &f);
+	uds_answer(s, &req, ok ? NULL : &f, &rep);
 	if (oob_encode(&rep, buf)) {
 		ag_warn("REQ id %u: the answer does not encode", req.id);
 		return;
@@ -91,7 +92,7 @@ static void usm_request(struct us *s, struct rdma_cm_id *id, const struct rdma_u
 			strerror(errno));
 }
 
-void usm_event(struct us *s)
+void udsm_event(struct us *s)
 {
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
@@ -107,7 +108,7 @@ void usm_event(struct us *s)
 		id = ev->id;
 		req = ev->event == RDMA_CM_EVENT_CONNECT_REQUEST;
 		if (req)
-			usm_request(s, id, &ev->param.ud);
+			udsm_request(s, id, &ev->param.ud);
 		else if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
 			s->stop = true;
 		/* ids are destroyed only once their event is acknowledged */
@@ -118,7 +119,7 @@ void usm_event(struct us *s)
 	}
 }
 
-void usm_close(struct us *s)
+void udsm_close(struct us *s)
 {
 	agcm_close(&s->cmch, &s->listen, s->o->ports);
 }

@@ -9,7 +9,6 @@
 
 #include "agents/ag.h"
 #include "agents/verbs/poll.h"
-#include "agents/report.h"
 #include "common/clock.h"
 
 #define POLL_BATCH 32
@@ -110,7 +109,7 @@ static int poll_drain(struct poll_cq *c, poll_wc_cb cb, void *arg)
 		got += n;
 	}
 	if (n < 0) {
-		rep_fatal("ibv_poll_cq", "CQ", EIO);
+		ag_fatal("ibv_poll_cq", "CQ", EIO);
 		return -1;
 	}
 	return got;
@@ -122,7 +121,7 @@ static int poll_arm_drain(struct poll_cq *c, poll_wc_cb cb, void *arg)
 	int err = ibv_req_notify_cq(c->cq, 0);
 
 	if (err) {
-		rep_fatal("ibv_req_notify_cq", "CQ", err);
+		ag_fatal("ibv_req_notify_cq", "CQ", err);
 		return -1;
 	}
 	return poll_drain(c, cb, arg);
@@ -192,7 +191,7 @@ static int poll_on_event(struct poll_chan *pl, struct poll_cq *c, poll_wc_cb cb,
 	}
 	if (!poll_hot_add(pl, c, clock_ns()))
 		return 0;
-	rep_fatal("malloc", "hot CQ list", ENOMEM);
+	ag_fatal("malloc", "hot CQ list", ENOMEM);
 	return -1;
 }
 
@@ -204,7 +203,7 @@ int poll_run(struct poll_chan *pl, poll_wc_cb cb, void *arg)
 	for (;;) {
 		if (ibv_get_cq_event(pl->ch, &cq, &ctx)) {
 			if (errno != EAGAIN && errno != EINTR) {
-				rep_fatal("ibv_get_cq_event", "completion channel", errno);
+				ag_fatal("ibv_get_cq_event", "completion channel", errno);
 				return -1;
 			}
 			break;

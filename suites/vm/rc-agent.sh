@@ -498,14 +498,14 @@ t_window() {
 	rdc_bg_kill
 }
 
-# The server's pool is a lead (rc_server.h RS_POOL_LEAD), not --pool: asked for
+# The server's pool is a lead (rc_server.h RCS_POOL_LEAD), not --pool: asked for
 # four leads' worth with no client coming, it makes one lead of endpoints.
 t_lead() {
 	local win lead desc
 
 	win=$(sed -n 's/^#define OOB_WINDOW \([0-9]*\).*/\1/p' "$RDC_ROOT/agents/oob/oob.h")
-	lead=$(lead_of RS_POOL_LEAD "$win" agents/rc/rc_server.h)
-	desc="pool: --pool=$((4 * ${lead:-0})) with no client holds one lead ($lead endpoints, RS_POOL_LEAD)"
+	lead=$(lead_of RCS_POOL_LEAD "$win" agents/rc/rc_server.h)
+	desc="pool: --pool=$((4 * ${lead:-0})) with no client holds one lead ($lead endpoints, RCS_POOL_LEAD)"
 	if [ -n "$lead" ] && server srv --pool=$((4 * lead)) &&
 	   idle_is 60 qp="$lead" cq=$((2 * lead)) mr=$((2 * lead)) pd=1 ctx=1; then
 		tap_ok "$desc"
