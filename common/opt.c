@@ -122,14 +122,6 @@ const struct opt_def opt_defs[OPT_N] = {
 			  .help = "PEM private key of --tls-cert" },
 };
 
-const struct opt_def *opt_find(const char *name)
-{
-	for (int i = 0; i < OPT_N; i++)
-		if (!strcmp(opt_defs[i].name, name))
-			return &opt_defs[i];
-	return NULL;
-}
-
 int opt_device(const char *s, struct opt_dev *d)
 {
 	size_t n = s ? strcspn(s, ":") : 0;

@@ -130,9 +130,6 @@ struct opt_def {
 /* indexed by enum opt_id */
 extern const struct opt_def opt_defs[OPT_N];
 
-/* The option called name (no "--"), or NULL. */
-const struct opt_def *opt_find(const char *name);
-
 /*
  * Parses s as a value of option id into *out (the number, or the enum value).
  * Returns 0, or -1 with "invalid value 'S' for --NAME (want ...)" in err.
