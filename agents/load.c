@@ -24,24 +24,24 @@ static inline uint64_t load_mix(uint64_t z)
 	return z ^ (z >> 31);
 }
 
-static inline uint64_t load_word(uint64_t seed, uint64_t w)
+static inline uint64_t load_word(uint64_t key, uint64_t w)
 {
-	return load_mix(seed + (w + 1) * LOAD_GOLDEN);
+	return load_mix(key + (w + 1) * LOAD_GOLDEN);
 }
 
-static inline uint64_t load_seed(uint32_t id, uint32_t seq)
+static inline uint64_t load_key(uint32_t id, uint32_t seq)
 {
 	return load_mix(((uint64_t)id << 32) | seq);
 }
 
 void load_payload(uint32_t id, uint32_t seq, size_t off, uint8_t *buf, size_t len)
 {
-	uint64_t seed = load_seed(id, seq), w = load_word(seed, off / 8);
+	uint64_t key = load_key(id, seq), w = load_word(key, off / 8);
 	size_t i;
 
 	for (i = 0; i < len; i++, off++) {
 		if (i && !(off % 8))
-			w = load_word(seed, off / 8);
+			w = load_word(key, off / 8);
 		buf[i] = (uint8_t)(w >> (8 * (off % 8)));
 	}
 }
@@ -49,12 +49,12 @@ void load_payload(uint32_t id, uint32_t seq, size_t off, uint8_t *buf, size_t le
 size_t load_payload_check(uint32_t id, uint32_t seq, size_t off,
 			  const uint8_t *buf, size_t len)
 {
-	uint64_t seed = load_seed(id, seq), w = load_word(seed, off / 8);
+	uint64_t key = load_key(id, seq), w = load_word(key, off / 8);
 	size_t i;
 
 	for (i = 0; i < len; i++, off++) {
 		if (i && !(off % 8))
-			w = load_word(seed, off / 8);
+			w = load_word(key, off / 8);
 		if (buf[i] != (uint8_t)(w >> (8 * (off % 8))))
 			return i;
 	}

@@ -9,8 +9,8 @@
  * Scheduling: connections ready for their next round trip wait in a FIFO. With
  * workers == 0 every ready connection starts at once; with workers == W at most W
  * round trips are in flight over all connections, and a freed worker takes the
- * oldest ready connection (round-robin over the pool, as in the seed's client
- * pool). After a round trip a connection thinks think_ms before it is ready again;
+ * oldest ready connection (round-robin over the pool of
+ * workers). After a round trip a connection thinks think_ms before it is ready again;
  * since every think time is equal, deadlines leave in FIFO order and one timerfd
  * serves them all. The timerfd also carries the traffic-phase deadline
  * (common/deadline.h), which fails every unfinished connection with err=timeout.

@@ -59,10 +59,9 @@
  * the kernel frees what a killed agent still held as it exits (the process is
  * reaped only then). The baseline check after a point waits for the counters
  * DL_TEARDOWN_S plus DL_TEARDOWN_US per object still held when it starts: a
- * slow teardown is waited for, what is left after that is a leak. Measured
- * under TCG at host load 15: ~1.1 ms per object freed by the agent itself (a
- * server of 21,500 endpoints, QP + MR each), ~0.75 ms by the kernel as a
- * killed one exits; twice that here.
+ * slow teardown is waited for, what is left after that is a leak. An agent
+ * frees an object (QP + MR of an endpoint) in ~1.1 ms under TCG, the kernel
+ * frees a killed one's in ~0.75 ms; DL_TEARDOWN_US is twice the slower.
  */
 #define DL_TEARDOWN_S 5
 #define DL_TEARDOWN_US 2000

@@ -82,8 +82,8 @@ struct opt_dev {
  * --transport ud, --workers 0: the round trips in flight per client agent, so
  * that every send of every round trip in flight (OPT_UD_TRIES each, resends
  * included) fits the server's receive slots together: its RQ cannot overflow,
- * and a round trip is lost only when the network drops it. "All at once" past
- * the slots was 10,000 first datagrams into 4,096 slots and 2,508 lost.
+ * and a round trip is lost only when the network drops it: past the slots,
+ * first datagrams are dropped at the server's RQ, not in the network.
  */
 static inline long opt_ud_workers(long workers, long agents)
 {

@@ -56,8 +56,8 @@
  * session; the others wait in the client until answers come back. So neither
  * side's TCP window stays zero while its peer is busy (a busy server reads a
  * session only in its turn, and a zero window held past the control
- * connections' TCP_USER_TIMEOUT, common/deadline.h, ends the session: 180,000
- * connections lost at 200,000 before this). 32 records are 2,752 bytes in TLS
+ * connections' TCP_USER_TIMEOUT, common/deadline.h, ends the session and every
+ * connection it carries). 32 records are 2,752 bytes in TLS
  * records (64 + 22 each); even at one TCP segment each (about 1 KiB of kernel
  * buffer apiece, skb truesize) they take under 32 KiB, a quarter of Linux's
  * default receive buffer (tcp_rmem 131072), both ways: the server answers at

@@ -4,7 +4,7 @@
  * model they share.
  *
  * One device context and one PD per agent process. Per connection (struct
- * rc_ep), by default the seed's footprint: 1 RC QP, a send CQ and a recv CQ, a
+ * rc_ep), by default one QP set per client: 1 RC QP, a send CQ and a recv CQ, a
  * send MR and a recv MR (two halves of one buffer). --cq shared puts the QPs
  * on a pool of CQs, each sized from the device's max_cqe and serving
  * max_cqe / RC_QP_CQE QPs; a full pool gets another CQ. --srq gives the agent

@@ -2,8 +2,8 @@
 /*
  * rc client, --cm oob-tls: QP exchange over TLS sessions. --oob-session
  * per-agent (default) opens one session at the first connection and pipelines
- * every REQ through it; per-conn gives each connection its own handshake (the
- * seed's model). A session that fails fails every connection still waiting on
+ * every REQ through it; per-conn gives each connection its own handshake (one
+ * TLS session per client). A session that fails fails every connection still waiting on
  * it, and any that would start on it later, with the session's call and reason;
  * the traffic of the connections it brought up fails too: the server ends a
  * session only when it drops it or dies, and waiting for their QPs to learn it
@@ -15,15 +15,13 @@
  * the endpoints of the others are made at their start and their REQs wait in
  * the session's queue (FIFO, through rcc.onext) until answers free the window.
  * An agent's one session (per-agent) starts at most RCC_OOB_LEAD connections
- * ahead of their answers (phase.h's lead): started all at "go", 80,000 clients
- * in a 3 GiB guest made 80,000 endpoints while the server answered 20,000,
- * and memory ran out at 20,118 connected where 50,000 asked held 48,986. The
- * lead is what the client makes while the server answers: with two windows
- * (64), 20,000 clients on one agent took 211 s where all at "go" took 162 s
- * (host load 4): the agent waited for answers with nothing made (the
- * exchange's p99 was 0.75 s, ~470 endpoints at create_qp's p50 of 1.6 ms).
- * 16 windows cover that; at a point memory ends, 512 endpoints an agent
- * (~9 MB) is what the lead holds. per-conn sessions carry one REQ each, and
+ * ahead of their answers (phase.h's lead): endpoints made all at "go" hold
+ * memory for connections the server has not answered, so a point would end at
+ * the client's memory before the server's. The lead is what the client makes
+ * while one exchange is answered: an exchange's p99 of 0.75 s is ~470
+ * endpoints at create_qp's 1.6 ms, so 16 windows (512 endpoints, ~9 MB an
+ * agent); a shorter lead leaves the agent waiting for answers with nothing
+ * made. per-conn sessions carry one REQ each, and
  * --qp-share makes only its K endpoints: no lead.
  */
 #include <errno.h>

@@ -72,11 +72,10 @@ enum { RCS_T_CTL = 1, RCS_T_CHAN, RCS_T_TICK, RCS_T_LISTEN, RCS_T_SESS, RCS_T_CM
  * A request whose answer took longer than this blocked in the kernel (an RTR
  * waiting on a neighbour nobody answers takes the kernel's 1 s): the session's
  * turn ends there, and RCS_SLOW_MAX such requests in a row drop it ("slow_path").
- * RCS_SLOW_MAX is not 2: on a loaded TCG host an honest agent session carrying
- * 5,000 REQs had two answers over 500 ms (544, 649 ms) and lost all its clients;
- * a session that stalls the loop 8 times running (>= 4 s) is not honest load.
- * In a row, not in all: a session carrying 10,000 REQs (host load 17) met its
- * 8th slow answer among thousands of fast ones and lost every client.
+ * A loaded host makes an honest session's answer slow now and then, scattered
+ * among fast ones; a session that stalls the loop 8 times running (>= 4 s) is
+ * not honest load. So in a row, not in all: a fast answer starts the count
+ * again.
  */
 #define RCS_SLOW_NS (500 * 1000000ull)
 #define RCS_SLOW_MAX 8

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * rc server, thread model (--server-model thread): the seed's design, kept to
- * measure against the event model. The main thread accepts TLS connections and
+ * rc server, thread model (--server-model thread): a thread per session, kept
+ * to measure against the event model. The main thread accepts TLS connections and
  * reads stdin; each session gets a thread with a blocking TLS socket (send and
  * receive timeouts of --timeout bound a stalled peer) and a completion channel
  * of its own, and waits in poll() on both. The device context and the PD are

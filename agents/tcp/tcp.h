@@ -5,7 +5,7 @@
  * Server: a stream echo. Each connection's bytes go back as they arrive; no
  * framing, the client knows --size. --server-model event (default) is epoll with
  * nonblocking sockets, one loop per --server-threads, each with SO_REUSEPORT
- * listeners of its own; thread is the seed's thread-per-client with blocking
+ * listeners of its own; thread is thread per client with blocking
  * sockets. Per-connection state is a small slot in a table indexed by fd; an echo
  * buffer is allocated only while a write is partial. A peer that resets, errors
  * or stops reading for --timeout seconds is dropped ("drop" record); a clean EOF

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * TCP echo server, thread model (--server-model thread): the seed's design, one
- * thread per client on a blocking socket, kept to measure against the event
- * model. The main thread accepts and reads stdin in one epoll loop.
+ * TCP echo server, thread model (--server-model thread): thread per client
+ * on a blocking socket, kept to measure against the event model. The main thread accepts and reads stdin in one epoll loop.
  */
 #include <errno.h>
 #include <fcntl.h>
