@@ -324,7 +324,7 @@ static int uds_init(struct us *s)
 		ag_warn("--transport ud runs one event loop and one QP; --server-threads %u ignored",
 			o->server_threads);
 	if (o->cm == OPT_CM_RDMACM)
-		return udsm_open(s);
+		return udscm_open(s);
 	return srv_lis_open(&s->lis, o, s->ep, UDS_T_LISTEN, false, false);
 }
 
@@ -355,7 +355,7 @@ static int uds_loop(struct us *s)
 				uds_sess_event(s, TAG_VAL(t), TAG_GEN(t));
 				break;
 			case UDS_T_CM:
-				udsm_event(s);
+				udscm_event(s);
 				break;
 			}
 		}
@@ -375,7 +375,7 @@ static void uds_fini(struct us *s)
 	free(s->sess);
 	free(s->gens);
 	srv_lis_close(&s->lis);
-	udsm_close(s);
+	udscm_close(s);
 	if (s->ep >= 0)
 		close(s->ep);
 	SSL_CTX_free(s->ssl);

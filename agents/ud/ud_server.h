@@ -83,8 +83,8 @@ void uds_answer(const struct us *s, const struct oob_rec *req, const struct verb
 	       struct oob_rec *rep);
 
 /* --cm rdmacm: listening ids on RDMA_PS_UDP, one per --port, in s->ep */
-int udsm_open(struct us *s);
-void udsm_event(struct us *s);
-void udsm_close(struct us *s);
+int udscm_open(struct us *s);
+void udscm_event(struct us *s);
+void udscm_close(struct us *s);
 
 #endif

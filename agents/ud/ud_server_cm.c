@@ -21,7 +21,7 @@
 #include "agents/ud/ud_server.h"
 #include "common/proto.h"
 
-int udsm_open(struct us *s)
+int udscm_open(struct us *s)
 {
 	s->cmch = agcm_channel("server");
 	if (!s->cmch)
@@ -32,7 +32,7 @@ int udsm_open(struct us *s)
 }
 
 /* The REQ record of a SIDR REQ's private data; the CM's padding must be zero. */
-static const char *udsm_parse(struct rdma_cm_id *id, const struct rdma_ud_param *ud,
+static const char *udscm_parse(struct rdma_cm_id *id, const struct rdma_ud_param *ud,
 			     struct oob_rec *req)
 {
 	const struct sockaddr_in *sa = (const struct sockaddr_in *)rdma_get_peer_addr(id);
@@ -58,13 +58,13 @@ static const char *udsm_parse(struct rdma_cm_id *id, const struct rdma_ud_param 
 	return NULL;
 }
 
-static void udsm_request(struct us *s, struct rdma_cm_id *id, const struct rdma_ud_param *ud)
+static void udscm_request(struct us *s, struct rdma_cm_id *id, const struct rdma_ud_param *ud)
 {
 	struct rdma_conn_param cp = { 0 };
 	uint8_t buf[OOB_REC_LEN];
 	struct oob_rec req, rep;
 	struct verbs_fail f;
-	const char *why = udsm_parse(id, ud, &req);
+	const char *why = udscm_parse(id, ud, &req);
 	bool ok;
 
 	if (why) {
@@ -92,7 +92,7 @@ static void udsm_request(struct us *s, struct rdma_cm_id *id, const struct rdma_
 			strerror(errno));
 }
 
-void udsm_event(struct us *s)
+void udscm_event(struct us *s)
 {
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
@@ -108,7 +108,7 @@ void udsm_event(struct us *s)
 		id = ev->id;
 		req = ev->event == RDMA_CM_EVENT_CONNECT_REQUEST;
 		if (req)
-			udsm_request(s, id, &ev->param.ud);
+			udscm_request(s, id, &ev->param.ud);
 		else if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
 			s->stop = true;
 		/* ids are destroyed only once their event is acknowledged */
@@ -119,7 +119,7 @@ void udsm_event(struct us *s)
 	}
 }
 
-void udsm_close(struct us *s)
+void udscm_close(struct us *s)
 {
 	agcm_close(&s->cmch, &s->listen, s->o->ports);
 }
