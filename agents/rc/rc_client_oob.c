@@ -21,8 +21,8 @@
  * while one exchange is answered: an exchange's p99 of 0.75 s is ~470
  * endpoints at create_qp's 1.6 ms, so 16 windows (512 endpoints, ~9 MB an
  * agent); a shorter lead leaves the agent waiting for answers with nothing
- * made. per-conn sessions carry one REQ each, and
- * --qp-share makes only its K endpoints: no lead.
+ * made. per-conn sessions carry one REQ each, and --qp-share makes only its
+ * K endpoints: no lead.
  */
 #include <errno.h>
 #include <stdlib.h>
