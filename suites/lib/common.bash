@@ -10,6 +10,7 @@
 #       rdc_run run --clients 100 --transport tcp
 #       assert_success
 #       [ "$(rdc_kv connected)" -eq 100 ]
+#       [ "$(rdc_out_word success)" = 100.00% ]
 #   }
 #
 # Debian bookworm ships bats 1.8.2, where `skip` in setup_file() fails the file
@@ -30,6 +31,12 @@ rdc_require_cmd() { rdc_have_cmd "$1" || skip "$RDC_WHY"; }
 # A missing binary is a broken build, not a reason to skip.
 rdc_require_rdmacap() {
 	[ -x "$RDMACAP" ] || fail "$RDMACAP missing: run make"
+}
+
+# rdc_out_word KEY: the last KEY=WORD of bats' $output (kv.sh's rdc_word),
+# on any line: a figure, a result's description, a subtest's line.
+rdc_out_word() {
+	rdc_word "$1" <<<"$output"
 }
 
 # rdc_run ARGS...: rdmacap ARGS under bats' run: $status, $output (stdout, the

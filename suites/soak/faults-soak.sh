@@ -32,7 +32,7 @@ cleanup() {
 }
 
 one() {
-	local k=$1 f m tr out err rc ok=0 t0 dt desc
+	local k=$1 f m tr out err rc ok=0 t0 dt desc left
 
 	f=${FAULTS[RANDOM % ${#FAULTS[@]}]}
 	m=${MODELS[RANDOM % ${#MODELS[@]}]}
@@ -53,8 +53,8 @@ one() {
 		grep -m3 -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$err" | sed 's/^/# san: /'
 		ok=1
 	fi
-	ip netns list | grep -q '^rdc' && { tap_diag "rdc namespace left"; ok=1; }
-	pgrep -x rdmacap-agent >/dev/null && { tap_diag "agent left"; ok=1; }
+	left=$(rdc_leftovers)
+	[ -z "$left" ] || { tap_diag "left: $left"; ok=1; }
 	rdc_result "$ok" "$desc" "$out" "$err"
 }
 

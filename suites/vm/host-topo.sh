@@ -50,8 +50,6 @@ snapshot() {
 	done
 }
 
-counters() { rdma -j resource show 2>/dev/null | tr -d ' \n'; }
-
 # the stand-in for an RNIC, made by the suite as a driver would have made it
 make_nic() {
 	modprobe -a rdma_rxe ib_uverbs rdma_ucm veth || return 1
@@ -80,7 +78,7 @@ trap cleanup EXIT
 make_nic || { tap_skip_all "could not make the stand-in NIC ($NIC, $DEV)"; exit 4; }
 tap_plan 9
 BEFORE=$(snapshot)
-BASE=$(counters)
+BASE=$(rdc_res)
 
 "$RDMACAP" env >"$W/env.tap" 2>&1
 line=$(grep -m1 "dev=$DEV port=1 " "$W/env.tap")
@@ -145,11 +143,11 @@ BEFORE=${BEFORE/net.core.somaxconn=64/net.core.somaxconn=$old}
 
 sleep 1
 AFTER=$(snapshot)
-if [ "$AFTER" = "$BEFORE" ] && [ "$(counters)" = "$BASE" ]; then
+if [ "$AFTER" = "$BEFORE" ] && [ "$(rdc_res)" = "$BASE" ]; then
 	tap_ok "the host as found: namespaces, links, addresses, rdma links, sysctls, RDMA counters"
 else
 	diff <(echo "$BEFORE") <(echo "$AFTER") | sed 's/^/# /'
-	tap_fail "the host as found" "counters before $BASE after $(counters)"
+	tap_fail "the host as found" "counters before $BASE after $(rdc_res)"
 fi
 tap_totals
 exit "$(tap_exit_code)"

@@ -107,8 +107,11 @@ make_hosts() {
 ssh_ok() { ssh -F "$W/ssh_config" -o BatchMode=yes -o ConnectTimeout=5 "$1" true </dev/null; }
 
 # agents anywhere: the hosts share this VM's process table
-agents_running() { ps -eo args= | grep -c '^[^ ]*rdmacap-agent --role=' ; }
-run_dirs() { ls -d /tmp/rdmacap-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-h* 2>/dev/null | wc -l; }
+agents_running() { rdc_agents | wc -l; }
+three_agents() { [ "$(agents_running)" -ge 3 ]; }
+run_dirs() {
+	find /tmp -mindepth 1 -maxdepth 1 -name 'rdmacap-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-h*' | wc -l
+}
 
 HOSTS_RC="${ADDR[0]}/${DEV[0]},${ADDR[1]}/${DEV[1]},${ADDR[2]}/${DEV[2]}"
 HOSTS_TCP="${ADDR[0]},${ADDR[1]},${ADDR[2]}"
@@ -198,7 +201,7 @@ fi
 "$RDMACAP" run --hosts "$HOSTS_TCP" --transport tcp --clients 20 --msgs 100000 --think-ms 20 \
 	>"$W/killed.tap" 2>&1 3>&- </dev/null &
 orch=$!
-for _ in $(seq 150); do [ "$(agents_running)" -ge 3 ] && break; sleep 0.2; done
+rdc_wait_for 30 three_agents
 seen=$(agents_running)
 kill -KILL "$orch"
 wait "$orch" 2>/dev/null
@@ -207,7 +210,8 @@ left=$(agents_running)
 if [ "$seen" -ge 3 ] && [ "$left" = 0 ]; then
 	tap_ok "SIGKILLed orchestrator: $seen agents running before, none on any host 10 s after"
 else
-	ps -eo pid,args | grep '[r]dmacap-agent' | sed 's/^/# /'
+	pids=$(rdc_agents | paste -sd, -)
+	[ -z "$pids" ] || ps -o pid,args -p "$pids" | sed 's/^/# /'
 	tap_fail "SIGKILLed orchestrator" "agents before $seen, after 10 s $left"
 fi
 

@@ -111,7 +111,7 @@ t_limit() {
 
 tap_init
 tap_plan 3
-BASE=$(rdc_res_line)
+BASE=$(rdc_res)
 for t in run limit; do
 	if [[ $TESTS == *" $t "* ]]; then
 		"t_$t"
