@@ -5,6 +5,7 @@
 # tuned; what the topology's options accept and refuse before anything runs.
 # The rxe side (a device rdmacap did not make) is suites/vm/host-topo.sh.
 
+# shellcheck disable=SC2154 # bats' run sets output, stderr and status
 load lib/common
 
 setup() {

@@ -4,6 +4,7 @@
 # The TCP path end to end: the orchestrator, real agents, real sockets, every
 # echo checked. Runs on any Linux host; the namespace topologies need root.
 
+# shellcheck disable=SC2154 # bats' run sets output, stderr and status
 load lib/common
 
 setup() {

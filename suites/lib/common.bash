@@ -16,6 +16,7 @@
 # Debian bookworm ships bats 1.8.2, where `skip` in setup_file() fails the file
 # (fixed in 1.9, bats-core PR #687): call the rdc_require_* helpers from setup().
 
+# shellcheck disable=SC2154 # bats' run sets output, stderr and status
 # shellcheck source=common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 

@@ -153,8 +153,8 @@ rdc_capture() {
 	shift
 	OUT=$f.tap
 	rdc_rdmacap "$@" >"$OUT" 2>"$f.err"
-	# shellcheck disable=SC2034 # the caller's
 	RC=$?
+	# shellcheck disable=SC2119 # without TEXT it reads stdin
 	rdc_kv_parse <"$OUT"
 }
 

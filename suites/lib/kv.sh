@@ -21,6 +21,7 @@ declare -gA RDC_KV=() RDC_TOTALS=()
 # from its own lines if keys repeat. A line may carry several pairs ("# qp=10
 # cq=20"); a word without '=' continues the value before it ("# cause=ENOMEM
 # from ibv_create_qp").
+# shellcheck disable=SC2034 # RDC_TOTALS is for the suites
 rdc_kv_parse() {
 	local line w k
 	local -a words

@@ -79,6 +79,7 @@ rcp__listens() {
 
 # stdin held open after FILE: s_server ends its session at EOF there
 rcp_peer_server() {
+	# shellcheck disable=SC2016 # expanded by the inner bash
 	rdc_bg ip netns exec "$SNS" bash -c '{ cat "$1"; sleep 60; } | exec openssl s_server \
 		-quiet -naccept 1 -accept "$2" -cert "$3/server.pem" -key "$3/server.key" \
 		-CAfile "$3/ca.pem" -Verify 1 >"$4"' _ "$1" "$SADDR:$PORT" "$W/pki" "$2"
@@ -157,7 +158,7 @@ rcp__up() {
 	local out
 
 	out=$(rdc_rdmacap up --topology pair --rxe --run "$RUN" 2>"$W/up.err") || {
-		echo "$out" | sed 's/^/# /'
+		tap_diag "$out"
 		return 1
 	}
 	rdc_up_ends "$out"

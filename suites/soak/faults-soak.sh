@@ -41,7 +41,7 @@ one() {
 	desc="soak $k: $tr $m --fault $f"
 	out=$W/$k.tap err=$W/$k.err
 	t0=$SECONDS
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # m is one option or none
 	rdc_timeout 120 "$SAN/rdmacap" run --transport $tr $m --topology pair --clients 10 \
 		--agents 2 --msgs 20 --think-ms 100 --fault "$f" >"$out" 2>"$err"
 	rc=$?

@@ -51,7 +51,7 @@ t_clean() {
 		--msgs "$MSGS" --json "$W/clean.json" >"$OUT" 2>"$W/clean.err" || ok=1
 	grep -E '^ *# (wire_|qp_)' "$OUT" | sed 's/^ *//'
 	for v in "wire_srv sent_pkts" "wire_srv rcvd_pkts" "wire_cli sent_pkts" "wire_cli rcvd_pkts"; do
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2086 # v is two words: LINE KEY
 		ge "$(rdc_line_kv $v)" "$need" || { tap_diag "$v=$(rdc_line_kv $v) < $need"; ok=1; }
 	done
 	[ "$(rdc_line_kv qp_peak qp_peak)" = $((2 * CLIENTS)) ] || ok=1

@@ -67,7 +67,7 @@ make_nic() {
 }
 
 # run_ok NAME ARGS...: rdmacap run ARGS, TAP in $W/NAME.tap; why it is not 100% in why
-RC=0 why= OUT=
+RC=0 why='' OUT=''
 run_ok() {
 	rdc_capture "$W/$1" run --topology host "${@:2}"
 	why=$(rdc_clean_why)
@@ -94,19 +94,17 @@ GIDX=$(sed -n "s/.*[ ,]\([0-9]*\):RoCEv2:$ADDR.*/\1/p" <<<"$line")
 run_ok rc --device "$DEV" --server-addr "$ADDR" --transport rc --clients 50 --msgs 20
 grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" not back to baseline"
 grep -q "device=$DEV" "$OUT" || why+=" device not named"
-[ -z "$why" ] && tap_ok "rc on $DEV at $ADDR: 50/50, verified, counters back" ||
-	tap_fail "rc on $DEV" "$why; $(grep -m1 -E 'why|cause|Bail' "$OUT")"
+if [ -z "$why" ]; then tap_ok "rc on $DEV at $ADDR: 50/50, verified, counters back"; else tap_fail "rc on $DEV" "$why; $(grep -m1 -E 'why|cause|Bail' "$OUT")"; fi
 
 run_ok tcp --server-addr "$ADDR" --transport tcp --clients 200 --msgs 10
-[ -z "$why" ] && tap_ok "tcp at $ADDR: 200/200, verified" || tap_fail "tcp at $ADDR" "$why"
+if [ -z "$why" ]; then tap_ok "tcp at $ADDR: 200/200, verified"; else tap_fail "tcp at $ADDR" "$why"; fi
 
 run_ok ud --device "$DEV" --server-addr "$ADDR" --transport ud --clients 20 --msgs 10
-[ -z "$why" ] && tap_ok "ud on $DEV: 20/20, verified" || tap_fail "ud on $DEV" "$why"
+if [ -z "$why" ]; then tap_ok "ud on $DEV: 20/20, verified"; else tap_fail "ud on $DEV" "$why"; fi
 
 run_ok gid --device "$DEV:1" --gid-index "${GIDX:-1}" --transport rc --clients 10
 [ -n "$GIDX" ] || why+=" no GID index from env"
-[ -z "$why" ] && tap_ok "rc --device $DEV:1 --gid-index $GIDX (server address from the GID): 100%" ||
-	tap_fail "rc --device $DEV:1 --gid-index $GIDX" "$why; $(grep -m1 Bail "$OUT")"
+if [ -z "$why" ]; then tap_ok "rc --device $DEV:1 --gid-index $GIDX (server address from the GID): 100%"; else tap_fail "rc --device $DEV:1 --gid-index $GIDX" "$why; $(grep -m1 Bail "$OUT")"; fi
 
 t0=$EPOCHREALTIME
 rdc_rdmacap run --topology host --device nosuchdev0 --transport rc --clients 2 >"$W/nodev.tap" 2>&1

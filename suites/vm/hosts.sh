@@ -97,6 +97,7 @@ make_hosts() {
 			LogLevel ERROR
 		CONF
 		# ip netns exec gives sshd its own mount namespace: the bind stays there
+		# shellcheck disable=SC2016 # expanded by the inner sh
 		ip netns exec "${NS[$k]}" sh -c 'mount --bind "$1" /root && exec /usr/sbin/sshd -D -f "$2" -E "$3"' \
 			sshd "$W/home" "$W/sshd$k.conf" "$W/sshd$k.log" 3>&- </dev/null &
 		SSHD_PIDS+=($!)
@@ -154,17 +155,15 @@ for k in 1 2; do
 done
 grep -q "hosts_total hosts=3 agents=3 clients=40 connected=40" "$OUT" || why+=" total"
 grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" counters not back"
-[ -z "$why" ] && tap_ok "rc over 3 hosts: 40/40, verified, each host 20 on its own device, every host back at baseline" ||
-	tap_fail "rc over 3 hosts" "$why"
+if [ -z "$why" ]; then tap_ok "rc over 3 hosts: 40/40, verified, each host 20 on its own device, every host back at baseline"; else tap_fail "rc over 3 hosts" "$why"; fi
 
 hrun tcp --hosts "$HOSTS_TCP" --transport tcp --clients 200 --msgs 5
-[ -z "$why" ] && tap_ok "tcp over 3 hosts: 200/200, verified" || tap_fail "tcp over 3 hosts" "$why"
+if [ -z "$why" ]; then tap_ok "tcp over 3 hosts: 200/200, verified"; else tap_fail "tcp over 3 hosts" "$why"; fi
 
 hrun push --hosts "$HOSTS_TCP" --push --transport tcp --clients 20 --msgs 5
 grep -q "rdmacap-agent" "$W/push.err" && grep -q "/tmp/rdmacap-.*-h1/rdmacap-agent" "$W/push.err" ||
 	why+=" the pushed path not used"
-[ -z "$why" ] && tap_ok "--push: the agent copied to each host's run directory, libraries checked, 100%" ||
-	tap_fail "--push" "$why"
+if [ -z "$why" ]; then tap_ok "--push: the agent copied to each host's run directory, libraries checked, 100%"; else tap_fail "--push" "$why"; fi
 
 why=
 jq -e '.points[0].hosts | length == 3' "$W/rc.json" >/dev/null || why+=" hosts[]"
@@ -172,8 +171,7 @@ jq -e '.points[0].total.connected == 40' "$W/rc.json" >/dev/null || why+=" total
 jq -e '[.points[0].hosts[] | .back_at_base] | all' "$W/rc.json" >/dev/null || why+=" back_at_base"
 "$RDMACAP" report "$W/rc.json" >"$W/report.md" 2>&1 || why+=" report exit $?"
 grep -q "| ${ADDR[1]} | client |" "$W/report.md" || why+=" no per-host table"
-[ -z "$why" ] && tap_ok "JSON: hosts[3] and total; rdmacap report draws the per-host table" ||
-	tap_fail "JSON and report per host" "$why"
+if [ -z "$why" ]; then tap_ok "JSON: hosts[3] and total; rdmacap report draws the per-host table"; else tap_fail "JSON and report per host" "$why"; fi
 
 t0=${EPOCHREALTIME%.*}
 rdc_rdmacap run --hosts "${ADDR[0]},10.78.0.99" --transport tcp --clients 2 >"$W/unreach.tap" 2>&1

@@ -87,7 +87,7 @@ clean() {
 		left=$(rdc_leftovers)
 		[ "$now" = "$BASE" ] && [ -z "$left" ] && return 0
 		n=$((n + 1))
-		[ $n -lt 10 ] || break
+		[ "$n" -lt 10 ] || break
 		sleep 1
 	done
 	tap_kv "${1}_leak_counters" "$(tr '\n' ';' <<<"$now")"
@@ -144,7 +144,7 @@ t_ramp() {
 	fi
 	tap_kv ramp_rows_ok "$rows/4"
 	[ "$rows" = 4 ] || ok=1
-	verdict ramp "capacity ramp on rc 10,50,100,200: all 100%, seed table QPs/CQs/MRs = 1/2/2 x clients" $ok
+	verdict ramp "capacity ramp on rc 10,50,100,200: all 100%, seed table QPs/CQs/MRs = 1/2/2 x clients" "$ok"
 }
 
 t_limit() {
@@ -183,7 +183,7 @@ t_limit() {
 	# the server was spread over processes by the same sysctl, the client was not
 	[[ $capped == *vm.max_map_count*$MAPS*server\ over\ [2-9]* ]] || ok=1
 	grep -q '# XFAIL' "$OUT" || ok=1
-	verdict limit "limit on rc with vm.max_map_count=$MAPS, 1 client agent: 100% and 95% in $lo..$hi, cause vm.max_map_count" $ok
+	verdict limit "limit on rc with vm.max_map_count=$MAPS, 1 client agent: 100% and 95% in $lo..$hi, cause vm.max_map_count" "$ok"
 }
 
 t_storm() {
@@ -192,9 +192,9 @@ t_storm() {
 	old=$(sysctl -n net.rdma_ucm.max_backlog)
 	RESTORE+=("net.rdma_ucm.max_backlog=$old")
 	# below the storm's size, so that the orchestrator must raise it
-	sysctl -qw net.rdma_ucm.max_backlog=$low || ok=1
+	sysctl -qw net.rdma_ucm.max_backlog="$low" || ok=1
 	tap_kv net.rdma_ucm.max_backlog "$low (suite default $old)"
-	rc_run storm 300 "$RDMACAP" storm --transport rc --cm rdmacm --clients $n --msgs 2 \
+	rc_run storm 300 "$RDMACAP" storm --transport rc --cm rdmacm --clients "$n" --msgs 2 \
 		--json "$W/storm.json"
 	after=$(sysctl -n net.rdma_ucm.max_backlog)
 	sysctl -qw net.rdma_ucm.max_backlog="$old"
@@ -202,21 +202,21 @@ t_storm() {
 	tap_kv storm_tuned "${tuned:-none}"
 	tap_kv storm_backlog_after "$after"
 	[ "$RC" = 0 ] || ok=1
-	[ "$(rdc_kv connected)" = $n ] && [ "$(rdc_kv connect_pct)" = 100.00 ] || ok=1
+	[ "$(rdc_kv connected)" = "$n" ] && [ "$(rdc_kv connect_pct)" = 100.00 ] || ok=1
 	[ -n "$(rdc_kv setup_rate_cps)" ] && [ -n "$(rdc_kv t_all_connected_s)" ] || ok=1
 	[ -n "$(rdc_kv first_msg_us_p50)" ] && [ -n "$(rdc_kv first_msg_us_p99)" ] || ok=1
 	tap_kv storm_figures "setup_rate_cps=$(rdc_kv setup_rate_cps) t_all_connected_s=$(rdc_kv t_all_connected_s) first_msg_us_p50=$(rdc_kv first_msg_us_p50) first_msg_us_p99=$(rdc_kv first_msg_us_p99) first_msg_us_max=$(rdc_kv first_msg_us_max)"
 	[[ $tuned == "tuned net.rdma_ucm.max_backlog=$n (was $low"* ]] || ok=1
-	[ "$after" = $low ] || ok=1
-	verdict storm "storm on rc with rdmacm, $n clients: 100%, setup rate and first-message spread, max_backlog raised and restored" $ok
+	[ "$after" = "$low" ] || ok=1
+	verdict storm "storm on rc with rdmacm, $n clients: 100%, setup rate and first-message spread, max_backlog raised and restored" "$ok"
 }
 
 t_ctx() {
 	local ok=0 n=50 cctx sctx srv
 
-	rc_run ctx 300 "$RDMACAP" run --transport rc --agents $n --clients $n --msgs 2
+	rc_run ctx 300 "$RDMACAP" run --transport rc --agents "$n" --clients "$n" --msgs 2
 	[ "$RC" = 0 ] || ok=1
-	[ "$(rdc_kv connected)" = $n ] || ok=1
+	[ "$(rdc_kv connected)" = "$n" ] || ok=1
 	srv=$(grep -m1 -oE '# clients=[0-9]+ agents=[0-9]+ servers=[0-9]+' "$OUT" | grep -oE '[0-9]+$')
 	cctx=$(rdc_line_kv cli_dev_delta ctx)
 	sctx=$(rdc_line_kv srv_dev_delta ctx)
@@ -224,9 +224,9 @@ t_ctx() {
 	tap_kv ctx_server "${sctx:-none} (server processes ${srv:-?})"
 	tap_kv ctx_cli_dev_delta "$(grep -m1 -oE 'cli_dev_delta .*' "$OUT" | cut -d' ' -f2-)"
 	tap_kv ctx_srv_dev_delta "$(grep -m1 -oE 'srv_dev_delta .*' "$OUT" | cut -d' ' -f2-)"
-	[ "${cctx:-x}" = $n ] || ok=1
+	[ "${cctx:-x}" = "$n" ] || ok=1
 	[ -n "$srv" ] && [ "${sctx:-x}" = "$srv" ] || ok=1
-	verdict ctx "device contexts: $n client agents open $n contexts, the server one per process" $ok
+	verdict ctx "device contexts: $n client agents open $n contexts, the server one per process" "$ok"
 }
 
 t_mr() {
@@ -234,7 +234,7 @@ t_mr() {
 
 	rc_run mr 300 setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock \
 		prlimit --memlock="$MEMLOCK:$MEMLOCK" -- \
-		"$RDMACAP" run --transport rc --agents 1 --clients $n --size "$MR_SIZE" --msgs 1
+		"$RDMACAP" run --transport rc --agents 1 --clients "$n" --size "$MR_SIZE" --msgs 1
 	conn=$(rdc_kv connected) fail=$(rdc_kv failed)
 	cause=$(grep -m1 -oE 'cause=.*' "$OUT" | cut -c7-)
 	calls=$(grep -oE 'failures .*' "$OUT" | head -n 3 | tr '\n' ';')
@@ -243,7 +243,7 @@ t_mr() {
 	tap_kv mr_connected "${conn:-none}/$n failed=${fail:-none}"
 	tap_kv mr_cause "${cause:-none}"
 	tap_kv mr_failures "${calls:-none}"
-	if [ "${conn:-x}" = $n ]; then
+	if [ "${conn:-x}" = "$n" ]; then
 		# Everything registered: this kernel's rxe did not charge locked memory.
 		if clean mr; then
 			tap_skip "MR registration until RLIMIT_MEMLOCK" \
@@ -261,7 +261,7 @@ t_mr() {
 	tap_kv mr_window "$((MEMLOCK / MR_SIZE / 2 - 1))..$((MEMLOCK / MR_SIZE / 2)) connections"
 	[ -n "$conn" ] && [ "$conn" -ge $((MEMLOCK / MR_SIZE / 2 - 1)) ] &&
 		[ "$conn" -le $((MEMLOCK / MR_SIZE / 2)) ] || ok=1
-	verdict mr "MR registration: $n clients x 2 MRs of $MR_SIZE B under RLIMIT_MEMLOCK=$MEMLOCK fail in ibv_reg_mr, cause RLIMIT_MEMLOCK" $ok
+	verdict mr "MR registration: $n clients x 2 MRs of $MR_SIZE B under RLIMIT_MEMLOCK=$MEMLOCK fail in ibv_reg_mr, cause RLIMIT_MEMLOCK" "$ok"
 }
 
 t_leaks() {

@@ -154,9 +154,11 @@ t_named() {
 	rdc_result $? "rdmacm without a listener: every connection fails call=rdma_connect err=REJECTED"
 	ap_stop nolisten >/dev/null || ap_diag nolisten
 
+	# the server without CAP_IPC_LOCK and with 64 KiB of RLIMIT_MEMLOCK
 	AP_WRAP=(setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock
 		 prlimit --memlock=65536:65536 --)
 	rcp_server srv
+	# shellcheck disable=SC2034 # the same: back to none
 	AP_WRAP=()
 	rcp_client cli client --clients=20 --timeout=60
 	if ap_wait cli '^connected ' 60 &&

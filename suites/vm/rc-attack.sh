@@ -61,6 +61,7 @@ records() {
 # attacker FILE: a background TLS client with the good client certificate that
 # sends FILE and then stays, as a peer that keeps its session open would.
 attacker() {
+	# shellcheck disable=SC2016 # expanded by the inner bash
 	rdc_bg ip netns exec "$CNS" bash -c '{ cat "$1"; sleep 200; } |
 		timeout 210 openssl s_client -quiet -no_ign_eof -nocommands -connect "$2" \
 			-CAfile "$3/ca.pem" -cert "$3/client.pem" -key "$3/client.key" \
