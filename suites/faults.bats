@@ -6,6 +6,7 @@
 # connection and leaves no namespace, qdisc or process behind. netem faults
 # SKIP where the kernel has no sch_netem (they run in suites/vm/faults.sh).
 
+# shellcheck disable=SC2154 # bats' run sets output, stderr and status
 load lib/common
 
 # 20 clients over 2 agents, 30 round trips 100 ms apart: 3 s of traffic, the
@@ -26,6 +27,17 @@ teardown() {
 # nothing of the run left: its namespaces (their agents, links and qdiscs go with them)
 clean_after() {
 	[ -n "$(rdc_kv run)" ] && ! ip netns list | grep -q "^rdc$(rdc_kv run)"
+}
+
+# survives SPEC WORDS: every connection survived SPEC with its payloads
+# verified, and fault_did tells the undo (WORDS)
+survives() {
+	rdc_run run "${LOAD[@]}" --fault "$1" --json "$RDC_JSON"
+	[ "$status" -eq 0 ]
+	[ "$(rdc_kv fault_survived)" -eq 20 ]
+	[[ "$(rdc_kv fault_did)" == *"$2"* ]]
+	[ "$(rdc_kv verified)" -eq 600 ]
+	clean_after
 }
 
 @test "bad --fault specs exit 2 before anything is created" {
@@ -68,17 +80,6 @@ clean_after() {
 	[ "$(rdc_kv fault_failed)" -eq 20 ]
 	[ "$(rdc_kv fault_named)" -eq 20 ]
 	[ "$(rdc_kv fault_detect_ms)" -ge 0 ]
-	clean_after
-}
-
-# survives SPEC WORDS: every connection survived SPEC with its payloads
-# verified, and fault_did tells the undo (WORDS)
-survives() {
-	rdc_run run "${LOAD[@]}" --fault "$1" --json "$RDC_JSON"
-	[ "$status" -eq 0 ]
-	[ "$(rdc_kv fault_survived)" -eq 20 ]
-	[[ "$(rdc_kv fault_did)" == *"$2"* ]]
-	[ "$(rdc_kv verified)" -eq 600 ]
 	clean_after
 }
 

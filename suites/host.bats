@@ -5,15 +5,13 @@
 # tuned; what the topology's options accept and refuse before anything runs.
 # The rxe side (a device rdmacap did not make) is suites/vm/host-topo.sh.
 
+# shellcheck disable=SC2154 # bats' run sets output, stderr and status
 load lib/common
 
 setup() {
 	rdc_require_rdmacap
 }
 
-kv() {
-	grep -oE "(^|[ #])$1=[^ ]+" <<<"$output" | tail -n 1 | sed -E "s/^.?$1=//"
-}
 
 # what rdmacap could have changed on this host
 host_state() {
@@ -30,8 +28,8 @@ host_state() {
 	before=$(host_state)
 	rdc_run run --topology host --transport tcp --clients 50 --msgs 5
 	assert_success
-	[ "$(kv connected)" = 50 ]
-	[ "$(kv verified)" = 250 ]
+	[ "$(rdc_out_word connected)" = 50 ]
+	[ "$(rdc_out_word verified)" = 250 ]
 	[[ "$output" == *"topology=host server=127.0.0.1"* ]]
 	after=$(host_state)
 	[ "$before" = "$after" ]

@@ -4,6 +4,7 @@
 # The TCP path end to end: the orchestrator, real agents, real sockets, every
 # echo checked. Runs on any Linux host; the namespace topologies need root.
 
+# shellcheck disable=SC2154 # bats' run sets output, stderr and status
 load lib/common
 
 setup() {
@@ -16,10 +17,6 @@ teardown() {
 	rm -f "$RDC_JSON"
 }
 
-# the value of "# key=..." in the TAP, whatever the line holds besides it
-kv() {
-	grep -oE "(^|[ #])$1=[^ ]+" <<<"$output" | tail -n 1 | sed -E "s/^.?$1=//"
-}
 
 no_rdc_left() {
 	! ip netns list | grep -q '^rdc' && ! ip -o link show | grep -qE '^[0-9]+: rdc'
@@ -58,9 +55,9 @@ no_rdc_left() {
 @test "loop: 100 clients, 100% connected, every payload verified (no root needed)" {
 	rdc_run run --transport tcp --topology loop --clients 100 --msgs 10 --json "$RDC_JSON"
 	assert_success
-	[ "$(kv connected)" -eq 100 ]
-	[ "$(kv verified)" -eq 1000 ]
-	[ "$(kv bad)" -eq 0 ]
+	[ "$(rdc_out_word connected)" -eq 100 ]
+	[ "$(rdc_out_word verified)" -eq 1000 ]
+	[ "$(rdc_out_word bad)" -eq 0 ]
 	# the JSON side file is valid JSON and agrees with the TAP
 	run perl -MJSON::PP -e 'local $/; my $d = decode_json(<>); my $p = $d->{points}[0];
 		print "$p->{connected} $p->{traffic}{verified} $p->{ok}\n"' "$RDC_JSON"
@@ -72,12 +69,12 @@ no_rdc_left() {
 	rdc_require_root
 	rdc_run run --transport tcp --topology pair --clients 100 --msgs 10 --size 512
 	assert_success
-	[ "$(kv connected)" -eq 100 ]
-	[ "$(kv verified)" -eq 1000 ]
-	[ "$(kv connect_pct)" = "100.00" ]
+	[ "$(rdc_out_word connected)" -eq 100 ]
+	[ "$(rdc_out_word verified)" -eq 1000 ]
+	[ "$(rdc_out_word connect_pct)" = "100.00" ]
 	# latency percentiles and server memory are reported
-	[ -n "$(kv lat_us_p99)" ]
-	[ -n "$(kv srv_bytes_per_conn)" ]
+	[ -n "$(rdc_out_word lat_us_p99)" ]
+	[ -n "$(rdc_out_word srv_bytes_per_conn)" ]
 	no_rdc_left
 }
 
@@ -85,9 +82,9 @@ no_rdc_left() {
 	rdc_require_root
 	rdc_run run --transport tcp --topology star:4 --clients 100 --msgs 10 --workers 8
 	assert_success
-	[ "$(kv connected)" -eq 100 ]
-	[ "$(kv verified)" -eq 1000 ]
-	[ "$(kv agents)" -eq 4 ]
+	[ "$(rdc_out_word connected)" -eq 100 ]
+	[ "$(rdc_out_word verified)" -eq 1000 ]
+	[ "$(rdc_out_word agents)" -eq 4 ]
 	no_rdc_left
 }
 
@@ -108,10 +105,10 @@ no_rdc_left() {
 	[[ "$output" == *"  ok 3 2 of 2 repeats passed"* ]]
 	[[ "$output" == *"ok 1 run clients=50 repeats=2 passed=2/2"* ]]
 	# the last values are the spread over both repeats
-	[ "$(kv connected)" = "50/50/50" ]
-	[ "$(kv verified)" = "250/250/250" ]
+	[ "$(rdc_out_word connected)" = "50/50/50" ]
+	[ "$(rdc_out_word verified)" = "250/250/250" ]
 	local lo mid hi
-	IFS=/ read -r lo mid hi <<<"$(kv lat_us_p50)"
+	IFS=/ read -r lo mid hi <<<"$(rdc_out_word lat_us_p50)"
 	[ -n "$hi" ]
 	awk -v a="$lo" -v b="$mid" -v c="$hi" 'BEGIN { exit !(a > 0 && a <= b && b <= c) }'
 	run prove -e cat /dev/stdin <<<"$output"
@@ -140,8 +137,8 @@ no_rdc_left() {
 @test "thread server model passes like the event model" {
 	rdc_run run --transport tcp --topology loop --clients 50 --msgs 5 --server-model thread
 	assert_success
-	[ "$(kv connected)" -eq 50 ]
-	[ "$(kv srv_threads)" -gt 50 ]
+	[ "$(rdc_out_word connected)" -eq 50 ]
+	[ "$(rdc_out_word srv_threads)" -gt 50 ]
 }
 
 @test "think time longer than --timeout: the plan's think time is allowed, not cut" {
@@ -150,8 +147,8 @@ no_rdc_left() {
 	rdc_run run --transport tcp --topology loop --clients 10 --msgs 100 --think-ms 100 \
 		--timeout 5
 	assert_success
-	[ "$(kv verified)" -eq 1000 ]
-	[ "$(kv lost)" -eq 0 ]
+	[ "$(rdc_out_word verified)" -eq 1000 ]
+	[ "$(rdc_out_word lost)" -eq 0 ]
 }
 
 @test "a load point beyond the fd limit is not ok with the cause, and cleans up" {
@@ -185,6 +182,6 @@ no_rdc_left() {
 
 	rdc_run down
 	assert_success
-	[ "$(kv removed)" -gt 0 ]
+	[ "$(rdc_out_word removed)" -gt 0 ]
 	no_rdc_left
 }

@@ -20,6 +20,7 @@
 
 TAP_EXIT_PASS=0
 TAP_EXIT_FAIL=1
+# shellcheck disable=SC2034 # for the programs that source this
 TAP_EXIT_USAGE=2
 TAP_EXIT_SKIP=4
 

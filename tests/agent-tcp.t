@@ -19,7 +19,6 @@ N=0
 FAILED=0
 declare -A PID FD
 
-# shellcheck disable=SC2317 # run at exit by tests/lib.sh
 tl_cleanup() {
 	local a
 	for a in "${!PID[@]}"; do
@@ -287,7 +286,7 @@ ag_wait srv2 '^hello role=server' >/dev/null
 run_client c5 --ports 2 --clients 10 --msgs 3 >/dev/null
 bad=$(grep -c '^conn fail id=[13579] call=connect errno=111 err=ECONNREFUSED$' "$T/c5.out")
 check "--ports 2 against one listener: odd ids refused, named ($bad)" \
-	test "$bad" = 5 -a "$(cat "$T/c5.connected" | cut -d' ' -f1-3)" = "connected ok=5 fail=5"
+	test "$bad" = 5 -a "$(cut -d' ' -f1-3 <"$T/c5.connected")" = "connected ok=5 fail=5"
 line=$(cat "$T/c5.result")
 check "thread model server echoes: 15 verified (${line%% hist=*})" \
 	test "$line" != "${line#result role=client ok=5 msgs=15 verified=15 bad=0 errors=0}"
@@ -299,7 +298,8 @@ mkfifo "$T/c6.in"
 (ag_close_fds && ulimit -n 40 && exec "$AGENT" --role client --transport tcp --port "$P" --clients 60 \
 	<"$T/c6.in" >"$T/c6.out" 2>"$T/c6.err") &
 PID[c6]=$!
-exec {FD[c6]}>"$T/c6.in"
+exec {fd}>"$T/c6.in"
+FD[c6]=$fd
 ag_wait c6 '^hello ' >/dev/null
 ag_send c6 go
 ag_wait c6 '^connected ' >"$T/c6.connected"

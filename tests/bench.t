@@ -71,6 +71,7 @@ table() {
 	q='[.comparisons[] | select(.cmp == "setup-10") | .ratios[] | "\(.ref_kind)=\(.stats.median)"] | join(" ")'
 	is "rate ratios against cmtime's whole setup and connect step" "$(jq -r "$q" "$d/bench.json")" \
 		"rate=0.5 rate.connect=0.25"
+	# shellcheck disable=SC2016 # the backquotes are Markdown's
 	grep -q '^| `rdmacap run` | `ib_send_lat` (one way = RTT/2, doubled here) | p50 / typical | 200 / 300 / 400 | 100 / 100 / 200 | 1 / 3 / 4x (n=3) |$' "$d/out.md"
 	is "Markdown row with units and spreads" $? 0
 	bench/table "$T/none" >/dev/null 2>&1

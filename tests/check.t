@@ -12,12 +12,13 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 FX=$T/fx
-# shellcheck disable=SC2317 # run at exit by tests/lib.sh
 tl_cleanup() {
 	local f
 	# Fixture background sleeps: their PIDs are on file; kill only those.
 	for f in "$FX"/*.pid; do
-		[ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
+		if [ -f "$f" ]; then
+			kill "$(cat "$f")" 2>/dev/null || true
+		fi
 	done
 }
 

@@ -18,14 +18,13 @@ fi
 tap_plan 5
 for page in rdmacap.1 rdmacap-agent.1; do
 	warn=$(MANWIDTH=80 LC_ALL=C.UTF-8 man --warnings -l "$B/$page" 2>&1 >/dev/null)
-	lines=$(MANWIDTH=80 man -l "$B/$page" 2>/dev/null | wc -l)
-	desc="man -l build/$page renders ($lines lines) without warnings"
-	if [ -z "$warn" ] && [ "$lines" -gt 40 ]; then tap_ok "$desc"; else tap_fail "$desc" "$warn"; fi
+	nlines=$(MANWIDTH=80 man -l "$B/$page" 2>/dev/null | wc -l)
+	desc="man -l build/$page renders ($nlines lines) without warnings"
+	if [ -z "$warn" ] && [ "$nlines" -gt 40 ]; then tap_ok "$desc"; else tap_fail "$desc" "$warn"; fi
 done
 
 # complete WORDS...: what bash offers for the last word
 complete_words() {
-	# shellcheck disable=SC2034 # COMP_* are read by _rdmacap
 	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _rdmacap
 		 echo "${COMPREPLY[*]}"' _ "$B/rdmacap.bash" "$@"
 }

@@ -18,7 +18,7 @@ tap_plan 2
 # Below some limit rdmacap stops before the point (its libraries, its run id),
 # above it the point runs: the first limit that reaches the point's setup is
 # the one that fails it. A hang (124) or a crash (128 + signal) ends the search.
-lim= rc=
+lim='' rc=''
 for k in 4 5 6 7 8 9 10; do
 	(ulimit -n "$k" && exec timeout 60 "$RDMACAP" run --topology loop --transport tcp \
 		--clients 1 --msgs 1 --json "$T/p.json") >"$T/out" 2>"$T/err"

@@ -92,6 +92,7 @@ t_streams() {
 	local r=0 kver='[^:]*'
 	[ -n "${VM_KERNEL:-}" ] ||
 		kver=$(basename "$(find "$root/build/vm/kernel/current/lib/modules" -mindepth 1 -maxdepth 1)")
+	# shellcheck disable=SC2016 # expanded by the guest's sh
 	CHECK_VMSELF='a b$c' vm streams --env CHECK_VMSELF --env CHECK_SET=x -- \
 		sh -c 'echo "out:$(id -u):$(pwd):$CHECK_VMSELF:$CHECK_SET:${HOSTONLY-unset}:$(uname -r)"; echo err:2 >&2'
 	diag "wall_s=$wall"

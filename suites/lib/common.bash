@@ -10,11 +10,13 @@
 #       rdc_run run --clients 100 --transport tcp
 #       assert_success
 #       [ "$(rdc_kv connected)" -eq 100 ]
+#       [ "$(rdc_out_word success)" = 100.00% ]
 #   }
 #
 # Debian bookworm ships bats 1.8.2, where `skip` in setup_file() fails the file
 # (fixed in 1.9, bats-core PR #687): call the rdc_require_* helpers from setup().
 
+# shellcheck disable=SC2154 # bats' run sets output, stderr and status
 # shellcheck source=common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -30,6 +32,12 @@ rdc_require_cmd() { rdc_have_cmd "$1" || skip "$RDC_WHY"; }
 # A missing binary is a broken build, not a reason to skip.
 rdc_require_rdmacap() {
 	[ -x "$RDMACAP" ] || fail "$RDMACAP missing: run make"
+}
+
+# rdc_out_word KEY: the last KEY=WORD of bats' $output (kv.sh's rdc_word),
+# on any line: a figure, a result's description, a subtest's line.
+rdc_out_word() {
+	rdc_word "$1" <<<"$output"
 }
 
 # rdc_run ARGS...: rdmacap ARGS under bats' run: $status, $output (stdout, the

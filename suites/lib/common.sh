@@ -12,7 +12,7 @@
 #                              exit 4) unless CHECK succeeds; call before the plan
 #   rdc_rxe_suite NAME MODS [CMD...]
 #                              a VM suite's start: TAP begins, skip unless root,
-#                              rdma_rxe, CMDs, RDMACAP, RDMACAP_AGENT and
+#                              rdma_rxe, rdma, jq, CMDs, RDMACAP, RDMACAP_AGENT and
 #                              modprobe MODS; W a work folder removed on exit
 #   rdc_up_side ROLE KEY TEXT  KEY (ns, if, addr, rxe) of the server or client end
 #                              in the TEXT `rdmacap up --topology pair` printed
@@ -24,8 +24,14 @@
 #                              point is not 100% and verified ("" when it is);
 #                              rdc_carried_why N: not every round trip of N clients
 #   rdc_bg CMD...; rdc_bg_kill background processes that never hold fd 3
-#   rdc_kv_parse [TEXT]        "# key=value" lines into RDC_KV[key] and
-#   rdc_kv KEY                 "# Totals: ..." into RDC_TOTALS[pass|fail|...]
+#   rdc_result OK DESC [OUT ERR]
+#                              one result from a status, with why a run failed
+#   kv.sh, wait.sh, host.sh    sourced here: key=value readers, bounded waits,
+#                              counters, leftovers and agents of the host
+#                              (each file's header lists what it offers)
+#   agent.sh, pki.sh, rcpair.sh
+#                              source them where needed: agents over pipes, a
+#                              throwaway PKI, rc agents on an rxe pair
 #
 # Background processes and fd 3: bats reads the TAP stream of a test from fd 3
 # and waits until every holder has closed it, so a daemon that inherits fd 3
@@ -35,6 +41,12 @@
 RDC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=../../tap/tap.sh
 . "$RDC_ROOT/tap/tap.sh"
+# shellcheck source=kv.sh
+. "$RDC_ROOT/suites/lib/kv.sh"
+# shellcheck source=wait.sh
+. "$RDC_ROOT/suites/lib/wait.sh"
+# shellcheck source=host.sh
+. "$RDC_ROOT/suites/lib/host.sh"
 
 RDMACAP=${RDMACAP:-$RDC_ROOT/build/rdmacap}
 RDMACAP_AGENT=${RDMACAP_AGENT:-$RDC_ROOT/build/rdmacap-agent}
@@ -42,7 +54,6 @@ RDC_TIMEOUT=${RDC_TIMEOUT:-120}
 RDC_KILL_AFTER=${RDC_KILL_AFTER:-10}
 RDC_BG_PIDS=()
 RDC_WHY=
-declare -gA RDC_KV=() RDC_TOTALS=()
 
 rdc_have_root() {
 	[ "$(id -u)" -eq 0 ] && return 0
@@ -83,7 +94,8 @@ rdc_rxe_suite() {
 	tap_init
 	rdc_need rdc_have_root
 	rdc_need rdc_have_rxe
-	for c in "$@"; do
+	# rdma and jq: every rxe suite reads the counters (host.sh's rdc_res)
+	for c in rdma jq "$@"; do
 		rdc_need rdc_have_cmd "$c"
 	done
 	for b in "$RDMACAP" "$RDMACAP_AGENT"; do
@@ -141,8 +153,8 @@ rdc_capture() {
 	shift
 	OUT=$f.tap
 	rdc_rdmacap "$@" >"$OUT" 2>"$f.err"
-	# shellcheck disable=SC2034 # the caller's
 	RC=$?
+	# shellcheck disable=SC2119 # without TEXT it reads stdin
 	rdc_kv_parse <"$OUT"
 }
 
@@ -185,22 +197,6 @@ rdc_fig_is() {
 	grep -m1 -E "# $1 " "$OUT" | grep -qE "(^| )$2=$3( |\$)"
 }
 
-# rdc_res_line: every device's RDMA resource counters as one line, to compare
-rdc_res_line() {
-	rdma -j resource show 2>/dev/null | tr -d ' \n'
-}
-
-# rdc_res_back BASE: one TAP result, the counters (a second after the last
-# point) equal BASE, an rdc_res_line taken before the suite
-rdc_res_back() {
-	sleep 1
-	if [ "$(rdc_res_line)" = "$1" ]; then
-		tap_ok "RDMA counters after the suite equal those before it"
-	else
-		tap_fail "RDMA counters after the suite" "before $1 after $(rdc_res_line)"
-	fi
-}
-
 # rdc_bg CMD...: output to RDC_BG_LOG (default /dev/null), never to the TAP
 # stream; the PID is in RDC_BG_PID and remembered for rdc_bg_kill.
 rdc_bg() {
@@ -227,55 +223,17 @@ rdc_bg_kill() {
 	RDC_BG_PIDS=()
 }
 
-# rdc_kv_parse [TEXT]: TEXT or stdin. Any nesting level; the last value of a
-# key wins, so read a subtest's values from its own lines if keys repeat. A
-# line may carry several pairs ("# qp=10 cq=20"); a word without '=' continues
-# the value before it ("# cause=ENOMEM from ibv_create_qp").
-rdc_kv_parse() {
-	local line w k
-	local -a words
-
-	RDC_KV=() RDC_TOTALS=()
-	while IFS= read -r line; do
-		line=${line#"${line%%[![:space:]]*}"}
-		case $line in
-		"# Totals: "*)
-			read -ra words <<<"${line#"# Totals: "}"
-			for w in "${words[@]}"; do
-				RDC_TOTALS[${w%%:*}]=${w#*:}
-			done
-			continue
-			;;
-		"# "*=*) ;;
-		*) continue ;;
-		esac
-		k=
-		# read -a, not an unquoted expansion: a '*' in a value must not glob.
-		read -ra words <<<"${line#"# "}"
-		for w in "${words[@]}"; do
-			if [[ $w =~ ^[A-Za-z0-9_.-]+= ]]; then
-				k=${w%%=*}
-				RDC_KV[$k]=${w#*=}
-			elif [ -n "$k" ]; then
-				RDC_KV[$k]+=" $w"
-			fi
-		done
-	done < <(if [ $# -gt 0 ]; then printf '%s\n' "$1"; else cat; fi)
-}
-
-rdc_kv() {
-	[ -n "${RDC_KV[$1]+set}" ] || return 1
-	printf '%s\n' "${RDC_KV[$1]}"
-}
-
-# rdc_result OK DESC OUT ERR: tap_ok DESC when OK is 0; else the not-ok lines and
-# why of the rdmacap TAP in OUT, the tail of its stderr in ERR, and tap_fail DESC.
+# rdc_result OK DESC [OUT ERR]: tap_ok DESC when OK is 0; else the not-ok lines
+# and why of the rdmacap TAP in OUT, the tail of its stderr in ERR (when given),
+# and tap_fail DESC.
 rdc_result() {
 	if [ "$1" = 0 ]; then
 		tap_ok "$2"
 		return 0
 	fi
-	grep -E '^ *not ok|why=' "$3" | head -n 4 | sed -E 's/^ *#? ?/# /'
-	tail -n 3 "$4" | sed 's/^/# stderr: /'
+	if [ $# -gt 2 ]; then
+		grep -E '^ *not ok|why=' "$3" | head -n 4 | sed -E 's/^ *#? ?/# /'
+		tail -n 3 "$4" | sed 's/^/# stderr: /'
+	fi
 	tap_fail "$2"
 }

@@ -32,7 +32,7 @@ cleanup() {
 }
 
 one() {
-	local k=$1 f m tr out err rc ok=0 t0 dt desc
+	local k=$1 f m tr out err rc ok=0 t0 dt desc left
 
 	f=${FAULTS[RANDOM % ${#FAULTS[@]}]}
 	m=${MODELS[RANDOM % ${#MODELS[@]}]}
@@ -41,7 +41,7 @@ one() {
 	desc="soak $k: $tr $m --fault $f"
 	out=$W/$k.tap err=$W/$k.err
 	t0=$SECONDS
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # m is one option or none
 	rdc_timeout 120 "$SAN/rdmacap" run --transport $tr $m --topology pair --clients 10 \
 		--agents 2 --msgs 20 --think-ms 100 --fault "$f" >"$out" 2>"$err"
 	rc=$?
@@ -53,8 +53,8 @@ one() {
 		grep -m3 -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$err" | sed 's/^/# san: /'
 		ok=1
 	fi
-	ip netns list | grep -q '^rdc' && { tap_diag "rdc namespace left"; ok=1; }
-	pgrep -x rdmacap-agent >/dev/null && { tap_diag "agent left"; ok=1; }
+	left=$(rdc_leftovers)
+	[ -z "$left" ] || { tap_diag "left: $left"; ok=1; }
 	rdc_result "$ok" "$desc" "$out" "$err"
 }
 

@@ -55,11 +55,9 @@ lu_run() {
 	tap_kv "${name}_exit" "$RC"
 	tap_kv "${name}_wall_s" "$((SECONDS - t0))"
 }
-kv() { rdc_kv "$1" 2>/dev/null || true; }
-
 tap_init
 tap_plan 3
-BASE=$(rdc_res_line)
+BASE=$(rdc_res)
 MAX_AH=$(ibv_devinfo -v 2>/dev/null | awk '/max_ah:/ { print $2; exit }')
 MAX_AH=${MAX_AH:-32767}
 tap_kv max_ah "$MAX_AH"
@@ -96,15 +94,15 @@ lu_run peer 3600 run --transport ud --ah peer --topology pair --clients "$MAX" -
 	--timeout 1200
 grep -E '^ +# (connected|msgs|lat_us|srv_rss|srv_ah|srv_dev_delta|cli_dev_delta)' "$OUT" | sed 's/^ *//'
 [ "$RC" = 0 ] || ok=1
-[ "$(kv connected)" = "$MAX" ] || ok=1
-[ "$(kv verified)" = "$MAX" ] || ok=1
-[ "$(kv lost)" = 0 ] || ok=1
-[ "$(kv srv_ah)" = 1 ] || ok=1
-[ "$(kv srv_ah_made)" = 1 ] || ok=1
+[ "$(rdc_kv connected)" = "$MAX" ] || ok=1
+[ "$(rdc_kv verified)" = "$MAX" ] || ok=1
+[ "$(rdc_kv lost)" = 0 ] || ok=1
+[ "$(rdc_kv srv_ah)" = 1 ] || ok=1
+[ "$(rdc_kv srv_ah_made)" = 1 ] || ok=1
 if [ $ok = 0 ]; then
 	tap_ok "ud --ah peer: $MAX clients (past max_ah $MAX_AH) 100%, verified, none lost; 1 AH for them all"
 else
-	tap_fail "ud --ah peer at $MAX clients" "exit $RC connected=$(kv connected) verified=$(kv verified) lost=$(kv lost) srv_ah=$(kv srv_ah) srv_ah_made=$(kv srv_ah_made)"
+	tap_fail "ud --ah peer at $MAX clients" "exit $RC connected=$(rdc_kv connected) verified=$(rdc_kv verified) lost=$(rdc_kv lost) srv_ah=$(rdc_kv srv_ah) srv_ah_made=$(rdc_kv srv_ah_made)"
 fi
 
 rdc_res_back "$BASE"

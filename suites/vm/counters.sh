@@ -31,11 +31,6 @@ OUT=
 
 log() { echo "counters.sh: $*" >&2; }
 
-# dkv LINE KEY: KEY's value on the first "# LINE ..." line of $OUT.
-dkv() {
-	grep -m1 -E "^ *# $1( |=)" "$OUT" | grep -oE "(^| )$2=[^ ]+" | head -n1 | cut -d= -f2
-}
-
 # ge A B: A is a number >= B.
 ge() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge "$2" ]; }
 
@@ -56,17 +51,17 @@ t_clean() {
 		--msgs "$MSGS" --json "$W/clean.json" >"$OUT" 2>"$W/clean.err" || ok=1
 	grep -E '^ *# (wire_|qp_)' "$OUT" | sed 's/^ *//'
 	for v in "wire_srv sent_pkts" "wire_srv rcvd_pkts" "wire_cli sent_pkts" "wire_cli rcvd_pkts"; do
-		# shellcheck disable=SC2086
-		ge "$(dkv $v)" "$need" || { tap_diag "$v=$(dkv $v) < $need"; ok=1; }
+		# shellcheck disable=SC2086 # v is two words: LINE KEY
+		ge "$(rdc_line_kv $v)" "$need" || { tap_diag "$v=$(rdc_line_kv $v) < $need"; ok=1; }
 	done
-	[ "$(dkv qp_peak qp_peak)" = $((2 * CLIENTS)) ] || ok=1
-	[ "$(dkv qp_peak qp_peak_rts)" = $((2 * CLIENTS)) ] || ok=1
-	[ "$(dkv qp_peak qp_left)" = 0 ] || ok=1
+	[ "$(rdc_line_kv qp_peak qp_peak)" = $((2 * CLIENTS)) ] || ok=1
+	[ "$(rdc_line_kv qp_peak qp_peak_rts)" = $((2 * CLIENTS)) ] || ok=1
+	[ "$(rdc_line_kv qp_peak qp_left)" = 0 ] || ok=1
 	j=$(jq -r '.points[0] | "\(.wire.delta.server.sent_pkts) \(.qp.states.peak.RTS) \(.qp.left) \([.series[] | select(.wire)] | length)"' \
 		"$W/clean.json" 2>/dev/null)
 	tap_kv clean_json "sent_pkts rts_peak left wire_samples = $j"
 	read -r v rts left ns <<<"$j"
-	[ "$v" = "$(dkv 'wire_srv' sent_pkts)" ] && [ "$rts" = $((2 * CLIENTS)) ] &&
+	[ "$v" = "$(rdc_line_kv 'wire_srv' sent_pkts)" ] && [ "$rts" = $((2 * CLIENTS)) ] &&
 		[ "$left" = 0 ] && ge "$ns" 1 || ok=1
 	if [ "$ok" = 0 ]; then
 		tap_ok "clean rc point: packets >= $need per side, $((2 * CLIENTS)) QPs RTS at peak, none left"
@@ -107,8 +102,8 @@ t_linkdown() {
 	[ "$rc" != 0 ] || ok=1
 	[[ $cause == *"wire: "* ]] || ok=1
 	[[ $cause =~ retry\ exceeded|retransmissions|send\ errors|link\ down ]] || ok=1
-	ge "$(dkv wire_srv sent_pkts)" 300 || ok=1
-	[ "$(dkv qp_peak qp_left)" = 0 ] || ok=1
+	ge "$(rdc_line_kv wire_srv sent_pkts)" 300 || ok=1
+	[ "$(rdc_line_kv qp_peak qp_left)" = 0 ] || ok=1
 	if [ "$ok" = 0 ]; then
 		tap_ok "link down during traffic: the cause names what the counters saw, no QP left"
 	else

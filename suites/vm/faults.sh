@@ -34,20 +34,6 @@ W=
 
 log() { echo "faults.sh: $*" >&2; }
 
-# kv FILE KEY: KEY's last value in the TAP of FILE
-kv() { grep -oE "(^|[ #])$2=[^ ]+" "$1" | tail -n 1 | sed -E "s/^.?$2=//"; }
-
-# what must be as it was after a point: namespaces, agents, qdiscs (in rdc namespaces)
-leftovers() {
-	local n
-
-	n=$(ip netns list 2>/dev/null | grep -c '^rdc')
-	[ "$n" = 0 ] || echo "namespaces=$n"
-	pgrep -x rdmacap-agent >/dev/null && echo "agents=$(pgrep -x rdmacap-agent | wc -l)"
-	tc qdisc show 2>/dev/null | grep -q netem && echo "netem qdisc in the VM's own namespace"
-	return 0
-}
-
 # point OUT ERR KEYS ARGS...: rdmacap run ARGS on pair with FLT_CLIENTS clients
 # over 2 agents, TAP to OUT and stderr to ERR; the figures whose keys match the
 # ERE KEYS echoed. Returns rdmacap's status.
@@ -67,7 +53,7 @@ point() {
 verdict() {
 	local ok=$1 left
 
-	left=$(leftovers)
+	left=$(rdc_leftovers)
 	[ -z "$left" ] || { tap_diag "left: $left"; ok=1; }
 	rdc_result "$ok" "$2" "$3" "$4"
 }
@@ -92,21 +78,24 @@ one_fault() {
 	tap_kv "${name//[:-]/_}_wall_ms" "$dt"
 	[ "$rc" = 0 ] || { tap_diag "exit $rc"; ok=1; }
 	grep -qE '^  ok [0-9]+ fault ' "$out" || { tap_diag "the fault check did not pass"; ok=1; }
-	(($(echo "$(kv "$out" t_traffic_s) <= $maxs" | bc))) ||
-		{ tap_diag "traffic took $(kv "$out" t_traffic_s) s > $maxs s"; ok=1; }
+	(($(echo "$(rdc_word t_traffic_s "$out") <= $maxs" | bc))) ||
+		{ tap_diag "traffic took $(rdc_word t_traffic_s "$out") s > $maxs s"; ok=1; }
 	if [ "$want" = all ]; then
-		[ "$(kv "$out" fault_survived)" = "$CLIENTS" ] || ok=1
-		[ "$(kv "$out" verified)" = $((CLIENTS * MSGS)) ] || ok=1
+		[ "$(rdc_word fault_survived "$out")" = "$CLIENTS" ] || ok=1
+		[ "$(rdc_word verified "$out")" = $((CLIENTS * MSGS)) ] || ok=1
 	else
-		[ "$(kv "$out" fault_named)" = "$(kv "$out" fault_failed)" ] ||
+		[ "$(rdc_word fault_named "$out")" = "$(rdc_word fault_failed "$out")" ] ||
 			{ tap_diag "not every failed connection is named"; ok=1; }
 		grep -qE '^ *# cause=.*--fault' "$out" || { tap_diag "cause does not name the fault"; ok=1; }
 		# the survivors: each did all its round trips, and every one that came
 		# back was verified
-		[ "$(kv "$out" bad)" = 0 ] && [ "$(kv "$out" verified)" = "$(kv "$out" msgs)" ] &&
-			[ "$(kv "$out" verified)" -ge $(($(kv "$out" fault_survived) * MSGS)) ] ||
-			{ tap_diag "survivors not verified: $(kv "$out" fault_survived) survived," \
-				"$(kv "$out" verified) of $(kv "$out" msgs) verified"; ok=1; }
+		if ! { [ "$(rdc_word bad "$out")" = 0 ] &&
+			[ "$(rdc_word verified "$out")" = "$(rdc_word msgs "$out")" ] &&
+			[ "$(rdc_word verified "$out")" -ge $(($(rdc_word fault_survived "$out") * MSGS)) ]; }; then
+			tap_diag "survivors not verified: $(rdc_word fault_survived "$out") survived," \
+				"$(rdc_word verified "$out") of $(rdc_word msgs "$out") verified"
+			ok=1
+		fi
 	fi
 	if [ "$tr" = rc ]; then
 		grep -qE '^  ok [0-9]+ RDMA resources back to baseline' "$out" ||
@@ -127,7 +116,7 @@ one_rnr() {
 	point "$out" "$err" 'cause=|msgs=|lat_us|wire_' --transport rc --srq --rx-depth 1
 	rc=$?
 	[ "$rc" = 0 ] || { tap_diag "exit $rc"; ok=1; }
-	[ "$(kv "$out" verified)" = $((CLIENTS * MSGS)) ] || ok=1
+	[ "$(rdc_word verified "$out")" = $((CLIENTS * MSGS)) ] || ok=1
 	grep -qE '^ *# cause=.*RNR NAKs: [0-9,]+ \(receive queue ran dry.*; rx depth 1, SRQ\)' "$out" ||
 		{ tap_diag "cause does not name the RNR NAKs and the rx depth"; ok=1; }
 	verdict "$ok" "$desc" "$out" "$err"

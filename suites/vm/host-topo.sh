@@ -50,8 +50,6 @@ snapshot() {
 	done
 }
 
-counters() { rdma -j resource show 2>/dev/null | tr -d ' \n'; }
-
 # the stand-in for an RNIC, made by the suite as a driver would have made it
 make_nic() {
 	modprobe -a rdma_rxe ib_uverbs rdma_ucm veth || return 1
@@ -69,7 +67,7 @@ make_nic() {
 }
 
 # run_ok NAME ARGS...: rdmacap run ARGS, TAP in $W/NAME.tap; why it is not 100% in why
-RC=0 why= OUT=
+RC=0 why='' OUT=''
 run_ok() {
 	rdc_capture "$W/$1" run --topology host "${@:2}"
 	why=$(rdc_clean_why)
@@ -80,7 +78,7 @@ trap cleanup EXIT
 make_nic || { tap_skip_all "could not make the stand-in NIC ($NIC, $DEV)"; exit 4; }
 tap_plan 9
 BEFORE=$(snapshot)
-BASE=$(counters)
+BASE=$(rdc_res)
 
 "$RDMACAP" env >"$W/env.tap" 2>&1
 line=$(grep -m1 "dev=$DEV port=1 " "$W/env.tap")
@@ -96,19 +94,17 @@ GIDX=$(sed -n "s/.*[ ,]\([0-9]*\):RoCEv2:$ADDR.*/\1/p" <<<"$line")
 run_ok rc --device "$DEV" --server-addr "$ADDR" --transport rc --clients 50 --msgs 20
 grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" not back to baseline"
 grep -q "device=$DEV" "$OUT" || why+=" device not named"
-[ -z "$why" ] && tap_ok "rc on $DEV at $ADDR: 50/50, verified, counters back" ||
-	tap_fail "rc on $DEV" "$why; $(grep -m1 -E 'why|cause|Bail' "$OUT")"
+if [ -z "$why" ]; then tap_ok "rc on $DEV at $ADDR: 50/50, verified, counters back"; else tap_fail "rc on $DEV" "$why; $(grep -m1 -E 'why|cause|Bail' "$OUT")"; fi
 
 run_ok tcp --server-addr "$ADDR" --transport tcp --clients 200 --msgs 10
-[ -z "$why" ] && tap_ok "tcp at $ADDR: 200/200, verified" || tap_fail "tcp at $ADDR" "$why"
+if [ -z "$why" ]; then tap_ok "tcp at $ADDR: 200/200, verified"; else tap_fail "tcp at $ADDR" "$why"; fi
 
 run_ok ud --device "$DEV" --server-addr "$ADDR" --transport ud --clients 20 --msgs 10
-[ -z "$why" ] && tap_ok "ud on $DEV: 20/20, verified" || tap_fail "ud on $DEV" "$why"
+if [ -z "$why" ]; then tap_ok "ud on $DEV: 20/20, verified"; else tap_fail "ud on $DEV" "$why"; fi
 
 run_ok gid --device "$DEV:1" --gid-index "${GIDX:-1}" --transport rc --clients 10
 [ -n "$GIDX" ] || why+=" no GID index from env"
-[ -z "$why" ] && tap_ok "rc --device $DEV:1 --gid-index $GIDX (server address from the GID): 100%" ||
-	tap_fail "rc --device $DEV:1 --gid-index $GIDX" "$why; $(grep -m1 Bail "$OUT")"
+if [ -z "$why" ]; then tap_ok "rc --device $DEV:1 --gid-index $GIDX (server address from the GID): 100%"; else tap_fail "rc --device $DEV:1 --gid-index $GIDX" "$why; $(grep -m1 Bail "$OUT")"; fi
 
 t0=$EPOCHREALTIME
 rdc_rdmacap run --topology host --device nosuchdev0 --transport rc --clients 2 >"$W/nodev.tap" 2>&1
@@ -145,11 +141,11 @@ BEFORE=${BEFORE/net.core.somaxconn=64/net.core.somaxconn=$old}
 
 sleep 1
 AFTER=$(snapshot)
-if [ "$AFTER" = "$BEFORE" ] && [ "$(counters)" = "$BASE" ]; then
+if [ "$AFTER" = "$BEFORE" ] && [ "$(rdc_res)" = "$BASE" ]; then
 	tap_ok "the host as found: namespaces, links, addresses, rdma links, sysctls, RDMA counters"
 else
 	diff <(echo "$BEFORE") <(echo "$AFTER") | sed 's/^/# /'
-	tap_fail "the host as found" "counters before $BASE after $(counters)"
+	tap_fail "the host as found" "counters before $BASE after $(rdc_res)"
 fi
 tap_totals
 exit "$(tap_exit_code)"

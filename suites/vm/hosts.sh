@@ -97,6 +97,7 @@ make_hosts() {
 			LogLevel ERROR
 		CONF
 		# ip netns exec gives sshd its own mount namespace: the bind stays there
+		# shellcheck disable=SC2016 # expanded by the inner sh
 		ip netns exec "${NS[$k]}" sh -c 'mount --bind "$1" /root && exec /usr/sbin/sshd -D -f "$2" -E "$3"' \
 			sshd "$W/home" "$W/sshd$k.conf" "$W/sshd$k.log" 3>&- </dev/null &
 		SSHD_PIDS+=($!)
@@ -107,8 +108,11 @@ make_hosts() {
 ssh_ok() { ssh -F "$W/ssh_config" -o BatchMode=yes -o ConnectTimeout=5 "$1" true </dev/null; }
 
 # agents anywhere: the hosts share this VM's process table
-agents_running() { ps -eo args= | grep -c '^[^ ]*rdmacap-agent --role=' ; }
-run_dirs() { ls -d /tmp/rdmacap-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-h* 2>/dev/null | wc -l; }
+agents_running() { rdc_agents | wc -l; }
+three_agents() { [ "$(agents_running)" -ge 3 ]; }
+run_dirs() {
+	find /tmp -mindepth 1 -maxdepth 1 -name 'rdmacap-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-h*' | wc -l
+}
 
 HOSTS_RC="${ADDR[0]}/${DEV[0]},${ADDR[1]}/${DEV[1]},${ADDR[2]}/${DEV[2]}"
 HOSTS_TCP="${ADDR[0]},${ADDR[1]},${ADDR[2]}"
@@ -151,17 +155,15 @@ for k in 1 2; do
 done
 grep -q "hosts_total hosts=3 agents=3 clients=40 connected=40" "$OUT" || why+=" total"
 grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" counters not back"
-[ -z "$why" ] && tap_ok "rc over 3 hosts: 40/40, verified, each host 20 on its own device, every host back at baseline" ||
-	tap_fail "rc over 3 hosts" "$why"
+if [ -z "$why" ]; then tap_ok "rc over 3 hosts: 40/40, verified, each host 20 on its own device, every host back at baseline"; else tap_fail "rc over 3 hosts" "$why"; fi
 
 hrun tcp --hosts "$HOSTS_TCP" --transport tcp --clients 200 --msgs 5
-[ -z "$why" ] && tap_ok "tcp over 3 hosts: 200/200, verified" || tap_fail "tcp over 3 hosts" "$why"
+if [ -z "$why" ]; then tap_ok "tcp over 3 hosts: 200/200, verified"; else tap_fail "tcp over 3 hosts" "$why"; fi
 
 hrun push --hosts "$HOSTS_TCP" --push --transport tcp --clients 20 --msgs 5
 grep -q "rdmacap-agent" "$W/push.err" && grep -q "/tmp/rdmacap-.*-h1/rdmacap-agent" "$W/push.err" ||
 	why+=" the pushed path not used"
-[ -z "$why" ] && tap_ok "--push: the agent copied to each host's run directory, libraries checked, 100%" ||
-	tap_fail "--push" "$why"
+if [ -z "$why" ]; then tap_ok "--push: the agent copied to each host's run directory, libraries checked, 100%"; else tap_fail "--push" "$why"; fi
 
 why=
 jq -e '.points[0].hosts | length == 3' "$W/rc.json" >/dev/null || why+=" hosts[]"
@@ -169,8 +171,7 @@ jq -e '.points[0].total.connected == 40' "$W/rc.json" >/dev/null || why+=" total
 jq -e '[.points[0].hosts[] | .back_at_base] | all' "$W/rc.json" >/dev/null || why+=" back_at_base"
 "$RDMACAP" report "$W/rc.json" >"$W/report.md" 2>&1 || why+=" report exit $?"
 grep -q "| ${ADDR[1]} | client |" "$W/report.md" || why+=" no per-host table"
-[ -z "$why" ] && tap_ok "JSON: hosts[3] and total; rdmacap report draws the per-host table" ||
-	tap_fail "JSON and report per host" "$why"
+if [ -z "$why" ]; then tap_ok "JSON: hosts[3] and total; rdmacap report draws the per-host table"; else tap_fail "JSON and report per host" "$why"; fi
 
 t0=${EPOCHREALTIME%.*}
 rdc_rdmacap run --hosts "${ADDR[0]},10.78.0.99" --transport tcp --clients 2 >"$W/unreach.tap" 2>&1
@@ -198,7 +199,7 @@ fi
 "$RDMACAP" run --hosts "$HOSTS_TCP" --transport tcp --clients 20 --msgs 100000 --think-ms 20 \
 	>"$W/killed.tap" 2>&1 3>&- </dev/null &
 orch=$!
-for _ in $(seq 150); do [ "$(agents_running)" -ge 3 ] && break; sleep 0.2; done
+rdc_wait_for 30 three_agents
 seen=$(agents_running)
 kill -KILL "$orch"
 wait "$orch" 2>/dev/null
@@ -207,7 +208,8 @@ left=$(agents_running)
 if [ "$seen" -ge 3 ] && [ "$left" = 0 ]; then
 	tap_ok "SIGKILLed orchestrator: $seen agents running before, none on any host 10 s after"
 else
-	ps -eo pid,args | grep '[r]dmacap-agent' | sed 's/^/# /'
+	pids=$(rdc_agents | paste -sd, -)
+	[ -z "$pids" ] || ps -o pid,args -p "$pids" | sed 's/^/# /'
 	tap_fail "SIGKILLed orchestrator" "agents before $seen, after 10 s $left"
 fi
 

@@ -74,32 +74,7 @@ why() {
 	return 0
 }
 
-# kv KEY: the last value of KEY in the run's output, '' if absent.
-kv() {
-	rdc_kv "$1" 2>/dev/null || true
-}
-
-# dkv LINE KEY: KEY's value on the first "# LINE ..." line (srv_dev_delta, ...).
-dkv() {
-	grep -m1 -E "^ *# $1 " "$OUT" | grep -oE "(^| )$2=[^ ]+" | head -n1 | cut -d= -f2
-}
-
 # --- counters and leftovers --------------------------------------------------------
-
-# Every RDMA device's resource counters, one line each, sorted.
-snapshot() {
-	rdma -j resource show 2>/dev/null |
-		jq -r '.[] | "\(.ifname) pd=\(.pd) cq=\(.cq) qp=\(.qp) cm_id=\(.cm_id) mr=\(.mr) ctx=\(.ctx) srq=\(.srq)"' |
-		sort
-}
-
-leftovers() {
-	{
-		ip netns list 2>/dev/null | awk '{print "netns " $1}'
-		ip -o link show 2>/dev/null | awk -F': ' '{sub(/@.*/, "", $2); print "link " $2}'
-		rdma link show 2>/dev/null | awk '{print "rxe " $2}'
-	} | grep -E ' rdc' || true
-}
 
 # clean NAME: 0 if the counters are at the suite baseline and nothing is left;
 # else the leak as diagnostics, `rdmacap down` to clean up, and 1.
@@ -108,18 +83,18 @@ clean() {
 
 	# the kernel frees some objects after the process is gone: a short grace
 	while :; do
-		now=$(snapshot)
-		left=$(leftovers)
+		now=$(rdc_res)
+		left=$(rdc_leftovers)
 		[ "$now" = "$BASE" ] && [ -z "$left" ] && return 0
 		n=$((n + 1))
-		[ $n -lt 10 ] || break
+		[ "$n" -lt 10 ] || break
 		sleep 1
 	done
 	tap_kv "${1}_leak_counters" "$(tr '\n' ';' <<<"$now")"
 	tap_kv "${1}_leak_baseline" "$(tr '\n' ';' <<<"$BASE")"
 	tap_kv "${1}_leak_leftovers" "$(tr '\n' ';' <<<"$left")"
 	rdc_rdmacap down >/dev/null 2>&1
-	tap_kv "${1}_after_down" "$(leftovers | tr '\n' ';')"
+	tap_kv "${1}_after_down" "$(rdc_leftovers | tr '\n' ';')"
 	LEAKED+=("$1")
 	return 1
 }
@@ -169,7 +144,7 @@ t_ramp() {
 	fi
 	tap_kv ramp_rows_ok "$rows/4"
 	[ "$rows" = 4 ] || ok=1
-	verdict ramp "capacity ramp on rc 10,50,100,200: all 100%, seed table QPs/CQs/MRs = 1/2/2 x clients" $ok
+	verdict ramp "capacity ramp on rc 10,50,100,200: all 100%, seed table QPs/CQs/MRs = 1/2/2 x clients" "$ok"
 }
 
 t_limit() {
@@ -191,7 +166,7 @@ t_limit() {
 	[ "$RC" = 0 ] || ok=1
 	l100=$(grep -m1 'limit at 100% success' "$OUT" | grep -oE ': [0-9]+ clients' | grep -oE '[0-9]+')
 	l95=$(grep -m1 'limit at 95% success' "$OUT" | grep -oE ': [0-9]+ clients' | grep -oE '[0-9]+')
-	cause=$(kv cause)
+	cause=$(rdc_kv cause)
 	capped=$(grep -m1 -oE 'capped=.*' "$OUT" | cut -c8-)
 	tap_kv limit_100 "${l100:-none}"
 	tap_kv limit_95 "${l95:-none}"
@@ -208,7 +183,7 @@ t_limit() {
 	# the server was spread over processes by the same sysctl, the client was not
 	[[ $capped == *vm.max_map_count*$MAPS*server\ over\ [2-9]* ]] || ok=1
 	grep -q '# XFAIL' "$OUT" || ok=1
-	verdict limit "limit on rc with vm.max_map_count=$MAPS, 1 client agent: 100% and 95% in $lo..$hi, cause vm.max_map_count" $ok
+	verdict limit "limit on rc with vm.max_map_count=$MAPS, 1 client agent: 100% and 95% in $lo..$hi, cause vm.max_map_count" "$ok"
 }
 
 t_storm() {
@@ -217,9 +192,9 @@ t_storm() {
 	old=$(sysctl -n net.rdma_ucm.max_backlog)
 	RESTORE+=("net.rdma_ucm.max_backlog=$old")
 	# below the storm's size, so that the orchestrator must raise it
-	sysctl -qw net.rdma_ucm.max_backlog=$low || ok=1
+	sysctl -qw net.rdma_ucm.max_backlog="$low" || ok=1
 	tap_kv net.rdma_ucm.max_backlog "$low (suite default $old)"
-	rc_run storm 300 "$RDMACAP" storm --transport rc --cm rdmacm --clients $n --msgs 2 \
+	rc_run storm 300 "$RDMACAP" storm --transport rc --cm rdmacm --clients "$n" --msgs 2 \
 		--json "$W/storm.json"
 	after=$(sysctl -n net.rdma_ucm.max_backlog)
 	sysctl -qw net.rdma_ucm.max_backlog="$old"
@@ -227,31 +202,31 @@ t_storm() {
 	tap_kv storm_tuned "${tuned:-none}"
 	tap_kv storm_backlog_after "$after"
 	[ "$RC" = 0 ] || ok=1
-	[ "$(kv connected)" = $n ] && [ "$(kv connect_pct)" = 100.00 ] || ok=1
-	[ -n "$(kv setup_rate_cps)" ] && [ -n "$(kv t_all_connected_s)" ] || ok=1
-	[ -n "$(kv first_msg_us_p50)" ] && [ -n "$(kv first_msg_us_p99)" ] || ok=1
-	tap_kv storm_figures "setup_rate_cps=$(kv setup_rate_cps) t_all_connected_s=$(kv t_all_connected_s) first_msg_us_p50=$(kv first_msg_us_p50) first_msg_us_p99=$(kv first_msg_us_p99) first_msg_us_max=$(kv first_msg_us_max)"
+	[ "$(rdc_kv connected)" = "$n" ] && [ "$(rdc_kv connect_pct)" = 100.00 ] || ok=1
+	[ -n "$(rdc_kv setup_rate_cps)" ] && [ -n "$(rdc_kv t_all_connected_s)" ] || ok=1
+	[ -n "$(rdc_kv first_msg_us_p50)" ] && [ -n "$(rdc_kv first_msg_us_p99)" ] || ok=1
+	tap_kv storm_figures "setup_rate_cps=$(rdc_kv setup_rate_cps) t_all_connected_s=$(rdc_kv t_all_connected_s) first_msg_us_p50=$(rdc_kv first_msg_us_p50) first_msg_us_p99=$(rdc_kv first_msg_us_p99) first_msg_us_max=$(rdc_kv first_msg_us_max)"
 	[[ $tuned == "tuned net.rdma_ucm.max_backlog=$n (was $low"* ]] || ok=1
-	[ "$after" = $low ] || ok=1
-	verdict storm "storm on rc with rdmacm, $n clients: 100%, setup rate and first-message spread, max_backlog raised and restored" $ok
+	[ "$after" = "$low" ] || ok=1
+	verdict storm "storm on rc with rdmacm, $n clients: 100%, setup rate and first-message spread, max_backlog raised and restored" "$ok"
 }
 
 t_ctx() {
 	local ok=0 n=50 cctx sctx srv
 
-	rc_run ctx 300 "$RDMACAP" run --transport rc --agents $n --clients $n --msgs 2
+	rc_run ctx 300 "$RDMACAP" run --transport rc --agents "$n" --clients "$n" --msgs 2
 	[ "$RC" = 0 ] || ok=1
-	[ "$(kv connected)" = $n ] || ok=1
+	[ "$(rdc_kv connected)" = "$n" ] || ok=1
 	srv=$(grep -m1 -oE '# clients=[0-9]+ agents=[0-9]+ servers=[0-9]+' "$OUT" | grep -oE '[0-9]+$')
-	cctx=$(dkv cli_dev_delta ctx)
-	sctx=$(dkv srv_dev_delta ctx)
+	cctx=$(rdc_line_kv cli_dev_delta ctx)
+	sctx=$(rdc_line_kv srv_dev_delta ctx)
 	tap_kv ctx_client "${cctx:-none}"
 	tap_kv ctx_server "${sctx:-none} (server processes ${srv:-?})"
 	tap_kv ctx_cli_dev_delta "$(grep -m1 -oE 'cli_dev_delta .*' "$OUT" | cut -d' ' -f2-)"
 	tap_kv ctx_srv_dev_delta "$(grep -m1 -oE 'srv_dev_delta .*' "$OUT" | cut -d' ' -f2-)"
-	[ "${cctx:-x}" = $n ] || ok=1
+	[ "${cctx:-x}" = "$n" ] || ok=1
 	[ -n "$srv" ] && [ "${sctx:-x}" = "$srv" ] || ok=1
-	verdict ctx "device contexts: $n client agents open $n contexts, the server one per process" $ok
+	verdict ctx "device contexts: $n client agents open $n contexts, the server one per process" "$ok"
 }
 
 t_mr() {
@@ -259,8 +234,8 @@ t_mr() {
 
 	rc_run mr 300 setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock \
 		prlimit --memlock="$MEMLOCK:$MEMLOCK" -- \
-		"$RDMACAP" run --transport rc --agents 1 --clients $n --size "$MR_SIZE" --msgs 1
-	conn=$(kv connected) fail=$(kv failed)
+		"$RDMACAP" run --transport rc --agents 1 --clients "$n" --size "$MR_SIZE" --msgs 1
+	conn=$(rdc_kv connected) fail=$(rdc_kv failed)
 	cause=$(grep -m1 -oE 'cause=.*' "$OUT" | cut -c7-)
 	calls=$(grep -oE 'failures .*' "$OUT" | head -n 3 | tr '\n' ';')
 	tap_kv mr_memlock "$MEMLOCK"
@@ -268,7 +243,7 @@ t_mr() {
 	tap_kv mr_connected "${conn:-none}/$n failed=${fail:-none}"
 	tap_kv mr_cause "${cause:-none}"
 	tap_kv mr_failures "${calls:-none}"
-	if [ "${conn:-x}" = $n ]; then
+	if [ "${conn:-x}" = "$n" ]; then
 		# Everything registered: this kernel's rxe did not charge locked memory.
 		if clean mr; then
 			tap_skip "MR registration until RLIMIT_MEMLOCK" \
@@ -286,7 +261,7 @@ t_mr() {
 	tap_kv mr_window "$((MEMLOCK / MR_SIZE / 2 - 1))..$((MEMLOCK / MR_SIZE / 2)) connections"
 	[ -n "$conn" ] && [ "$conn" -ge $((MEMLOCK / MR_SIZE / 2 - 1)) ] &&
 		[ "$conn" -le $((MEMLOCK / MR_SIZE / 2)) ] || ok=1
-	verdict mr "MR registration: $n clients x 2 MRs of $MR_SIZE B under RLIMIT_MEMLOCK=$MEMLOCK fail in ibv_reg_mr, cause RLIMIT_MEMLOCK" $ok
+	verdict mr "MR registration: $n clients x 2 MRs of $MR_SIZE B under RLIMIT_MEMLOCK=$MEMLOCK fail in ibv_reg_mr, cause RLIMIT_MEMLOCK" "$ok"
 }
 
 t_leaks() {
@@ -305,7 +280,7 @@ cleanup() {
 	for kv in "${RESTORE[@]}"; do
 		sysctl -qw "$kv" 2>/dev/null
 	done
-	[ -n "$(leftovers)" ] && rdc_rdmacap down >/dev/null 2>&1
+	[ -n "$(rdc_leftovers)" ] && rdc_rdmacap down >/dev/null 2>&1
 	[ -n "$W" ] && rm -rf "$W"
 }
 
@@ -317,11 +292,11 @@ main() {
 
 	tap_plan 6
 	tap_kv kernel "$(uname -r)"
-	if [ -n "$(leftovers)" ]; then
-		tap_kv stale "$(leftovers | tr '\n' ';')"
+	if [ -n "$(rdc_leftovers)" ]; then
+		tap_kv stale "$(rdc_leftovers | tr '\n' ';')"
 		rdc_rdmacap down >/dev/null 2>&1
 	fi
-	BASE=$(snapshot)
+	BASE=$(rdc_res)
 	tap_kv baseline "$(tr '\n' ';' <<<"$BASE")"
 
 	for t in ramp limit storm ctx mr; do

@@ -59,7 +59,7 @@ oom_adj() {
 }
 
 t_run() {
-	local f why= adj c hit
+	local f why='' adj c hit
 
 	f=$(floor)
 	tap_kv run_floor_mib "$f (MemAvailable less $EAT MiB)"
@@ -91,7 +91,7 @@ t_run() {
 }
 
 t_limit() {
-	local f why= lim
+	local f why='' lim
 
 	f=$(floor)
 	tap_kv limit_floor_mib "$f (MemAvailable less $EAT MiB)"
@@ -111,7 +111,7 @@ t_limit() {
 
 tap_init
 tap_plan 3
-BASE=$(rdc_res_line)
+BASE=$(rdc_res)
 for t in run limit; do
 	if [[ $TESTS == *" $t "* ]]; then
 		"t_$t"

@@ -44,7 +44,7 @@ rdc_rxe_suite qpshare-suite ""
 OLD_MAPS=$(sysctl -n vm.max_map_count)
 trap 'sysctl -qw vm.max_map_count="$OLD_MAPS"; rm -rf "$W"' EXIT
 tap_plan $((${#COUNTS[@]} + 2))
-BASE=$(rdc_res_line)
+BASE=$(rdc_res)
 Q=$((K * AG))
 
 for n in "${COUNTS[@]}"; do

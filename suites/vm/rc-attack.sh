@@ -13,7 +13,7 @@
 #
 #   vm/run --share $PWD -- suites/vm/rc-attack.sh
 #
-# Helpers (agents over their pipes, PKI, topology) come from rc-agent.sh.
+# Agents over their pipes, the PKI and the pair come from suites/lib/rcpair.sh.
 # TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
 #
 #   RC_ATTACK_CLIENTS  clients of the real point (100)
@@ -21,8 +21,10 @@
 #   RC_ATTACK_RECS     hostile records in all, half per wave (100)
 set -u
 
-# shellcheck source=rc-agent.sh
-. "$(dirname "$0")/rc-agent.sh"
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/rcpair.sh
+. "$RDC_ROOT/suites/lib/rcpair.sh"
 
 N=${RC_ATTACK_CLIENTS:-100}
 # 300: with 100 round trips in flight at any time, one event-loop stall of any
@@ -52,31 +54,24 @@ records() {
 		printf -v part '\\x%02x' 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
 		fmt+=$part
 	done
-	# shellcheck disable=SC2059
+	# shellcheck disable=SC2059 # fmt is the records as printf escapes
 	printf "$fmt" >"$3"
 }
 
 # attacker FILE: a background TLS client with the good client certificate that
 # sends FILE and then stays, as a peer that keeps its session open would.
 attacker() {
+	# shellcheck disable=SC2016 # expanded by the inner bash
 	rdc_bg ip netns exec "$CNS" bash -c '{ cat "$1"; sleep 200; } |
 		timeout 210 openssl s_client -quiet -no_ign_eof -nocommands -connect "$2" \
 			-CAfile "$3/ca.pem" -cert "$3/client.pem" -key "$3/client.key" \
 			-verify_hostname rdmacap-server' _ "$1" "$SADDR:$PORT" "$W/pki"
 }
 
-# sess_up: within 10 s a TCP session from the client side to the server's port
-# is established (the attacker's: no client agent is connected yet).
+# A TCP session from the client side to the server's port is established (the
+# attacker's: no client agent is connected yet).
 sess_up() {
-	local n=50
-
-	while [ $n -gt 0 ]; do
-		[ -n "$(ip netns exec "$SNS" ss -Htn state established "( sport = :$PORT )")" ] &&
-			return 0
-		sleep 0.2
-		n=$((n - 1))
-	done
-	return 1
+	[ -n "$(ip netns exec "$SNS" ss -Htn state established "( sport = :$PORT )")" ]
 }
 
 # p99 NAME: the 99th percentile round trip of NAME's result record in ns: the
@@ -100,33 +95,33 @@ point() {
 
 	P99=
 	# the first wave's handshake under way, so its records meet the connects
-	[ $# -gt 1 ] && attacker "$2" && sess_up
-	client "$name" client --clients="$N" --msgs="$M" --timeout=60 || return 1
-	if ag_wait "$name" '^connected ' 180; then
+	[ $# -gt 1 ] && attacker "$2" && rdc_wait_for 10 sess_up
+	rcp_client "$name" client --clients="$N" --msgs="$M" --timeout=60 || return 1
+	if ap_wait "$name" '^connected ' 180; then
 		tap_kv connected "$(grep -m1 '^connected' "$W/$name.out" | cut -d' ' -f2-)"
-		ag_send "$name" run
+		ap_send "$name" run
 		[ $# -gt 2 ] && attacker "$3"
-		ag_wait "$name" '^result ' 180 && t_traffic "$name" "$N" "$M" && ok=0
+		ap_wait "$name" '^result ' 180 && rcp_traffic "$name" "$N" "$M" && ok=0
 	fi
 	P99=$(p99 "$name")
 	tap_kv p99_ns "${P99:-none}"
-	[ $ok = 0 ] || ag_diag "$name"
-	ag_stop "$name" >/dev/null || ok=1
+	[ $ok = 0 ] || ap_diag "$name"
+	ap_stop "$name" >/dev/null || ok=1
 	return $ok
 }
 
 # srv_stop: the server answers "stop" within 10 s and ends cleanly.
 srv_stop() {
-	local t0=$SECONDS pid=${AG_PID[srv]} fd=${AG_FD[srv]} ok=0
+	local t0=$SECONDS pid=${AP_PID[srv]} fd=${AP_FD[srv]} ok=0
 
-	ag_send srv stop
-	ag_wait srv '^bye$' 10 || ok=1
+	ap_send srv stop
+	ap_wait srv '^bye$' 10 || ok=1
 	tap_kv stop_s $((SECONDS - t0))
 	[ $((SECONDS - t0)) -le 10 ] || ok=1
 	if [ $ok = 0 ]; then
 		exec {fd}>&-
-		ag_wait_exit "$pid" 10 && wait "$pid" || ok=1
-		unset "AG_PID[srv]" "AG_FD[srv]"
+		rdc_wait_gone "$pid" 10 && wait "$pid" || ok=1
+		unset "AP_PID[srv]" "AP_FD[srv]"
 	fi
 	return $ok
 }
@@ -137,51 +132,51 @@ t_attack() {
 	records $((RECS / 2)) 1 "$W/wave1.bin"
 	records $((RECS - RECS / 2)) $((RECS / 2 + 1)) "$W/wave2.bin"
 
-	server srv --timeout=30 || { ag_diag srv; tap_fail "server starts"; return; }
+	rcp_server srv --timeout=30 || { ap_diag srv; tap_fail "server starts"; return; }
 	# a first point in a boot runs slower (cold VM): neither compared point is it
 	M=10 point warm >/dev/null
 	point base
-	t_res $? "without an attack: $N clients, $((N * M)) round trips, payloads verified"
+	rdc_result $? "without an attack: $N clients, $((N * M)) round trips, payloads verified"
 	base=$P99
-	ag_stop srv >/dev/null
+	ap_stop srv >/dev/null
 	# TCG latency swings with the host's load: a second base point, and the
 	# attacked point twice, so one slow moment of the host decides nothing
-	server srv --timeout=30 || { ag_diag srv; tap_fail "server starts"; return; }
+	rcp_server srv --timeout=30 || { ap_diag srv; tap_fail "server starts"; return; }
 	point base2 >/dev/null && [ -n "$P99" ] && { [ -z "$base" ] || [ "$P99" -lt "$base" ]; } &&
 		base=$P99
-	ag_stop srv >/dev/null
+	ap_stop srv >/dev/null
 
-	server srv --timeout=30 || { ag_diag srv; tap_fail "server starts"; return; }
+	rcp_server srv --timeout=30 || { ap_diag srv; tap_fail "server starts"; return; }
 	point real2 "$W/wave1.bin" "$W/wave2.bin" >/dev/null
 	hit=$P99
 	tap_kv drops_first "$(grep -c "^drop .*$d\$" "$W/srv.out")"
-	ag_stop srv >/dev/null
+	ap_stop srv >/dev/null
 
-	server srv --timeout=30 || { ag_diag srv; tap_fail "server starts"; return; }
+	rcp_server srv --timeout=30 || { ap_diag srv; tap_fail "server starts"; return; }
 	point real "$W/wave1.bin" "$W/wave2.bin"
-	t_res $? "under attack: $N clients, $((N * M)) round trips, payloads verified"
+	rdc_result $? "under attack: $N clients, $((N * M)) round trips, payloads verified"
 	[ -n "$P99" ] && { [ -z "$hit" ] || [ "$P99" -lt "$hit" ]; } && hit=$P99
 	tap_kv p99_base_ns "${base:-none}"
 	tap_kv p99_attack_ns "${hit:-none}"
 	[ -n "$base" ] && [ -n "$hit" ] && [ "$hit" -le $((2 * base)) ]
-	t_res $? "under attack: p99 within 2x of the same point without it (best of two each)"
+	rdc_result $? "under attack: p99 within 2x of the same point without it (best of two each)"
 	tap_kv drops "$(grep -c "^drop .*$d\$" "$W/srv.out")"
-	[ "$(ag_count srv "^drop peer=$CADDR:[0-9]+ $d\$")" = 2 ]
-	t_res $? "both attacking sessions are dropped, named (drop peer=$CADDR:PORT $d)"
+	[ "$(ap_count srv "^drop peer=$CADDR:[0-9]+ $d\$")" = 2 ]
+	rdc_result $? "both attacking sessions are dropped, named (drop peer=$CADDR:PORT $d)"
 	srv_stop
-	t_res $? "the server answers stop at once and ends cleanly"
+	rdc_result $? "the server answers stop at once and ends cleanly"
 	rdc_bg_kill
-	at_baseline
-	t_res $? "counters back at the baseline"
+	rcp_at_baseline
+	rdc_result $? "counters back at the baseline"
 
 	# the thread model answers each session in its own thread: same rule
-	server srv --timeout=30 --server-model=thread ||
-		{ ag_diag srv; tap_fail "server starts"; return; }
+	rcp_server srv --timeout=30 --server-model=thread ||
+		{ ap_diag srv; tap_fail "server starts"; return; }
 	attacker "$W/wave1.bin"
-	ag_wait srv "^drop peer=$CADDR:[0-9]+ $d\$" 20
-	t_res $? "thread model: the attacker is dropped, named ($d)"
+	ap_wait srv "^drop peer=$CADDR:[0-9]+ $d\$" 20
+	rdc_result $? "thread model: the attacker is dropped, named ($d)"
 	srv_stop
-	t_res $? "thread model: the server answers stop at once and ends cleanly"
+	rdc_result $? "thread model: the server answers stop at once and ends cleanly"
 	rdc_bg_kill
 }
 
@@ -189,7 +184,7 @@ t_attack() {
 # REP is a lie from the server's side of the session: the client drops the
 # session, naming it (bad_id), and every connection on it fails at once.
 t_down_lie() {
-	local rec=$W/down.bin n=50 desc
+	local rec=$W/down.bin desc
 
 	desc="a server's DOWN for a connection it never answered is bad_id:"
 	desc+=" the session is dropped, all 4 connections named"
@@ -203,34 +198,27 @@ t_down_lie() {
 		head -c 16 /dev/zero
 		printf '\x0f\x00\x00\x00'
 	} >"$rec"
-	# stdin held open after the record: s_server ends its session at EOF there
-	rdc_bg ip netns exec "$SNS" bash -c "{ cat $rec; sleep 60; } | exec openssl s_server \
-		-quiet -naccept 1 -accept $SADDR:$PORT -cert $W/pki/server.pem \
-		-key $W/pki/server.key -CAfile $W/pki/ca.pem -Verify 1 >/dev/null"
-	while [ $n -gt 0 ] && [ -z "$(ip netns exec "$SNS" ss -Htln "sport = :$PORT")" ]; do
-		sleep 0.2
-		n=$((n - 1))
-	done
-	if client lie client --clients=4 --timeout=15 &&
-	   ag_wait lie '^connected ok=0 fail=4' 30 &&
-	   [ "$(ag_count lie '^conn fail id=[0-3] call=SSL_read errno=[0-9]+ err=bad_id')" = 4 ]; then
+	rcp_peer_server "$rec" /dev/null
+	if rcp_client lie client --clients=4 --timeout=15 &&
+	   ap_wait lie '^connected ok=0 fail=4' 30 &&
+	   [ "$(ap_count lie '^conn fail id=[0-3] call=SSL_read errno=[0-9]+ err=bad_id')" = 4 ]; then
 		tap_ok "$desc"
 	else
-		ag_diag lie
+		ap_diag lie
 		tap_fail "$desc"
 	fi
-	ag_stop lie >/dev/null
+	ap_stop lie >/dev/null
 	rdc_bg_kill
 }
 
 main() {
-	rc_setup
+	rcp_setup rc-attack
 	tap_plan 11
 	tap_kv topology "server=$SNS/$SADDR/$SDEV client=$CNS/$CADDR/$CDEV"
-	mkpki
-	t_res $? "throwaway PKI: CA, server, client"
-	baseline
-	t_res $? "baseline counters of $SDEV and $CDEV"
+	rdc_pki "$W/pki"
+	rdc_result $? "throwaway PKI: CA, server, client"
+	rcp_baseline
+	rdc_result $? "baseline counters of $SDEV and $CDEV"
 	t_attack
 	t_down_lie
 }

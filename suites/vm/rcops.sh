@@ -60,7 +60,7 @@ rdc_rxe_suite rcops-suite ""
 OLD_MAPS=$(sysctl -n vm.max_map_count)
 trap 'sysctl -qw vm.max_map_count="$OLD_MAPS"; rm -rf "$W"' EXIT
 tap_plan $((${#COUNTS[@]} * ${#DESIGNS[@]} + 4))
-BASE=$(rdc_res_line)
+BASE=$(rdc_res)
 
 for d in "${DESIGNS[@]}"; do
 	for n in "${COUNTS[@]}"; do

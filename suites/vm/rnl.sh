@@ -17,9 +17,9 @@
 
 set -u
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-# shellcheck source=../../tap/tap.sh
-. "$ROOT/tap/tap.sh" # tap_embed: test_rnl's stream as a KTAP subtest
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+ROOT=$RDC_ROOT
 TEST=${TEST_RNL:-$ROOT/build/tests/test_rnl}
 TEST_DEV=${TEST_RDEV:-$ROOT/build/tests/test_rdev}
 TEST_STAT=${TEST_RNLSTAT:-$ROOT/build/tests/test_rnlstat}
@@ -30,7 +30,6 @@ RXE=rdcrnlrx
 ADDR=10.213.7.1     # exists only on this veth
 
 log() { echo "rnl.sh: $*" >&2; }
-diag() { echo "# $*"; }
 
 teardown() {
 	local ok=0
@@ -44,20 +43,6 @@ teardown() {
 	return $ok
 }
 
-# Polls a command for up to $1 seconds (tenths). Each poll forks, and a fork
-# costs ~15 ms under TCG, so poll slowly.
-wait_for() {
-	local n=$(($1 * 5))
-
-	shift
-	while [ $n -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.2
-		n=$((n - 1))
-	done
-	return 1
-}
-
 port_active() {
 	rdma link show "$RXE/1" 2>/dev/null | grep -q 'state ACTIVE'
 }
@@ -66,7 +51,10 @@ port_active() {
 roce4_gid() {
 	local hex
 
-	hex=$(printf '%02x%02x:%02x%02x' $(echo "$ADDR" | tr . ' '))
+	local -a o
+
+	IFS=. read -ra o <<<"$ADDR"
+	hex=$(printf '%02x%02x:%02x%02x' "${o[@]}")
 	grep -qs "0000:0000:0000:0000:0000:ffff:$hex" \
 		/sys/class/infiniband/"$RXE"/ports/1/gids/*
 }
@@ -80,74 +68,49 @@ setup() {
 		ip link set "$VA" up &&
 		ip link set "$VB" up &&
 		rdma link add "$RXE" type rxe netdev "$VA" || return 1
-	wait_for 10 port_active || { log "$RXE/1 not ACTIVE"; return 1; }
-	wait_for 10 roce4_gid || { log "$RXE: no RoCE GID for $ADDR"; return 1; }
+	rdc_wait_for 10 port_active || { log "$RXE/1 not ACTIVE"; return 1; }
+	rdc_wait_for 10 roce4_gid || { log "$RXE: no RoCE GID for $ADDR"; return 1; }
 }
 
-# Runs a test program as subtest N: its TAP indented, then its result line.
+# sub NAME CMD...: a test program as a subtest: its TAP indented, then its result.
 sub() {
-	local n=$1 name=$2 rc
+	local name=$1 rc
 
-	shift 2
+	shift
 	"$@" | tap_embed "" "$name"
 	rc=${PIPESTATUS[0]}
-	if [ "$rc" = 0 ]; then
-		echo "ok $n $name"
-		pass=$((pass + 1))
-	else
-		echo "not ok $n $name # exit $rc"
-		fail=1
-	fi
+	rdc_result "$rc" "$name"
 }
 
-echo "TAP version 13"
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP not root"
-	exit 4
-fi
-if ! modprobe -n rdma_rxe 2>/dev/null; then
-	echo "1..0 # SKIP no rdma_rxe module for $(uname -r)"
-	exit 4
-fi
+tap_init
+rdc_need rdc_have_root
+rdc_need rdc_have_rxe
 for t in "$TEST" "$TEST_DEV" "$TEST_STAT"; do
 	if [ ! -x "$t" ]; then
-		echo "Bail out! $t missing: make $t"
+		tap_bail "$t missing: make $t"
 		exit 1
 	fi
 done
-echo "1..$PLAN"
+tap_plan "$PLAN"
 trap 'teardown' EXIT
-fail=0
-pass=0
-skip=0
 
-diag "kernel=$(uname -r) dev=$RXE netdev=$VA addr=$ADDR"
+tap_diag "kernel=$(uname -r) dev=$RXE netdev=$VA addr=$ADDR"
 t0=$EPOCHREALTIME
 if setup; then
-	diag "setup_s=$(awk "BEGIN { printf \"%.2f\", $EPOCHREALTIME - $t0 }")"
-	echo "ok 1 setup: veth $VA/$VB, rxe $RXE, port ACTIVE, RoCE GID for $ADDR"
-	pass=$((pass + 1))
+	tap_diag "setup_s=$(awk "BEGIN { printf \"%.2f\", $EPOCHREALTIME - $t0 }")"
+	tap_ok "setup: veth $VA/$VB, rxe $RXE, port ACTIVE, RoCE GID for $ADDR"
 	# A skip here is a defect: the device was made for it.
-	sub 2 test_rnl env RNL_DEV=$RXE "$TEST"
-	sub 3 test_rdev env RNL_DEV=$RXE RNL_IPV4=$ADDR RNL_NETDEV=$VA "$TEST_DEV"
-	sub 4 test_rnlstat env RNL_DEV=$RXE "$TEST_STAT"
+	sub test_rnl env RNL_DEV=$RXE "$TEST"
+	sub test_rdev env RNL_DEV=$RXE RNL_IPV4=$ADDR RNL_NETDEV=$VA "$TEST_DEV"
+	sub test_rnlstat env RNL_DEV=$RXE "$TEST_STAT"
 else
-	echo "not ok 1 setup"
-	echo "ok 2 test_rnl # SKIP setup failed"
-	echo "ok 3 test_rdev # SKIP setup failed"
-	echo "ok 4 test_rnlstat # SKIP setup failed"
-	skip=3
-	fail=1
+	tap_fail "setup"
+	for t in test_rnl test_rdev test_rnlstat; do
+		tap_skip "$t" "setup failed"
+	done
 fi
 
 trap - EXIT
-if teardown && [ ! -e "/sys/class/infiniband/$RXE" ] &&
-	! ip link show "$VA" >/dev/null 2>&1; then
-	echo "ok $PLAN teardown: rxe link, then veth"
-	pass=$((pass + 1))
-else
-	echo "not ok $PLAN teardown: rxe link, then veth"
-	fail=1
-fi
-echo "# Totals: pass:$pass fail:$((PLAN - pass - skip)) xfail:0 xpass:0 skip:$skip error:0"
-[ $fail = 0 ]
+teardown && [ ! -e "/sys/class/infiniband/$RXE" ] && ! ip link show "$VA" >/dev/null 2>&1
+rdc_result $? "teardown: rxe link, then veth"
+tap_finished

@@ -14,32 +14,19 @@
 # down --run ID), so this suite also checks that rdmacap builds and removes it right.
 set -u
 
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
 # Everything created here is rdmacap's run rdc<run_id>; the pid keeps parallel runs apart.
 run_id=$(printf '%04x' $((($$ * 7919 + 4099) & 0xffff)))
 pfx=rdc$run_id
-RDMACAP=${RDMACAP:-$(cd "$(dirname "$0")/../.." && pwd -P)/build/rdmacap}
-PAIR_NS_A= PAIR_NS_B= PAIR_DEV_A= PAIR_DEV_B= PAIR_ADDR_A=
-LOOP_DEV= LOOP_VETH= LOOP_ADDR=
+PAIR_NS_A='' PAIR_NS_B='' PAIR_DEV_A='' PAIR_DEV_B='' PAIR_ADDR_A=''
+LOOP_DEV='' LOOP_VETH=''
 port=18515
 pp_iters=${RXE_SMOKE_ITERS:-2000}
 work=
 bg_pids=()
 spawned=
-
-# --- TAP -------------------------------------------------------------------------
-n=0 npass=0 nfail=0 nskip=0
-
-t_pass() { n=$((n + 1)); npass=$((npass + 1)); echo "ok $n $1"; }
-t_fail() { n=$((n + 1)); nfail=$((nfail + 1)); echo "not ok $n $1"; }
-t_skip() { n=$((n + 1)); nskip=$((nskip + 1)); echo "ok $n $1 # SKIP $2"; }
-t_diag() { echo "# $*"; }
-t_res() { if [ "$1" = 0 ]; then t_pass "$2"; else t_fail "$2"; fi; }
-
-skip_all() {
-	echo "TAP version 13"
-	echo "1..0 # SKIP $*"
-	exit 4
-}
 
 # Shows the tail of a failed step's output as diagnostics.
 t_log() {
@@ -47,14 +34,11 @@ t_log() {
 	return 0
 }
 
-finish() {
-	echo "# Totals: pass:$npass fail:$nfail xfail:0 xpass:0 skip:$nskip error:0"
-	[ "$nfail" = 0 ] || exit 1
-	[ "$npass" != 0 ] || exit 4
-	exit 0
+skip_all() {
+	tap_skip_all "$*"
+	exit "$TAP_EXIT_SKIP"
 }
 
-# --- helpers ---------------------------------------------------------------------
 now() { echo "$EPOCHREALTIME"; }
 
 # Seconds from $1 to $2 (both $EPOCHREALTIME), to 0.001 s.
@@ -63,24 +47,12 @@ dt() {
 	printf '%d.%03d' $((d / 1000)) $((d % 1000))
 }
 
-# Polls CMD every 0.1 s until it succeeds, at most $1 tries.
-wait_for() {
-	local tries=$1 i
-	shift
-	for ((i = 0; i < tries; i++)); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 kernel_has_netns_rxe() {
 	local maj min rest
 	IFS=. read -r maj min rest <<<"$(uname -r)"
 	[ "$maj" -gt 7 ] || { [ "$maj" = 7 ] && [ "${min%%[!0-9]*}" -ge 1 ]; }
 }
 
-# shellcheck disable=SC2317 # called through wait_for
 rdma_dev_gone() { [ ! -e "/sys/class/infiniband/$1" ]; }
 ns_gone() { ! ip netns list | grep -q "^$1\b"; }
 # in_ns NS CMD...: CMD inside namespace NS, or in init_net when NS is empty.
@@ -94,25 +66,14 @@ in_ns() {
 	fi
 }
 
-# shellcheck disable=SC2317 # called through wait_for
 udp4791_in() { in_ns "$1" ss -Huln 'sport = :4791' | grep -q .; }
-# shellcheck disable=SC2317 # called through wait_for
 tcp_listens() { in_ns "$1" ss -Htln "sport = :$2" | grep -q .; }
 
-# "dev=qp,cq,pd,mr,ctx" for each rdcsmk device, from the kernel's resource tracking.
+# "dev=qp,cq,pd,mr,ctx" for each device of this run, from rdc_res.
 res_snapshot() {
-	rdma -j resource show |
-		jq -r --arg p "$pfx" '.[] | select(.ifname | startswith($p)) |
-			"\(.ifname)=\(.qp),\(.cq),\(.pd),\(.mr),\(.ctx)"' | sort
-}
-
-# Leftovers of this run: rxe links, links, namespaces with our prefix.
-leftovers() {
-	{
-		rdma -j link show | jq -r '.[].ifname' | sed 's/\/.*//'
-		ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//'
-		ip netns list | awk '{print $1}'
-	} | grep "^$pfx" || true
+	rdc_res | awk -v p="$pfx" 'index($1, p) == 1 {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		print $1 "=" v["qp"] "," v["cq"] "," v["pd"] "," v["mr"] "," v["ctx"] }'
 }
 
 # --- topology: built and removed by rdmacap itself ------------------------------
@@ -139,7 +100,7 @@ topo_down() {
 topo_pair_up() {
 	topo_up pair || return 1
 	PAIR_NS_A=$A_NS PAIR_DEV_A=$A_DEV PAIR_ADDR_A=$A_ADDR
-	PAIR_NS_B=$B_NS PAIR_DEV_B=$B_DEV PAIR_ADDR_B=$B_ADDR
+	PAIR_NS_B=$B_NS PAIR_DEV_B=$B_DEV
 }
 
 topo_pair_down() {
@@ -148,7 +109,7 @@ topo_pair_down() {
 
 topo_loop_up() {
 	topo_up loop || return 1
-	LOOP_DEV=$A_DEV LOOP_VETH=$A_IF LOOP_ADDR=$A_ADDR
+	LOOP_DEV=$A_DEV LOOP_VETH=$A_IF
 }
 
 topo_loop_down() {
@@ -211,12 +172,12 @@ pingpong() {
 	local name=$1 sns=$2 sdev=$3 cns=$4 cdev=$5 addr=$6
 	local base snap='' t0 t1 spid cpid src=0 crc=0 usec after deadline
 	base=$(res_snapshot)
-	t_diag "$name: counters before (dev=qp,cq,pd,mr,ctx): ${base//$'\n'/ }"
+	tap_diag "$name: counters before (dev=qp,cq,pd,mr,ctx): ${base//$'\n'/ }"
 	t0=$(now)
 	spawn "$sns" "$work/$name.srv" ibv_rc_pingpong -d "$sdev" -g 1 -p "$port" -n "$pp_iters"
 	spid=$spawned
-	wait_for 100 tcp_listens "$sns" "$port" ||
-		t_diag "$name: server not listening on TCP $port after 10 s"
+	rdc_wait_for 10 tcp_listens "$sns" "$port" ||
+		tap_diag "$name: server not listening on TCP $port after 10 s"
 	kill -STOP "$spid" 2>/dev/null
 	spawn "$cns" "$work/$name.cli" ibv_rc_pingpong -d "$cdev" -g 1 -p "$port" -n "$pp_iters" "$addr"
 	cpid=$spawned
@@ -235,25 +196,24 @@ pingpong() {
 	bg_pids=()
 	t1=$(now)
 	usec=$(sed -n 's/.* = \([0-9.]*\) usec\/iter$/\1/p' "$work/$name.cli")
-	t_diag "pingpong_wall_s=$(dt "$t0" "$t1") iters=$pp_iters usec_per_iter=${usec:-none}"
+	tap_diag "pingpong_wall_s=$(dt "$t0" "$t1") iters=$pp_iters usec_per_iter=${usec:-none}"
 	if [ "$src" = 0 ] && [ "$crc" = 0 ] && [ -n "$usec" ]; then
-		t_pass "$name: ibv_rc_pingpong -g 1"
+		tap_ok "$name: ibv_rc_pingpong -g 1"
 	else
-		t_diag "server exit $src, client exit $crc"
+		tap_diag "server exit $src, client exit $crc"
 		t_log "$work/$name.srv"
 		t_log "$work/$name.cli"
-		t_fail "$name: ibv_rc_pingpong -g 1"
+		tap_fail "$name: ibv_rc_pingpong -g 1"
 	fi
-	t_diag "$name: counters with both sides set up: ${snap//$'\n'/ }"
+	tap_diag "$name: counters with both sides set up: ${snap//$'\n'/ }"
 	peaked "$base" "$snap" "$sdev" "$cdev"
-	t_res $? "$name: QP, CQ, MR and context counted while running"
+	rdc_result $? "$name: QP, CQ, MR and context counted while running"
 	after=$(res_snapshot)
-	t_diag "$name: counters after: ${after//$'\n'/ }"
+	tap_diag "$name: counters after: ${after//$'\n'/ }"
 	[ "$after" = "$base" ] && [ -n "$base" ]
-	t_res $? "$name: counters back at baseline"
+	rdc_result $? "$name: counters back at baseline"
 }
 
-# shellcheck disable=SC2317 # runs from the EXIT trap
 cleanup() {
 	local p
 	for p in "${bg_pids[@]}"; do
@@ -282,13 +242,13 @@ run_env() {
 	out=$("$RDMACAP" env --deep 2>"$work/env.err")
 	printf '%s\n' "$out" >"$work/env.tap"
 	grep -q '^ok [0-9]* rdma_rxe module$' <<<"$out"
-	t_res $? "env: rdmacap env reports rdma_rxe"
+	rdc_result $? "env: rdmacap env reports rdma_rxe"
 	if kernel_has_netns_rxe; then
 		grep -q '^ok [0-9]* rxe inside network namespaces (Linux >= 7.1)$' <<<"$out"
 	else
 		grep -q '^ok [0-9]* rxe inside network namespaces .*# SKIP .*7\.1' <<<"$out"
 	fi
-	t_res $? "env: rxe inside namespaces reported as $(kernel_has_netns_rxe && echo working || echo unsupported)"
+	rdc_result $? "env: rxe inside namespaces reported as $(kernel_has_netns_rxe && echo working || echo unsupported)"
 }
 
 run_pair() {
@@ -297,7 +257,7 @@ run_pair() {
 		for d in "up" "UDP 4791 listens in each namespace" "ibv_rc_pingpong -g 1" \
 			"QP, CQ, MR and context counted while running" "counters back at baseline" \
 			"teardown leaves nothing"; do
-			t_skip "pair: $d" "rxe inside network namespaces needs Linux >= 7.1, have $(uname -r)"
+			tap_skip "pair: $d" "rxe inside network namespaces needs Linux >= 7.1, have $(uname -r)"
 		done
 		return
 	fi
@@ -305,29 +265,29 @@ run_pair() {
 	topo_pair_up >"$work/pair.up" 2>&1
 	rc=$?
 	t1=$(now)
-	t_diag "pair_up_s=$(dt "$t0" "$t1")"
+	tap_diag "pair_up_s=$(dt "$t0" "$t1")"
 	[ $rc = 0 ] || t_log "$work/pair.up"
-	t_res $rc "pair: up ($PAIR_DEV_A in $PAIR_NS_A, $PAIR_DEV_B in $PAIR_NS_B)"
+	rdc_result $rc "pair: up ($PAIR_DEV_A in $PAIR_NS_A, $PAIR_DEV_B in $PAIR_NS_B)"
 	if [ $rc = 0 ]; then
 		udp4791_in "$PAIR_NS_A" && udp4791_in "$PAIR_NS_B"
-		t_res $? "pair: UDP 4791 listens in each namespace"
+		rdc_result $? "pair: UDP 4791 listens in each namespace"
 		pingpong pair "$PAIR_NS_A" "$PAIR_DEV_A" "$PAIR_NS_B" "$PAIR_DEV_B" "$PAIR_ADDR_A"
 	else
 		for d in "UDP 4791 listens in each namespace" "ibv_rc_pingpong -g 1" \
 			"QP, CQ, MR and context counted while running" "counters back at baseline"; do
-			t_skip "pair: $d" "pair topology did not come up"
+			tap_skip "pair: $d" "pair topology did not come up"
 		done
 	fi
 	t0=$(now)
 	topo_pair_down >"$work/pair.down" 2>&1
 	rc=$?
 	t1=$(now)
-	t_diag "pair_down_s=$(dt "$t0" "$t1")"
-	t_diag "leftovers: $(leftovers | tr '\n' ' ')"
-	[ $rc = 0 ] && [ -z "$(leftovers)" ]
+	tap_diag "pair_down_s=$(dt "$t0" "$t1")"
+	tap_diag "leftovers: $(rdc_leftovers "$pfx" | tr '\n' ' ')"
+	[ $rc = 0 ] && [ -z "$(rdc_leftovers "$pfx")" ]
 	rc=$?
 	[ $rc = 0 ] || t_log "$work/pair.down"
-	t_res $rc "pair: teardown leaves nothing"
+	rdc_result $rc "pair: teardown leaves nothing"
 }
 
 run_loop() {
@@ -336,52 +296,52 @@ run_loop() {
 	topo_loop_up >"$work/loop.up" 2>&1
 	rc=$?
 	t1=$(now)
-	t_diag "loop_up_s=$(dt "$t0" "$t1")"
+	tap_diag "loop_up_s=$(dt "$t0" "$t1")"
 	[ $rc = 0 ] || t_log "$work/loop.up"
-	t_res $rc "loop: up ($LOOP_DEV on $LOOP_VETH in init_net)"
+	rdc_result $rc "loop: up ($LOOP_DEV on $LOOP_VETH in init_net)"
 	if [ $rc = 0 ]; then
 		pingpong loop "" "$LOOP_DEV" "" "$LOOP_DEV" 127.0.0.1
 	else
 		for d in "ibv_rc_pingpong -g 1" "QP, CQ, MR and context counted while running" \
 			"counters back at baseline"; do
-			t_skip "loop: $d" "loop topology did not come up"
+			tap_skip "loop: $d" "loop topology did not come up"
 		done
 	fi
 	t0=$(now)
 	topo_loop_down >"$work/loop.down" 2>&1
 	rc=$?
 	t1=$(now)
-	t_diag "loop_down_s=$(dt "$t0" "$t1")"
-	[ $rc = 0 ] && [ -z "$(leftovers)" ]
+	tap_diag "loop_down_s=$(dt "$t0" "$t1")"
+	[ $rc = 0 ] && [ -z "$(rdc_leftovers "$pfx")" ]
 	rc=$?
 	[ $rc = 0 ] || t_log "$work/loop.down"
-	t_res $rc "loop: teardown leaves nothing"
+	rdc_result $rc "loop: teardown leaves nothing"
 }
 
 main() {
 	local t0 t1 rc
+	tap_init
 	probe
 	work=$(mktemp -d "${TMPDIR:-/tmp}/rdcsmk.XXXXXX") || skip_all "mktemp failed"
 	trap cleanup EXIT
 	trap 'exit 130' INT TERM
-	echo "TAP version 13"
-	echo "1..14"
-	t_diag "kernel=$(uname -r)"
+	tap_plan 14
+	tap_diag "kernel=$(uname -r)"
 	t0=$(now)
 	modprobe -a rdma_rxe ib_uverbs rdma_ucm veth >"$work/modprobe" 2>&1
 	rc=$?
 	t1=$(now)
-	t_diag "modprobe_s=$(dt "$t0" "$t1")"
+	tap_diag "modprobe_s=$(dt "$t0" "$t1")"
 	t_log "$work/modprobe"
-	t_res $rc "modules load (rdma_rxe ib_uverbs rdma_ucm veth)"
+	rdc_result $rc "modules load (rdma_rxe ib_uverbs rdma_ucm veth)"
 	if [ $rc != 0 ]; then
-		echo "Bail out! modules did not load"
-		finish
+		tap_bail "modules did not load"
+		tap_finished
 	fi
 	run_env
 	run_pair
 	run_loop
-	finish
+	tap_finished
 }
 
 main "$@"

@@ -50,7 +50,7 @@ ud_run() {
 
 rdc_rxe_suite ud-suite ""
 tap_plan $((2 * ${#COUNTS[@]} + 6))
-BASE=$(rdc_res_line)
+BASE=$(rdc_res)
 
 # ud_one_qp: why grows unless the server's device delta was 1 QP, 1 CQ and
 # 1 MR whatever the clients, and the counters came back to the baseline
