@@ -15,31 +15,10 @@
 
 #define HED_GIDS_SHOWN 8 /* TAP line; JSON has them all */
 
-static const char *hed_gid_type(uint32_t type)
-{
-	switch (type) {
-	case IBV_GID_TYPE_IB: return "IB";
-	case IBV_GID_TYPE_ROCE_V1: return "RoCEv1";
-	case IBV_GID_TYPE_ROCE_V2: return "RoCEv2";
-	}
-	return "?";
-}
-
 static const char *hed_link(uint8_t ll)
 {
 	return ll == IBV_LINK_LAYER_ETHERNET ? "Ethernet" :
 	       ll == IBV_LINK_LAYER_INFINIBAND ? "InfiniBand" : "unspecified";
-}
-
-/* ::ffff:a.b.c.d as a.b.c.d; every other GID as IPv6 text. */
-static void hed_gid_str(const union ibv_gid *g, char *buf, size_t len)
-{
-	static const uint8_t v4pre[12] = { [10] = 0xff, [11] = 0xff };
-
-	if (!memcmp(g->raw, v4pre, sizeof(v4pre)))
-		inet_ntop(AF_INET, &g->raw[12], buf, (socklen_t)len);
-	else
-		inet_ntop(AF_INET6, g->raw, buf, (socklen_t)len);
 }
 
 /*
@@ -90,14 +69,14 @@ static void hed_port(struct tap *t, json_t *ports, const char *name, struct ibv_
 	for (ssize_t i = 0; i < n; i++) {
 		if (ents[i].port_num != port)
 			continue;
-		hed_gid_str(&ents[i].gid, g, sizeof(g));
+		rport_gid_str(&ents[i].gid, g, sizeof(g));
 		json_array_append_new(gids, json_pack("{s:I, s:s, s:s}", "index",
 						      (json_int_t)ents[i].gid_index, "type",
-						      hed_gid_type(ents[i].gid_type), "gid", g));
+						      rport_type_str(ents[i].gid_type), "gid", g));
 		if (shown++ < HED_GIDS_SHOWN && used < sizeof(line))
 			used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%u:%s:%s",
 						 used ? "," : "", ents[i].gid_index,
-						 hed_gid_type(ents[i].gid_type), g);
+						 rport_type_str(ents[i].gid_type), g);
 	}
 	tap_diag(t, "dev=%s port=%u state=%s link_layer=%s active_mtu=%d gid_tbl_len=%d gids=%d %s%s",
 		 name, port, ibv_port_state_str(pa.state), hed_link(pa.link_layer),
