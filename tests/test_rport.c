@@ -124,6 +124,7 @@ static void t_ib(void)
 	tap_diag(&T, "%s", t_why);
 	tap_ok(&T, r == -ENETDOWN && strstr(t_why, "subnet manager") && strstr(t_why, "mlx5_0 port 1"),
 	       "IB: LID 0 in state INIT fails, naming the port and the subnet manager");
+	rport_free(&p);
 	t_port(&p, "mlx5_0", IBV_LINK_LAYER_UNSPECIFIED, IBV_TRANSPORT_IB, IBV_PORT_ACTIVE, 0, 128,
 	       tab, 2);
 	r = rport_usable(&p, t_why, sizeof(t_why)) ? -errno : 0;
