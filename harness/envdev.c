@@ -11,18 +11,9 @@
 
 #include "harness/envdev.h"
 #include "rdma/dev.h"
+#include "rdma/port.h"
 
 #define HED_GIDS_SHOWN 8 /* TAP line; JSON has them all */
-
-static const char *hed_gid_type(uint32_t type)
-{
-	switch (type) {
-	case IBV_GID_TYPE_IB: return "IB";
-	case IBV_GID_TYPE_ROCE_V1: return "RoCEv1";
-	case IBV_GID_TYPE_ROCE_V2: return "RoCEv2";
-	}
-	return "?";
-}
 
 static const char *hed_link(uint8_t ll)
 {
@@ -30,15 +21,35 @@ static const char *hed_link(uint8_t ll)
 	       ll == IBV_LINK_LAYER_INFINIBAND ? "InfiniBand" : "unspecified";
 }
 
-/* ::ffff:a.b.c.d as a.b.c.d; every other GID as IPv6 text. */
-static void hed_gid_str(const union ibv_gid *g, char *buf, size_t len)
+/*
+ * The port's path (rdma/port.h): transport, LID and SM LID beside the line
+ * above, then one line per non-empty GID with its type and kind, into po too.
+ */
+static void hed_path(struct tap *t, json_t *po, const char *name, struct ibv_context *ctx,
+		     uint8_t port)
 {
-	static const uint8_t v4pre[12] = { [10] = 0xff, [11] = 0xff };
+	char g[INET6_ADDRSTRLEN];
+	struct rdev_err e;
+	struct rport p;
 
-	if (!memcmp(g->raw, v4pre, sizeof(v4pre)))
-		inet_ntop(AF_INET, &g->raw[12], buf, (socklen_t)len);
-	else
-		inet_ntop(AF_INET6, g->raw, buf, (socklen_t)len);
+	if (rport_query(ctx, port, &p, &e)) {
+		tap_diag(t, "%s", e.msg);
+		return;
+	}
+	tap_diag(t, "dev=%s port=%u transport=%s lid=%u sm_lid=%u", name, port,
+		 rport_transport_str(p.transport), p.lid, p.sm_lid);
+	json_object_set_new(po, "transport", json_string(rport_transport_str(p.transport)));
+	json_object_set_new(po, "lid", json_integer(p.lid));
+	json_object_set_new(po, "sm_lid", json_integer(p.sm_lid));
+	for (int i = 0; i < p.gid_tbl_len; i++) {
+		if (p.gids[i].kind == RPORT_GK_EMPTY)
+			continue;
+		rport_gid_str(&p.gids[i].gid, g, sizeof(g));
+		tap_diag(t, "dev=%s port=%u gid_index=%d gid_type=%s gid_kind=%s gid=%s", name,
+			 port, i, rport_type_str(p.gids[i].type),
+			 rport_kind_str(p.gids[i].kind), g);
+	}
+	rport_free(&p);
 }
 
 static void hed_port(struct tap *t, json_t *ports, const char *name, struct ibv_context *ctx,
@@ -58,14 +69,14 @@ static void hed_port(struct tap *t, json_t *ports, const char *name, struct ibv_
 	for (ssize_t i = 0; i < n; i++) {
 		if (ents[i].port_num != port)
 			continue;
-		hed_gid_str(&ents[i].gid, g, sizeof(g));
+		rport_gid_str(&ents[i].gid, g, sizeof(g));
 		json_array_append_new(gids, json_pack("{s:I, s:s, s:s}", "index",
 						      (json_int_t)ents[i].gid_index, "type",
-						      hed_gid_type(ents[i].gid_type), "gid", g));
+						      rport_type_str(ents[i].gid_type), "gid", g));
 		if (shown++ < HED_GIDS_SHOWN && used < sizeof(line))
 			used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%u:%s:%s",
 						 used ? "," : "", ents[i].gid_index,
-						 hed_gid_type(ents[i].gid_type), g);
+						 rport_type_str(ents[i].gid_type), g);
 	}
 	tap_diag(t, "dev=%s port=%u state=%s link_layer=%s active_mtu=%d gid_tbl_len=%d gids=%d %s%s",
 		 name, port, ibv_port_state_str(pa.state), hed_link(pa.link_layer),
@@ -75,6 +86,7 @@ static void hed_port(struct tap *t, json_t *ports, const char *name, struct ibv_
 		       ibv_port_state_str(pa.state), "link_layer", hed_link(pa.link_layer),
 		       "active_mtu", pa.active_mtu ? 128 << pa.active_mtu : 0, "gid_tbl_len",
 		       pa.gid_tbl_len, "gids", gids);
+	hed_path(t, po, name, ctx, port);
 	json_array_append_new(ports, po);
 }
 

@@ -4,7 +4,8 @@
  * active MTU and every GID (index, type, address), for choosing --device
  * NAME:PORT and --gid-index on a host with a real RNIC.
  *
- * Uses: libibverbs, rdma/dev.h (the GID table), tap/, jansson.
+ * Uses: libibverbs, rdma/dev.h (the GID table), rdma/port.h (transport, LIDs,
+ * GID kinds), tap/, jansson.
  */
 #ifndef RDC_HARNESS_ENVDEV_H
 #define RDC_HARNESS_ENVDEV_H

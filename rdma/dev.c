@@ -16,24 +16,31 @@
 
 #define RDEV_ROCE_PORT 4791 /* the RoCEv2 UDP port: any port would route the same */
 
-static int rdev_fail(struct rdev_err *e, const char *call, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/* Records call, object and errno in e (when given); -1 with errno = err. */
-static int rdev_fail(struct rdev_err *e, const char *call, int err, const char *fmt, ...)
+int rdev_vfail(struct rdev_err *e, const char *who, const char *call, int err, const char *fmt,
+	       va_list ap)
 {
-	va_list ap;
-
 	if (e) {
 		e->call = call;
 		e->err = err;
-		va_start(ap, fmt);
 		vsnprintf(e->obj, sizeof(e->obj), fmt, ap);
-		va_end(ap);
-		snprintf(e->msg, sizeof(e->msg), "rdev: %s %s: %s", call, e->obj, strerror(err));
+		snprintf(e->msg, sizeof(e->msg), "%s: %s %s: %s", who, call, e->obj, strerror(err));
 	}
 	errno = err;
 	return -1;
+}
+
+static int rdev_fail(struct rdev_err *e, const char *call, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int rdev_fail(struct rdev_err *e, const char *call, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = rdev_vfail(e, "rdev", call, err, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 /* ::ffff:a.b.c.d, the form RoCEv2 gives an IPv4 address. */

@@ -33,6 +33,7 @@
 #define RDC_RDMA_DEV_H
 
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -48,6 +49,14 @@ struct rdev_err {
 	char obj[96];      /* "rxe0", "rxe0 (RoCEv2 GID of 10.0.0.1)" */
 	char msg[200];     /* "rdev: <call> <obj>: <strerror>" */
 };
+
+/*
+ * Records call, the object (printf format) and err in e when e is given, and
+ * msg as "<who>: <call> <obj>: <strerror>"; -1 with errno = err. The one
+ * error filler of rdma/'s verbs readers (who: "rdev", "rport").
+ */
+int rdev_vfail(struct rdev_err *e, const char *who, const char *call, int err, const char *fmt,
+	       va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* Which GID: each field may be left open (zeroed struct: any device, any GID). */
 struct rdev_sel {

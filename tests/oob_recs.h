@@ -10,7 +10,7 @@ static inline struct oob_rec t_req(void)
 {
 	struct oob_rec r = {
 		.type = OOB_REQ, .id = 4242, .qpn = 0x000123, .psn = 0xabcdef, .mtu = 3,
-		.op = OOB_OP_SEND, .gidx = 1,
+		.op = OOB_OP_SEND, .gidx = 1, .lid = 0x01b2,
 		.gid = { [10] = 0xff, [11] = 0xff, 10, 222, 0, 2 },
 	};
 	return r;

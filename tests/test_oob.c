@@ -51,7 +51,8 @@ static void t_roundtrip(const char *what, struct oob_rec r)
 		!oob_encode(&p, b2) && !memcmp(b, b2, sizeof(b)) &&
 		p.id == r.id && p.qpn == r.qpn && p.psn == r.psn && p.type == r.type &&
 		p.addr == r.addr && p.rkey == r.rkey && p.rlen == r.rlen &&
-		p.status == r.status && p.call == r.call && !memcmp(p.gid, r.gid, 16);
+		p.status == r.status && p.call == r.call && p.lid == r.lid &&
+		!memcmp(p.gid, r.gid, 16);
 	tap_ok(&T, ok, "record: %s encodes and parses back to the same fields", what);
 }
 
@@ -66,8 +67,9 @@ static void t_layout(void)
 	       b[4] == OOB_VERSION && b[5] == OOB_REQ && b[6] == 0 && b[7] == OOB_REC_LEN &&
 	       b[8] == 0 && b[9] == 0 && b[10] == 0x10 && b[11] == 0x92 &&
 	       b[14] == 0x01 && b[15] == 0x23 && b[17] == 0xab && b[19] == 0xef &&
-	       b[30] == 0xff && b[32] == 10 && b[35] == 2 && b[36] == 3 && b[39] == 1,
-	       "record: big-endian layout of magic, version, type, len, id, qpn, psn, gid, mtu, gidx");
+	       b[30] == 0xff && b[32] == 10 && b[35] == 2 && b[36] == 3 && b[39] == 1 &&
+	       b[4] == 2 && b[61] == 0 && b[62] == 0x01 && b[63] == 0xb2,
+	       "record: big-endian layout of magic, version 2, type, len, id, qpn, psn, gid, mtu, gidx, lid");
 }
 
 /* Expects err from parsing buf[0..len). */
@@ -103,7 +105,8 @@ static void t_header(void)
 {
 	struct oob_rec r = t_req();
 	uint8_t b[OOB_REC_LEN], x[OOB_REC_LEN];
-	static const uint8_t vers[] = { 0, 2, 0x7f, 0xff };
+	/* 1: the layout before the LID, which a LID-routed peer cannot answer */
+	static const uint8_t vers[] = { 0, 1, 3, 0x7f, 0xff };
 	static const uint8_t types[] = { 0, 5, 0x80, 0xff };
 	static const uint16_t lens[] = { 0, 8, 63, 65, 128, 4096, 0xffff };
 	int ok = 1;
@@ -125,7 +128,7 @@ static void t_header(void)
 		ok &= t_expect(x, sizeof(x), OOB_T(OOB_REQ), OOB_EVERSION);
 		ok &= oob_head(x, 5, OOB_T(OOB_REQ)) == OOB_EVERSION;
 	}
-	tap_ok(&T, ok, "record: versions 0, 2, 127, 255 are 'bad_version'");
+	tap_ok(&T, ok, "record: versions 0, 1 (no LID), 3, 127, 255 are 'bad_version'");
 	ok = 1;
 	for (i = 0; i < sizeof(types); i++) {
 		memcpy(x, b, sizeof(x));
@@ -304,10 +307,8 @@ static void t_fields(void)
 	ok = 1;
 	T_FIELD(rej, qpn, 5, OOB_EPAD);
 	T_FIELD(rej, mtu, 3, OOB_EPAD);
-	for (int i = 61; i < 64; i++) {
-		t_forge(b, &req, (size_t)i, "\x01", 1);
-		ok &= t_expect(b, sizeof(b), T_ALL, OOB_EPAD);
-	}
+	t_forge(b, &req, 61, "\x01", 1);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EPAD);
 	t_forge(b, &rej, 20, "\x01", 1);
 	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EPAD);
 	T_FIELD(down, qpn, 5, OOB_EPAD);
@@ -316,6 +317,24 @@ static void t_fields(void)
 	t_forge(b, &down, 20, "\x01", 1);
 	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EPAD);
 	tap_ok(&T, ok, "record: non-zero padding, QP fields in a REJ or a DOWN, are 'bad_padding'");
+
+	ok = 1;
+	T_FIELD(req, lid, OOB_LID_MAX + 1, OOB_ELID);
+	T_FIELD(req, lid, 0xffff, OOB_ELID);
+	t_forge(b, &req, 62, "\xc0\x00", 2);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_ELID);
+	T_FIELD(rej, lid, 1, OOB_EPAD);
+	t_forge(b, &down, 63, "\x01", 1);
+	ok &= t_expect(b, sizeof(b), T_ALL, OOB_EPAD);
+	{
+		struct oob_rec r = req;
+
+		r.lid = 0;	/* RoCE and iWARP */
+		ok &= !oob_encode(&r, b) && t_expect(b, sizeof(b), T_ALL, OOB_OK);
+		r.lid = OOB_LID_MAX;
+		ok &= !oob_encode(&r, b) && t_expect(b, sizeof(b), T_ALL, OOB_OK);
+	}
+	tap_ok(&T, ok, "record: LID 0 and 0xbfff pass, a multicast LID is 'bad_lid', a LID in a REJ or a DOWN 'bad_padding'");
 }
 
 /* Accepted bytes must be exactly what the encoder makes of the parsed fields. */
@@ -361,7 +380,8 @@ static void t_fuzz(void)
 			seed = seed * 1103515245u + 12345u;
 			b[j] = (uint8_t)(seed >> 16);
 		}
-		memcpy(b, "RDCQ\x01", 5);
+		memcpy(b, "RDCQ", 4);
+		b[4] = OOB_VERSION;
 		b[5] = (uint8_t)(1 + i % 4);
 		b[6] = 0;
 		b[7] = OOB_REC_LEN;
@@ -469,7 +489,7 @@ static void t_cm(void)
 	b[0] ^= 1;
 	b[4] = 9;
 	ok &= oob_cm_parse(b, sizeof(b), OOB_T(OOB_REQ), &p) == OOB_EVERSION;
-	b[4] = OOB_VERSION;
+	b[4] = OOB_CM_VERSION;
 	ok &= oob_cm_parse(b, sizeof(b), OOB_T(OOB_REP), &p) == OOB_ETYPE;
 	b[6] = 7;
 	ok &= oob_cm_parse(b, sizeof(b), OOB_T(OOB_REQ), &p) == OOB_EOP;
@@ -486,7 +506,7 @@ static void t_cm(void)
 int main(void)
 {
 	tap_init(&T, stdout);
-	tap_plan(&T, 32);
+	tap_plan(&T, 33);
 	t_roundtrip("REQ", t_req());
 	t_roundtrip("REP with a write buffer", t_rep_write());
 	t_roundtrip("REJ", t_rej());

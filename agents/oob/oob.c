@@ -28,6 +28,7 @@ static const char *const oob_err_words[OOB_NERR] = {
 	[OOB_ESTATUS] = "bad_status",
 	[OOB_EBUF] = "bad_buffer",
 	[OOB_EPAD] = "bad_padding",
+	[OOB_ELID] = "bad_lid",
 };
 
 static const char *const oob_calls[OOB_CALL_MAX] = {
@@ -114,7 +115,7 @@ static enum oob_err oob_check(const struct oob_rec *r)
 		if (!r->status || !r->call || r->call >= OOB_CALL_MAX ||
 		    (r->type == OOB_DOWN && r->status > OOB_DOWN_STATUS_MAX))
 			return OOB_ESTATUS;
-		if (r->qpn || r->psn || r->mtu || r->op || r->gidx ||
+		if (r->qpn || r->psn || r->mtu || r->op || r->gidx || r->lid ||
 		    memcmp(r->gid, zero, sizeof(zero)))
 			return OOB_EPAD;
 		if (r->rkey || r->addr || r->rlen)
@@ -134,6 +135,8 @@ static enum oob_err oob_check(const struct oob_rec *r)
 		return OOB_EMTU;
 	if (r->gidx > OOB_GIDX_MAX)
 		return OOB_EGIDX;
+	if (r->lid > OOB_LID_MAX)
+		return OOB_ELID;
 	if (r->op == OOB_OP_SEND) {
 		if (r->rkey || r->addr || r->rlen)
 			return OOB_EBUF;
@@ -176,6 +179,7 @@ enum oob_err oob_encode(const struct oob_rec *r, uint8_t out[OOB_REC_LEN])
 	put64(out + 48, r->addr);
 	put32(out + 56, r->rlen);
 	out[60] = r->call;
+	put16(out + 62, r->lid);
 	return OOB_OK;
 }
 
@@ -207,7 +211,7 @@ enum oob_err oob_parse(const uint8_t *buf, size_t len, unsigned types, struct oo
 		return OOB_ESHORT;
 	if (len > OOB_REC_LEN)
 		return OOB_ETRAIL;
-	if (buf[61] || buf[62] || buf[63])
+	if (buf[61])
 		return OOB_EPAD;
 	memset(&t, 0, sizeof(t));
 	t.type = buf[5];
@@ -223,6 +227,7 @@ enum oob_err oob_parse(const uint8_t *buf, size_t len, unsigned types, struct oo
 	t.addr = get64(buf + 48);
 	t.rlen = get32(buf + 56);
 	t.call = buf[60];
+	t.lid = get16(buf + 62);
 	e = oob_check(&t);
 	if (e)
 		return e;
@@ -261,7 +266,7 @@ enum oob_err oob_cm_encode(const struct oob_cm *c, uint8_t out[OOB_CM_LEN])
 		return e;
 	memset(out, 0, OOB_CM_LEN);
 	put32(out, OOB_CM_MAGIC);
-	out[4] = OOB_VERSION;
+	out[4] = OOB_CM_VERSION;
 	out[5] = c->type;
 	out[6] = c->op;
 	out[7] = c->call;
@@ -281,7 +286,7 @@ enum oob_err oob_cm_parse(const uint8_t *buf, size_t len, unsigned types, struct
 
 	if (len >= 4 && get32(buf) != OOB_CM_MAGIC)
 		return OOB_EMAGIC;
-	if (len >= 5 && buf[4] != OOB_VERSION)
+	if (len >= 5 && buf[4] != OOB_CM_VERSION)
 		return OOB_EVERSION;
 	if (len >= 6 && (buf[5] < OOB_REQ || buf[5] > OOB_REJ || !(types & OOB_T(buf[5]))))
 		return OOB_ETYPE;

@@ -5,7 +5,7 @@
  * One fixed-size record, 64 bytes, every field big-endian:
  *
  *    0  u32  magic     OOB_MAGIC ("RDCQ")
- *    4  u8   version   OOB_VERSION
+ *    4  u8   version   OOB_VERSION (2: the LID at 62; 1 had none)
  *    5  u8   type      REQ (client -> server), REP, REJ or DOWN (server -> client)
  *    6  u16  len       OOB_REC_LEN: a reader can refuse a record by its header
  *    8  u32  id        connection id (the client's --first-id + index)
@@ -26,7 +26,14 @@
  *                      otherwise 0
  *   60  u8   call      REJ, DOWN: enum oob_call, the server's call that failed;
  *                      else 0
- *   61  u8   pad[3]    0
+ *   61  u8   pad       0
+ *   62  u16  lid       the sender port's LID: what an InfiniBand peer routes to
+ *                      (unicast, 0..0xbfff); 0 on RoCE and iWARP, which have none
+ *
+ * A parser takes its own version only: a version 1 reader refuses a version 2
+ * record as bad_version, and so does this one a version 1 record (a REQ
+ * without a LID cannot be answered on InfiniBand). Both ends come from one
+ * build of rdmacap, so no version is ever negotiated.
  *
  * A REJ carries only id, status and call; every other field is 0. The parser
  * trusts nothing: every byte is checked, including padding, and a buffer that is
@@ -47,7 +54,8 @@
 #include <stdint.h>
 
 #define OOB_MAGIC 0x52444351u
-#define OOB_VERSION 1
+#define OOB_VERSION 2
+#define OOB_LID_MAX 0xbfff	/* unicast LIDs; 0xc000.. are multicast */
 #define OOB_REC_LEN 64
 #define OOB_HEAD_LEN 8
 #define OOB_MAX_RLEN (1u << 30)
@@ -97,6 +105,7 @@ struct oob_rec {
 	uint8_t op;
 	uint8_t call;
 	uint16_t gidx;
+	uint16_t lid;
 	uint32_t id;
 	uint32_t qpn;
 	uint32_t psn;
@@ -124,6 +133,7 @@ enum oob_err {
 	OOB_ESTATUS,	/* status or call inconsistent with the type */
 	OOB_EBUF,	/* rkey/addr/rlen inconsistent with op */
 	OOB_EPAD,
+	OOB_ELID,	/* a multicast LID */
 	OOB_NERR
 };
 
@@ -150,7 +160,7 @@ unsigned oob_call_code(const char *name);
  * the CM exchanges itself. 32 bytes, big-endian:
  *
  *    0  u32  magic    OOB_CM_MAGIC ("RDCM")
- *    4  u8   version  OOB_VERSION
+ *    4  u8   version  OOB_CM_VERSION
  *    5  u8   type     REQ (rdma_connect), REP (rdma_accept), REJ (rdma_reject);
  *                     never DOWN: the CM's own DREQ tells the client
  *    6  u8   op       OOB_OP_SEND, OOB_OP_WRITE, OOB_OP_READ or OOB_OP_ATOMIC
@@ -165,6 +175,7 @@ unsigned oob_call_code(const char *name);
  * must be zero.
  */
 #define OOB_CM_MAGIC 0x5244434du
+#define OOB_CM_VERSION 1	/* its own: rdma_cm does the addressing, no LID here */
 #define OOB_CM_LEN 32
 
 struct oob_cm {

@@ -111,6 +111,7 @@ struct rc_dev {
 	struct ibv_device_attr attr;
 	uint8_t port;
 	uint8_t gidx;
+	uint16_t lid;		/* the port's, for a LID-routed peer; 0 on RoCE */
 	union ibv_gid gid;
 	enum ibv_mtu mtu;
 	uint32_t size;

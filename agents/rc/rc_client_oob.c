@@ -296,6 +296,7 @@ static int rcc_req(struct rcc *x, struct rcc_sess *ss, uint32_t i, struct verbs_
 	memcpy(req.gid, x->dev.gid.raw, 16);
 	req.mtu = (uint8_t)x->dev.mtu;
 	req.gidx = x->dev.gidx;
+	req.lid = x->dev.lid;
 	req.op = (uint8_t)rc_op_oob((enum opt_op)ep->op);
 	if (rc_op_rbuf((enum opt_op)ep->op)) {
 		req.rkey = ep->rmr->rkey;

@@ -118,6 +118,7 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 		goto err_ctx;
 	}
 	d->mtu = pa.active_mtu;
+	d->lid = pa.lid;
 	if (rc_dev_caps(d))
 		goto err_ctx;
 	if (!d->pd) {

@@ -43,6 +43,7 @@ int rc_reply_accept(struct rc_dev *d, struct rc_ep *e, const struct oob_rec *req
 	memcpy(rep->gid, d->gid.raw, 16);
 	rep->mtu = (uint8_t)d->mtu;
 	rep->gidx = d->gidx;
+	rep->lid = d->lid;
 	if (rc_op_rbuf((enum opt_op)e->op)) {
 		rep->rkey = e->rmr->rkey;
 		rep->addr = (uintptr_t)rc_rbuf(d, e);

@@ -57,6 +57,7 @@ struct ud_dev {
 	struct ibv_comp_channel *ch;	/* nonblocking; every CQ reports here */
 	struct ibv_device_attr attr;
 	uint8_t port, gidx;
+	uint16_t lid;		/* the port's, for a LID-routed peer; 0 on RoCE */
 	uint32_t qkey;		/* of every QP: UD_QKEY, or rdma_cm's RDMA_UDP_QKEY */
 	union ibv_gid gid;
 	enum ibv_mtu mtu;

@@ -371,7 +371,7 @@ void udc_req(const struct uc *x, uint32_t i, uint8_t buf[OOB_REC_LEN])
 {
 	struct oob_rec req = { .type = OOB_REQ, .id = x->o->first_id + i, .op = OOB_OP_UD,
 			       .qpn = x->c[i].q.qp->qp_num, .mtu = (uint8_t)x->dev.mtu,
-			       .gidx = x->dev.gidx, .rkey = x->dev.qkey };
+			       .gidx = x->dev.gidx, .lid = x->dev.lid, .rkey = x->dev.qkey };
 
 	memcpy(req.gid, x->dev.gid.raw, 16);
 	if (oob_encode(&req, buf))

@@ -46,6 +46,7 @@ int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, struct in_addr local)
 		goto err;
 	}
 	d->mtu = pa.active_mtu;
+	d->lid = pa.lid;
 	mtu = 128 << pa.active_mtu;
 	if (o->size > (uint32_t)(mtu - OPT_UD_GRH)) {
 		ag_warn("--size %u does not fit one datagram: active MTU %d of %s minus the %d-byte GRH is %d",

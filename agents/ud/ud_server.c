@@ -126,7 +126,7 @@ void uds_answer(const struct us *s, const struct oob_rec *req, const struct verb
 	}
 	*rep = (struct oob_rec){ .type = OOB_REP, .id = req->id, .op = OOB_OP_UD,
 				 .qpn = s->qp.qp->qp_num, .mtu = (uint8_t)s->dev.mtu,
-				 .gidx = s->dev.gidx, .rkey = s->dev.qkey };
+				 .gidx = s->dev.gidx, .lid = s->dev.lid, .rkey = s->dev.qkey };
 	memcpy(rep->gid, s->dev.gid.raw, 16);
 }
 

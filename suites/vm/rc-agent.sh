@@ -87,7 +87,7 @@ hostile() {
 }
 
 t_hostile() {
-	local h0='RDCQ\x01\x01\x00\x40' z8='\x00\x00\x00\x00\x00\x00\x00\x00' z56 pid
+	local h0='RDCQ\x02\x01\x00\x40' z8='\x00\x00\x00\x00\x00\x00\x00\x00' z56 pid
 
 	z56="$z8$z8$z8$z8$z8$z8$z8"
 	if ! rcp_server srv --timeout=3; then
@@ -107,13 +107,13 @@ t_hostile() {
 	fi
 	ap_stop rogue >/dev/null
 
-	hostile bad_magic "RDCX\\x01\\x01\\x00\\x40$z56"
+	hostile bad_magic "RDCX\\x02\\x01\\x00\\x40$z56"
 	rdc_result $? "hostile: a wrong magic is dropped (bad_magic)"
-	hostile bad_version "RDCQ\\x02\\x01\\x00\\x40$z56"
-	rdc_result $? "hostile: a wrong version is dropped (bad_version)"
-	hostile bad_type "RDCQ\\x01\\x02\\x00\\x40$z56"
+	hostile bad_version "RDCQ\\x01\\x01\\x00\\x40$z56"
+	rdc_result $? "hostile: a version 1 record (without the LID) is dropped (bad_version)"
+	hostile bad_type "RDCQ\\x02\\x02\\x00\\x40$z56"
 	rdc_result $? "hostile: a REP sent to the server is dropped (bad_type)"
-	hostile bad_length 'RDCQ\x01\x01\x10\x00'
+	hostile bad_length 'RDCQ\x02\x01\x10\x00'
 	rdc_result $? "hostile: an oversized length is dropped from the header alone (bad_length)"
 	hostile bad_qpn "$h0$z56"
 	rdc_result $? "hostile: a record with QPN 0 is dropped (bad_qpn)"

@@ -45,7 +45,7 @@ records() {
 		ip=$(($2 + i))
 		printf -v part '\\x%02x' $((ip >> 24 & 255)) $((ip >> 16 & 255)) \
 			$((ip >> 8 & 255)) $((ip & 255))	# id
-		fmt+="RDCQ\\x01\\x01\\x00\\x40$part"
+		fmt+="RDCQ\\x02\\x01\\x00\\x40$part"
 		printf -v part '\\x%02x' 0 0 1 $((ip & 255)) 0 0 0 7	# qpn, psn
 		fmt+=$part
 		printf -v part '\\x%02x' 0 0 0 0 0 0 0 0 0 0 255 255 \
@@ -192,7 +192,7 @@ t_down_lie() {
 	# DOWN, id 0 (the client's first), status 5 (IBV_WC_WR_FLUSH_ERR), call 15
 	# (OOB_CALL_POLL_CQ); every other byte 0 (tests/test_oob.c pins the layout)
 	{
-		printf 'RDCQ\x01\x04\x00\x40\x00\x00\x00\x00'
+		printf 'RDCQ\x02\x04\x00\x40\x00\x00\x00\x00'
 		head -c 28 /dev/zero
 		printf '\x00\x00\x00\x05'
 		head -c 16 /dev/zero
