@@ -14,7 +14,7 @@
  * QP of the point exists (flt_arm), and the fault is switched on and off by
  * changing them in place. Adding or deleting a root qdisc on a live link swaps
  * in noop_qdisc for a moment (net/sched/sch_api.c qdisc_graft, dev_deactivate),
- * whose enqueue drops with NET_XMIT_CN; rxe (Linux >= 6.10) fails the QP of any
+ * whose enqueue drops with NET_XMIT_CN; rxe (7.2 as measured) fails the QP of any
  * request whose ip_local_out did not return 0 (rxe_requester: rxe_xmit_packet,
  * IB_WC_LOC_QP_OP_ERR). Its queue cap is beyond reach (fault.c FLT_NETEM_LIMIT).
  *

@@ -97,7 +97,7 @@ static const struct wire_why {
 
 /*
  * rxe counts send_err where rxe_xmit_packet's ip_local_out (or ip6_) did not
- * return 0, and rxe_requester then fails that request's QP (Linux >= 6.10:
+ * return 0, and rxe_requester then fails that request's QP (7.2 as measured:
  * IB_WC_LOC_QP_OP_ERR, rxe_qp_error); an ACK that fails is only counted. With
  * the link up, what returns non-zero is a queue on the way out refusing the
  * packet: NET_XMIT_DROP (a qdisc's limit, a veth peer's full backlog) or
