@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "harness/memfloor.h"
 #include "harness/run.h"
 #include "harness/wire.h"
 
@@ -203,6 +204,7 @@ static void cause_oom(struct run *r)
 	struct pt_point *pt = r->pt;
 	struct proc_mem now;
 	char rest[sizeof(pt->cause)];
+	const char *unprot = mf_oom_unprotected();
 
 	if (!(pt->nfails || pt->lost || pt->bad || pt->connected < pt->clients) ||
 	    proc_meminfo(&now) || now.oom_kills <= pt->mem_base.oom_kills)
@@ -210,10 +212,12 @@ static void cause_oom(struct run *r)
 	snprintf(rest, sizeof(rest), "%s", pt->cause);
 	snprintf(pt->cause, sizeof(pt->cause),
 		 "memory: the kernel's OOM killer ended %ld process%s (/proc/vmstat oom_kill; "
-		 "MemAvailable %ld KiB at the peak, %.0f bytes per connection in use)%s%s",
+		 "MemAvailable %ld KiB at the peak, %.0f bytes per connection in use%s%s%s)%s%s",
 		 now.oom_kills - pt->mem_base.oom_kills,
 		 now.oom_kills - pt->mem_base.oom_kills > 1 ? "es" : "", pt->mem_peak.avail_kb,
-		 pt->used_bytes_per_conn, rest[0] ? "; " : "", rest);
+		 pt->used_bytes_per_conn, unprot ? "; rdmacap itself was not protected: " : "",
+		 unprot ? unprot : "", unprot ? ", it may have been one" : "", rest[0] ? "; " : "",
+		 rest);
 }
 
 /*

@@ -10,6 +10,7 @@
 
 #include "harness/env.h"
 #include "harness/envdev.h"
+#include "harness/memfloor.h"
 #include "netns/netns.h"
 #include "rdma/dev.h"
 
@@ -115,6 +116,18 @@ int he_collect(struct tap *t, json_t *o, bool deep)
 	he_sysctl(t, o, "net.rdma_ucm.max_backlog", "rdma_ucm not loaded");
 	he_sysctl(t, o, "net.core.somaxconn", "not readable");
 	he_sysctl(t, o, "net.ipv4.ip_local_port_range", "not readable");
+	{
+		char why[128];
+		bool can = mf_oom_can_protect(why, sizeof(why));
+
+		/* said here once, not on every run: nothing is wrong with a run without it */
+		tap_result(t, can ? TAP_PASS : TAP_SKIP,
+			   can ? NULL : why[0] ? why : "unknown",
+			   "OOM protection: rdmacap can put its oom_score_adj at -1000, so the "
+			   "OOM killer picks an agent, not it");
+		json_object_set_new(o, "oom_protect", json_boolean(can));
+		json_object_set_new(o, "oom_protect_why", json_string(why));
+	}
 	json_object_set_new(o, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
 	json_object_set_new(o, "mem_kb", json_integer(sysconf(_SC_PHYS_PAGES) *
 						      (sysconf(_SC_PAGESIZE) / 1024)));

@@ -256,14 +256,31 @@ static void flt_did(struct flt_run *f, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int flt_netem_add(struct flt_run *f, const char *ns, const char *dev)
+/*
+ * netem's queue cap. rxe's requester stops at 64 skbs in flight per QP
+ * (RXE_INFLIGHT_SKBS_PER_QP_HIGH) and its responder answers no more than it
+ * was sent, so one link holds at most 128 per QP; 2^27 is that for 1,048,576
+ * QPs (rxe's max_qp, rounded up). tc's default, 1,000, is a tail drop, which
+ * ip_local_out returns to rxe as NET_XMIT_DROP: a failed QP, not a lost packet.
+ */
+#define FLT_NETEM_LIMIT "134217728"
+
+/*
+ * tc VERB dev DEV root netem limit FLT_NETEM_LIMIT, plus the fault's
+ * parameters when 'on' (without them netem passes every packet at once).
+ */
+static int flt_netem_tc(struct flt_run *f, const char *verb, const char *ns, const char *dev,
+			bool on)
 {
 	const struct flt_spec *s = f->spec;
 	char a[24], b[24], c[24];
-	char *argv[16] = { "tc", "qdisc", "add", "dev", (char *)dev, "root", "netem" };
-	int n = 7;
+	char *argv[18] = { "tc", "qdisc", (char *)verb, "dev", (char *)dev, "root", "netem",
+			   "limit", FLT_NETEM_LIMIT };
+	int n = 9;
 
-	switch (s->kind) {
+	switch (on ? s->kind : FLT_NONE) {
+	case FLT_NONE:
+		break;
 	case FLT_LOSS:
 		snprintf(a, sizeof(a), "%ld%%", s->pct);
 		argv[n++] = "loss";
@@ -288,26 +305,41 @@ static int flt_netem_add(struct flt_run *f, const char *ns, const char *dev)
 		break;
 	}
 	argv[n] = NULL;
-	if (flt_exec(ns, argv, f->res->err, sizeof(f->res->err)))
-		return -1;
-	snprintf(f->q[f->nq].ns, sizeof(f->q[0].ns), "%s", ns);
-	snprintf(f->q[f->nq].dev, sizeof(f->q[0].dev), "%s", dev);
-	f->nq++;
-	return 0;
+	return flt_exec(ns, argv, f->res->err, sizeof(f->res->err));
 }
 
-/* netem on the server's link (server -> clients) and every client's (client -> server) */
-static int flt_netem_all(struct flt_run *f)
+int flt_arm(struct flt_run *f)
 {
 	const struct nn_topo *t = f->topo;
 
-	if (flt_netem_add(f, t->srv.ns, t->srv.ifname))
-		return -1;
-	for (int k = 0; k < t->nclients; k++)
-		if (flt_netem_add(f, t->cli[k].ns, t->cli[k].ifname))
+	if (!flt_netem(f->spec))
+		return 0;
+	/* the server's link (server -> clients) and every client's (client -> server) */
+	for (int k = -1; k < t->nclients; k++) {
+		const struct nn_host *h = k < 0 ? &t->srv : &t->cli[k];
+
+		if (flt_netem_tc(f, "replace", h->ns, h->ifname, false))
 			return -1;
-	flt_did(f, "netem %s on %d links (both directions)", f->spec->text, f->nq);
+		snprintf(f->q[f->nq].ns, sizeof(f->q[0].ns), "%s", h->ns);
+		snprintf(f->q[f->nq].dev, sizeof(f->q[0].dev), "%s", h->ifname);
+		f->nq++;
+	}
 	return 0;
+}
+
+/* The armed qdiscs changed in place: the fault's parameters on or off. */
+static int flt_netem_set(struct flt_run *f, bool on)
+{
+	int rc = 0;
+
+	for (int i = 0; i < f->nq; i++)
+		if (flt_netem_tc(f, "change", f->q[i].ns, f->q[i].dev, on))
+			rc = -1;
+	f->netem_on = on && !rc;
+	if (!rc && on)
+		flt_did(f, "netem %s limit %s on %d links (both directions)", f->spec->text,
+			FLT_NETEM_LIMIT, f->nq);
+	return rc;
 }
 
 static int flt_link(struct flt_run *f, bool up)
@@ -374,7 +406,9 @@ int flt_apply(struct flt_run *f, const pid_t *srv, int nsrv, const pid_t *cli,
 		break;
 	}
 	default:
-		rc = flt_netem_all(f);
+		rc = f->nq ? flt_netem_set(f, true) : -1;
+		if (!f->nq && !f->res->err[0])
+			snprintf(f->res->err, sizeof(f->res->err), "netem: not armed (flt_arm)");
 		break;
 	}
 	if (f->res->err[0])
@@ -424,6 +458,16 @@ int flt_undo(struct flt_run *f, double now)
 	f->t_due = 0;
 	if ((f->nstopped || f->link_down) && flt_resume(f, now))
 		rc = -1;
+	if (f->netem_on && flt_netem_set(f, false))
+		rc = -1;
+	f->res->undone = !rc;
+	return rc;
+}
+
+int flt_disarm(struct flt_run *f)
+{
+	int rc = 0;
+
 	while (f->nq > 0) {
 		char *argv[] = { "tc", "qdisc", "del", "dev", f->q[f->nq - 1].dev, "root", NULL };
 
@@ -431,6 +475,5 @@ int flt_undo(struct flt_run *f, double now)
 			rc = -1;
 		f->nq--;
 	}
-	f->res->undone = !rc;
 	return rc;
 }

@@ -4,9 +4,19 @@
  *
  * Offers: the strict spec parser (cli.c calls it before anything exists), what a
  * kind needs of the host (tc and sch_netem for netem kinds: flt_unavailable),
- * and, for one point, apply / the timed undo (stop-server:MS, link-down:MS) /
- * the undo at the point's end, which is idempotent and runs also when rdmacap is
- * interrupted. What a fault did ends up in struct flt_result (the point's figures).
+ * and, for one point, arm (before its agents start) / apply / the timed undo
+ * (stop-server:MS, link-down:MS) / the undo at the point's end, which is
+ * idempotent and runs also when rdmacap is interrupted / disarm (after its
+ * agents stopped). What a fault did ends up in struct flt_result (the point's
+ * figures).
+ *
+ * A netem kind is only what it says: its qdiscs are put on the links while no
+ * QP of the point exists (flt_arm), and the fault is switched on and off by
+ * changing them in place. Adding or deleting a root qdisc on a live link swaps
+ * in noop_qdisc for a moment (net/sched/sch_api.c qdisc_graft, dev_deactivate),
+ * whose enqueue drops with NET_XMIT_CN; rxe (7.2 as measured) fails the QP of any
+ * request whose ip_local_out did not return 0 (rxe_requester: rxe_xmit_packet,
+ * IB_WC_LOC_QP_OP_ERR). Its queue cap is beyond reach (fault.c FLT_NETEM_LIMIT).
  *
  *   kill-client[:N]        SIGKILL the first N client agents (default 1)
  *   kill-server            SIGKILL every server agent
@@ -93,12 +103,19 @@ struct flt_run {
 	pid_t stopped[FLT_MAX_TARGETS];
 	int nstopped;
 	struct { char ns[NN_NAME_MAX]; char dev[16]; } q[FLT_MAX_TARGETS], link;
-	int nq;
+	int nq;         /* netem qdiscs armed */
+	bool netem_on;  /* ... with the fault's parameters */
 	bool link_down;
 };
 
 void flt_init(struct flt_run *f, const struct flt_spec *spec, const struct nn_topo *topo,
 	      struct flt_result *res);
+
+/*
+ * netem kinds: a pass-through netem on every link of the topology, before the
+ * point's agents start. 0 (nothing to do for other kinds), or -1 with res->err.
+ */
+int flt_arm(struct flt_run *f);
 
 /*
  * Applies the fault: srv[] are the server agents' pids, cli[] the client
@@ -111,7 +128,13 @@ int flt_apply(struct flt_run *f, const pid_t *srv, int nsrv, const pid_t *cli,
 /* The timed undo, when due (call it often). */
 void flt_tick(struct flt_run *f, double now);
 
-/* Undoes whatever is still applied; safe to call twice. 0, or -1 with res->err. */
+/*
+ * Undoes whatever is still applied (netem: back to pass-through); safe to call
+ * twice. 0, or -1 with res->err.
+ */
 int flt_undo(struct flt_run *f, double now);
+
+/* Removes what flt_arm put on the links, once the point's agents are gone. */
+int flt_disarm(struct flt_run *f);
 
 #endif

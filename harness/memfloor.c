@@ -2,6 +2,7 @@
 /*
  * The memory floor of a load point and the OOM killer's bias (memfloor.h).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,6 +40,7 @@
 
 static int mf_adj_orig;   /* oom_score_adj at start */
 static int mf_adj_lowered; /* mf_oom_protect lowered it: children get mf_adj_orig back */
+static char mf_adj_why[128]; /* why mf_oom_protect could not */
 
 long mf_floor_kb(long mib, char *why, size_t len)
 {
@@ -83,14 +85,44 @@ long mf_floor_kb(long mib, char *why, size_t len)
 
 void mf_oom_protect(void)
 {
-	if (geteuid() != 0)
+	if (geteuid() != 0) {
+		snprintf(mf_adj_why, sizeof(mf_adj_why), "not root");
 		return;
+	}
 	if (proc_oom_adj_get(&mf_adj_orig) || proc_oom_adj_set(-1000)) {
-		fprintf(stderr, "rdmacap: oom_score_adj -1000: %m: the OOM killer may pick "
-			"rdmacap over an agent\n");
+		snprintf(mf_adj_why, sizeof(mf_adj_why), "oom_score_adj -1000: %s",
+			 strerror(errno));
 		return;
 	}
 	mf_adj_lowered = 1;
+}
+
+const char *mf_oom_unprotected(void)
+{
+	return mf_adj_lowered || !mf_adj_why[0] ? NULL : mf_adj_why;
+}
+
+bool mf_oom_can_protect(char *why, size_t len)
+{
+	int adj;
+
+	*why = '\0';
+	if (mf_adj_lowered)
+		return true;
+	if (geteuid() != 0) {
+		snprintf(why, len, "not root");
+		return false;
+	}
+	if (proc_oom_adj_get(&adj) || proc_oom_adj_set(-1000)) {
+		snprintf(why, len, "oom_score_adj -1000: %s (CAP_SYS_RESOURCE)", strerror(errno));
+		return false;
+	}
+	/* raising it back needs no capability */
+	if (proc_oom_adj_set(adj)) {
+		snprintf(why, len, "oom_score_adj %d: %s", adj, strerror(errno));
+		return false;
+	}
+	return true;
 }
 
 void mf_oom_child(void)

@@ -21,6 +21,7 @@
 #ifndef RDC_HARNESS_MEMFLOOR_H
 #define RDC_HARNESS_MEMFLOOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -33,9 +34,20 @@ long mf_floor_kb(long mib, char *why, size_t len);
 /*
  * As root: this process's oom_score_adj to -1000, so that the OOM killer
  * picks an agent, never the orchestrator that would name the cause. When it
- * cannot (no CAP_SYS_RESOURCE), says so once on stderr and goes on.
+ * cannot (no CAP_SYS_RESOURCE), it goes on silently: `rdmacap env` and the
+ * JSON env say so (mf_oom_can_protect), and so does the cause of a point the
+ * OOM killer hit (mf_oom_unprotected).
  */
 void mf_oom_protect(void);
+
+/* Why mf_oom_protect could not ("oom_score_adj -1000: Permission denied"), or NULL. */
+const char *mf_oom_unprotected(void);
+
+/*
+ * Can this process put its oom_score_adj at -1000 (tried, then put back)?
+ * When not, why ("not root", "oom_score_adj -1000: ...") into why.
+ */
+bool mf_oom_can_protect(char *why, size_t len);
 
 /*
  * In an agent's child between fork and exec: the oom_score_adj rdmacap started

@@ -20,6 +20,8 @@
 void pf_init(struct run *r)
 {
 	flt_init(&r->flt, &r->c->plan->fault, r->c->topo, &r->pt->fault);
+	if (flt_arm(&r->flt))
+		fprintf(stderr, "rdmacap: --fault %s: %s\n", r->flt.spec->text, r->pt->fault.err);
 }
 
 /*
@@ -112,6 +114,13 @@ void pf_undo(struct run *r)
 	}
 	if (flt_undo(&r->flt, clock_s()))
 		fprintf(stderr, "rdmacap: --fault %s: undo: %s\n", r->flt.spec->text,
+			r->pt->fault.err);
+}
+
+void pf_disarm(struct run *r)
+{
+	if (flt_disarm(&r->flt))
+		fprintf(stderr, "rdmacap: --fault %s: disarm: %s\n", r->flt.spec->text,
 			r->pt->fault.err);
 }
 

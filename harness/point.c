@@ -208,6 +208,7 @@ int pt_run(struct pt_ctx *c, long clients, struct pt_point *pt)
 stop:
 	pf_undo(&r); /* also when interrupted: a stopped server must run to stop */
 	pt_stop(&r);
+	pf_disarm(&r);
 	ms_after(&r);
 	rs_after(&r);
 	pt->aborted = c->aborted;

@@ -135,10 +135,11 @@ void vd_verdict(struct run *r);
 void cause_pick(struct run *r);
 
 /* pfault.c */
-void pf_init(struct run *r);
+void pf_init(struct run *r);               /* before the agents start: flt_arm */
 /* The traffic wait (lp_loop until done or end) with the fault struck on time. */
 enum lp_end pf_traffic(struct run *r, bool (*done)(struct run *), double t0, double end);
 void pf_undo(struct run *r);               /* idempotent */
+void pf_disarm(struct run *r);             /* after the agents stopped */
 void pf_mark_lost(struct run *r, long id); /* client id's traffic failed */
 void pf_failed(struct run *r, const char *call, const char *errname); /* a failure record arrived */
 void pf_figures(struct run *r);

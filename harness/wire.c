@@ -88,9 +88,28 @@ static const struct wire_why {
 	{ { "out_of_seq_request", "out_of_sequence" }, "out-of-sequence requests: %s",
 	  "packets lost on the way" },
 	{ { "duplicate_request" }, "duplicate requests: %s", "the peer retransmitted" },
-	{ { "send_err" }, "send errors: %s", "the device could not transmit: link or netdev down" },
+	/* no why: it depends on whether the link went down (the last one) */
+	{ { "send_err" }, "send errors: %s", NULL },
 	{ { "link_downed" }, "link down %s times", "the port lost its link" },
 };
+
+#define WIRE_NWHYS (sizeof(wire_whys) / sizeof(wire_whys[0]))
+
+/*
+ * rxe counts send_err where rxe_xmit_packet's ip_local_out (or ip6_) did not
+ * return 0, and rxe_requester then fails that request's QP (7.2 as measured:
+ * IB_WC_LOC_QP_OP_ERR, rxe_qp_error); an ACK that fails is only counted. With
+ * the link up, what returns non-zero is a queue on the way out refusing the
+ * packet: NET_XMIT_DROP (a qdisc's limit, a veth peer's full backlog) or
+ * NET_XMIT_CN (noop_qdisc while a root qdisc is added or deleted).
+ */
+static const char wire_send_down[] =
+	"ip_local_out in rxe_xmit_packet failed with the link down; rxe fails the QP of a "
+	"request it could not send";
+static const char wire_send_up[] =
+	"ip_local_out in rxe_xmit_packet returned a drop with the link up: a queue on the "
+	"way out refused the packet, as a qdisc at its limit, a veth's full backlog or a "
+	"root qdisc being added or deleted does; rxe fails the QP of a request it could not send";
 
 /* Both sides' delta of the first offered name of w; false when none is offered. */
 static bool wire_both(const struct hs_wire_names *nm, const struct hs_wire *now,
@@ -126,16 +145,21 @@ size_t wire_cause(const struct hs_wire_names *nm, const struct hs_wire *now,
 	*out = '\0';
 	if (!now->valid || !base->valid)
 		return 0;
-	for (size_t i = 0; i < sizeof(wire_whys) / sizeof(wire_whys[0]); i++) {
+	for (size_t i = 0; i < WIRE_NWHYS; i++) {
 		const struct wire_why *w = &wire_whys[i];
+		const char *why = w->why;
 		char num[32];
-		int64_t d;
+		int64_t d, down;
 
 		if (!wire_both(nm, now, base, w, &d) || d <= 0)
 			continue;
+		if (!why)
+			why = wire_both(nm, now, base, &wire_whys[WIRE_NWHYS - 1], &down) && down > 0
+				      ? wire_send_down
+				      : wire_send_up;
 		WIRE_PUT(out, len, &l, "%s", l ? "; " : "");
 		WIRE_PUT(out, len, &l, w->what, wire_num((uint64_t)d, num, sizeof(num)));
-		WIRE_PUT(out, len, &l, " (%s%s%s)", w->why, i == 0 && rx ? "; " : "",
+		WIRE_PUT(out, len, &l, " (%s%s%s)", why, i == 0 && rx ? "; " : "",
 			 i == 0 && rx ? rx : "");
 	}
 	if (l && qps_err > 0)

@@ -4,7 +4,9 @@
  * The cause names what moved (RNR NAKs, retry exceeded, ...) with its count and
  * meaning, reads mlx5's names when rxe's are not offered, says nothing when no
  * error counter moved or the readings are not valid; the diagnostics line keeps
- * sent/rcvd packets always and other counters only when they moved.
+ * sent/rcvd packets always and other counters only when they moved. Send
+ * errors are named by the call that failed and, with the link up, by a queue
+ * that refused the packet; with it down, by the link.
  */
 #include <stdio.h>
 #include <string.h>
@@ -100,13 +102,35 @@ static void t_cause(void)
 	tap_ok(&t, l == strlen(out) && l < 40, "a short buffer truncates safely (%zu)", l);
 }
 
+static void t_send_err(void)
+{
+	static const char *const names[] = { "sent_pkts", "send_err", "link_downed", NULL };
+	struct hs_wire_names nm;
+	struct hs_wire b = { .valid = true }, n = { .valid = true };
+	char out[512];
+
+	t_names(&nm, names);
+	n.srv[1] = 270;
+	wire_cause(&nm, &n, &b, -1, NULL, out, sizeof(out));
+	tap_ok(&t, !strncmp(out, "send errors: 270 (ip_local_out in rxe_xmit_packet returned a "
+				 "drop with the link up: a queue on the way out refused", 104) &&
+		   strstr(out, "rxe fails the QP of a request") && !strstr(out, "link down"),
+	       "send errors, link up: a queue refused the packet: %s", out);
+	n.cli[2] = 1;
+	wire_cause(&nm, &n, &b, -1, NULL, out, sizeof(out));
+	tap_ok(&t, strstr(out, "send errors: 270 (ip_local_out in rxe_xmit_packet failed with "
+			       "the link down;") && strstr(out, "; link down 1 times"),
+	       "send errors, link down: the link: %s", out);
+}
+
 int main(void)
 {
 	tap_init(&t, stdout);
-	tap_plan(&t, 11);
+	tap_plan(&t, 13);
 	t_num();
 	t_diag();
 	t_cause();
+	t_send_err();
 	tap_totals(&t);
 	return tap_exit_code(&t);
 }
