@@ -15,6 +15,8 @@
 #   make vm-limits-ud the ud address-handle limit (--ah cache at 16,500 and 33,000; --ah peer moves it), in the VM
 #   make soak         30 points with random --fault, ASan+UBSan build, in the VM
 #   make install PREFIX=/usr/local   also the man pages and bash completion
+#   make results      re-render docs/results/*/ (report.md, report.svg) from their run.json,
+#                     and docs/figures.md from the table of figures (tests/docs.t checks both)
 
 CC      ?= gcc
 PREFIX  ?= /usr/local
@@ -52,7 +54,7 @@ HLIBS       := $(LIB_harness) $(LIB_netns) $(LIB_rdma) $(LIB_tap) $(LIB_common)
 ALIBS       := $(LIB_agents) $(LIB_rdma) $(LIB_common)
 TESTS       := $(patsubst tests/%.c,$(O)/tests/%,$(wildcard tests/test_*.c))
 
-.PHONY: all check unit suites san fuzz demo bench designs ceilings vm-limits-ud deps setup vm-kernel vm-check soak install clean format
+.PHONY: all check unit suites san fuzz demo bench designs ceilings vm-limits-ud deps setup vm-kernel vm-check soak install clean format results
 all: $(O)/rdmacap $(O)/rdmacap-agent $(TESTS) $(O)/rdmacap.1 $(O)/rdmacap-agent.1 \
      $(O)/rdmacap.bash
 
@@ -163,6 +165,11 @@ vm-limits-ud:
 soak:
 	@$(MAKE) --no-print-directory all san 1>&2
 	@vm/run --mem 4G --timeout 2400 --share "$(CURDIR)" -- suites/soak/faults-soak.sh
+
+# Published results and the figures' reference are rendered from committed data only.
+results: $(O)/rdmacap
+	$(O)/rdmacap report --figures >docs/figures.md
+	RDMACAP=$(O)/rdmacap docs/results/render
 
 deps:
 	tests/deps
