@@ -77,15 +77,17 @@ $(O)/rdmacap-agent: $(O)/obj/agents/main.o $(ALIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The man pages and the completion are printed by the programs from their option
-# tables (help2man reads --help), so they cannot drift from what is parsed.
+# tables (help2man reads --help), so they cannot drift from what is parsed; the
+# sections --help has not (EXIT STATUS, ENVIRONMENT, FILES, SEE ALSO) come from
+# man/*.h2m, help2man's include files.
 H2M = command -v help2man >/dev/null || { echo "make: help2man not found (tests/deps)" >&2; \
 	exit 1; }; help2man -N --no-discard-stderr
-$(O)/rdmacap.1: $(O)/rdmacap
-	$(H2M) -h --help-all -n "find how many RDMA connections a host sustains, and why it stops" \
+$(O)/rdmacap.1: $(O)/rdmacap man/rdmacap.h2m
+	$(H2M) -i man/rdmacap.h2m -h --help-all -n "find how many RDMA connections a host sustains, and why it stops" \
 		-o $@ $<
 
-$(O)/rdmacap-agent.1: $(O)/rdmacap-agent
-	$(H2M) --version-string=$(VERSION) \
+$(O)/rdmacap-agent.1: $(O)/rdmacap-agent man/rdmacap-agent.h2m
+	$(H2M) -i man/rdmacap-agent.h2m --version-string=$(VERSION) \
 		-n "one process of rdmacap's load: a server, or a group of clients" -o $@ $<
 
 $(O)/rdmacap.bash: $(O)/rdmacap
