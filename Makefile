@@ -158,12 +158,12 @@ vm-check:
 	@$(MAKE) --no-print-directory all 1>&2
 	@vm/run --share "$(CURDIR)" -- suites/vm/run-in-vm
 
-# not in check: an hour or more under TCG (README "UD over Soft-RoCE")
+# not in check: an hour or more under TCG (docs/designs.md, "UD address-handle policies")
 vm-limits-ud:
 	@$(MAKE) --no-print-directory all 1>&2
 	@vm/run --mem 6G --timeout 9000 --share "$(CURDIR)" -- suites/vm-long/limits-ud.sh
 
-# not in check: ~15 s per point under TCG (README "Faults")
+# not in check: ~15 s per point under TCG (docs/faults.md)
 soak:
 	@$(MAKE) --no-print-directory all san 1>&2
 	@vm/run --mem 4G --timeout 2400 --share "$(CURDIR)" -- suites/soak/faults-soak.sh
