@@ -6,8 +6,8 @@
 # of figures (harness/fig.c), every docs/results/NAME/ re-renders from its
 # run.json to the committed report.md and report.svg (docs/results/render, as
 # `make results`), each has the command that ran it and a run.json whose env
-# names the kernel, the virtualization, memory, the commit and the load at start
-# and end; README.md and docs/ tell of the project only (no notebook of how it
+# names the kernel, the virtualization, memory, the commit (of a clean tree, so
+# the run can be repeated) and the load at start and end; README.md and docs/ tell of the project only (no notebook of how it
 # was measured). Prints TAP.
 set -u
 
@@ -48,7 +48,8 @@ for d in "$D"/results/*/; do
 	[ -s "$d/command" ] || bad+=" $n:command"
 	miss=$(jq -r '[(.env | ("kernel", "virtualization", "mem_kb", "loadavg_start",
 		"loadavg_end") as $k | select(.[$k] == null) | $k),
-		(select(.rdmacap == null) | "rdmacap")] | join(",")' "$d/run.json" 2>&1) ||
+		(select(.rdmacap // "" | test("^[0-9a-f]{7,40}$") | not) |
+		"rdmacap (a commit, not a dirty tree)")] | join(",")' "$d/run.json" 2>&1) ||
 		miss="not JSON"
 	[ -z "$miss" ] || bad+=" $n:$miss"
 done
