@@ -15,6 +15,8 @@
 #   make vm-limits-ud the ud address-handle limit (--ah cache at 16,500 and 33,000; --ah peer moves it), in the VM
 #   make soak         30 points with random --fault, ASan+UBSan build, in the VM
 #   make install PREFIX=/usr/local   also the man pages and bash completion
+#   make results      re-render docs/results/*/ (report.md, report.svg) from their run.json,
+#                     and docs/figures.md from the table of figures (tests/docs.t checks both)
 
 CC      ?= gcc
 PREFIX  ?= /usr/local
@@ -54,9 +56,14 @@ HLIBS       := $(LIB_harness) $(LIB_netns) $(LIB_rdma) $(LIB_tap) $(LIB_common)
 ALIBS       := $(LIB_agents) $(LIB_rdma) $(LIB_common)
 TESTS       := $(patsubst tests/%.c,$(O)/tests/%,$(wildcard tests/test_*.c))
 
-.PHONY: all check unit suites san fuzz demo bench designs ceilings vm-limits-ud deps setup vm-kernel vm-check soak install clean format
+.PHONY: all check unit suites san fuzz demo bench designs ceilings vm-limits-ud deps setup vm-kernel vm-check soak install clean format results
 all: $(O)/rdmacap $(O)/rdmacap-agent $(TESTS) $(O)/rdmacap.1 $(O)/rdmacap-agent.1 \
      $(O)/rdmacap.bash
+
+# The version (the commit, and -dirty) is compiled into main.c and usage.c, and a
+# result's JSON names it: rebuild them whenever it changes, not only when they do.
+$(shell mkdir -p $(O) && { echo '$(VERSION)' | cmp -s - $(O)/version || echo '$(VERSION)' >$(O)/version; })
+$(O)/obj/harness/main.o $(O)/obj/harness/usage.o: $(O)/version
 
 $(O)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -77,15 +84,17 @@ $(O)/rdmacap-agent: $(O)/obj/agents/main.o $(ALIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The man pages and the completion are printed by the programs from their option
-# tables (help2man reads --help), so they cannot drift from what is parsed.
+# tables (help2man reads --help), so they cannot drift from what is parsed; the
+# sections --help has not (EXIT STATUS, ENVIRONMENT, FILES, SEE ALSO) come from
+# man/*.h2m, help2man's include files.
 H2M = command -v help2man >/dev/null || { echo "make: help2man not found (tests/deps)" >&2; \
 	exit 1; }; help2man -N --no-discard-stderr
-$(O)/rdmacap.1: $(O)/rdmacap
-	$(H2M) -h --help-all -n "find how many RDMA connections a host sustains, and why it stops" \
+$(O)/rdmacap.1: $(O)/rdmacap man/rdmacap.h2m
+	$(H2M) -i man/rdmacap.h2m -h --help-all -n "find how many RDMA connections a host sustains, and why it stops" \
 		-o $@ $<
 
-$(O)/rdmacap-agent.1: $(O)/rdmacap-agent
-	$(H2M) --version-string=$(VERSION) \
+$(O)/rdmacap-agent.1: $(O)/rdmacap-agent man/rdmacap-agent.h2m
+	$(H2M) -i man/rdmacap-agent.h2m --version-string=$(VERSION) \
 		-n "one process of rdmacap's load: a server, or a group of clients" -o $@ $<
 
 $(O)/rdmacap.bash: $(O)/rdmacap
@@ -156,15 +165,20 @@ vm-check:
 	@$(MAKE) --no-print-directory all 1>&2
 	@vm/run --share "$(CURDIR)" -- suites/vm/run-in-vm
 
-# not in check: an hour or more under TCG (README "UD over Soft-RoCE")
+# not in check: an hour or more under TCG (docs/designs.md, "UD address-handle policies")
 vm-limits-ud:
 	@$(MAKE) --no-print-directory all 1>&2
 	@vm/run --mem 6G --timeout 9000 --share "$(CURDIR)" -- suites/vm-long/limits-ud.sh
 
-# not in check: ~15 s per point under TCG (README "Faults")
+# not in check: ~15 s per point under TCG (docs/faults.md)
 soak:
 	@$(MAKE) --no-print-directory all san 1>&2
 	@vm/run --mem 4G --timeout 2400 --share "$(CURDIR)" -- suites/soak/faults-soak.sh
+
+# Published results and the figures' reference are rendered from committed data only.
+results: $(O)/rdmacap
+	$(O)/rdmacap report --figures >docs/figures.md
+	RDMACAP=$(O)/rdmacap docs/results/render
 
 deps:
 	tests/deps

@@ -115,6 +115,8 @@ const struct hp_opt hp_opts[] = {
 	{ "md", 1, HP_O_MD, B(HP_REPORT), HG_OUTPUT, "FILE", 0, 0, NULL,
 	  "Markdown table (default: on stdout)" },
 	{ "svg", 1, HP_O_SVG, B(HP_REPORT), HG_OUTPUT, "FILE", 0, 0, NULL, "SVG chart" },
+	{ "figures", 0, HP_O_FIGURES, B(HP_REPORT), HG_OUTPUT, NULL, 0, 0, NULL,
+	  "print the table of a point's figures as Markdown (docs/figures.md), no files" },
 	{ "deep", 0, HP_O_DEEP, B(HP_ENV), HG_OUTPUT, NULL, 0, 0, NULL,
 	  "really create a probe rxe link" },
 	{ "verbose", 0, HP_O_VERBOSE, ~0u, HG_GENERAL, NULL, 0, 0, NULL,
@@ -275,6 +277,7 @@ static int hp_apply(struct hp_plan *p, const struct hp_opt *o, const char *v)
 	case HP_O_BASELINE: p->baseline = v; return 0;
 	case HP_O_MD: p->out_md = v; return 0;
 	case HP_O_SVG: p->out_svg = v; return 0;
+	case HP_O_FIGURES: p->figures = true; return 0;
 	case HP_O_RUN:
 		if (strlen(v) != 4 || strspn(v, "0123456789abcdef") != 4)
 			return -1;
@@ -417,7 +420,7 @@ int hp_parse(struct hp_plan *p, int argc, char **argv, FILE *err)
 			return hu_fail(err, p->cmd, "too many files (max %d)", HP_MAX_FILES);
 		p->files[p->nfiles++] = argv[i];
 	}
-	if (p->cmd == HP_REPORT && !p->nfiles)
+	if (p->cmd == HP_REPORT && !p->nfiles && !p->figures)
 		return hu_fail(err, p->cmd, "no result file given");
 	if ((LOAD & B(p->cmd)) && !p->npoints &&
 	    hp_parse_list(p->cmd == HP_RAMP ? hp_ramp_clients : hp_opt_of(HP_O_CLIENTS)->def,

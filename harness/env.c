@@ -4,9 +4,13 @@
  * missing is a SKIP with the reason, not a failure: env describes, it does not judge.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "harness/env.h"
 #include "harness/envdev.h"
@@ -50,6 +54,69 @@ static void he_rlimit(struct tap *t, json_t *o, const char *name, int res)
 	json_object_set_new(o, name, json_pack("{s:s, s:s}", "soft", a, "hard", b));
 }
 
+/* the three averages of a loadavg file, or NULL */
+static json_t *he_loadavg(const char *path)
+{
+	double a[3];
+	FILE *f = fopen(path, "re");
+	int n;
+
+	if (!f)
+		return NULL;
+	n = fscanf(f, "%lf %lf %lf", &a[0], &a[1], &a[2]);
+	fclose(f);
+	return n == 3 ? json_pack("[f, f, f]", a[0], a[1], a[2]) : NULL;
+}
+
+void he_load(json_t *o, const char *when)
+{
+	const char *host = getenv("RDMACAP_HOST_LOADAVG");
+	char key[64];
+	json_t *v;
+
+	snprintf(key, sizeof(key), "loadavg_%s", when);
+	v = he_loadavg("/proc/loadavg");
+	json_object_set_new(o, key, v ? v : json_null());
+	if (!host || !*host)
+		return;
+	snprintf(key, sizeof(key), "host_loadavg_%s", when);
+	v = he_loadavg(host);
+	json_object_set_new(o, key, v ? v : json_null());
+}
+
+const char *he_virt(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	static const struct {
+		const char *sig, *word;
+	} known[] = {
+		{ "TCGTCGTCGTCG", "qemu-tcg" }, { "KVMKVMKVM", "kvm" },
+		{ "Microsoft Hv", "hyperv" },   { "VMwareVMware", "vmware" },
+		{ "XenVMMXenVMM", "xen" },      { "VBoxVBoxVBox", "virtualbox" },
+	};
+	static char other[32];
+	unsigned a, b, c, d;
+	char sig[13];
+
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return "unknown";
+	if (!(c & (1u << 31)))
+		return "none";
+	__cpuid(0x40000000, a, b, c, d);
+	memcpy(sig, &b, 4);
+	memcpy(sig + 4, &c, 4);
+	memcpy(sig + 8, &d, 4);
+	sig[12] = '\0';
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(sig, known[i].sig))
+			return known[i].word;
+	snprintf(other, sizeof(other), "hypervisor %.12s", sig);
+	return other;
+#else
+	return "unknown";
+#endif
+}
+
 int he_collect(struct tap *t, json_t *o, bool deep)
 {
 	struct rdev_info dev[RDEV_MAX_DEVS];
@@ -61,6 +128,8 @@ int he_collect(struct tap *t, json_t *o, bool deep)
 	nn_probe(&c, deep, NULL);
 	tap_result(t, TAP_PASS, NULL, "kernel %s", c.kernel);
 	json_object_set_new(o, "kernel", json_string(c.kernel));
+	tap_result(t, TAP_PASS, NULL, "virtualization %s", he_virt());
+	json_object_set_new(o, "virtualization", json_string(he_virt()));
 	tap_result(t, c.root ? TAP_PASS : TAP_SKIP, c.root ? NULL : "topologies need root",
 		   "root (CAP_NET_ADMIN, CAP_SYS_ADMIN)");
 	json_object_set_new(o, "root", json_boolean(c.root));

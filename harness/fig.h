@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "harness/point.h"
 #include "tap/tap.h"
@@ -60,6 +61,7 @@ struct fig_val {
 struct fig {
 	const char *name;     /* the figure, and its TAP key; NULL only to end the table */
 	const char *unit;
+	const char *what;     /* its meaning, one line (docs/figures.md) */
 	enum fig_line line;   /* FIG_JSON_ONLY: not in TAP */
 	const char *fmt;      /* TAP format of the value */
 	const char *json;     /* dotted path in the point's JSON object, NULL: TAP only */
@@ -106,6 +108,13 @@ void fig_json(json_t *o, const struct pt_point *pt, const struct hp_plan *p);
  * same path under o.repeat.min and o.repeat.max.
  */
 void fig_json_spread(json_t *o, const struct fig_agg *a, const struct hp_plan *p);
+
+/*
+ * The table as Markdown (docs/figures.md is this output, tests/figures.t checks
+ * it): one row per figure with its name, unit, meaning, JSON path and when TAP
+ * shows it. 0, or -1 when f could not be written.
+ */
+int fig_doc(FILE *f);
 
 /* The number at a dotted path ("server.qp"), 0 when absent. */
 double fig_json_at(json_t *o, const char *path);

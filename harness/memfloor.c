@@ -15,9 +15,9 @@
 /*
  * MemAvailable is read at most this often: a read of the fd kept open costs
  * 7.8 us on the development host and 49 us in the TCG guest (proc.c), 0.05%
- * of a guest CPU at 10 Hz. Memory falls by ~47 KB per rc connection (README
- * "Ceilings"), a few MB per 100 ms at the fastest connect rates seen: far
- * less than the floor between two reads.
+ * of a guest CPU at 10 Hz. Memory falls by tens of KB per rc connection
+ * (memory.all_bytes_per_conn), a few MB per 100 ms at the fastest connect
+ * rates seen: far less than the floor between two reads.
  */
 #define MF_EVERY_S 0.1
 

@@ -79,6 +79,7 @@ struct hp_plan {
 	/* up / down */
 	bool rxe;
 	bool deep;              /* env: really create a probe rxe link */
+	bool figures;           /* report: print the table of figures instead */
 	char run[8];
 
 	/* report */

@@ -287,6 +287,10 @@ int rp_main(const struct hp_plan *p)
 
 	if (!s)
 		return 1;
+	if (p->figures) {
+		free(s);
+		return fig_doc(stdout) ? 1 : 0;
+	}
 	for (int i = 0; i < p->nfiles; i++)
 		if (rp_load(p->files[i], s))
 			goto out;

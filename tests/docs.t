@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# The reference cannot drift from the code and the published figures from their
+# data: docs/figures.md is what `rdmacap report --figures` prints from the table
+# of figures (harness/fig.c), every docs/results/NAME/ re-renders from its
+# run.json to the committed report.md and report.svg (docs/results/render, as
+# `make results`), each has the command that ran it and a run.json whose env
+# names the kernel, the virtualization, memory, the commit (of a clean tree, so
+# the run can be repeated) and the load at start and end; README.md and docs/ tell of the project only (no notebook of how it
+# was measured). Prints TAP.
+set -u
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+tap_init
+tap_plan 4
+D=${DOCS_DIR:-$ROOT/docs}
+
+if "$RDMACAP" report --figures >"$T/figures.md" 2>"$T/err" &&
+	diff -u "$D/figures.md" "$T/figures.md" >"$T/diff"; then
+	tap_ok "docs/figures.md is rdmacap report --figures"
+else
+	tap_fail "docs/figures.md is rdmacap report --figures" \
+		"$(cat "$T/err") $(head -20 "$T/diff") (make results rewrites it)"
+fi
+
+desc="docs/results/*/ re-render to the committed report.md and report.svg"
+if RDMACAP=$RDMACAP "$D/results/render" "$T/r" 2>"$T/err"; then
+	bad=
+	for d in "$D"/results/*/; do
+		n=$(basename "$d")
+		for f in report.md report.svg; do
+			cmp -s "$d/$f" "$T/r/$n/$f" || bad+=" $n/$f"
+		done
+	done
+	if [ -z "$bad" ]; then tap_ok "$desc"; else tap_fail "$desc" "differ:$bad (make results)"; fi
+else
+	tap_fail "$desc" "$(cat "$T/err")"
+fi
+
+# each result says how it was run and on what
+desc="each docs/results/*/ has its command and an env with kernel, virtualization, memory, commit, load"
+bad=
+for d in "$D"/results/*/; do
+	n=$(basename "$d")
+	[ -s "$d/command" ] || bad+=" $n:command"
+	miss=$(jq -r '[(.env | ("kernel", "virtualization", "mem_kb", "loadavg_start",
+		"loadavg_end") as $k | select(.[$k] == null) | $k),
+		(select(.rdmacap // "" | test("^[0-9a-f]{7,40}$") | not) |
+		"rdmacap (a commit, not a dirty tree)")] | join(",")' "$d/run.json" 2>&1) ||
+		miss="not JSON"
+	[ -z "$miss" ] || bad+=" $n:$miss"
+done
+if [ -z "$bad" ]; then tap_ok "$desc"; else tap_fail "$desc" "missing:$bad"; fi
+
+desc="README.md and docs/ tell of the project, not of how it was measured"
+hits=$(grep -rniE 'this session|engineers|host load [0-9]+-[0-9]+|\(was [0-9]|^#+ *Changed:' \
+	--include='*.md' "$ROOT/README.md" "$D" 2>/dev/null | grep -v "^$D/results/")
+if [ -z "$hits" ]; then tap_ok "$desc"; else tap_fail "$desc" "$(head -5 <<<"$hits")"; fi
+tap_finished
