@@ -4,7 +4,7 @@
 # The reference cannot drift from the code and the published figures from their
 # data: docs/figures.md is what `rdmacap report --figures` prints from the table
 # of figures (harness/fig.c), every docs/results/NAME/ re-renders from its
-# run.json to the committed report.md and report.svg (docs/results/render, as
+# run.json (or runs/*.json) to the committed report.md and report.svg (docs/results/render, as
 # `make results`), each has the command that ran it and a run.json whose env
 # names the kernel, the virtualization, memory, the commit (of a clean tree, so
 # the run can be repeated) and the load at start and end; README.md and docs/ tell of the project only (no notebook of how it
@@ -46,12 +46,16 @@ bad=
 for d in "$D"/results/*/; do
 	n=$(basename "$d")
 	[ -s "$d/command" ] || bad+=" $n:command"
-	miss=$(jq -r '[(.env | ("kernel", "virtualization", "mem_kb", "loadavg_start",
-		"loadavg_end") as $k | select(.[$k] == null) | $k),
-		(select(.rdmacap // "" | test("^[0-9a-f]{7,40}$") | not) |
-		"rdmacap (a commit, not a dirty tree)")] | join(",")' "$d/run.json" 2>&1) ||
-		miss="not JSON"
-	[ -z "$miss" ] || bad+=" $n:$miss"
+	js=("$d"run.json)
+	[ -f "${js[0]}" ] || js=("$d"runs/*.json)
+	for j in "${js[@]}"; do
+		miss=$(jq -r '[(.env | ("kernel", "virtualization", "mem_kb", "loadavg_start",
+			"loadavg_end") as $k | select(.[$k] == null) | $k),
+			(select(.rdmacap // "" | test("^[0-9a-f]{7,40}$") | not) |
+			"rdmacap (a commit, not a dirty tree)")] | join(",")' "$j" 2>&1) ||
+			miss="not JSON"
+		[ -z "$miss" ] || bad+=" $n/$(basename "$j"):$miss"
+	done
 done
 if [ -z "$bad" ]; then tap_ok "$desc"; else tap_fail "$desc" "missing:$bad"; fi
 
