@@ -11,12 +11,12 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "harness/env.h"
-#include "harness/json.h"
-#include "harness/memfloor.h"
-#include "harness/plans.h"
-#include "harness/remote.h"
-#include "harness/report.h"
+#include "harness/env/env.h"
+#include "harness/out/json.h"
+#include "harness/point/memfloor.h"
+#include "harness/plan/plans.h"
+#include "harness/hosts/remote.h"
+#include "harness/report/report.h"
 
 static int hm_signals(sigset_t *set)
 {

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "common/proto.h"
-#include "harness/plan.h"
-#include "harness/point.h"
-#include "harness/stats.h"
+#include "harness/cli/plan.h"
+#include "harness/point/point.h"
+#include "harness/sample/stats.h"
 #include "tap/tap.h"
 
 static struct tap t;

@@ -23,7 +23,7 @@
 
 #include "agents/rc/oob.h"
 #include "agents/rc/tls.h"
-#include "harness/certs.h"
+#include "harness/plan/certs.h"
 #include "tap/tap.h"
 #include "tests/oob_recs.h"
 

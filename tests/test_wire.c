@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of harness/wire.h: the text made from the port counters' deltas.
+ * Unit tests of harness/sample/wire.h: the text made from the port counters' deltas.
  * The cause names what moved (RNR NAKs, retry exceeded, ...) with its count and
  * meaning, reads mlx5's names when rxe's are not offered, says nothing when no
  * error counter moved or the readings are not valid; the diagnostics line keeps
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/wire.h"
+#include "harness/sample/wire.h"
 #include "tap/tap.h"
 
 static struct tap t;

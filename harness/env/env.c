@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rdmacap env: every fact a later SKIP or cause names, as TAP. A fact that is
+ * missing is a SKIP with the reason, not a failure: env describes, it does not judge.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "harness/env/env.h"
+#include "harness/env/envdev.h"
+#include "netns/netns.h"
+#include "rdma/dev.h"
+
+static void he_sysctl(struct tap *t, json_t *o, const char *key, const char *why_missing)
+{
+	char v[128];
+
+	if (nn_sysctl_get("", key, v, sizeof(v))) {
+		tap_result(t, TAP_SKIP, why_missing, "%s", key);
+		json_object_set_new(o, key, json_null());
+		return;
+	}
+	tap_result(t, TAP_PASS, NULL, "%s = %s", key, v);
+	json_object_set_new(o, key, json_string(v));
+}
+
+static const char *he_lim(rlim_t v, char *buf, size_t len)
+{
+	if (v == RLIM_INFINITY)
+		return "unlimited";
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+static void he_rlimit(struct tap *t, json_t *o, const char *name, int res)
+{
+	char a[32], b[32];
+	struct rlimit rl;
+
+	if (getrlimit(res, &rl)) {
+		tap_result(t, TAP_FAIL, NULL, "%s: getrlimit failed", name);
+		return;
+	}
+	he_lim(rl.rlim_cur, a, sizeof(a));
+	he_lim(rl.rlim_max, b, sizeof(b));
+	tap_result(t, TAP_PASS, NULL, "%s = %s (hard %s)", name, a, b);
+	json_object_set_new(o, name, json_pack("{s:s, s:s}", "soft", a, "hard", b));
+}
+
+int he_collect(struct tap *t, json_t *o, bool deep)
+{
+	struct rdev_info dev[RDEV_MAX_DEVS];
+	struct rdev_err err;
+	struct nn_caps c;
+	json_t *devs = json_array();
+	int n;
+
+	nn_probe(&c, deep, NULL);
+	tap_result(t, TAP_PASS, NULL, "kernel %s", c.kernel);
+	json_object_set_new(o, "kernel", json_string(c.kernel));
+	tap_result(t, c.root ? TAP_PASS : TAP_SKIP, c.root ? NULL : "topologies need root",
+		   "root (CAP_NET_ADMIN, CAP_SYS_ADMIN)");
+	json_object_set_new(o, "root", json_boolean(c.root));
+	tap_result(t, c.ip_tool && c.rdma_tool ? TAP_PASS : TAP_SKIP,
+		   c.ip_tool && c.rdma_tool ? NULL : "install iproute2", "iproute2 ip and rdma");
+	tap_result(t, c.netns ? TAP_PASS : TAP_SKIP, c.netns ? NULL : c.why_netns,
+		   "network namespaces");
+	json_object_set_new(o, "netns", json_boolean(c.netns));
+	tap_result(t, c.rxe_module ? TAP_PASS : TAP_SKIP, c.rxe_module ? NULL : c.why_rxe,
+		   "rdma_rxe module");
+	json_object_set_new(o, "rdma_rxe", json_boolean(c.rxe_module));
+	tap_result(t, c.rxe_netns ? TAP_PASS : TAP_SKIP, c.rxe_netns ? NULL : c.why_rxe_netns,
+		   "rxe inside network namespaces (Linux >= 7.1)%s", deep ? "" : " [shallow probe]");
+	json_object_set_new(o, "rxe_netns", json_boolean(c.rxe_netns));
+	json_object_set_new(o, "rxe_netns_why", json_string(c.why_rxe_netns));
+
+	n = rdev_list(dev, RDEV_MAX_DEVS, &err);
+	if (n < 0)
+		fprintf(stderr, "rdmacap: %s\n", err.msg);
+	if (n <= 0)
+		tap_result(t, TAP_SKIP, n < 0 ? "ibv_get_device_list failed" : "no RDMA device",
+			   "RDMA devices");
+	for (int i = 0; i < n; i++) {
+		struct rdev_info *d = &dev[i];
+		json_t *dj;
+
+		tap_diag(t, "dev=%s netdev=%s port=%s mtu=%d max_qp=%d max_cq=%d max_cqe=%d "
+			 "max_mr=%d max_pd=%d max_srq=%d max_qp_wr=%d max_ah=%d max_sge=%d",
+			 d->name, d->netdev, d->port_state_str, d->active_mtu, d->max_qp, d->max_cq,
+			 d->max_cqe, d->max_mr, d->max_pd, d->max_srq, d->max_qp_wr, d->max_ah,
+			 d->max_sge);
+		dj = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, "
+					"s:i, s:I, s:i}",
+					"name", d->name, "netdev", d->netdev, "port_state",
+					d->port_state_str ? d->port_state_str : "?", "active_mtu",
+					d->active_mtu, "max_qp", d->max_qp, "max_cq", d->max_cq,
+					"max_cqe", d->max_cqe, "max_mr", d->max_mr, "max_pd", d->max_pd,
+					"max_srq", d->max_srq, "max_qp_wr", d->max_qp_wr, "max_ah",
+					d->max_ah, "max_sge", d->max_sge, "max_mr_size",
+					(json_int_t)d->max_mr_size, "roce4_gid_index",
+					d->roce4_gid_index);
+		hed_ports(t, dj, d->name);
+		tap_result(t, TAP_PASS, NULL, "device %s (ibv_query_device)", d->name);
+		json_array_append_new(devs, dj);
+	}
+	json_object_set_new(o, "devices", devs);
+
+	he_sysctl(t, o, "vm.max_map_count", "not readable");
+	he_rlimit(t, o, "RLIMIT_MEMLOCK", RLIMIT_MEMLOCK);
+	he_rlimit(t, o, "RLIMIT_NOFILE", RLIMIT_NOFILE);
+	he_sysctl(t, o, "fs.nr_open", "not readable");
+	he_sysctl(t, o, "fs.file-max", "not readable");
+	he_sysctl(t, o, "net.rdma_ucm.max_backlog", "rdma_ucm not loaded");
+	he_sysctl(t, o, "net.core.somaxconn", "not readable");
+	he_sysctl(t, o, "net.ipv4.ip_local_port_range", "not readable");
+	json_object_set_new(o, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+	json_object_set_new(o, "mem_kb", json_integer(sysconf(_SC_PHYS_PAGES) *
+						      (sysconf(_SC_PAGESIZE) / 1024)));
+	return 0;
+}

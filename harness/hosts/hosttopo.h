@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hosttopo: --topology host, the host's own RDMA device and addresses as they
+ * are. Nothing is created: no namespace, link or rxe device; no sysctl is
+ * changed unless --tune, and then only for the run (restored at its end).
+ *
+ * Offers
+ *  - htp_plan(): the topology's hosts from --device, --gid-index and
+ *    --server-addr, checked on this host's devices (rdma/dev.h);
+ *  - htp_tune(): the sysctls a plan of this size would need; said in TAP as
+ *    "would_help" (or set, with --tune); htp_restore() puts them back.
+ *
+ * Uses: rdma/dev.h, netns/netns.h (sysctl get/set only), tap/, harness/point/point.h.
+ */
+#ifndef RDC_HARNESS_HOSTTOPO_H
+#define RDC_HARNESS_HOSTTOPO_H
+
+#include <stddef.h>
+
+#include "harness/point/point.h"
+
+/*
+ * Fills t (kind NN_HOST, run id 'run') for plan p: server and client share this
+ * host's device and address. 0; 1 when there is no RDMA device at all (a whole
+ * run SKIP, reason in why); -1 when the named device, port, GID or address is
+ * not there (why names it).
+ */
+int htp_plan(const struct hp_plan *p, struct nn_topo *t, const char *run, char *why, size_t len);
+
+/*
+ * Fills t for --hosts: the server on the first host at --server-addr (default:
+ * that host's name when it is an IPv4 address), one client host per other
+ * host, each with its hosts-file device or --device ("" = the address's). No
+ * device is opened here: they are the remote hosts'. 0, or -1 with why.
+ */
+int htp_plan_hosts(const struct hp_plan *p, struct nn_topo *t, const char *run, char *why,
+		   size_t len);
+
+/* The sysctls that would help this plan: "# would_help: ..." or, with --tune, set. */
+void htp_tune(struct pt_ctx *c);
+
+/* Puts back what htp_tune set; safe to call when it set nothing. */
+void htp_restore(void);
+
+#endif
