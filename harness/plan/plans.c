@@ -23,22 +23,13 @@
 #include "harness/plan/plans.h"
 #include "harness/out/pointtap.h"
 #include "harness/plan/repeat.h"
+#include "harness/plan/search.h"
 #include "rdma/cap.h"
-
-#define PL_MAX_MEMO 256
-
-struct pl_memo {
-	long n;
-	double success, connect;
-	bool mem_floor;	/* ended by --mem-floor: a failure at any threshold */
-	char cause[256];
-};
 
 struct pl_sess {
 	struct pt_ctx *c;
 	json_t *doc, *points;
-	struct pl_memo memo[PL_MAX_MEMO];
-	int nmemo;
+	struct srch search;
 	double t0;
 	int ran;
 };
@@ -253,7 +244,8 @@ static int pl_certs(struct pt_ctx *c, char *why, size_t len)
 	return 0;
 }
 
-static int pl_point(struct pl_sess *s, long n, bool probe, const char *label)
+/* One point of n clients into TAP and JSON; what it measured into *sp when non-NULL. */
+static int pl_point(struct pl_sess *s, long n, const char *label, struct srch_point *sp)
 {
 	struct pt_ctx *c = s->c;
 	struct pt_point *pt = calloc(1, sizeof(*pt));
@@ -275,21 +267,16 @@ static int pl_point(struct pl_sess *s, long n, bool probe, const char *label)
 	rc = pt_run(c, n, pt);
 	snprintf(desc, sizeof(desc), "%s clients=%ld connected=%ld success=%.2f%%", label, n,
 		 pt->connected, pt->success_pct);
-	res = ptap_point(c, pt, desc, probe);
+	res = ptap_point(c, pt, desc, sp != NULL);
 	json_array_append_new(s->points, hj_point(pt, c->plan, tap_res_name(res)));
 	/* every finished point is on disk: a run cut short later loses nothing measured */
 	if (c->plan->json)
 		hj_write(s->doc, c->plan->json);
-	/* a point cut by ^C or SIGTERM neither met nor missed a threshold: its
-	 * shortfall is the signal's, not a limit's */
-	if (!pt->aborted && s->nmemo < PL_MAX_MEMO) {
-		struct pl_memo *m = &s->memo[s->nmemo++];
-
-		m->n = n;
-		m->success = pt->success_pct;
-		m->connect = pt->connect_pct;
-		m->mem_floor = pt->mem_floor_hit;
-		snprintf(m->cause, sizeof(m->cause), "%s", pt->cause[0] ? pt->cause : pt->why);
+	if (sp) {
+		sp->success = pt->success_pct;
+		sp->floor = pt->mem_floor_hit;
+		sp->cut = pt->aborted;
+		snprintf(sp->cause, sizeof(sp->cause), "%s", pt->cause[0] ? pt->cause : pt->why);
 	}
 	s->ran++;
 	pt_free(pt);
@@ -297,98 +284,36 @@ static int pl_point(struct pl_sess *s, long n, bool probe, const char *label)
 	return rc;
 }
 
-static const struct pl_memo *pl_find(struct pl_sess *s, long n)
+static int pl_measure(void *arg, long n, struct srch_point *sp)
 {
-	for (int i = 0; i < s->nmemo; i++)
-		if (s->memo[i].n == n)
-			return &s->memo[i];
-	return NULL;
+	return pl_point(arg, n, "limit", sp);
 }
 
-/*
- * A point met the threshold when enough clients succeeded and memory did not
- * end it: the floor may stop a point whose finished clients were all fine.
- */
-static bool pl_met(const struct pl_memo *m, double th)
+static bool pl_more(void *arg)
 {
-	return m->success >= th && !m->mem_floor;
-}
+	struct pl_sess *s = arg;
 
-/* Largest n that met 'th', and the smallest n above it that did not (0 if none). */
-static void pl_bounds(struct pl_sess *s, double th, long *lo, long *hi)
-{
-	*lo = 0;
-	*hi = 0;
-	for (int i = 0; i < s->nmemo; i++)
-		if (pl_met(&s->memo[i], th) && s->memo[i].n > *lo)
-			*lo = s->memo[i].n;
-	for (int i = 0; i < s->nmemo; i++)
-		if (!pl_met(&s->memo[i], th) && s->memo[i].n > *lo && (!*hi || s->memo[i].n < *hi))
-			*hi = s->memo[i].n;
-}
-
-static bool pl_budget(struct pl_sess *s)
-{
-	const struct hp_plan *p = s->c->plan;
-
-	return !s->c->aborted && s->ran < p->steps && pl_now() - s->t0 < (double)p->budget_s;
-}
-
-static int pl_probe(struct pl_sess *s, long n)
-{
-	if (pl_find(s, n))
-		return 0;
-	return pl_point(s, n, true, "limit");
-}
-
-static void pl_search(struct pl_sess *s, double th)
-{
-	const struct hp_plan *p = s->c->plan;
-	long lo, hi, n;
-
-	pl_bounds(s, th, &lo, &hi);
-	/* grow: double from the best point so far until one misses the threshold */
-	n = lo ? lo * 2 : p->start;
-	while (!hi && pl_budget(s)) {
-		if (n > p->max)
-			n = p->max;
-		if (pl_find(s, n) && n == p->max)
-			break;
-		if (pl_probe(s, n))
-			return;
-		pl_bounds(s, th, &lo, &hi);
-		if (n == p->max)
-			break;
-		n *= 2;
-	}
-	/* bisect to 2% of the limit (or 1 client) */
-	while (hi && hi - lo > (lo / 50 > 1 ? lo / 50 : 1) && pl_budget(s)) {
-		n = lo + (hi - lo) / 2;
-		if (pl_probe(s, n))
-			return;
-		pl_bounds(s, th, &lo, &hi);
-	}
+	return !s->c->aborted && pl_now() - s->t0 < (double)s->c->plan->budget_s;
 }
 
 static void pl_limit_result(struct pl_sess *s, double th)
 {
-	const struct hp_plan *p = s->c->plan;
 	struct tap *t = s->c->tap;
-	const struct pl_memo *m;
+	const struct srch_point *m;
+	enum srch_end end;
 	long lo, hi;
 
-	pl_bounds(s, th, &lo, &hi);
-	m = hi ? pl_find(s, hi) : NULL;
+	end = srch_result(&s->search, th, &lo, &hi, &m);
 	tap_kv(t, "threshold_pct", "%.0f", th);
 	tap_kv(t, "limit", "%ld", lo);
-	if (hi) {
+	if (end == SRCH_FOUND) {
 		tap_kv(t, "first_below", "%ld", hi);
 		tap_kv(t, "first_below_success_pct", "%.2f", m->success);
 		tap_kv(t, "cause", "%s", m->cause);
 		tap_result(t, m->cause[0] ? TAP_PASS : TAP_FAIL, NULL,
 			   "limit at %.0f%% success: %ld clients (%ld reached %.2f%%: %s)", th, lo, hi,
 			   m->success, m->cause[0] ? m->cause : "cause not identified");
-	} else if (lo >= p->max) {
+	} else if (end == SRCH_MAX) {
 		tap_result(t, TAP_PASS, NULL,
 			   "limit at %.0f%% success: >= %ld clients (--max reached, no failure)", th, lo);
 	} else {
@@ -477,9 +402,12 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	tap_kv(t, "mem_floor", "%ld KiB (%s)", c->mem_floor_kb, why);
 
 	if (p->cmd == HP_LIMIT) {
-		pl_search(&s, p->thresholds[0]);
+		s.search = (struct srch){ .start = p->start, .max = p->max, .steps = p->steps,
+					  .measure = pl_measure, .more = pl_more, .arg = &s };
+		/* -1 ends this threshold's search; the next one may still run */
+		srch_run(&s.search, p->thresholds[0]);
 		if (p->thresholds[1] != p->thresholds[0])
-			pl_search(&s, p->thresholds[1]);
+			srch_run(&s.search, p->thresholds[1]);
 		pl_limit_result(&s, p->thresholds[0]);
 		if (p->thresholds[1] != p->thresholds[0])
 			pl_limit_result(&s, p->thresholds[1]);
@@ -487,7 +415,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	} else {
 		tap_plan(t, p->npoints);
 		for (int i = 0; i < p->npoints && !c->aborted; i++)
-			if (pl_point(&s, p->clients[i], false, p->cmd_name))
+			if (pl_point(&s, p->clients[i], p->cmd_name, NULL))
 				break;
 	}
 	{
