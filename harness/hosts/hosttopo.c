@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * --topology host: the device and address the user named (or the first
- * RoCEv2 GID there is), and the sysctls a plan would need, said or set.
+ * RoCEv2 GID there is); --hosts: the hosts' topology.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,18 +12,6 @@
 #include "harness/hosts/hosts.h"
 #include "harness/hosts/hosttopo.h"
 #include "rdma/dev.h"
-
-#define HTP_MAPS_PER_CONN 4   /* as harness/point/layout.c measured for rc */
-#define HTP_MAPS_SLACK 512
-#define HTP_NTUNE 4
-
-struct htp_saved {
-	char key[40];
-	char old[64];
-};
-
-static struct htp_saved htp_saved[HTP_NTUNE];
-static int htp_nsaved;
 
 /* The device, port and GID the plan names, opened once to check and closed. */
 static int htp_device(const struct hp_plan *p, struct nn_host *h, char *why, size_t len)
@@ -108,72 +96,4 @@ out:
 		snprintf(why, len, "malloc: %s", strerror(errno));
 	free(l);
 	return rc;
-}
-
-static long htp_most_clients(const struct hp_plan *p)
-{
-	long n = p->cmd == HP_LIMIT ? p->max : 0;
-
-	for (int i = 0; i < p->npoints; i++)
-		n = p->clients[i] > n ? p->clients[i] : n;
-	return n;
-}
-
-/* One sysctl below what the plan needs: say so, or set it and keep the old value. */
-static void htp_one(struct pt_ctx *c, const char *key, long need, const char *why)
-{
-	char cur[64], v[32];
-
-	if (nn_sysctl_get("", key, cur, sizeof(cur)) || atol(cur) >= need)
-		return;
-	snprintf(v, sizeof(v), "%ld", need);
-	if (!c->plan->tune) {
-		tap_diag(c->tap, "would_help: %s=%s (is %s: %s; --tune sets it for the run)", key, v,
-			 cur, why);
-		return;
-	}
-	if (htp_nsaved == HTP_NTUNE || nn_sysctl_set("", key, v)) {
-		tap_diag(c->tap, "tune: %s=%s could not be set (is %s)", key, v, cur);
-		return;
-	}
-	snprintf(htp_saved[htp_nsaved].key, sizeof(htp_saved[0].key), "%s", key);
-	snprintf(htp_saved[htp_nsaved].old, sizeof(htp_saved[0].old), "%s", cur);
-	htp_nsaved++;
-	tap_diag(c->tap, "tuned %s=%s (was %s, restored after the run)", key, v, cur);
-}
-
-void htp_tune(struct pt_ctx *c)
-{
-	const struct hp_plan *p = c->plan;
-	long n = htp_most_clients(p);
-	bool oob = p->transport == OPT_TR_TCP || p->cm == OPT_CM_OOB_TLS;
-
-	if (p->hosts) {
-		tap_diag(c->tap, "sysctls: the hosts' own, not read from here (no --tune over ssh)");
-		/* the agents' processes are on the hosts; only their ssh clients are here */
-		tap_diag(c->tap, "process figures: srv_rss_kb, srv_fds, srv_threads and agents_* are "
-			 "this host's ssh clients', not the remote agents'");
-		return;
-	}
-
-	if (oob)
-		htp_one(c, "net.core.somaxconn", n < 65535 ? n : 65535,
-			"the server's listen backlog");
-	if (p->transport == OPT_TR_RC)
-		htp_one(c, "vm.max_map_count", n * HTP_MAPS_PER_CONN + HTP_MAPS_SLACK,
-			"memory maps of one process holding every QP");
-	if (p->transport == OPT_TR_RC && p->cm == OPT_CM_RDMACM)
-		htp_one(c, "net.rdma_ucm.max_backlog", n, "rdma_cm's listen backlog");
-	htp_one(c, "fs.nr_open", n + 1024, "open files of one process holding every connection");
-}
-
-void htp_restore(void)
-{
-	while (htp_nsaved > 0) {
-		struct htp_saved *s = &htp_saved[--htp_nsaved];
-
-		if (nn_sysctl_set("", s->key, s->old))
-			fprintf(stderr, "rdmacap: %s not restored to %s: %s\n", s->key, s->old,
-				strerror(errno));
-	}
 }

@@ -36,10 +36,4 @@ int htp_plan(const struct hp_plan *p, struct nn_topo *t, const char *run, char *
 int htp_plan_hosts(const struct hp_plan *p, struct nn_topo *t, const char *run, char *why,
 		   size_t len);
 
-/* The sysctls that would help this plan: "# would_help: ..." or, with --tune, set. */
-void htp_tune(struct pt_ctx *c);
-
-/* Puts back what htp_tune set; safe to call when it set nothing. */
-void htp_restore(void);
-
 #endif

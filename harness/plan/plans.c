@@ -24,6 +24,7 @@
 #include "harness/out/pointtap.h"
 #include "harness/plan/repeat.h"
 #include "harness/plan/search.h"
+#include "harness/plan/tune.h"
 #include "rdma/cap.h"
 
 struct pl_sess {
@@ -40,87 +41,6 @@ static double pl_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/*
- * rdma_cm's listen backlog is one global sysctl (init_net only): a connection
- * storm past it is refused. Raise it for the run when the plan needs more, say
- * so, and put the old value back at the end (pl_backlog_restore).
- */
-static char pl_backlog_old[32];
-
-static void pl_backlog(struct pt_ctx *c)
-{
-	const struct hp_plan *p = c->plan;
-	long need = 0, cur;
-	char v[32];
-
-	if (!opt_tr_connected(p->transport) || p->cm != OPT_CM_RDMACM)
-		return;
-	if (nn_sysctl_get("", "net.rdma_ucm.max_backlog", v, sizeof(v))) {
-		tap_diag(c->tap, "net.rdma_ucm.max_backlog not readable: rdma_ucm not loaded?");
-		return;
-	}
-	cur = atol(v);
-	for (int i = 0; i < p->npoints; i++)
-		need = p->clients[i] > need ? p->clients[i] : need;
-	if (p->cmd == HP_LIMIT)
-		need = p->max;
-	if (need <= cur) {
-		tap_kv(c->tap, "net.rdma_ucm.max_backlog", "%ld", cur);
-		return;
-	}
-	snprintf(v, sizeof(v), "%ld", need);
-	if (nn_sysctl_set("", "net.rdma_ucm.max_backlog", v)) {
-		tap_diag(c->tap, "net.rdma_ucm.max_backlog=%ld could not be raised to %ld", cur, need);
-		return;
-	}
-	snprintf(pl_backlog_old, sizeof(pl_backlog_old), "%ld", cur);
-	tap_diag(c->tap, "tuned net.rdma_ucm.max_backlog=%ld (was %ld, restored after the run)", need,
-		 cur);
-}
-
-static void pl_backlog_restore(void)
-{
-	if (!pl_backlog_old[0])
-		return;
-	if (nn_sysctl_set("", "net.rdma_ucm.max_backlog", pl_backlog_old))
-		fprintf(stderr, "rdmacap: net.rdma_ucm.max_backlog not restored to %s\n",
-			pl_backlog_old);
-	pl_backlog_old[0] = '\0';
-}
-
-/* Namespaced sysctls that make a topology able to hold what the plan asks for. */
-static void pl_tune(struct pt_ctx *c)
-{
-	struct nn_topo *t = c->topo;
-	static const char *const srv[][2] = {
-		{ "net.core.somaxconn", "65535" },
-		{ "net.ipv4.tcp_max_syn_backlog", "65535" },
-	};
-	static const char *const cli[][2] = {
-		{ "net.ipv4.ip_local_port_range", "1024 65535" },
-		{ "net.ipv4.tcp_tw_reuse", "1" },
-	};
-
-	if (t->kind == NN_HOST) {
-		htp_tune(c); /* the host as it is: said, or set only with --tune */
-		return;
-	}
-	pl_backlog(c);
-	if (t->kind == NN_LOOP)
-		return; /* the caller's own namespace: we change nothing there */
-	for (size_t i = 0; i < 2; i++) {
-		if (nn_sysctl_set(t->srv.ns, srv[i][0], srv[i][1]))
-			fprintf(stderr, "rdmacap: %s: %s=%s failed\n", t->srv.ns, srv[i][0], srv[i][1]);
-		tap_diag(c->tap, "tuned ns=%s %s=%s", t->srv.ns, srv[i][0], srv[i][1]);
-	}
-	for (int k = 0; k < t->nclients; k++)
-		for (size_t i = 0; i < 2; i++)
-			if (nn_sysctl_set(t->cli[k].ns, cli[i][0], cli[i][1]))
-				fprintf(stderr, "rdmacap: %s: %s failed\n", t->cli[k].ns, cli[i][0]);
-	tap_diag(c->tap, "tuned ns=client-namespaces net.ipv4.ip_local_port_range=1024-65535 "
-		 "net.ipv4.tcp_tw_reuse=1");
 }
 
 /*
@@ -397,7 +317,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	tap_kv(t, "topology", "%s server=%s%s%s%s%s", p->topo_spec, c->topo->srv.addr,
 	       c->topo->srv.ns[0] ? " ns=" : "", c->topo->srv.ns,
 	       c->topo->srv.rxe[0] ? " device=" : "", c->topo->srv.rxe);
-	pl_tune(c);
+	tune_run(c);
 	c->mem_floor_kb = mf_floor_kb(p->mem_floor_mib, why, sizeof(why));
 	tap_kv(t, "mem_floor", "%ld KiB (%s)", c->mem_floor_kb, why);
 
@@ -433,8 +353,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		json_decref(caps);
 	}
 down:
-	pl_backlog_restore();
-	htp_restore();
+	tune_restore();
 	if (c->tls_dir[0]) {
 		static const char *const f[] = { "ca.pem", "server.pem", "server.key",
 						 "client.pem", "client.key" };
