@@ -38,9 +38,9 @@ static int hm_env(struct hp_plan *p, struct tap *t)
 	json_t *doc = json_object();
 	int rc = 0;
 
-	he_collect(t, doc, p->deep);
+	env_collect(t, doc, p->deep);
 	tap_plan(t, t->lv[0].n);
-	if (p->json && hj_write(doc, p->json))
+	if (p->json && js_write(doc, p->json))
 		rc = -1;
 	json_decref(doc);
 	return rc;
@@ -161,13 +161,13 @@ int main(int argc, char **argv)
 			p->topo.rxe = p->rxe;
 		doc = json_object();
 		json_object_set_new(doc, "rdmacap", json_string(RDMACAP_VERSION));
-		json_object_set_new(doc, "plan", hj_plan(p));
+		json_object_set_new(doc, "plan", js_plan(p));
 		rc = pl_load(&c, doc);
 		if (c.aborted) {
 			fprintf(stderr, "rdmacap: interrupted: agents stopped, topology removed\n");
 			json_object_set_new(doc, "interrupted", json_true());
 		}
-		if (p->json && hj_write(doc, p->json))
+		if (p->json && js_write(doc, p->json))
 			rc = -1;
 		json_decref(doc);
 		break;

@@ -249,7 +249,7 @@ static void t_tls(void)
 		tap_ok(&T, 0, "tls: mkdtemp: %s", strerror(errno));
 		return;
 	}
-	if (hc_certs_make(t_dir, err, sizeof(err)) || hc_certs_make_rogue(t_dir, err, sizeof(err))) {
+	if (certs_make(t_dir, err, sizeof(err)) || certs_make_rogue(t_dir, err, sizeof(err))) {
 		tap_diag(&T, "%s", err);
 		tap_ok(&T, 0, "tls: throwaway CA, server, client and rogue certificates");
 		goto out;

@@ -78,7 +78,7 @@ static char *t_help(enum hp_cmd c)
 
 	if (!f)
 		return NULL;
-	hu_cmd_help(f, c);
+	usage_cmd_help(f, c);
 	fclose(f);
 	return buf;
 }

@@ -14,7 +14,7 @@
 
 static struct tap t;
 
-static void t_names(struct hs_wire_names *nm, const char *const *names)
+static void t_names(struct smp_wire_names *nm, const char *const *names)
 {
 	memset(nm, 0, sizeof(*nm));
 	for (; *names; names++)
@@ -37,8 +37,8 @@ static void t_num(void)
 
 static void t_diag(void)
 {
-	struct hs_wire_names nm;
-	uint64_t base[HS_NWIRE] = { 100, 100, 5, 0, 0, 0 }, now[HS_NWIRE] = { 500, 480, 5, 3, 0, 0 };
+	struct smp_wire_names nm;
+	uint64_t base[SMP_NWIRE] = { 100, 100, 5, 0, 0, 0 }, now[SMP_NWIRE] = { 500, 480, 5, 3, 0, 0 };
 	char out[256];
 	int64_t d = 0;
 
@@ -55,8 +55,8 @@ static void t_diag(void)
 
 static void t_cause(void)
 {
-	struct hs_wire_names nm;
-	struct hs_wire b = { .valid = true }, n = { .valid = true };
+	struct smp_wire_names nm;
+	struct smp_wire b = { .valid = true }, n = { .valid = true };
 	char out[512];
 	size_t l;
 
@@ -85,7 +85,7 @@ static void t_cause(void)
 
 	{
 		static const char *const mlx5[] = { "out_of_buffer", "local_ack_timeout_err", NULL };
-		struct hs_wire b5 = { .valid = true }, n5 = { .valid = true };
+		struct smp_wire b5 = { .valid = true }, n5 = { .valid = true };
 
 		t_names(&nm, mlx5);
 		n5.srv[0] = 12, n5.srv[1] = 2;

@@ -330,10 +330,10 @@ static int hp_getopt_err(struct hp_plan *p, int argc, char **argv, FILE *err)
 	const struct hp_opt *o = optopt >= 256 ? hp_opt_of(optopt) : NULL;
 
 	if (o && !hp_opt_has_arg(o))
-		return hu_fail(err, p->cmd, "option '--%s' takes no value", hp_optname(o));
+		return usage_fail(err, p->cmd, "option '--%s' takes no value", hp_optname(o));
 	if (o)
-		return hu_fail(err, p->cmd, "option '--%s' needs a value", hp_optname(o));
-	return hu_fail(err, p->cmd, "unknown or malformed option '%s'", bad);
+		return usage_fail(err, p->cmd, "option '--%s' needs a value", hp_optname(o));
+	return usage_fail(err, p->cmd, "unknown or malformed option '%s'", bad);
 }
 
 /*
@@ -358,26 +358,26 @@ static int hp_options(struct hp_plan *p, int argc, char **argv, bool seen[OPT_N]
 		if (id == -1)
 			return 0;
 		if (id == 'h' || id == HP_O_HELP) {
-			hu_cmd_help(stdout, p->cmd);
+			usage_cmd_help(stdout, p->cmd);
 			return 1;
 		}
 		if (id == '?' || id == ':')
 			return hp_getopt_err(p, argc, argv, err);
 		o = hp_opt_of(id);
 		if (!o)
-			return hu_fail(err, p->cmd, "internal option error");
+			return usage_fail(err, p->cmd, "internal option error");
 		if (!(o->cmds & B(p->cmd)))
-			return hu_fail(err, p->cmd, "option '--%s' does not apply to '%s'",
+			return usage_fail(err, p->cmd, "option '--%s' does not apply to '%s'",
 				       hp_optname(o), hp_names[p->cmd]);
 		if (!o->name) {
 			seen[id - HP_O_SHARED] = true;
 			if (hp_shared(p, id - HP_O_SHARED, optarg, msg, sizeof(msg)))
-				return hu_fail(err, p->cmd, "%s", msg);
+				return usage_fail(err, p->cmd, "%s", msg);
 		} else if (o->val == HP_O_FAULT) {
 			if (flt_parse(optarg, &p->fault, msg, sizeof(msg)))
-				return hu_fail(err, p->cmd, "%s", msg);
+				return usage_fail(err, p->cmd, "%s", msg);
 		} else if (hp_apply(p, o, optarg)) {
-			return hu_fail(err, p->cmd, "bad value '%s' for option '--%s'",
+			return usage_fail(err, p->cmd, "bad value '%s' for option '--%s'",
 				       optarg ? optarg : "", o->name);
 		}
 		p->topo_set |= id == HP_O_TOPO;
@@ -391,17 +391,17 @@ int hp_parse(struct hp_plan *p, int argc, char **argv, FILE *err)
 
 	hp_defaults(p);
 	if (argc < 2) {
-		hu_usage(err);
+		usage_usage(err);
 		return -1;
 	}
-	if (!hu_top(argv[1], stdout))
+	if (!usage_top(argv[1], stdout))
 		return 1;
 	for (c = 0; c < HP_NCMD; c++)
 		if (!strcmp(argv[1], hp_names[c]))
 			break;
 	if (c == HP_NCMD) {
 		fprintf(err, "rdmacap: unknown command '%s'\n", argv[1]);
-		hu_usage(err);
+		usage_usage(err);
 		return -1;
 	}
 	p->cmd = c;
@@ -412,16 +412,16 @@ int hp_parse(struct hp_plan *p, int argc, char **argv, FILE *err)
 	/* positional arguments (after getopt moved them last): only report takes files */
 	for (int i = optind + 1; i < argc; i++) {
 		if (p->cmd != HP_REPORT)
-			return hu_fail(err, p->cmd, "unexpected argument '%s'", argv[i]);
+			return usage_fail(err, p->cmd, "unexpected argument '%s'", argv[i]);
 		if (p->nfiles == HP_MAX_FILES)
-			return hu_fail(err, p->cmd, "too many files (max %d)", HP_MAX_FILES);
+			return usage_fail(err, p->cmd, "too many files (max %d)", HP_MAX_FILES);
 		p->files[p->nfiles++] = argv[i];
 	}
 	if (p->cmd == HP_REPORT && !p->nfiles)
-		return hu_fail(err, p->cmd, "no result file given");
+		return usage_fail(err, p->cmd, "no result file given");
 	if ((LOAD & B(p->cmd)) && !p->npoints &&
 	    hp_parse_list(p->cmd == HP_RAMP ? hp_ramp_clients : hp_opt_of(HP_O_CLIENTS)->def,
 			  p->clients, HP_MAX_POINTS, &p->npoints))
 		abort();	/* the table's own default */
-	return hck_plan(p, seen, err);
+	return clicheck_plan(p, seen, err);
 }

@@ -16,7 +16,7 @@
 #include "harness/cli/usage.h"
 
 /* report: every input must be readable now, before any output is written */
-static int hck_files(struct hp_plan *p, FILE *err)
+static int clicheck_files(struct hp_plan *p, FILE *err)
 {
 	for (int i = 0; i <= p->nfiles; i++) {
 		const char *f = i < p->nfiles ? p->files[i] : p->baseline;
@@ -27,10 +27,10 @@ static int hck_files(struct hp_plan *p, FILE *err)
 			continue;
 		fd = open(f, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
-			return hu_fail(err, p->cmd, "%s: %s", f, strerror(errno));
+			return usage_fail(err, p->cmd, "%s: %s", f, strerror(errno));
 		if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 			close(fd);
-			return hu_fail(err, p->cmd, "%s: not a regular file", f);
+			return usage_fail(err, p->cmd, "%s: not a regular file", f);
 		}
 		close(fd);
 	}
@@ -38,7 +38,7 @@ static int hck_files(struct hp_plan *p, FILE *err)
 }
 
 /* Every client agent gets at most what the agent's --clients allows. */
-static int hck_per_agent(struct hp_plan *p, FILE *err)
+static int clicheck_per_agent(struct hp_plan *p, FILE *err)
 {
 	long most = p->cmd == HP_LIMIT ? p->max : 0, per;
 
@@ -46,7 +46,7 @@ static int hck_per_agent(struct hp_plan *p, FILE *err)
 		most = p->clients[i] > most ? p->clients[i] : most;
 	per = p->agents ? (most + p->agents - 1) / p->agents : 0;
 	if (per > opt_defs[OPT_CLIENTS].max)
-		return hu_fail(err, p->cmd, "--clients %ld over --agents %ld is %ld per agent "
+		return usage_fail(err, p->cmd, "--clients %ld over --agents %ld is %ld per agent "
 			       "(an agent takes at most %lld)", most, p->agents, per,
 			       opt_defs[OPT_CLIENTS].max);
 	return 0;
@@ -56,7 +56,7 @@ static int hck_per_agent(struct hp_plan *p, FILE *err)
  * --json is written when the run ends (a temp file beside it, renamed over it):
  * its folder must take a new file now, or the whole run would be lost.
  */
-static int hck_json(struct hp_plan *p, FILE *err)
+static int clicheck_json(struct hp_plan *p, FILE *err)
 {
 	char tmp[4096];
 	struct stat st;
@@ -65,33 +65,33 @@ static int hck_json(struct hp_plan *p, FILE *err)
 	if (!p->json)
 		return 0;
 	if (!*p->json)
-		return hu_fail(err, p->cmd, "--json: empty file name");
+		return usage_fail(err, p->cmd, "--json: empty file name");
 	if (!stat(p->json, &st) && !S_ISREG(st.st_mode))
-		return hu_fail(err, p->cmd, "--json %s: %s", p->json,
+		return usage_fail(err, p->cmd, "--json %s: %s", p->json,
 			       S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", p->json, (int)getpid()) >= (int)sizeof(tmp))
-		return hu_fail(err, p->cmd, "--json %s: %s", p->json, strerror(ENAMETOOLONG));
+		return usage_fail(err, p->cmd, "--json %s: %s", p->json, strerror(ENAMETOOLONG));
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return hu_fail(err, p->cmd, "--json %s: cannot create a file beside it (%s): %s",
+		return usage_fail(err, p->cmd, "--json %s: cannot create a file beside it (%s): %s",
 			       p->json, tmp, strerror(errno));
 	close(fd);
 	if (unlink(tmp))
-		return hu_fail(err, p->cmd, "--json %s: unlink %s: %s", p->json, tmp,
+		return usage_fail(err, p->cmd, "--json %s: unlink %s: %s", p->json, tmp,
 			       strerror(errno));
 	return 0;
 }
 
 /* --fault: what it strikes must exist in the plan */
-static int hck_fault(struct hp_plan *p, FILE *err)
+static int clicheck_fault(struct hp_plan *p, FILE *err)
 {
 	if (p->fault_at_set && p->fault.kind == FLT_NONE)
-		return hu_fail(err, p->cmd, "--fault-at needs --fault");
+		return usage_fail(err, p->cmd, "--fault-at needs --fault");
 	if (flt_on_links(&p->fault) && (p->topo.kind == NN_LOOP || p->topo.kind == NN_HOST))
-		return hu_fail(err, p->cmd, "--fault %s acts on the topology's links: it needs "
+		return usage_fail(err, p->cmd, "--fault %s acts on the topology's links: it needs "
 			       "--topology pair or star:K", p->fault.text);
 	if (p->fault.kind == FLT_KILL_CLIENT && p->agents && p->fault.n > p->agents)
-		return hu_fail(err, p->cmd, "--fault %s: only %ld client agents (--agents)",
+		return usage_fail(err, p->cmd, "--fault %s: only %ld client agents (--agents)",
 			       p->fault.text, p->agents);
 	return 0;
 }
@@ -100,51 +100,51 @@ static int hck_fault(struct hp_plan *p, FILE *err)
  * --topology host and --hosts: the options that name this host's own device and
  * address mean nothing where rdmacap makes its own rxe; --hosts is a host topology.
  */
-static int hck_host(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
+static int clicheck_host(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 {
 	char msg[320];
 
 	if (p->hosts && p->cmd != HP_DOWN) {
 		if (p->topo_set && p->topo.kind != NN_HOST)
-			return hu_fail(err, p->cmd, "--hosts runs on --topology host, not %s",
+			return usage_fail(err, p->cmd, "--hosts runs on --topology host, not %s",
 				       p->topo_spec);
 		strcpy(p->topo_spec, "host");
 		p->topo.kind = NN_HOST;
 		p->topo.nclients = 1;
 	}
-	if (p->hosts && hst_parse(p->hosts, NULL, msg, sizeof(msg)))
-		return hu_fail(err, p->cmd, "--hosts: %s", msg);
+	if (p->hosts && hosts_parse(p->hosts, NULL, msg, sizeof(msg)))
+		return usage_fail(err, p->cmd, "--hosts: %s", msg);
 	if ((p->agent_path || p->push) && !p->hosts)
-		return hu_fail(err, p->cmd, "--%s is an option of --hosts",
+		return usage_fail(err, p->cmd, "--%s is an option of --hosts",
 			       p->push ? "push" : "agent-path");
 	if (p->cmd == HP_UP && p->topo.kind == NN_HOST)
-		return hu_fail(err, p->cmd, "--topology host: there is nothing to bring up");
+		return usage_fail(err, p->cmd, "--topology host: there is nothing to bring up");
 	if (!(HP_LOAD & HP_B(p->cmd)) || p->topo.kind == NN_HOST)
 		return 0;
 	for (int i = 0; i < OPT_N; i++)
 		if (seen[i] && (opt_defs[i].flags & OPT_F_HOST))
-			return hu_fail(err, p->cmd, "--%s is an option of --topology host "
+			return usage_fail(err, p->cmd, "--%s is an option of --topology host "
 				       "(--topology %s makes its own rxe)", opt_defs[i].name,
 				       p->topo_spec);
 	if (p->server_addr[0] || p->tune)
-		return hu_fail(err, p->cmd, "--%s is an option of --topology host",
+		return usage_fail(err, p->cmd, "--%s is an option of --topology host",
 			       p->tune ? "tune" : "server-addr");
 	return 0;
 }
 
-int hck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
+int clicheck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 {
 	char msg[640];
 
-	if (hck_json(p, err))
+	if (clicheck_json(p, err))
 		return -1;
 	if (p->cmd == HP_REPORT)
-		return hck_files(p, err);
+		return clicheck_files(p, err);
 	if (p->cmd == HP_UP || (HP_LOAD & HP_B(p->cmd))) {
 		if (nn_parse(p->topo_spec, &p->topo, msg, sizeof(msg)))
-			return hu_fail(err, p->cmd, "--topology: %s", msg);
+			return usage_fail(err, p->cmd, "--topology: %s", msg);
 	}
-	if (hck_host(p, seen, err))
+	if (clicheck_host(p, seen, err))
 		return -1;
 	if (!(HP_LOAD & HP_B(p->cmd)))
 		return 0;
@@ -153,23 +153,23 @@ int hck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 		if (!p->msgs_set)
 			p->msgs = 1;
 		if (p->stagger_ms)
-			return hu_fail(err, p->cmd, "--stagger-ms: a storm connects at the same instant");
+			return usage_fail(err, p->cmd, "--stagger-ms: a storm connects at the same instant");
 	}
 	if (p->npoints > 1 && p->cmd != HP_RAMP)
-		return hu_fail(err, p->cmd, "--clients: a list is only for ramp");
+		return usage_fail(err, p->cmd, "--clients: a list is only for ramp");
 	/* the agent's own cross-option rules, so that no agent exits with a usage error */
 	if (opt_rules(p->transport, seen, msg, sizeof(msg)) ||
 	    opt_cm_rules(p->cm, seen, msg, sizeof(msg)) ||
 	    opt_ud_rules(p->transport, p->cm, p->size, msg, sizeof(msg)) ||
 	    opt_uc_rules(p->transport, p->op, msg, sizeof(msg)))
-		return hu_fail(err, p->cmd, "%s", msg);
+		return usage_fail(err, p->cmd, "%s", msg);
 	/* the user's PKI, as the agents will use it, before the topology exists */
-	if (p->tls_ca && hc_certs_check(p->tls_ca, p->tls_cert, p->tls_key, msg, sizeof(msg)))
-		return hu_fail(err, p->cmd, "%s", msg);
-	if (hck_fault(p, err))
+	if (p->tls_ca && certs_check(p->tls_ca, p->tls_cert, p->tls_key, msg, sizeof(msg)))
+		return usage_fail(err, p->cmd, "%s", msg);
+	if (clicheck_fault(p, err))
 		return -1;
 	if (p->cmd == HP_LIMIT && p->start > p->max)
-		return hu_fail(err, p->cmd, "--start is above --max");
-	return hck_per_agent(p, err);
+		return usage_fail(err, p->cmd, "--start is above --max");
+	return clicheck_per_agent(p, err);
 }
 

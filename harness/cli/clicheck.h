@@ -23,6 +23,6 @@
  * p parsed, seen[] the agent's options given. 0, or -1 after printing why and
  * the command's usage line on err.
  */
-int hck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err);
+int clicheck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err);
 
 #endif

@@ -8,13 +8,13 @@
 #include "harness/cli/cli.h"
 #include "harness/cli/usage.h"
 
-static const char *const hu_groups[HG_N] = {
+static const char *const usage_groups[HG_N] = {
 	[HG_LOAD] = "load", [HG_TOPO] = "topology", [HG_TRANSPORT] = "transport",
 	[HG_LIMIT] = "limit search", [HG_INPUT] = "input", [HG_OUTPUT] = "output",
 	[HG_GENERAL] = "general",
 };
 
-static const char *const hu_about[HP_NCMD] = {
+static const char *const usage_about[HP_NCMD] = {
 	[HP_ENV] = "every fact a later SKIP or cause refers to: kernel, limits, RDMA devices",
 	[HP_UP] = "bring a topology of namespaces (and rxe links) up, and leave it",
 	[HP_DOWN] = "remove a run's namespaces, links and rxe devices (all rdc* without --run)",
@@ -27,7 +27,7 @@ static const char *const hu_about[HP_NCMD] = {
 	[HP_REPORT] = "a Markdown table and an SVG chart from result files",
 };
 
-static const char *const hu_examples[HP_NCMD] = {
+static const char *const usage_examples[HP_NCMD] = {
 	[HP_ENV] = "rdmacap env --json env.json",
 	[HP_UP] = "sudo rdmacap up --topology star:4 --rxe",
 	[HP_DOWN] = "sudo rdmacap down",
@@ -38,14 +38,14 @@ static const char *const hu_examples[HP_NCMD] = {
 	[HP_REPORT] = "rdmacap report --md report.md --svg report.svg run.json",
 };
 
-void hu_usage(FILE *f)
+void usage_usage(FILE *f)
 {
 	fprintf(f, "usage: rdmacap COMMAND [OPTIONS]   (rdmacap COMMAND --help for its options)\n");
 	for (int i = 0; i < HP_NCMD; i++)
 		fprintf(f, "  %s\n", hp_usages[i]);
 }
 
-int hu_fail(FILE *f, enum hp_cmd c, const char *fmt, ...)
+int usage_fail(FILE *f, enum hp_cmd c, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -57,7 +57,7 @@ int hu_fail(FILE *f, enum hp_cmd c, const char *fmt, ...)
 	return -1;
 }
 
-static void hu_opt_line(const struct hp_opt *o, enum hp_cmd c, char *buf, size_t len)
+static void usage_opt_line(const struct hp_opt *o, enum hp_cmd c, char *buf, size_t len)
 {
 	char limits[48];
 
@@ -71,7 +71,7 @@ static void hu_opt_line(const struct hp_opt *o, enum hp_cmd c, char *buf, size_t
 }
 
 /* the options of command c, by group; head prints before the first of a group */
-static void hu_opts(FILE *f, enum hp_cmd c, const char *head_fmt)
+static void usage_opts(FILE *f, enum hp_cmd c, const char *head_fmt)
 {
 	for (int g = 0; g < HG_N; g++) {
 		bool head = false;
@@ -83,44 +83,44 @@ static void hu_opts(FILE *f, enum hp_cmd c, const char *head_fmt)
 			if (o->group != (enum hp_group)g || !(o->cmds & HP_B(c)))
 				continue;
 			if (!head)
-				fprintf(f, head_fmt, hu_groups[g]);
+				fprintf(f, head_fmt, usage_groups[g]);
 			head = true;
-			hu_opt_line(o, c, line, sizeof(line));
+			usage_opt_line(o, c, line, sizeof(line));
 			fprintf(f, "  %s\n", line);
 		}
 	}
 }
 
-void hu_cmd_help(FILE *f, enum hp_cmd c)
+void usage_cmd_help(FILE *f, enum hp_cmd c)
 {
-	fprintf(f, "usage: %s\n%s.\n", hp_usages[c], hu_about[c]);
-	hu_opts(f, c, "\n%s:\n");
-	fprintf(f, "\nexample:\n  %s\n", hu_examples[c]);
+	fprintf(f, "usage: %s\n%s.\n", hp_usages[c], usage_about[c]);
+	usage_opts(f, c, "\n%s:\n");
+	fprintf(f, "\nexample:\n  %s\n", usage_examples[c]);
 }
 
 /*
  * help2man's input: "Name:" lines at column 0 become sections, indented
  * "--opt  text" lines become tagged paragraphs.
  */
-static void hu_help_all(FILE *f)
+static void usage_help_all(FILE *f)
 {
 	fprintf(f, "Usage: rdmacap COMMAND [OPTIONS]\n"
 		"Find how many RDMA connections this host sustains, and name why it stops.\n"
 		"TAP on stdout, logs on stderr, JSON in a side file. Exit 0 pass, 1 fail,\n"
 		"2 bad command line (nothing created), 4 skipped.\n\nCommands:\n");
 	for (int c = 0; c < HP_NCMD; c++)
-		fprintf(f, "  %-8s%s\n", hp_names[c], hu_about[c]);
+		fprintf(f, "  %-8s%s\n", hp_names[c], usage_about[c]);
 	for (int c = 0; c < HP_NCMD; c++) {
 		fprintf(f, "\n%s:\n  %s\n", hp_names[c], hp_usages[c]);
-		hu_opts(f, c, " %s:\n");
+		usage_opts(f, c, " %s:\n");
 	}
 	fprintf(f, "\nExamples:\n");
 	for (int c = 0; c < HP_NCMD; c++)
-		fprintf(f, "  %s\n", hu_examples[c]);
+		fprintf(f, "  %s\n", usage_examples[c]);
 }
 
 /* `--opt) COMPREPLY=(...); return ;;` for an option's value */
-static void hu_complete_value(FILE *f, const char *name, const struct opt_def *d,
+static void usage_complete_value(FILE *f, const char *name, const struct opt_def *d,
 			      const char *arg)
 {
 	fprintf(f, "\t--%s) ", name);
@@ -145,7 +145,7 @@ static void hu_complete_value(FILE *f, const char *name, const struct opt_def *d
 	fprintf(f, "; return ;;\n");
 }
 
-static void hu_completion(FILE *f)
+static void usage_completion(FILE *f)
 {
 	fprintf(f, "# bash completion for rdmacap, made by `rdmacap --bash-completion` "
 		"from its option tables\n_rdmacap()\n{\n"
@@ -159,7 +159,7 @@ static void hu_completion(FILE *f)
 		const struct opt_def *d = o->name ? NULL : &opt_defs[o->val - HP_O_SHARED];
 
 		if (hp_opt_has_arg(o))
-			hu_complete_value(f, hp_optname(o), d, o->arg);
+			usage_complete_value(f, hp_optname(o), d, o->arg);
 	}
 	fprintf(f, "\tesac\n\tcase ${COMP_WORDS[1]} in\n");
 	for (int c = 0; c < HP_NCMD; c++) {
@@ -176,16 +176,16 @@ static void hu_completion(FILE *f)
 		"complete -F _rdmacap rdmacap\n");
 }
 
-int hu_top(const char *word, FILE *out)
+int usage_top(const char *word, FILE *out)
 {
 	if (!strcmp(word, "--help") || !strcmp(word, "-h") || !strcmp(word, "help"))
-		hu_usage(out);
+		usage_usage(out);
 	else if (!strcmp(word, "--version"))
 		fprintf(out, "rdmacap %s\n", RDMACAP_VERSION);
 	else if (!strcmp(word, "--help-all"))
-		hu_help_all(out);
+		usage_help_all(out);
 	else if (!strcmp(word, "--bash-completion"))
-		hu_completion(out);
+		usage_completion(out);
 	else
 		return -1;
 	return 0;

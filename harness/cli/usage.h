@@ -18,21 +18,21 @@
 #include "harness/cli/plan.h"
 
 /* The commands and their usage lines. */
-void hu_usage(FILE *f);
+void usage_usage(FILE *f);
 
 /* `rdmacap COMMAND --help`. */
-void hu_cmd_help(FILE *f, enum hp_cmd c);
+void usage_cmd_help(FILE *f, enum hp_cmd c);
 
 /*
  * A rejected command line: "rdmacap CMD: " and the message, then the command's
  * usage line, on f. Returns -1 (hp_parse's).
  */
-int hu_fail(FILE *f, enum hp_cmd c, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int usage_fail(FILE *f, enum hp_cmd c, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /*
  * argv[1] when it is not a command: --help/-h/help, --version, --help-all,
  * --bash-completion. 0 when word was one of them (printed on out), -1 if not.
  */
-int hu_top(const char *word, FILE *out);
+int usage_top(const char *word, FILE *out);
 
 #endif

@@ -13,7 +13,7 @@
 #include "netns/netns.h"
 #include "rdma/dev.h"
 
-static void he_sysctl(struct tap *t, json_t *o, const char *key, const char *why_missing)
+static void env_sysctl(struct tap *t, json_t *o, const char *key, const char *why_missing)
 {
 	char v[128];
 
@@ -26,7 +26,7 @@ static void he_sysctl(struct tap *t, json_t *o, const char *key, const char *why
 	json_object_set_new(o, key, json_string(v));
 }
 
-static const char *he_lim(rlim_t v, char *buf, size_t len)
+static const char *env_lim(rlim_t v, char *buf, size_t len)
 {
 	if (v == RLIM_INFINITY)
 		return "unlimited";
@@ -34,7 +34,7 @@ static const char *he_lim(rlim_t v, char *buf, size_t len)
 	return buf;
 }
 
-static void he_rlimit(struct tap *t, json_t *o, const char *name, int res)
+static void env_rlimit(struct tap *t, json_t *o, const char *name, int res)
 {
 	char a[32], b[32];
 	struct rlimit rl;
@@ -43,13 +43,13 @@ static void he_rlimit(struct tap *t, json_t *o, const char *name, int res)
 		tap_result(t, TAP_FAIL, NULL, "%s: getrlimit failed", name);
 		return;
 	}
-	he_lim(rl.rlim_cur, a, sizeof(a));
-	he_lim(rl.rlim_max, b, sizeof(b));
+	env_lim(rl.rlim_cur, a, sizeof(a));
+	env_lim(rl.rlim_max, b, sizeof(b));
 	tap_result(t, TAP_PASS, NULL, "%s = %s (hard %s)", name, a, b);
 	json_object_set_new(o, name, json_pack("{s:s, s:s}", "soft", a, "hard", b));
 }
 
-int he_collect(struct tap *t, json_t *o, bool deep)
+int env_collect(struct tap *t, json_t *o, bool deep)
 {
 	struct rdev_info dev[RDEV_MAX_DEVS];
 	struct rdev_err err;
@@ -101,20 +101,20 @@ int he_collect(struct tap *t, json_t *o, bool deep)
 					d->max_ah, "max_sge", d->max_sge, "max_mr_size",
 					(json_int_t)d->max_mr_size, "roce4_gid_index",
 					d->roce4_gid_index);
-		hed_ports(t, dj, d->name);
+		envdev_ports(t, dj, d->name);
 		tap_result(t, TAP_PASS, NULL, "device %s (ibv_query_device)", d->name);
 		json_array_append_new(devs, dj);
 	}
 	json_object_set_new(o, "devices", devs);
 
-	he_sysctl(t, o, "vm.max_map_count", "not readable");
-	he_rlimit(t, o, "RLIMIT_MEMLOCK", RLIMIT_MEMLOCK);
-	he_rlimit(t, o, "RLIMIT_NOFILE", RLIMIT_NOFILE);
-	he_sysctl(t, o, "fs.nr_open", "not readable");
-	he_sysctl(t, o, "fs.file-max", "not readable");
-	he_sysctl(t, o, "net.rdma_ucm.max_backlog", "rdma_ucm not loaded");
-	he_sysctl(t, o, "net.core.somaxconn", "not readable");
-	he_sysctl(t, o, "net.ipv4.ip_local_port_range", "not readable");
+	env_sysctl(t, o, "vm.max_map_count", "not readable");
+	env_rlimit(t, o, "RLIMIT_MEMLOCK", RLIMIT_MEMLOCK);
+	env_rlimit(t, o, "RLIMIT_NOFILE", RLIMIT_NOFILE);
+	env_sysctl(t, o, "fs.nr_open", "not readable");
+	env_sysctl(t, o, "fs.file-max", "not readable");
+	env_sysctl(t, o, "net.rdma_ucm.max_backlog", "rdma_ucm not loaded");
+	env_sysctl(t, o, "net.core.somaxconn", "not readable");
+	env_sysctl(t, o, "net.ipv4.ip_local_port_range", "not readable");
 	json_object_set_new(o, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
 	json_object_set_new(o, "mem_kb", json_integer(sysconf(_SC_PHYS_PAGES) *
 						      (sysconf(_SC_PAGESIZE) / 1024)));

@@ -9,6 +9,6 @@
 #include "tap/tap.h"
 
 /* One TAP result per fact at the current level (no plan); facts also go into o. */
-int he_collect(struct tap *t, json_t *o, bool deep);
+int env_collect(struct tap *t, json_t *o, bool deep);
 
 #endif

@@ -12,9 +12,9 @@
 #include "harness/env/envdev.h"
 #include "rdma/dev.h"
 
-#define HED_GIDS_SHOWN 8 /* TAP line; JSON has them all */
+#define ENVDEV_GIDS_SHOWN 8 /* TAP line; JSON has them all */
 
-static const char *hed_gid_type(uint32_t type)
+static const char *envdev_gid_type(uint32_t type)
 {
 	switch (type) {
 	case IBV_GID_TYPE_IB: return "IB";
@@ -24,14 +24,14 @@ static const char *hed_gid_type(uint32_t type)
 	return "?";
 }
 
-static const char *hed_link(uint8_t ll)
+static const char *envdev_link(uint8_t ll)
 {
 	return ll == IBV_LINK_LAYER_ETHERNET ? "Ethernet" :
 	       ll == IBV_LINK_LAYER_INFINIBAND ? "InfiniBand" : "unspecified";
 }
 
 /* ::ffff:a.b.c.d as a.b.c.d; every other GID as IPv6 text. */
-static void hed_gid_str(const union ibv_gid *g, char *buf, size_t len)
+static void envdev_gid_str(const union ibv_gid *g, char *buf, size_t len)
 {
 	static const uint8_t v4pre[12] = { [10] = 0xff, [11] = 0xff };
 
@@ -41,7 +41,7 @@ static void hed_gid_str(const union ibv_gid *g, char *buf, size_t len)
 		inet_ntop(AF_INET6, g->raw, buf, (socklen_t)len);
 }
 
-static void hed_port(struct tap *t, json_t *ports, const char *name, struct ibv_context *ctx,
+static void envdev_port(struct tap *t, json_t *ports, const char *name, struct ibv_context *ctx,
 		     uint8_t port, const struct ibv_gid_entry *ents, ssize_t n)
 {
 	struct ibv_port_attr pa;
@@ -58,27 +58,27 @@ static void hed_port(struct tap *t, json_t *ports, const char *name, struct ibv_
 	for (ssize_t i = 0; i < n; i++) {
 		if (ents[i].port_num != port)
 			continue;
-		hed_gid_str(&ents[i].gid, g, sizeof(g));
+		envdev_gid_str(&ents[i].gid, g, sizeof(g));
 		json_array_append_new(gids, json_pack("{s:I, s:s, s:s}", "index",
 						      (json_int_t)ents[i].gid_index, "type",
-						      hed_gid_type(ents[i].gid_type), "gid", g));
-		if (shown++ < HED_GIDS_SHOWN && used < sizeof(line))
+						      envdev_gid_type(ents[i].gid_type), "gid", g));
+		if (shown++ < ENVDEV_GIDS_SHOWN && used < sizeof(line))
 			used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%u:%s:%s",
 						 used ? "," : "", ents[i].gid_index,
-						 hed_gid_type(ents[i].gid_type), g);
+						 envdev_gid_type(ents[i].gid_type), g);
 	}
 	tap_diag(t, "dev=%s port=%u state=%s link_layer=%s active_mtu=%d gid_tbl_len=%d gids=%d %s%s",
-		 name, port, ibv_port_state_str(pa.state), hed_link(pa.link_layer),
+		 name, port, ibv_port_state_str(pa.state), envdev_link(pa.link_layer),
 		 pa.active_mtu ? 128 << pa.active_mtu : 0, pa.gid_tbl_len, shown, line,
-		 shown > HED_GIDS_SHOWN ? ",..." : "");
+		 shown > ENVDEV_GIDS_SHOWN ? ",..." : "");
 	po = json_pack("{s:i, s:s, s:s, s:i, s:i, s:o}", "port", port, "state",
-		       ibv_port_state_str(pa.state), "link_layer", hed_link(pa.link_layer),
+		       ibv_port_state_str(pa.state), "link_layer", envdev_link(pa.link_layer),
 		       "active_mtu", pa.active_mtu ? 128 << pa.active_mtu : 0, "gid_tbl_len",
 		       pa.gid_tbl_len, "gids", gids);
 	json_array_append_new(ports, po);
 }
 
-static struct ibv_context *hed_open(const char *name)
+static struct ibv_context *envdev_open(const char *name)
 {
 	struct ibv_device **l = ibv_get_device_list(NULL);
 	struct ibv_context *ctx = NULL;
@@ -91,9 +91,9 @@ static struct ibv_context *hed_open(const char *name)
 	return ctx;
 }
 
-int hed_ports(struct tap *t, json_t *dev, const char *name)
+int envdev_ports(struct tap *t, json_t *dev, const char *name)
 {
-	struct ibv_context *ctx = hed_open(name);
+	struct ibv_context *ctx = envdev_open(name);
 	struct ibv_device_attr da;
 	struct ibv_gid_entry *ents = NULL;
 	struct rdev_err e;
@@ -116,7 +116,7 @@ int hed_ports(struct tap *t, json_t *dev, const char *name)
 	}
 	ports = json_array();
 	for (uint8_t p = 1; p <= da.phys_port_cnt; p++)
-		hed_port(t, ports, name, ctx, p, ents, n);
+		envdev_port(t, ports, name, ctx, p, ents, n);
 	json_object_set_new(dev, "ports", ports);
 	free(ents);
 	if (ibv_close_device(ctx))

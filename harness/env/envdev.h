@@ -17,6 +17,6 @@
  * One "# dev=NAME port=P ..." diagnostic per port of device 'name', and
  * "ports": [...] into dev. 0, or -1 (the device could not be opened: said).
  */
-int hed_ports(struct tap *t, json_t *dev, const char *name);
+int envdev_ports(struct tap *t, json_t *dev, const char *name);
 
 #endif

@@ -12,12 +12,12 @@
 #include "common/opt.h"
 #include "harness/hosts/hosts.h"
 
-#define HST_FILE_MAX 65536
-#define HST_NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
+#define HOSTS_FILE_MAX 65536
+#define HOSTS_NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
 
-static int hst_word(const char *w, size_t n, struct hst_host *h, char *err, size_t len)
+static int hosts_word(const char *w, size_t n, struct hosts_host *h, char *err, size_t len)
 {
-	char buf[HST_NAME_MAX + 112], *at, *colon, *slash, *name = buf;
+	char buf[HOSTS_NAME_MAX + 112], *at, *colon, *slash, *name = buf;
 	long long port = 0;
 
 	if (n >= sizeof(buf)) {
@@ -31,7 +31,7 @@ static int hst_word(const char *w, size_t n, struct hst_host *h, char *err, size
 	if (at) {
 		*at = '\0';
 		name = at + 1;
-		if (!*buf || strlen(buf) >= sizeof(h->user) || strspn(buf, HST_NAME_CHARS) != strlen(buf) ||
+		if (!*buf || strlen(buf) >= sizeof(h->user) || strspn(buf, HOSTS_NAME_CHARS) != strlen(buf) ||
 		    *buf == '-') {
 			snprintf(err, len, "'%s': bad user name", w[0] ? buf : "");
 			return -1;
@@ -58,7 +58,7 @@ static int hst_word(const char *w, size_t n, struct hst_host *h, char *err, size
 		}
 	}
 	if (!*name || *name == '-' || *name == '.' || strlen(name) >= sizeof(h->name) ||
-	    strspn(name, HST_NAME_CHARS) != strlen(name)) {
+	    strspn(name, HOSTS_NAME_CHARS) != strlen(name)) {
 		snprintf(err, len, "'%.*s': bad host name", (int)n, w);
 		return -1;
 	}
@@ -68,7 +68,7 @@ static int hst_word(const char *w, size_t n, struct hst_host *h, char *err, size
 	return 0;
 }
 
-static int hst_words(const char *s, struct hst_list *l, char *err, size_t len)
+static int hosts_words(const char *s, struct hosts_list *l, char *err, size_t len)
 {
 	l->n = 0;
 	while (*s) {
@@ -82,11 +82,11 @@ static int hst_words(const char *s, struct hst_list *l, char *err, size_t len)
 		n = strcspn(s, ", \t\r\n#");
 		if (!n)
 			continue;
-		if (l->n == HST_MAX) {
-			snprintf(err, len, "more than %d hosts", HST_MAX);
+		if (l->n == HOSTS_MAX) {
+			snprintf(err, len, "more than %d hosts", HOSTS_MAX);
 			return -1;
 		}
-		if (hst_word(s, n, &l->h[l->n], err, len))
+		if (hosts_word(s, n, &l->h[l->n], err, len))
 			return -1;
 		l->n++;
 		s += n;
@@ -99,7 +99,7 @@ static int hst_words(const char *s, struct hst_list *l, char *err, size_t len)
 }
 
 /* The file's text, if spec names a regular file; NULL otherwise (errno 0: not a file). */
-static char *hst_file(const char *spec, char *err, size_t len)
+static char *hosts_file(const char *spec, char *err, size_t len)
 {
 	struct stat st;
 	char *text;
@@ -112,7 +112,7 @@ static char *hst_file(const char *spec, char *err, size_t len)
 		return NULL;
 	}
 	f = fopen(spec, "re");
-	text = f && st.st_size < HST_FILE_MAX ? calloc(1, (size_t)st.st_size + 1) : NULL;
+	text = f && st.st_size < HOSTS_FILE_MAX ? calloc(1, (size_t)st.st_size + 1) : NULL;
 	if (!text) {
 		snprintf(err, len, "%s: %s", spec, f ? "too big or out of memory" : strerror(errno));
 		if (f)
@@ -126,10 +126,10 @@ static char *hst_file(const char *spec, char *err, size_t len)
 	return text;
 }
 
-int hst_parse(const char *spec, struct hst_list *l, char *err, size_t len)
+int hosts_parse(const char *spec, struct hosts_list *l, char *err, size_t len)
 {
-	struct hst_list *tmp = l ? l : malloc(sizeof(*tmp));
-	char *text = hst_file(spec, err, len);
+	struct hosts_list *tmp = l ? l : malloc(sizeof(*tmp));
+	char *text = hosts_file(spec, err, len);
 	int rc;
 
 	if (!tmp || (!text && errno)) {
@@ -140,7 +140,7 @@ int hst_parse(const char *spec, struct hst_list *l, char *err, size_t len)
 			free(tmp);
 		return -1;
 	}
-	rc = hst_words(text ? text : spec, tmp, err, len);
+	rc = hosts_words(text ? text : spec, tmp, err, len);
 	free(text);
 	if (!l)
 		free(tmp);

@@ -63,12 +63,12 @@ int htp_plan(const struct hp_plan *p, struct nn_topo *t, const char *run, char *
 int htp_plan_hosts(const struct hp_plan *p, struct nn_topo *t, const char *run, char *why,
 		   size_t len)
 {
-	struct hst_list *l = malloc(sizeof(*l));
+	struct hosts_list *l = malloc(sizeof(*l));
 	struct in_addr a;
 	int rc = -1;
 
 	*why = '\0';
-	if (!l || hst_parse(p->hosts, l, why, len))
+	if (!l || hosts_parse(p->hosts, l, why, len))
 		goto out;
 	snprintf(t->run, sizeof(t->run), "%s", run);
 	t->up = false;

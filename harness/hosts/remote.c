@@ -161,7 +161,7 @@ struct rm_sshv {
 };
 
 /* "ssh OPTIONS [-p PORT] -T DEST --": the words before the command. */
-static int rm_ssh_argv(const struct hst_host *h, const char *ctl, bool master,
+static int rm_ssh_argv(const struct hosts_host *h, const char *ctl, bool master,
 		       struct rm_sshv *a)
 {
 	int n = 0;
@@ -179,7 +179,7 @@ static int rm_ssh_argv(const struct hst_host *h, const char *ctl, bool master,
 	return n;
 }
 
-static int rm_ssh_ctl(const struct hst_host *h, const char *ctl, const char *cmd, char *out,
+static int rm_ssh_ctl(const struct hosts_host *h, const char *ctl, const char *cmd, char *out,
 		      size_t outlen, int timeout_s)
 {
 	struct rm_sshv a;
@@ -190,7 +190,7 @@ static int rm_ssh_ctl(const struct hst_host *h, const char *ctl, const char *cmd
 	return rm_exec(a.v, out, outlen, timeout_s);
 }
 
-int rm_ssh(const struct hst_host *h, const char *cmd, char *out, size_t outlen, int timeout_s)
+int rm_ssh(const struct hosts_host *h, const char *cmd, char *out, size_t outlen, int timeout_s)
 {
 	return rm_ssh_ctl(h, NULL, cmd, out, outlen, timeout_s);
 }
@@ -205,8 +205,8 @@ int rm_cmd(const struct rm_ctx *r, int k, const char *cmd, char *out, size_t out
 static int rm_copy(const struct rm_ctx *r, int k, char *const local[], const char *remote,
 		   char *out, size_t outlen)
 {
-	const struct hst_host *h = &r->list.h[k];
-	char *v[40], port[8], cp[RM_DIR_MAX + 32], dst[HST_NAME_MAX + 64 + RM_PATH_MAX];
+	const struct hosts_host *h = &r->list.h[k];
+	char *v[40], port[8], cp[RM_DIR_MAX + 32], dst[HOSTS_NAME_MAX + 64 + RM_PATH_MAX];
 	int n = 0;
 
 	v[n++] = "scp";
@@ -249,13 +249,13 @@ static bool rm_safe(const char *s)
 
 static int rm_push(struct rm_ctx *r, int k, char *why, size_t len)
 {
-	const struct hst_host *h = &r->list.h[k];
-	char out[1024], cmd[RM_PATH_MAX + 64], *local[] = { (char *)ha_binary(), NULL };
+	const struct hosts_host *h = &r->list.h[k];
+	char out[1024], cmd[RM_PATH_MAX + 64], *local[] = { (char *)agt_binary(), NULL };
 	int st;
 
 	st = rm_copy(r, k, local, r->agent[k], out, sizeof(out));
 	if (st) {
-		snprintf(why, len, "%s: scp %s to %s: %s", h->dest, ha_binary(), r->agent[k],
+		snprintf(why, len, "%s: scp %s to %s: %s", h->dest, agt_binary(), r->agent[k],
 			 st < 0 ? out : rm_last(out));
 		return -1;
 	}
@@ -300,11 +300,11 @@ static int rm_tls(struct rm_ctx *r, int k, const char *tls_dir, char *why, size_
  */
 static int rm_masters(struct rm_ctx *r, char *why, size_t len)
 {
-	struct rm_proc p[HST_MAX];
+	struct rm_proc p[HOSTS_MAX];
 	int rc = 0, k;
 
 	for (k = 0; k < r->list.n; k++) {
-		const struct hst_host *h = &r->list.h[k];
+		const struct hosts_host *h = &r->list.h[k];
 		struct rm_sshv a;
 		char persist[40];
 		int n = rm_ssh_argv(h, r->ctl, true, &a) - 3;
@@ -341,7 +341,7 @@ static int rm_masters(struct rm_ctx *r, char *why, size_t len)
 static int rm_host(struct rm_ctx *r, int k, bool push, const char *tls_dir, char *why,
 		   size_t len)
 {
-	const struct hst_host *h = &r->list.h[k];
+	const struct hosts_host *h = &r->list.h[k];
 	char dir[RM_DIR_MAX], cmd[2 * RM_PATH_MAX], out[1024];
 	double t0 = clock_s();
 	int st;
@@ -376,7 +376,7 @@ int rm_open(struct rm_ctx *r, const char *hosts, const char *run, const char *ag
 	memset(r, 0, sizeof(*r));
 	snprintf(r->run, sizeof(r->run), "%s", run);
 	snprintf(r->tls_dir, sizeof(r->tls_dir), "%s", tls_dir ? tls_dir : "");
-	if (hst_parse(hosts, &r->list, why, len))
+	if (hosts_parse(hosts, &r->list, why, len))
 		return -1;
 	snprintf(r->ctl, sizeof(r->ctl), "/tmp/rdmacap-ssh.XXXXXX");
 	if (!mkdtemp(r->ctl)) {
@@ -392,7 +392,7 @@ int rm_open(struct rm_ctx *r, const char *hosts, const char *run, const char *ag
 		else if (push)
 			snprintf(a, RM_PATH_MAX, "/tmp/rdmacap-%s-h%d/rdmacap-agent", run, k);
 		else
-			snprintf(a, RM_PATH_MAX, "%s", ha_binary());
+			snprintf(a, RM_PATH_MAX, "%s", agt_binary());
 		if (!rm_safe(a)) {
 			snprintf(why, len, "agent path %s: not an absolute path without quotes", a);
 			rm_close(r);
@@ -533,12 +533,12 @@ static const char rm_down_sh[] =
 
 int rm_down(const char *hosts, FILE *log, int *removed)
 {
-	struct hst_list *l = malloc(sizeof(*l));
+	struct hosts_list *l = malloc(sizeof(*l));
 	char out[1024], why[256];
 	int rc = 0;
 
 	*removed = 0;
-	if (!l || hst_parse(hosts, l, why, sizeof(why))) {
+	if (!l || hosts_parse(hosts, l, why, sizeof(why))) {
 		fprintf(stderr, "rdmacap: --hosts: %s\n", l ? why : strerror(errno));
 		free(l);
 		return -1;

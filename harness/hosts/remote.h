@@ -39,10 +39,10 @@
 #define RM_PATH_MAX 256
 
 struct rm_ctx {
-	struct hst_list list;          /* h[0] the server host, then the client hosts */
+	struct hosts_list list;          /* h[0] the server host, then the client hosts */
 	char run[8];
-	char dir[HST_MAX][RM_DIR_MAX]; /* each host's run directory, "" = not made */
-	char agent[HST_MAX][RM_PATH_MAX]; /* the agent's path on each host */
+	char dir[HOSTS_MAX][RM_DIR_MAX]; /* each host's run directory, "" = not made */
+	char agent[HOSTS_MAX][RM_PATH_MAX]; /* the agent's path on each host */
 	char tls_dir[64];              /* the local TLS files copied to each dir, "" = none */
 	char ctl[RM_DIR_MAX];          /* local: the shared connections' sockets, "" = none */
 	double login_s;                /* the slowest host's measured ssh login */
@@ -95,7 +95,7 @@ int rm_argv(const struct rm_ctx *r, int k, bool share, char *const argv[], long 
  * and stderr) into out, within timeout_s. The exit status (255: ssh itself
  * failed), or -1 (could not run ssh, or timed out: out says which).
  */
-int rm_ssh(const struct hst_host *h, const char *cmd, char *out, size_t outlen, int timeout_s);
+int rm_ssh(const struct hosts_host *h, const char *cmd, char *out, size_t outlen, int timeout_s);
 
 /* rm_ssh on host k through its shared connection. */
 int rm_cmd(const struct rm_ctx *r, int k, const char *cmd, char *out, size_t outlen,

@@ -138,7 +138,7 @@ static void g_fault(const struct pt_point *pt, const struct hp_plan *p, struct f
 	*v = (struct fig_val){ .type = FIG_STR, .s = p->fault.text };
 }
 
-/* the run's QPs (sample.h: hs_qps) in one state, or all of them (-1) */
+/* the run's QPs (sample.h: smp_qps) in one state, or all of them (-1) */
 #define QP_N(fn, when, st)                                                                        \
 	static void fn(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)     \
 	{                                                                                         \

@@ -8,7 +8,7 @@
 #include "harness/out/json.h"
 #include "harness/sample/rsample.h"
 
-json_t *hj_plan(const struct hp_plan *p)
+json_t *js_plan(const struct hp_plan *p)
 {
 	json_t *cl = json_array(), *o;
 
@@ -40,24 +40,24 @@ json_t *hj_plan(const struct hp_plan *p)
 	return o;
 }
 
-json_t *hj_res(const uint64_t *v)
+json_t *js_res(const uint64_t *v)
 {
 	json_t *o = json_object();
 
-	for (int i = 0; i < HS_NRES; i++)
-		json_object_set_new(o, hs_res_name(i), json_integer((json_int_t)v[i]));
+	for (int i = 0; i < SMP_NRES; i++)
+		json_object_set_new(o, smp_res_name(i), json_integer((json_int_t)v[i]));
 	return o;
 }
 
-static json_t *hj_res_pair(const struct hs_res *r)
+static json_t *js_res_pair(const struct smp_res *r)
 {
 	if (!r->valid)
 		return json_null();
-	return json_pack("{s:o, s:o}", "server", hj_res(r->srv), "clients", hj_res(r->cli));
+	return json_pack("{s:o, s:o}", "server", js_res(r->srv), "clients", js_res(r->cli));
 }
 
 /* One side's port counters: name -> now - base (base NULL: the values), zeros kept or not. */
-static json_t *hj_wire_side(const struct hs_wire_names *nm, const uint64_t *now,
+static json_t *js_wire_side(const struct smp_wire_names *nm, const uint64_t *now,
 			    const uint64_t *base, bool zeros)
 {
 	json_t *o = json_object();
@@ -72,32 +72,32 @@ static json_t *hj_wire_side(const struct hs_wire_names *nm, const uint64_t *now,
 }
 
 /* Both sides' deltas; the clients' only when their devices are not the server's. */
-static json_t *hj_wire_pair(const struct pt_point *pt, const struct hs_wire *now, bool zeros)
+static json_t *js_wire_pair(const struct pt_point *pt, const struct smp_wire *now, bool zeros)
 {
-	const struct hs_wire *b = &pt->wire_base;
+	const struct smp_wire *b = &pt->wire_base;
 	json_t *o = json_object();
 
-	json_object_set_new(o, "server", hj_wire_side(&pt->wire_names, now->srv, b->srv, zeros));
-	json_object_set_new(o, "clients", hj_wire_side(&pt->wire_names, now->cli, b->cli, zeros));
+	json_object_set_new(o, "server", js_wire_side(&pt->wire_names, now->srv, b->srv, zeros));
+	json_object_set_new(o, "clients", js_wire_side(&pt->wire_names, now->cli, b->cli, zeros));
 	return o;
 }
 
 /* The point's port counters: baseline, and deltas at peak and after, per side. */
-static json_t *hj_wire(const struct pt_point *pt)
+static json_t *js_wire(const struct pt_point *pt)
 {
-	const struct hs_wire *b = &pt->wire_base;
+	const struct smp_wire *b = &pt->wire_base;
 
 	if (!pt->have_wire || !b->valid)
 		return json_null();
 	return json_pack("{s:{s:o, s:o}, s:o, s:o}", "base", "server",
-			 hj_wire_side(&pt->wire_names, b->srv, NULL, true), "clients",
-			 hj_wire_side(&pt->wire_names, b->cli, NULL, true), "delta_peak",
-			 pt->wire_peak.valid ? hj_wire_pair(pt, &pt->wire_peak, true) : json_null(),
-			 "delta", pt->wire_after.valid ? hj_wire_pair(pt, &pt->wire_after, true) :
+			 js_wire_side(&pt->wire_names, b->srv, NULL, true), "clients",
+			 js_wire_side(&pt->wire_names, b->cli, NULL, true), "delta_peak",
+			 pt->wire_peak.valid ? js_wire_pair(pt, &pt->wire_peak, true) : json_null(),
+			 "delta", pt->wire_after.valid ? js_wire_pair(pt, &pt->wire_after, true) :
 			 json_null());
 }
 
-static json_t *hj_qp_states(const struct hs_qps *q)
+static json_t *js_qp_states(const struct smp_qps *q)
 {
 	json_t *o;
 
@@ -109,7 +109,7 @@ static json_t *hj_qp_states(const struct hs_qps *q)
 	return o;
 }
 
-static json_t *hj_qp_list(const struct hs_qps *q)
+static json_t *js_qp_list(const struct smp_qps *q)
 {
 	json_t *a = json_array();
 
@@ -124,45 +124,45 @@ static json_t *hj_qp_list(const struct hs_qps *q)
 }
 
 /* Beside the qp.* figures: every state's count, and the QPs named (ERR, left). */
-static void hj_qps(json_t *o, const struct pt_point *pt)
+static void js_qps(json_t *o, const struct pt_point *pt)
 {
 	json_t *qp = json_object_get(o, "qp");
 
 	if (!qp)
 		return;
 	json_object_set_new(qp, "states", json_pack("{s:o, s:o, s:o}", "peak",
-						    hj_qp_states(&pt->qp_peak), "end",
-						    hj_qp_states(&pt->qp_end), "after",
-						    hj_qp_states(&pt->qp_after)));
+						    js_qp_states(&pt->qp_peak), "end",
+						    js_qp_states(&pt->qp_end), "after",
+						    js_qp_states(&pt->qp_after)));
 	json_object_set_new(qp, "named", json_pack("{s:o, s:o, s:o}", "err_peak",
-						   hj_qp_list(&pt->qp_peak), "err_end",
-						   hj_qp_list(&pt->qp_end), "left",
-						   hj_qp_list(&pt->qp_after)));
+						   js_qp_list(&pt->qp_peak), "err_end",
+						   js_qp_list(&pt->qp_end), "left",
+						   js_qp_list(&pt->qp_after)));
 }
 
-static json_t *hj_series(const struct pt_point *pt)
+static json_t *js_series(const struct pt_point *pt)
 {
-	const struct hs_series *se = &pt->series;
+	const struct smp_series *se = &pt->series;
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < se->n; i++) {
-		const struct hs_sample *x = &se->s[i];
+		const struct smp_sample *x = &se->s[i];
 		json_t *o = json_pack("{s:I, s:I, s:I, s:I}", "t_ms", (json_int_t)x->t_ms, "connected",
 				      (json_int_t)x->connected, "srv_rss_kb", (json_int_t)x->srv_rss_kb,
 				      "srv_threads", (json_int_t)x->srv_threads);
 
 		if (x->res.valid)
-			json_object_set_new(o, "res", hj_res_pair(&x->res));
+			json_object_set_new(o, "res", js_res_pair(&x->res));
 		/* the port counters' deltas since the baseline, those that moved */
 		if (x->wire && x->wire <= pt->wire_series.n && pt->wire_base.valid)
 			json_object_set_new(o, "wire",
-					    hj_wire_pair(pt, &pt->wire_series.w[x->wire - 1], false));
+					    js_wire_pair(pt, &pt->wire_series.w[x->wire - 1], false));
 		json_array_append_new(a, o);
 	}
 	return a;
 }
 
-json_t *hj_point(const struct pt_point *pt, const struct hp_plan *plan, const char *verdict)
+json_t *js_point(const struct pt_point *pt, const struct hp_plan *plan, const char *verdict)
 {
 	json_t *fails = json_array(), *causes = json_array(), *o;
 
@@ -172,7 +172,7 @@ json_t *hj_point(const struct pt_point *pt, const struct hp_plan *plan, const ch
 		json_array_append_new(fails, json_pack("{s:I, s:s, s:s, s:i, s:s, s:f, s:o}", "id",
 						       (json_int_t)f->id, "phase", f->phase, "call",
 						       f->call, "errno", f->err, "err", f->errname,
-						       "t_s", f->t_s, "res", hj_res_pair(&f->res)));
+						       "t_s", f->t_s, "res", js_res_pair(&f->res)));
 	}
 	for (int i = 0; i < pt->ncauses; i++)
 		json_array_append_new(causes, json_pack("{s:s, s:s, s:i, s:I}", "call",
@@ -183,12 +183,12 @@ json_t *hj_point(const struct pt_point *pt, const struct hp_plan *plan, const ch
 	o = json_object();
 	fig_json(o, pt, plan);
 	json_object_set_new(o, "resources",
-			    json_pack("{s:o, s:o, s:o, s:b, s:s}", "base", hj_res_pair(&pt->res_base),
-				      "peak", hj_res_pair(&pt->res_peak), "after",
-				      hj_res_pair(&pt->res_after), "leak", pt->leak, "leak_what",
+			    json_pack("{s:o, s:o, s:o, s:b, s:s}", "base", js_res_pair(&pt->res_base),
+				      "peak", js_res_pair(&pt->res_peak), "after",
+				      js_res_pair(&pt->res_after), "leak", pt->leak, "leak_what",
 				      pt->leak_what));
 	if (pt->hosts)
-		json_object_update_new(o, rs_json(pt->hosts));
+		json_object_update_new(o, rsmp_json(pt->hosts));
 	json_object_set_new(o, "failures", fails);
 	json_object_set_new(o, "causes", causes);
 	json_object_set_new(o, "ok", json_boolean(pt->ok));
@@ -196,13 +196,13 @@ json_t *hj_point(const struct pt_point *pt, const struct hp_plan *plan, const ch
 	json_object_set_new(o, "verdict", json_string(verdict));
 	json_object_set_new(o, "timeout_connect", json_boolean(pt->timeout_connect));
 	json_object_set_new(o, "timeout_traffic", json_boolean(pt->timeout_traffic));
-	json_object_set_new(o, "wire", hj_wire(pt));
-	hj_qps(o, pt);
-	json_object_set_new(o, "series", hj_series(pt));
+	json_object_set_new(o, "wire", js_wire(pt));
+	js_qps(o, pt);
+	json_object_set_new(o, "series", js_series(pt));
 	return o;
 }
 
-int hj_write(json_t *doc, const char *path)
+int js_write(json_t *doc, const char *path)
 {
 	char tmp[4096];
 

@@ -8,12 +8,12 @@
 #include "harness/cli/plan.h"
 #include "harness/point/point.h"
 
-json_t *hj_plan(const struct hp_plan *p);
-/* One side's RDMA resource counters (HS_NRES of them) as {"pd": n, "cq": n, ...}. */
-json_t *hj_res(const uint64_t *v);
+json_t *js_plan(const struct hp_plan *p);
+/* One side's RDMA resource counters (SMP_NRES of them) as {"pd": n, "cq": n, ...}. */
+json_t *js_res(const uint64_t *v);
 /* A point: its figures (harness/out/fig.h), resources, failures, verdict and series. */
-json_t *hj_point(const struct pt_point *pt, const struct hp_plan *plan, const char *verdict);
+json_t *js_point(const struct pt_point *pt, const struct hp_plan *plan, const char *verdict);
 /* Writes doc to path atomically (temp file + rename). 0 or -1 with a message. */
-int hj_write(json_t *doc, const char *path);
+int js_write(json_t *doc, const char *path);
 
 #endif

@@ -8,13 +8,13 @@
 #include "harness/sample/rsample.h"
 #include "harness/sample/wire.h"
 
-static void ptap_res_diag(struct tap *t, const char *what, const struct hs_res *r)
+static void ptap_res_diag(struct tap *t, const char *what, const struct smp_res *r)
 {
 	char line[512];
 	size_t l = 0;
 
-	for (int i = 0; i < HS_NRES; i++)
-		l += (size_t)snprintf(line + l, sizeof(line) - l, " %s_%s=%llu", what, hs_res_name(i),
+	for (int i = 0; i < SMP_NRES; i++)
+		l += (size_t)snprintf(line + l, sizeof(line) - l, " %s_%s=%llu", what, smp_res_name(i),
 				      (unsigned long long)(r->srv[i] + r->cli[i]));
 	tap_diag(t, "%s", line + 1);
 }
@@ -25,8 +25,8 @@ static void ptap_delta_diag(struct tap *t, const char *what, const uint64_t *pea
 	char line[256];
 	size_t l = 0;
 
-	for (int i = 0; i < HS_NRES; i++)
-		l += (size_t)snprintf(line + l, sizeof(line) - l, " %s=%lld", hs_res_name(i),
+	for (int i = 0; i < SMP_NRES; i++)
+		l += (size_t)snprintf(line + l, sizeof(line) - l, " %s=%lld", smp_res_name(i),
 				      (long long)(peak[i] - base[i]));
 	tap_diag(t, "%s%s", what, line);
 }
@@ -34,7 +34,7 @@ static void ptap_delta_diag(struct tap *t, const char *what, const uint64_t *pea
 /* The port counters' deltas over the point, per side (loop: one device, the server's). */
 static void ptap_wire(struct tap *t, const struct pt_point *pt)
 {
-	const struct hs_wire *end = pt->wire_after.valid ? &pt->wire_after : &pt->wire_peak;
+	const struct smp_wire *end = pt->wire_after.valid ? &pt->wire_after : &pt->wire_peak;
 	bool cli = false;
 	char line[1024];
 
@@ -51,7 +51,7 @@ static void ptap_wire(struct tap *t, const struct pt_point *pt)
 }
 
 /* One census as "RTS:100,ERR:2" (the states with QPs), or "-". */
-static const char *ptap_states(const struct hs_qps *q, char *buf, size_t len)
+static const char *ptap_states(const struct smp_qps *q, char *buf, size_t len)
 {
 	size_t l = 0;
 
@@ -63,7 +63,7 @@ static const char *ptap_states(const struct hs_qps *q, char *buf, size_t len)
 	return buf;
 }
 
-static void ptap_qp_list(struct tap *t, const char *what, const struct hs_qps *q)
+static void ptap_qp_list(struct tap *t, const char *what, const struct smp_qps *q)
 {
 	for (int i = 0; i < q->listed; i++)
 		tap_diag(t, "%s lqpn=%u type=%s state=%s port=%u pid=%u comm=%s", what,
@@ -174,7 +174,7 @@ enum tap_res ptap_point(struct pt_ctx *c, const struct pt_point *pt, const char 
 	fig_tap(t, FIG_L_MAPS, pt, p);
 	fig_tap(t, FIG_L_PROTO, pt, p);
 	if (pt->hosts)
-		rs_tap(t, pt->hosts);
+		rsmp_tap(t, pt->hosts);
 	if (pt->have_res) {
 		ptap_res_diag(t, "base", &pt->res_base);
 		ptap_res_diag(t, "peak", &pt->res_peak);

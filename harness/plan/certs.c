@@ -19,16 +19,16 @@
 #include "harness/plan/certs.h"
 
 /* long enough for a run, short enough that a leaked key is soon worthless */
-#define HC_VALID_S (24 * 3600)
+#define CERTS_VALID_S (24 * 3600)
 /* clocks in namespaces and VMs drift a little; do not start in the future */
-#define HC_BACKDATE_S 300
+#define CERTS_BACKDATE_S 300
 
-struct hc_id {
+struct certs_id {
 	EVP_PKEY *key;
 	X509 *crt;
 };
 
-static int hc_fail(char *err, size_t len, const char *call, const char *obj)
+static int certs_fail(char *err, size_t len, const char *call, const char *obj)
 {
 	unsigned long e = ERR_get_error();
 	char why[160];
@@ -42,7 +42,7 @@ static int hc_fail(char *err, size_t len, const char *call, const char *obj)
 	return -1;
 }
 
-static void hc_id_free(struct hc_id *id)
+static void certs_id_free(struct certs_id *id)
 {
 	X509_free(id->crt);
 	EVP_PKEY_free(id->key);
@@ -50,7 +50,7 @@ static void hc_id_free(struct hc_id *id)
 	id->key = NULL;
 }
 
-static int hc_ext(X509 *crt, X509V3_CTX *ctx, int nid, const char *val)
+static int certs_ext(X509 *crt, X509V3_CTX *ctx, int nid, const char *val)
 {
 	X509_EXTENSION *ex = X509V3_EXT_conf_nid(NULL, ctx, nid, val);
 	int ok;
@@ -62,7 +62,7 @@ static int hc_ext(X509 *crt, X509V3_CTX *ctx, int nid, const char *val)
 	return ok ? 0 : -1;
 }
 
-static int hc_serial(X509 *crt)
+static int certs_serial(X509 *crt)
 {
 	unsigned char b[16];
 	BIGNUM *bn;
@@ -84,7 +84,7 @@ static int hc_serial(X509 *crt)
  * A certificate for a fresh key, signed by issuer (NULL: self-signed CA).
  * kind: "ca", "server" or "client".
  */
-static int hc_issue(struct hc_id *id, const struct hc_id *issuer, const char *cn,
+static int certs_issue(struct certs_id *id, const struct certs_id *issuer, const char *cn,
 		    const char *kind, char *err, size_t len)
 {
 	X509V3_CTX ctx;
@@ -93,14 +93,14 @@ static int hc_issue(struct hc_id *id, const struct hc_id *issuer, const char *cn
 
 	id->key = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
 	if (!id->key)
-		return hc_fail(err, len, "EVP_PKEY_Q_keygen", cn);
+		return certs_fail(err, len, "EVP_PKEY_Q_keygen", cn);
 	id->crt = X509_new();
 	if (!id->crt)
 		goto fail;
 	name = X509_get_subject_name(id->crt);
-	if (!X509_set_version(id->crt, X509_VERSION_3) || hc_serial(id->crt) ||
-	    !X509_gmtime_adj(X509_getm_notBefore(id->crt), -HC_BACKDATE_S) ||
-	    !X509_gmtime_adj(X509_getm_notAfter(id->crt), HC_VALID_S) ||
+	if (!X509_set_version(id->crt, X509_VERSION_3) || certs_serial(id->crt) ||
+	    !X509_gmtime_adj(X509_getm_notBefore(id->crt), -CERTS_BACKDATE_S) ||
+	    !X509_gmtime_adj(X509_getm_notAfter(id->crt), CERTS_VALID_S) ||
 	    !X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC,
 					(const unsigned char *)"rdmacap", -1, -1, 0) ||
 	    !X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
@@ -109,24 +109,24 @@ static int hc_issue(struct hc_id *id, const struct hc_id *issuer, const char *cn
 	    !X509_set_pubkey(id->crt, id->key))
 		goto fail;
 	X509V3_set_ctx(&ctx, issuer ? issuer->crt : id->crt, id->crt, NULL, NULL, 0);
-	if (hc_ext(id->crt, &ctx, NID_subject_key_identifier, "hash") ||
-	    hc_ext(id->crt, &ctx, NID_authority_key_identifier, "keyid:always"))
+	if (certs_ext(id->crt, &ctx, NID_subject_key_identifier, "hash") ||
+	    certs_ext(id->crt, &ctx, NID_authority_key_identifier, "keyid:always"))
 		goto fail;
 	if (is_ca) {
-		if (hc_ext(id->crt, &ctx, NID_basic_constraints, "critical,CA:TRUE,pathlen:0") ||
-		    hc_ext(id->crt, &ctx, NID_key_usage, "critical,keyCertSign,cRLSign"))
+		if (certs_ext(id->crt, &ctx, NID_basic_constraints, "critical,CA:TRUE,pathlen:0") ||
+		    certs_ext(id->crt, &ctx, NID_key_usage, "critical,keyCertSign,cRLSign"))
 			goto fail;
 	} else {
-		if (hc_ext(id->crt, &ctx, NID_basic_constraints, "critical,CA:FALSE") ||
-		    hc_ext(id->crt, &ctx, NID_key_usage, "critical,digitalSignature") ||
-		    hc_ext(id->crt, &ctx, NID_ext_key_usage,
+		if (certs_ext(id->crt, &ctx, NID_basic_constraints, "critical,CA:FALSE") ||
+		    certs_ext(id->crt, &ctx, NID_key_usage, "critical,digitalSignature") ||
+		    certs_ext(id->crt, &ctx, NID_ext_key_usage,
 			   !strcmp(kind, "server") ? "serverAuth" : "clientAuth"))
 			goto fail;
 		if (!strcmp(kind, "server")) {
 			char san[80];
 
 			snprintf(san, sizeof(san), "DNS:%s", cn);
-			if (hc_ext(id->crt, &ctx, NID_subject_alt_name, san))
+			if (certs_ext(id->crt, &ctx, NID_subject_alt_name, san))
 				goto fail;
 		}
 	}
@@ -134,12 +134,12 @@ static int hc_issue(struct hc_id *id, const struct hc_id *issuer, const char *cn
 		goto fail;
 	return 0;
 fail:
-	hc_fail(err, len, "X509", cn);
-	hc_id_free(id);
+	certs_fail(err, len, "X509", cn);
+	certs_id_free(id);
 	return -1;
 }
 
-static int hc_open(const char *dir, const char *file, mode_t mode, FILE **f,
+static int certs_open(const char *dir, const char *file, mode_t mode, FILE **f,
 		   char *err, size_t len)
 {
 	char path[4096];
@@ -147,100 +147,100 @@ static int hc_open(const char *dir, const char *file, mode_t mode, FILE **f,
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path)) {
 		errno = ENAMETOOLONG;
-		return hc_fail(err, len, "open", file);
+		return certs_fail(err, len, "open", file);
 	}
 	/* unlink first: an existing key file may be readable by others */
 	if (unlink(path) && errno != ENOENT)
-		return hc_fail(err, len, "unlink", path);
+		return certs_fail(err, len, "unlink", path);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (fd < 0)
-		return hc_fail(err, len, "open", path);
+		return certs_fail(err, len, "open", path);
 	*f = fdopen(fd, "w");
 	if (!*f) {
-		hc_fail(err, len, "fdopen", path);
+		certs_fail(err, len, "fdopen", path);
 		close(fd);
 		return -1;
 	}
 	return 0;
 }
 
-static int hc_close(FILE *f, int ok, const char *file, char *err, size_t len)
+static int certs_close(FILE *f, int ok, const char *file, char *err, size_t len)
 {
 	if (fclose(f) || !ok)
-		return hc_fail(err, len, "write", file);
+		return certs_fail(err, len, "write", file);
 	return 0;
 }
 
 /* dir/<base>.pem, and with key also dir/<base>.key (0600) */
-static int hc_write(const char *dir, const char *base, const struct hc_id *id, int key,
+static int certs_write(const char *dir, const char *base, const struct certs_id *id, int key,
 		    char *err, size_t len)
 {
 	char file[64];
 	FILE *f;
 
 	snprintf(file, sizeof(file), "%s.pem", base);
-	if (hc_open(dir, file, 0644, &f, err, len))
+	if (certs_open(dir, file, 0644, &f, err, len))
 		return -1;
-	if (hc_close(f, PEM_write_X509(f, id->crt), file, err, len))
+	if (certs_close(f, PEM_write_X509(f, id->crt), file, err, len))
 		return -1;
 	if (!key)
 		return 0;
 	snprintf(file, sizeof(file), "%s.key", base);
-	if (hc_open(dir, file, 0600, &f, err, len))
+	if (certs_open(dir, file, 0600, &f, err, len))
 		return -1;
-	return hc_close(f, PEM_write_PrivateKey(f, id->key, NULL, NULL, 0, NULL, NULL),
+	return certs_close(f, PEM_write_PrivateKey(f, id->key, NULL, NULL, 0, NULL, NULL),
 			file, err, len);
 }
 
-int hc_certs_make(const char *dir, char *err, size_t len)
+int certs_make(const char *dir, char *err, size_t len)
 {
-	struct hc_id ca = { 0 }, srv = { 0 }, cli = { 0 };
+	struct certs_id ca = { 0 }, srv = { 0 }, cli = { 0 };
 	int ret = -1;
 
-	if (hc_issue(&ca, NULL, "rdmacap throwaway CA", "ca", err, len))
+	if (certs_issue(&ca, NULL, "rdmacap throwaway CA", "ca", err, len))
 		goto out;
-	if (hc_issue(&srv, &ca, PROTO_TLS_SERVER_NAME, "server", err, len))
+	if (certs_issue(&srv, &ca, PROTO_TLS_SERVER_NAME, "server", err, len))
 		goto out_ca;
-	if (hc_issue(&cli, &ca, HC_CLIENT_NAME, "client", err, len))
+	if (certs_issue(&cli, &ca, CERTS_CLIENT_NAME, "client", err, len))
 		goto out_srv;
-	if (hc_write(dir, "ca", &ca, 0, err, len) ||
-	    hc_write(dir, "server", &srv, 1, err, len) ||
-	    hc_write(dir, "client", &cli, 1, err, len))
+	if (certs_write(dir, "ca", &ca, 0, err, len) ||
+	    certs_write(dir, "server", &srv, 1, err, len) ||
+	    certs_write(dir, "client", &cli, 1, err, len))
 		goto out_cli;
 	ret = 0;
 out_cli:
-	hc_id_free(&cli);
+	certs_id_free(&cli);
 out_srv:
-	hc_id_free(&srv);
+	certs_id_free(&srv);
 out_ca:
-	hc_id_free(&ca);
+	certs_id_free(&ca);
 out:
 	return ret;
 }
 
-int hc_certs_make_rogue(const char *dir, char *err, size_t len)
+int certs_make_rogue(const char *dir, char *err, size_t len)
 {
-	struct hc_id ca = { 0 }, cli = { 0 };
+	struct certs_id ca = { 0 }, cli = { 0 };
 	int ret = -1;
 
 	/* same names as the real ones: only the signature chain tells them apart */
-	if (hc_issue(&ca, NULL, "rdmacap throwaway CA", "ca", err, len))
+	if (certs_issue(&ca, NULL, "rdmacap throwaway CA", "ca", err, len))
 		goto out;
-	if (hc_issue(&cli, &ca, HC_CLIENT_NAME, "client", err, len))
+	if (certs_issue(&cli, &ca, CERTS_CLIENT_NAME, "client", err, len))
 		goto out_ca;
-	if (hc_write(dir, "rogue-ca", &ca, 0, err, len) ||
-	    hc_write(dir, "rogue-client", &cli, 1, err, len))
+	if (certs_write(dir, "rogue-ca", &ca, 0, err, len) ||
+	    certs_write(dir, "rogue-client", &cli, 1, err, len))
 		goto out_cli;
 	ret = 0;
 out_cli:
-	hc_id_free(&cli);
+	certs_id_free(&cli);
 out_ca:
-	hc_id_free(&ca);
+	certs_id_free(&ca);
 out:
 	return ret;
 }
 
-static int hc_bad(char *err, size_t len, const char *opt, const char *file, const char *why)
+static int certs_bad(char *err, size_t len, const char *opt, const char *file, const char *why)
 {
 	ERR_clear_error();
 	snprintf(err, len, "--%s %s: %s", opt, file, why);
@@ -248,50 +248,50 @@ static int hc_bad(char *err, size_t len, const char *opt, const char *file, cons
 }
 
 /* a key with a passphrase is refused here, not prompted for on the terminal */
-static int hc_no_pass(char *buf, int size, int rwflag, void *u)
+static int certs_no_pass(char *buf, int size, int rwflag, void *u)
 {
 	(void)buf, (void)size, (void)rwflag, (void)u;
 	return 0;
 }
 
 /* the first PEM certificate of file; the ones after it, if chain, go there */
-static int hc_read_crt(const char *opt, const char *file, X509 **crt, STACK_OF(X509) *chain,
+static int certs_read_crt(const char *opt, const char *file, X509 **crt, STACK_OF(X509) *chain,
 		       char *err, size_t len)
 {
 	FILE *f = fopen(file, "re");
 	X509 *x;
 
 	if (!f)
-		return hc_bad(err, len, opt, file, strerror(errno));
-	*crt = PEM_read_X509(f, NULL, hc_no_pass, NULL);
-	while (*crt && chain && (x = PEM_read_X509(f, NULL, hc_no_pass, NULL)))
+		return certs_bad(err, len, opt, file, strerror(errno));
+	*crt = PEM_read_X509(f, NULL, certs_no_pass, NULL);
+	while (*crt && chain && (x = PEM_read_X509(f, NULL, certs_no_pass, NULL)))
 		if (!sk_X509_push(chain, x)) {
 			X509_free(x);
 			break;
 		}
 	fclose(f);
 	if (!*crt)
-		return hc_bad(err, len, opt, file, "no PEM certificate in it");
+		return certs_bad(err, len, opt, file, "no PEM certificate in it");
 	ERR_clear_error();	/* the end of the file, after the last certificate */
 	return 0;
 }
 
-static int hc_read_key(const char *file, EVP_PKEY **key, char *err, size_t len)
+static int certs_read_key(const char *file, EVP_PKEY **key, char *err, size_t len)
 {
 	FILE *f = fopen(file, "re");
 
 	if (!f)
-		return hc_bad(err, len, "tls-key", file, strerror(errno));
-	*key = PEM_read_PrivateKey(f, NULL, hc_no_pass, NULL);
+		return certs_bad(err, len, "tls-key", file, strerror(errno));
+	*key = PEM_read_PrivateKey(f, NULL, certs_no_pass, NULL);
 	fclose(f);
 	if (!*key)
-		return hc_bad(err, len, "tls-key", file,
+		return certs_bad(err, len, "tls-key", file,
 			      "no unencrypted PEM private key in it");
 	return 0;
 }
 
 /* Verifies crt against the CA store for purpose (and host). NULL, or why not. */
-static const char *hc_verify(X509_STORE *st, X509 *crt, STACK_OF(X509) *chain, int purpose,
+static const char *certs_verify(X509_STORE *st, X509 *crt, STACK_OF(X509) *chain, int purpose,
 			     const char *host)
 {
 	X509_STORE_CTX *ctx = X509_STORE_CTX_new();
@@ -310,33 +310,33 @@ static const char *hc_verify(X509_STORE *st, X509 *crt, STACK_OF(X509) *chain, i
 }
 
 /* crt (with its chain) for both roles: the server's name and purpose, the client's */
-static int hc_check_roles(X509_STORE *st, X509 *crt, STACK_OF(X509) *chain, const char *ca,
+static int certs_check_roles(X509_STORE *st, X509 *crt, STACK_OF(X509) *chain, const char *ca,
 			  const char *cert, char *err, size_t len)
 {
 	char msg[512];
 	const char *why;
 
-	why = hc_verify(st, crt, chain, 0, NULL);
+	why = certs_verify(st, crt, chain, 0, NULL);
 	if (why) {
 		snprintf(msg, sizeof(msg), "not signed by --tls-ca %s (%s)", ca, why);
-		return hc_bad(err, len, "tls-cert", cert, msg);
+		return certs_bad(err, len, "tls-cert", cert, msg);
 	}
-	why = hc_verify(st, crt, chain, X509_PURPOSE_SSL_SERVER, PROTO_TLS_SERVER_NAME);
+	why = certs_verify(st, crt, chain, X509_PURPOSE_SSL_SERVER, PROTO_TLS_SERVER_NAME);
 	if (why) {
 		snprintf(msg, sizeof(msg), "not a server certificate for the name %s, which "
 			 "client agents check (%s)", PROTO_TLS_SERVER_NAME, why);
-		return hc_bad(err, len, "tls-cert", cert, msg);
+		return certs_bad(err, len, "tls-cert", cert, msg);
 	}
-	why = hc_verify(st, crt, chain, X509_PURPOSE_SSL_CLIENT, NULL);
+	why = certs_verify(st, crt, chain, X509_PURPOSE_SSL_CLIENT, NULL);
 	if (why) {
 		snprintf(msg, sizeof(msg), "not a client certificate, which the server "
 			 "agent requires (%s)", why);
-		return hc_bad(err, len, "tls-cert", cert, msg);
+		return certs_bad(err, len, "tls-cert", cert, msg);
 	}
 	return 0;
 }
 
-int hc_certs_check(const char *ca, const char *cert, const char *key, char *err, size_t len)
+int certs_check(const char *ca, const char *cert, const char *key, char *err, size_t len)
 {
 	STACK_OF(X509) *chain = sk_X509_new_null();
 	X509_STORE *st = X509_STORE_new();
@@ -345,26 +345,26 @@ int hc_certs_check(const char *ca, const char *cert, const char *key, char *err,
 	int ret = -1;
 
 	if (!chain || !st) {
-		hc_bad(err, len, "tls-ca", ca, "out of memory");
+		certs_bad(err, len, "tls-ca", ca, "out of memory");
 		goto out;
 	}
 	/* read each file first: its own error names it */
-	if (hc_read_crt("tls-ca", ca, &ca_crt, NULL, err, len) ||
-	    hc_read_crt("tls-cert", cert, &crt, chain, err, len) ||
-	    hc_read_key(key, &pkey, err, len))
+	if (certs_read_crt("tls-ca", ca, &ca_crt, NULL, err, len) ||
+	    certs_read_crt("tls-cert", cert, &crt, chain, err, len) ||
+	    certs_read_key(key, &pkey, err, len))
 		goto out;
 	if (X509_STORE_load_file(st, ca) != 1) {
-		hc_bad(err, len, "tls-ca", ca, "not loadable as a CA file");
+		certs_bad(err, len, "tls-ca", ca, "not loadable as a CA file");
 		goto out;
 	}
 	if (X509_check_private_key(crt, pkey) != 1) {
 		char msg[320];
 
 		snprintf(msg, sizeof(msg), "not the key of --tls-cert %s", cert);
-		hc_bad(err, len, "tls-key", key, msg);
+		certs_bad(err, len, "tls-key", key, msg);
 		goto out;
 	}
-	ret = hc_check_roles(st, crt, chain, ca, cert, err, len);
+	ret = certs_check_roles(st, crt, chain, ca, cert, err, len);
 out:
 	EVP_PKEY_free(pkey);
 	X509_free(crt);

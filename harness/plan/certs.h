@@ -2,11 +2,11 @@
 /*
  * certs: a throwaway PKI for one run of the oob-tls connection manager.
  *
- * hc_certs_make(dir) writes, with fresh EC P-256 keys and one day of validity:
+ * certs_make(dir) writes, with fresh EC P-256 keys and one day of validity:
  *   dir/ca.pem                   self-signed CA (basicConstraints CA:TRUE, keyCertSign)
  *   dir/server.pem, server.key   CN and DNS SAN PROTO_TLS_SERVER_NAME, EKU serverAuth
- *   dir/client.pem, client.key   CN HC_CLIENT_NAME, EKU clientAuth
- * hc_certs_make_rogue(dir) writes a second, unrelated CA and a client signed by it:
+ *   dir/client.pem, client.key   CN CERTS_CLIENT_NAME, EKU clientAuth
+ * certs_make_rogue(dir) writes a second, unrelated CA and a client signed by it:
  *   dir/rogue-ca.pem, dir/rogue-client.pem, dir/rogue-client.key
  * A server trusting dir/ca.pem must refuse the rogue client.
  *
@@ -20,9 +20,9 @@
 
 /* the name agents check in the server certificate (SSL_set1_host) */
 #include "common/proto.h" /* PROTO_TLS_SERVER_NAME */
-#define HC_CLIENT_NAME "rdmacap-client"
+#define CERTS_CLIENT_NAME "rdmacap-client"
 
-int hc_certs_make(const char *dir, char *err, size_t len);
+int certs_make(const char *dir, char *err, size_t len);
 
 /*
  * The user's own PKI (--tls-ca/--tls-cert/--tls-key), checked before a run as
@@ -32,7 +32,7 @@ int hc_certs_make(const char *dir, char *err, size_t len);
  * by the CA, usable as a server certificate for PROTO_TLS_SERVER_NAME and as a
  * client certificate. Returns 0, or -1 with "--tls-X FILE: why" in err.
  */
-int hc_certs_check(const char *ca, const char *cert, const char *key, char *err, size_t len);
-int hc_certs_make_rogue(const char *dir, char *err, size_t len);
+int certs_check(const char *ca, const char *cert, const char *key, char *err, size_t len);
+int certs_make_rogue(const char *dir, char *err, size_t len);
 
 #endif

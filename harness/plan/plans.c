@@ -156,7 +156,7 @@ static int pl_certs(struct pt_ctx *c, char *why, size_t len)
 		c->tls_dir[0] = '\0';
 		return -1;
 	}
-	if (hc_certs_make(c->tls_dir, why, len)) {
+	if (certs_make(c->tls_dir, why, len)) {
 		rmdir(c->tls_dir);
 		c->tls_dir[0] = '\0';
 		return -1;
@@ -179,7 +179,7 @@ static int pl_point(struct pl_sess *s, long n, const char *label, struct srch_po
 		free(pt);
 		rc = rpt_point(c, n, label, s->points);
 		if (c->plan->json)
-			hj_write(s->doc, c->plan->json);
+			js_write(s->doc, c->plan->json);
 		s->ran++;
 		return rc;
 	}
@@ -188,10 +188,10 @@ static int pl_point(struct pl_sess *s, long n, const char *label, struct srch_po
 	snprintf(desc, sizeof(desc), "%s clients=%ld connected=%ld success=%.2f%%", label, n,
 		 pt->connected, pt->success_pct);
 	res = ptap_point(c, pt, desc, sp != NULL);
-	json_array_append_new(s->points, hj_point(pt, c->plan, tap_res_name(res)));
+	json_array_append_new(s->points, js_point(pt, c->plan, tap_res_name(res)));
 	/* every finished point is on disk: a run cut short later loses nothing measured */
 	if (c->plan->json)
-		hj_write(s->doc, c->plan->json);
+		js_write(s->doc, c->plan->json);
 	if (sp) {
 		sp->success = pt->success_pct;
 		sp->floor = pt->mem_floor_hit;
@@ -305,7 +305,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		goto down;
 	}
 	/* --hosts: the devices are the hosts', read there (rsample.h), not here */
-	c->sampler = hs_open(p->hosts ? &pl_no_rxe : c->topo, why, sizeof(why));
+	c->sampler = smp_open(p->hosts ? &pl_no_rxe : c->topo, why, sizeof(why));
 	if (!c->sampler) {
 		tap_bail(t, "sampler: %s", why);
 		rc = -1;
@@ -346,7 +346,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		/* the env facts go to JSON only; TAP stays one test per point */
 		if (devnull) {
 			tap_init(&quiet, devnull);
-			he_collect(&quiet, caps, false);
+			env_collect(&quiet, caps, false);
 			fclose(devnull);
 		}
 		json_object_update(env, caps);
@@ -367,7 +367,7 @@ down:
 			fprintf(stderr, "rdmacap: rmdir %s: %s\n", c->tls_dir, strerror(errno));
 		c->tls_dir[0] = '\0';
 	}
-	hs_close(c->sampler);
+	smp_close(c->sampler);
 	c->sampler = NULL;
 	if (c->remote) {
 		rm_close(c->remote);

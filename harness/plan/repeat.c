@@ -82,7 +82,7 @@ static json_t *rpt_json(struct pt_ctx *c, const struct rpt *r, const struct fig_
 
 	if (!r->ran)
 		return NULL;
-	o = hj_point(r->pts[r->shown], c->plan, tap_res_name(res));
+	o = js_point(r->pts[r->shown], c->plan, tap_res_name(res));
 	for (int k = 0; k < r->ran; k++)
 		json_array_append_new(verdicts, json_string(tap_res_name(r->res[k])));
 	rep = json_pack("{s:i, s:i, s:i, s:o, s:i}", "n", n, "ran", r->ran, "passed", r->passed,

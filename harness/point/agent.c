@@ -16,7 +16,7 @@
 #include "harness/point/memfloor.h"
 #include "netns/netns.h"
 
-const char *ha_binary(void)
+const char *agt_binary(void)
 {
 	static char path[PATH_MAX];
 	const char *env = getenv("RDMACAP_AGENT");
@@ -38,7 +38,7 @@ const char *ha_binary(void)
 	return "rdmacap-agent";
 }
 
-static void ha_child(const char *ns, char *const argv[], long nofile, int in, int out,
+static void agt_child(const char *ns, char *const argv[], long nofile, int in, int out,
 		     pid_t parent)
 {
 	struct rlimit rl = { .rlim_cur = (rlim_t)nofile, .rlim_max = (rlim_t)nofile };
@@ -71,7 +71,7 @@ static void ha_child(const char *ns, char *const argv[], long nofile, int in, in
 	_exit(127);
 }
 
-int ha_spawn(struct ha_agent *a, const char *ns, char *const argv[], long nofile, char *err,
+int agt_spawn(struct agt_agent *a, const char *ns, char *const argv[], long nofile, char *err,
 	     size_t errlen)
 {
 	int in[2], out[2];
@@ -93,7 +93,7 @@ int ha_spawn(struct ha_agent *a, const char *ns, char *const argv[], long nofile
 	if (a->pid < 0)
 		goto err_out;
 	if (a->pid == 0)
-		ha_child(ns, argv, nofile, in[0], out[1], parent);
+		agt_child(ns, argv, nofile, in[0], out[1], parent);
 	close(in[0]);
 	close(out[1]);
 	a->in_fd = in[1];
@@ -120,7 +120,7 @@ err_buf:
 	return -1;
 }
 
-int ha_send(struct ha_agent *a, enum proto_cmd cmd)
+int agt_send(struct agt_agent *a, enum proto_cmd cmd)
 {
 	char line[64];
 	int n = snprintf(line, sizeof(line), "%s\n", proto_cmd_word(cmd));
@@ -133,7 +133,7 @@ int ha_send(struct ha_agent *a, enum proto_cmd cmd)
 	return 0;
 }
 
-void ha_close_in(struct ha_agent *a)
+void agt_close_in(struct agt_agent *a)
 {
 	if (a->in_fd >= 0) {
 		close(a->in_fd);
@@ -141,7 +141,7 @@ void ha_close_in(struct ha_agent *a)
 	}
 }
 
-int ha_read(struct ha_agent *a, int (*cb)(void *ctx, struct ha_agent *a, char *line), void *ctx)
+int agt_read(struct agt_agent *a, int (*cb)(void *ctx, struct agt_agent *a, char *line), void *ctx)
 {
 	while (a->out_fd >= 0) {
 		ssize_t n = read(a->out_fd, a->buf + a->len, PROTO_LINE_MAX - 1 - a->len);
@@ -174,15 +174,15 @@ int ha_read(struct ha_agent *a, int (*cb)(void *ctx, struct ha_agent *a, char *l
 	return 1;
 }
 
-void ha_kill(struct ha_agent *a, int sig)
+void agt_kill(struct agt_agent *a, int sig)
 {
 	if (a->pid > 0 && !a->exited)
 		kill(a->pid, sig);
 }
 
-void ha_free(struct ha_agent *a)
+void agt_free(struct agt_agent *a)
 {
-	ha_close_in(a);
+	agt_close_in(a);
 	if (a->out_fd >= 0)
 		close(a->out_fd);
 	a->out_fd = -1;
@@ -190,7 +190,7 @@ void ha_free(struct ha_agent *a)
 	a->buf = NULL;
 }
 
-const char *ha_status_str(int status, char *buf, size_t len)
+const char *agt_status_str(int status, char *buf, size_t len)
 {
 	if (WIFSIGNALED(status))
 		snprintf(buf, len, "signal_%d_%s", WTERMSIG(status), sigabbrev_np(WTERMSIG(status)) ?

@@ -12,7 +12,7 @@
 
 #include "common/proto.h"
 
-struct ha_agent {
+struct agt_agent {
 	int idx;              /* 0 = server, 1.. = client agents */
 	bool server;
 	pid_t pid;
@@ -30,35 +30,35 @@ struct ha_agent {
  * Locates the agent binary: $RDMACAP_AGENT, else rdmacap-agent beside our own
  * executable, else "rdmacap-agent" on PATH.
  */
-const char *ha_binary(void);
+const char *agt_binary(void);
 
 /*
  * Forks and execs 'argv' (argv[0] is the binary) inside namespace 'ns' with
  * RLIMIT_NOFILE raised to 'nofile' (hard and soft). The child dies with us
  * (PR_SET_PDEATHSIG). Returns 0, or -1 with the reason in err.
  */
-int ha_spawn(struct ha_agent *a, const char *ns, char *const argv[], long nofile, char *err,
+int agt_spawn(struct agt_agent *a, const char *ns, char *const argv[], long nofile, char *err,
 	     size_t errlen);
 
 /* Writes one command line; -1 if the agent is gone. */
-int ha_send(struct ha_agent *a, enum proto_cmd cmd);
+int agt_send(struct agt_agent *a, enum proto_cmd cmd);
 
 /* Closes the agent's stdin: EOF tells every agent to wind down. */
-void ha_close_in(struct ha_agent *a);
+void agt_close_in(struct agt_agent *a);
 
 /*
  * Reads what is available and calls cb for each complete line (without the
  * newline). Returns 0, 1 at EOF, -1 on a read error or an over-long line.
  */
-int ha_read(struct ha_agent *a, int (*cb)(void *ctx, struct ha_agent *a, char *line), void *ctx);
+int agt_read(struct agt_agent *a, int (*cb)(void *ctx, struct agt_agent *a, char *line), void *ctx);
 
 /* Signal to the agent's process (only if it has not been reaped). */
-void ha_kill(struct ha_agent *a, int sig);
+void agt_kill(struct agt_agent *a, int sig);
 
 /* Frees buffers and closes pipes. */
-void ha_free(struct ha_agent *a);
+void agt_free(struct agt_agent *a);
 
 /* "exit 3" / "signal 9 (Killed)" for a wait status. */
-const char *ha_status_str(int status, char *buf, size_t len);
+const char *agt_status_str(int status, char *buf, size_t len);
 
 #endif

@@ -162,7 +162,7 @@ static void cause_wire(struct run *r)
 	struct pt_point *pt = r->pt;
 	bool trouble = pt->bad || pt->lost || pt->msgs < pt->expect_msgs || pt->timeout_traffic ||
 		       pt->lat_slow || pt->nfails;
-	const struct hs_wire *now = pt->wire_after.valid ? &pt->wire_after : &pt->wire_peak;
+	const struct smp_wire *now = pt->wire_after.valid ? &pt->wire_after : &pt->wire_peak;
 	long qps_err = pt->qp_end.valid ? (long)pt->qp_end.state[RQP_ERR] : -1;
 	const struct hp_plan *p = r->c->plan;
 	size_t l = strlen(pt->cause);

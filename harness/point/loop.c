@@ -68,10 +68,10 @@ static long lp_pid_get(struct run *r, pid_t pid)
 	return -1;
 }
 
-void lp_drain(struct run *r, struct ha_agent *a)
+void lp_drain(struct run *r, struct agt_agent *a)
 {
-	/* at EOF ha_read closed the fd, which also left epoll */
-	if (a->out_fd >= 0 && ha_read(a, rec_line, r) < 0) {
+	/* at EOF agt_read closed the fd, which also left epoll */
+	if (a->out_fd >= 0 && agt_read(a, rec_line, r) < 0) {
 		r->pt->proto_errors++;
 		close(a->out_fd);
 		a->out_fd = -1;
@@ -79,7 +79,7 @@ void lp_drain(struct run *r, struct ha_agent *a)
 }
 
 /* An agent ended: what it wrote last counts, then what its end means for the point. */
-static void lp_ended(struct run *r, struct ha_agent *a, pid_t pid, int status)
+static void lp_ended(struct run *r, struct agt_agent *a, pid_t pid, int status)
 {
 	bool clean = WIFEXITED(status) && !WEXITSTATUS(status);
 	char st[48];
@@ -91,7 +91,7 @@ static void lp_ended(struct run *r, struct ha_agent *a, pid_t pid, int status)
 		r->srv_exited++;
 	if (r->phase == RUN_STOP && clean)
 		return;
-	ha_status_str(status, st, sizeof(st));
+	agt_status_str(status, st, sizeof(st));
 	if (a->server) {
 		if (r->phase < RUN_STOP && !r->pt->why[0] && !r->srv_kill_expected)
 			snprintf(r->pt->why, sizeof(r->pt->why), "server agent %s", st);
@@ -137,7 +137,7 @@ void lp_progress(struct run *r, bool force)
 
 static void lp_tick(struct run *r)
 {
-	struct hs_sample x = { 0 };
+	struct smp_sample x = { 0 };
 	struct proc_stat p;
 	uint64_t exp;
 
@@ -151,21 +151,21 @@ static void lp_tick(struct run *r)
 		x.srv_rss_kb += (uint32_t)p.rss_kb;
 		x.srv_threads += (uint32_t)p.threads;
 	}
-	if (r->c->sampler && hs_has_res(r->c->sampler) && clock_s() >= r->t_res_next) {
+	if (r->c->sampler && smp_has_res(r->c->sampler) && clock_s() >= r->t_res_next) {
 		double t0 = clock_s();
 
-		if (!hs_res_read(r->c->sampler, &r->res_now))
+		if (!smp_res_read(r->c->sampler, &r->res_now))
 			x.res = r->res_now;
 		r->t_res_next = t0 + LP_RES_SHARE * (clock_s() - t0);
 	}
 	if (r->pt->have_wire && clock_s() - r->t_wire >= LP_WIRE_S) {
-		struct hs_wire w;
+		struct smp_wire w;
 
 		r->t_wire = clock_s();
-		if (!hs_wire_read(r->c->sampler, &w))
-			x.wire = hs_wire_series_add(&r->pt->wire_series, &w);
+		if (!smp_wire_read(r->c->sampler, &w))
+			x.wire = smp_wire_series_add(&r->pt->wire_series, &w);
 	}
-	hs_series_add(&r->pt->series, &x);
+	smp_series_add(&r->pt->series, &x);
 	if (r->pt->fault.applied)
 		flt_tick(&r->flt, clock_s());
 	mf_tick(r);
@@ -253,7 +253,7 @@ int lp_setup(struct run *r, long clients)
 void lp_teardown(struct run *r)
 {
 	for (long i = 0; i < r->nag; i++)
-		ha_free(&r->ag[i]);
+		agt_free(&r->ag[i]);
 	free(r->ag);
 	free(r->pid_of);
 	free(r->st);

@@ -20,13 +20,13 @@
 #define MS_QP_SCAN_MS 2000 /* one QP dump of a device: ~25 ms per 3,000 QPs on rxe */
 #define MS_AFTER_NOTE_S 1.0 /* an after-wait longer than this is said on stderr */
 
-static void ms_wire(struct run *r, struct hs_wire *w)
+static void ms_wire(struct run *r, struct smp_wire *w)
 {
 	struct pt_point *pt = r->pt;
 
-	if (!r->c->sampler || !hs_has_res(r->c->sampler) || hs_wire_read(r->c->sampler, w))
+	if (!r->c->sampler || !smp_has_res(r->c->sampler) || smp_wire_read(r->c->sampler, w))
 		return;
-	pt->wire_names = *hs_wire_names(r->c->sampler);
+	pt->wire_names = *smp_wire_names(r->c->sampler);
 	pt->have_wire = true;
 }
 
@@ -38,13 +38,13 @@ static int ms_pid_cmp(const void *a, const void *b)
 }
 
 /* The run's QPs (every agent's, alive or not) into q; those in 'states' listed. */
-static void ms_qps(struct run *r, uint32_t states, struct hs_qps *q)
+static void ms_qps(struct run *r, uint32_t states, struct smp_qps *q)
 {
 	uint32_t *pids;
 	long n = 0;
 
 	memset(q, 0, sizeof(*q));
-	if (!r->c->sampler || !hs_has_res(r->c->sampler) || r->c->plan->transport == OPT_TR_TCP)
+	if (!r->c->sampler || !smp_has_res(r->c->sampler) || r->c->plan->transport == OPT_TR_TCP)
 		return;
 	pids = calloc((size_t)r->nag + 1, sizeof(*pids));
 	if (!pids)
@@ -53,7 +53,7 @@ static void ms_qps(struct run *r, uint32_t states, struct hs_qps *q)
 		if (r->ag[i].pid > 0)
 			pids[n++] = (uint32_t)r->ag[i].pid;
 	qsort(pids, (size_t)n, sizeof(*pids), ms_pid_cmp);
-	hs_qp_scan(r->c->sampler, pids, (int)n, states, q, MS_QP_SCAN_MS);
+	smp_qp_scan(r->c->sampler, pids, (int)n, states, q, MS_QP_SCAN_MS);
 	free(pids);
 	/* a user QP's owner by name while it lives; "" once it is gone */
 	for (int i = 0; i < q->listed; i++)
@@ -66,7 +66,7 @@ void ms_res_base(struct run *r)
 {
 	struct pt_point *pt = r->pt;
 
-	if (r->c->sampler && hs_has_res(r->c->sampler) && !hs_res_read(r->c->sampler, &pt->res_base)) {
+	if (r->c->sampler && smp_has_res(r->c->sampler) && !smp_res_read(r->c->sampler, &pt->res_base)) {
 		pt->have_res = true;
 		r->res_now = pt->res_base;
 	}
@@ -157,7 +157,7 @@ void ms_peak(struct run *r)
 	proc_sockstat(r->ag[0].pid, &pt->tcp_inuse_peak, &(long){ 0 });
 	proc_meminfo(&pt->mem_peak);
 	ms_agents(r, MS_CLI, true);
-	if (r->c->sampler && hs_has_res(r->c->sampler) && !hs_res_read(r->c->sampler, &pt->res_peak))
+	if (r->c->sampler && smp_has_res(r->c->sampler) && !smp_res_read(r->c->sampler, &pt->res_peak))
 		pt->have_res = true;
 	ms_wire(r, &pt->wire_peak);
 	ms_qps(r, 1u << RQP_ERR, &pt->qp_peak);
@@ -190,7 +190,7 @@ static void ms_qp_left(struct run *r)
  * ms_after starts the wait with a fresh reading of its own that is not at the
  * baseline, so a match is always a reading taken since.
  */
-static bool ms_res_at_base(const struct hs_res *now, const struct hs_res *base)
+static bool ms_res_at_base(const struct smp_res *now, const struct smp_res *base)
 {
 	return now->valid && !memcmp(now->srv, base->srv, sizeof(base->srv)) &&
 	       !memcmp(now->cli, base->cli, sizeof(base->cli));
@@ -202,11 +202,11 @@ static bool ms_back_at_base(struct run *r)
 }
 
 /* objects above the baseline in a reading */
-static uint64_t ms_above(const struct hs_res *now, const struct hs_res *base)
+static uint64_t ms_above(const struct smp_res *now, const struct smp_res *base)
 {
 	uint64_t n = 0;
 
-	for (int i = 0; i < HS_NRES; i++) {
+	for (int i = 0; i < SMP_NRES; i++) {
 		if (now->srv[i] > base->srv[i])
 			n += now->srv[i] - base->srv[i];
 		if (now->cli[i] > base->cli[i])
@@ -218,9 +218,9 @@ static uint64_t ms_above(const struct hs_res *now, const struct hs_res *base)
 uint64_t ms_held(struct run *r)
 {
 	struct pt_point *pt = r->pt;
-	struct hs_res now;
+	struct smp_res now;
 
-	if (!pt->have_res || hs_res_read(r->c->sampler, &now))
+	if (!pt->have_res || smp_res_read(r->c->sampler, &now))
 		return 0;
 	return ms_above(&now, &pt->res_base);
 }
@@ -247,7 +247,7 @@ void ms_after(struct run *r)
 	if (!pt->have_res)
 		goto out;
 	/* the wait's first reading; the tick's next ones (res_now) follow it */
-	if (!hs_res_read(r->c->sampler, &r->res_now))
+	if (!smp_res_read(r->c->sampler, &r->res_now))
 		held = ms_above(&r->res_now, &pt->res_base);
 	wait = (double)dl_teardown_ns(held) / 1e9;
 	if (lp_loop(r, ms_back_at_base, t0 + wait) == LP_DONE) {
@@ -260,7 +260,7 @@ void ms_after(struct run *r)
 	}
 	/* the last reading, for the leak's account: the tick's, or one now */
 	pt->res_after = r->res_now;
-	if (!pt->res_after.valid && hs_res_read(r->c->sampler, &pt->res_after))
+	if (!pt->res_after.valid && smp_res_read(r->c->sampler, &pt->res_after))
 		fprintf(stderr, "rdmacap: RDMA resource counters unreadable after the point\n");
 	pt->leak = true;
 	if (!ms_agents_gone(r))
@@ -268,13 +268,13 @@ void ms_after(struct run *r)
 			 "teardown unfinished after %.0f s, agents still exiting: ", wait);
 	else
 		snprintf(pt->leak_what, sizeof(pt->leak_what), "leak, agents gone: ");
-	for (int i = 0; i < HS_NRES; i++) {
+	for (int i = 0; i < SMP_NRES; i++) {
 		size_t l = strlen(pt->leak_what);
 
 		if (pt->res_after.srv[i] != pt->res_base.srv[i] ||
 		    pt->res_after.cli[i] != pt->res_base.cli[i])
 			snprintf(pt->leak_what + l, sizeof(pt->leak_what) - l, "%s%s %+lld",
-				 l && pt->leak_what[l - 1] != ' ' ? ", " : "", hs_res_name(i),
+				 l && pt->leak_what[l - 1] != ' ' ? ", " : "", smp_res_name(i),
 				 (long long)(pt->res_after.srv[i] + pt->res_after.cli[i]) -
 					 (long long)(pt->res_base.srv[i] + pt->res_base.cli[i]));
 	}

@@ -87,7 +87,7 @@ static int pt_connect(struct run *r)
 	r->phase = RUN_CONNECT;
 	r->t_go = clock_s();
 	for (long i = r->nsrv; i < r->nag; i++)
-		ha_send(&r->ag[i], PROTO_CMD_GO);
+		agt_send(&r->ag[i], PROTO_CMD_GO);
 	e = lp_loop(r, pt_all_connected,
 		    r->t_go + (double)dl_connect_ns((uint64_t)pt->timeout_s, (uint64_t)p->stagger_ms,
 						    per_agent) / 1e9 + DL_GRACE_S);
@@ -118,7 +118,7 @@ static void pt_traffic(struct run *r)
 
 	r->phase = RUN_TRAFFIC;
 	for (long i = r->nsrv; i < r->nag; i++) {
-		struct ha_agent *a = &r->ag[i];
+		struct agt_agent *a = &r->ag[i];
 
 		if (a->result || a->exited)
 			continue;
@@ -126,7 +126,7 @@ static void pt_traffic(struct run *r)
 			rec_agent_done(r, a); /* nothing to run */
 			continue;
 		}
-		if (!ha_send(a, PROTO_CMD_RUN)) {
+		if (!agt_send(a, PROTO_CMD_RUN)) {
 			waiting++;
 			continue;
 		}
@@ -154,12 +154,12 @@ static void pt_stop_side(struct run *r, long from, long to, bool (*gone)(struct 
 	if (wait < PT_STOP_WAIT_S)
 		wait = PT_STOP_WAIT_S;
 	for (long i = from; i < to; i++) {
-		ha_send(&r->ag[i], PROTO_CMD_STOP);
-		ha_close_in(&r->ag[i]);
+		agt_send(&r->ag[i], PROTO_CMD_STOP);
+		agt_close_in(&r->ag[i]);
 	}
 	if (lp_loop(r, gone, clock_s() + wait) != LP_DONE)
 		for (long i = from; i < to; i++)
-			ha_kill(&r->ag[i], SIGKILL);
+			agt_kill(&r->ag[i], SIGKILL);
 	lp_loop(r, gone, clock_s() + 5);
 }
 
@@ -196,11 +196,11 @@ int pt_run(struct pt_ctx *c, long clients, struct pt_point *pt)
 	pf_init(&r);
 	ms_res_base(&r);
 	if (c->remote)
-		rs_base(&r);
+		rsmp_base(&r);
 	if (pt_start(&r) || pt_connect(&r))
 		goto stop;
 	ms_peak(&r);
-	rs_peak(&r);
+	rsmp_peak(&r);
 	if (pt->mem_floor_hit) /* the floor, hit while the peak was read */
 		goto stop;
 	pt_traffic(&r);
@@ -209,7 +209,7 @@ stop:
 	pf_undo(&r); /* also when interrupted: a stopped server must run to stop */
 	pt_stop(&r);
 	ms_after(&r);
-	rs_after(&r);
+	rsmp_after(&r);
 	pt->aborted = c->aborted;
 	vd_verdict(&r);
 	lp_teardown(&r);
@@ -230,8 +230,8 @@ out_setup:
 
 void pt_free(struct pt_point *pt)
 {
-	hs_series_free(&pt->series);
+	smp_series_free(&pt->series);
 	free(pt->hosts);
 	pt->hosts = NULL;
-	hs_wire_series_free(&pt->wire_series);
+	smp_wire_series_free(&pt->wire_series);
 }

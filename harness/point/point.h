@@ -28,7 +28,7 @@ struct pt_fail {
 	int err;           /* errno, 0 when the cause is not an errno */
 	char errname[24];  /* ENOMEM, timeout, signal_9_KILL ... */
 	double t_s;        /* since "go" */
-	struct hs_res res; /* counters at that moment (when sampled) */
+	struct smp_res res; /* counters at that moment (when sampled) */
 };
 
 struct pt_cause {
@@ -47,13 +47,13 @@ struct pt_point {
 
 	long connected, failed, unsettled;
 	double connect_pct, success_pct;
-	struct st_summary conn_us;         /* exact, per connection */
+	struct stats_summary conn_us;         /* exact, per connection */
 	double t_connect_s;
-	struct st_summary step_ns[PROTO_NSTEPS];	/* setup steps, from the agents' histograms */
+	struct stats_summary step_ns[PROTO_NSTEPS];	/* setup steps, from the agents' histograms */
 
 	uint64_t msgs, verified, bad, lost, expect_msgs;
 	uint64_t retried, late;            /* ud: resends after a timeout, late echoes */
-	struct st_summary lat_ns;          /* from the agents' histograms */
+	struct stats_summary lat_ns;          /* from the agents' histograms */
 	uint64_t lat_slow;                 /* round trips slower than 10x the median */
 	double t_traffic_s, msgs_per_s;
 
@@ -90,17 +90,17 @@ struct pt_point {
 	long proto_errors;                 /* malformed agent records */
 
 	bool have_res;                     /* RDMA counters were sampled */
-	struct hs_res res_base, res_peak, res_after;
+	struct smp_res res_base, res_peak, res_after;
 	bool leak;
 	char leak_what[160];
 
 	/* the wire's counters (sample.h): at the baseline, peak and after the agents */
 	bool have_wire;
-	struct hs_wire_names wire_names;
-	struct hs_wire wire_base, wire_peak, wire_after;
-	struct hs_wire_series wire_series; /* hs_sample.wire indexes it */
+	struct smp_wire_names wire_names;
+	struct smp_wire wire_base, wire_peak, wire_after;
+	struct smp_wire_series wire_series; /* smp_sample.wire indexes it */
 	/* the run's QPs: every connection held, traffic done, agents gone */
-	struct hs_qps qp_peak, qp_end, qp_after;
+	struct smp_qps qp_peak, qp_end, qp_after;
 
 	struct pt_fail fails[PT_MAX_FAILS];
 	int nfails;
@@ -113,12 +113,12 @@ struct pt_point {
 	char why[768];                     /* why the point is not ok */
 	bool ok;
 
-	struct hs_series series;
+	struct smp_series series;
 	struct flt_result fault;           /* --fault: what it did and cost (fault.h) */
-	struct rs_hosts *hosts;            /* --hosts: each host's figures (rsample.h) */
+	struct rsmp_hosts *hosts;            /* --hosts: each host's figures (rsample.h) */
 };
 
-struct rs_hosts;
+struct rsmp_hosts;
 struct rm_ctx;
 
 struct pt_ctx {
@@ -128,7 +128,7 @@ struct pt_ctx {
 	int sigfd;          /* signalfd: SIGCHLD, SIGINT, SIGTERM (blocked by main) */
 	volatile bool aborted;
 	bool tty;           /* progress line on stderr */
-	struct hs_sampler *sampler;
+	struct smp_sampler *sampler;
 	char tls_dir[64];   /* throwaway PKI of this run (oob-tls without --tls-*), or "" */
 	struct rm_ctx *remote; /* --hosts: the hosts the agents run on (remote.h), or NULL */
 	long mem_floor_kb;  /* --mem-floor resolved once per run (memfloor.h), 0: off */

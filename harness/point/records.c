@@ -58,7 +58,7 @@ static void rec_settle(struct run *r, long id, enum run_st st)
 }
 
 /* Every still-pending client of agent a fails with the same cause. */
-void rec_fail_pending(struct run *r, struct ha_agent *a, const char *call, const char *errname)
+void rec_fail_pending(struct run *r, struct agt_agent *a, const char *call, const char *errname)
 {
 	for (long id = a->first; id < a->first + a->n; id++) {
 		if (r->st[id] != RUN_PENDING)
@@ -69,7 +69,7 @@ void rec_fail_pending(struct run *r, struct ha_agent *a, const char *call, const
 	}
 }
 
-void rec_agent_done(struct run *r, struct ha_agent *a)
+void rec_agent_done(struct run *r, struct agt_agent *a)
 {
 	if (a->result)
 		return;
@@ -77,7 +77,7 @@ void rec_agent_done(struct run *r, struct ha_agent *a)
 	r->n_result_agents++;
 }
 
-void rec_agent_lost(struct run *r, struct ha_agent *a, const char *why)
+void rec_agent_lost(struct run *r, struct agt_agent *a, const char *why)
 {
 	if (a->result)
 		return;
@@ -93,7 +93,7 @@ void rec_agent_lost(struct run *r, struct ha_agent *a, const char *why)
 }
 
 /* A client id the agent owns, or -1 (a protocol error). */
-static long rec_id(struct run *r, struct ha_agent *a, uint64_t v)
+static long rec_id(struct run *r, struct agt_agent *a, uint64_t v)
 {
 	if (v >= (uint64_t)(a->first + a->n) || (long)v < a->first) {
 		r->pt->proto_errors++;
@@ -102,7 +102,7 @@ static long rec_id(struct run *r, struct ha_agent *a, uint64_t v)
 	return (long)v;
 }
 
-static void rec_result_server(struct run *r, struct ha_agent *a,
+static void rec_result_server(struct run *r, struct agt_agent *a,
 			      const struct proto_result_server *s)
 {
 	a->result = true;
@@ -116,7 +116,7 @@ static void rec_result_server(struct run *r, struct ha_agent *a,
 		r->pt->srv_ah_made += (long)s->ah_made;
 }
 
-static void rec_result_client(struct run *r, struct ha_agent *a,
+static void rec_result_client(struct run *r, struct agt_agent *a,
 			      const struct proto_result_client *c)
 {
 	struct pt_point *pt = r->pt;
@@ -140,7 +140,7 @@ static void rec_result_client(struct run *r, struct ha_agent *a,
 			pt->proto_errors++;
 }
 
-static void rec_conn(struct run *r, struct ha_agent *a, const struct proto_rec *rc)
+static void rec_conn(struct run *r, struct agt_agent *a, const struct proto_rec *rc)
 {
 	long id = rec_id(r, a, rc->type == PROTO_CONN_OK ? rc->conn_ok.id : rc->fail.id);
 
@@ -157,7 +157,7 @@ static void rec_conn(struct run *r, struct ha_agent *a, const struct proto_rec *
 	}
 }
 
-static void rec_error(struct run *r, struct ha_agent *a, const struct proto_fail *f)
+static void rec_error(struct run *r, struct agt_agent *a, const struct proto_fail *f)
 {
 	fprintf(stderr, "rdmacap: agent %d: %s: %s\n", a->idx, f->call, f->errname);
 	if (a->server)
@@ -168,7 +168,7 @@ static void rec_error(struct run *r, struct ha_agent *a, const struct proto_fail
 }
 
 /* 0 handled, 1 a record of the other role. */
-static int rec_dispatch(struct run *r, struct ha_agent *a, const struct proto_rec *rc)
+static int rec_dispatch(struct run *r, struct agt_agent *a, const struct proto_rec *rc)
 {
 	switch (rc->type) {
 	case PROTO_HELLO_SERVER:
@@ -237,7 +237,7 @@ static int rec_dispatch(struct run *r, struct ha_agent *a, const struct proto_re
 	return 1;
 }
 
-int rec_line(void *ctx, struct ha_agent *a, char *line)
+int rec_line(void *ctx, struct agt_agent *a, char *line)
 {
 	struct run *r = ctx;
 	struct proto_rec rc;

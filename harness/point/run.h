@@ -43,7 +43,7 @@ struct run {
 	struct pt_ctx *c;
 	struct pt_point *pt;
 	int ep, tfd;
-	struct ha_agent *ag; /* [0, nsrv) servers, [nsrv, nag) clients */
+	struct agt_agent *ag; /* [0, nsrv) servers, [nsrv, nag) clients */
 	long nag, nsrv, srv_exited, srv_fds_base;
 	pid_t *pid_of;       /* hash: pid -> agent index + 1 */
 	size_t pid_cap;
@@ -55,7 +55,7 @@ struct run {
 	double last_progress;
 	long nconn_ok, nconn_fail;
 	long n_connected_agents, n_result_agents, n_hello;
-	struct hs_res res_now;
+	struct smp_res res_now;
 	double t_res_next;   /* the sampler reads res_now again from then (loop.c) */
 	double t_wire;       /* last port counter reading of the sampler tick */
 	enum run_phase phase;
@@ -89,17 +89,17 @@ enum lp_end lp_loop(struct run *r, bool (*done)(struct run *), double deadline);
 /* Reaps every agent that ended, and names it. */
 void lp_reap(struct run *r);
 /* Reads whatever an agent's pipe holds now (records of an agent that exited). */
-void lp_drain(struct run *r, struct ha_agent *a);
+void lp_drain(struct run *r, struct agt_agent *a);
 void lp_progress(struct run *r, bool force);
 
 /* records.c */
-int rec_line(void *ctx, struct ha_agent *a, char *line);
+int rec_line(void *ctx, struct agt_agent *a, char *line);
 void rec_fail(struct run *r, long id, const char *call, int err, const char *errname);
-void rec_fail_pending(struct run *r, struct ha_agent *a, const char *call, const char *errname);
+void rec_fail_pending(struct run *r, struct agt_agent *a, const char *call, const char *errname);
 /* Agent a will send no result: its connected clients are lost, named by 'why'. */
-void rec_agent_lost(struct run *r, struct ha_agent *a, const char *why);
+void rec_agent_lost(struct run *r, struct agt_agent *a, const char *why);
 /* Agent a owes no result (nothing to run, or lost): stop waiting for it. */
-void rec_agent_done(struct run *r, struct ha_agent *a);
+void rec_agent_done(struct run *r, struct agt_agent *a);
 
 /* measure.c: RDMA counters before the agents, their processes once started, */
 /* the peak with every connection held, and the counters back at baseline after; */

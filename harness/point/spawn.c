@@ -50,7 +50,7 @@ static void sp_common_args(struct run *r, struct sp_argv *a, const char *role)
 {
 	const struct hp_plan *p = r->c->plan;
 
-	sp_arg(a, "%s", ha_binary());
+	sp_arg(a, "%s", agt_binary());
 	sp_arg(a, "--role=%s", role);
 	sp_arg(a, "--transport=%s", opt_word(OPT_TRANSPORT, p->transport));
 	sp_arg(a, "--addr=%s", r->c->topo->srv.addr);
@@ -123,7 +123,7 @@ static int sp_remote(struct run *r, long i, struct sp_argv *av, char *buf, size_
 
 static int sp_spawn(struct run *r, long i, const char *ns, struct sp_argv *av, long nofile)
 {
-	struct ha_agent *a = &r->ag[i];
+	struct agt_agent *a = &r->ag[i];
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
 	char err[160], buf[4096], *ssh[64];
 	char *const *argv = av->v;
@@ -134,7 +134,7 @@ static int sp_spawn(struct run *r, long i, const char *ns, struct sp_argv *av, l
 		argv = ssh;
 		nofile = 1024; /* the local ssh client's */
 	}
-	if (ha_spawn(a, ns, argv, nofile, err, sizeof(err))) {
+	if (agt_spawn(a, ns, argv, nofile, err, sizeof(err))) {
 		snprintf(r->pt->why, sizeof(r->pt->why), "starting agent %ld: %s", i, err);
 		return -1;
 	}
@@ -218,7 +218,7 @@ static int sp_clients(struct run *r)
 
 	for (long i = S; i < r->nag; i++) {
 		const struct nn_host *h = &t->cli[(i - S) % t->nclients];
-		struct ha_agent *a = &r->ag[i];
+		struct agt_agent *a = &r->ag[i];
 		struct sp_argv av = { 0 };
 
 		a->idx = (int)i;

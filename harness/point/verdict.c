@@ -61,12 +61,12 @@ static void vd_figures(struct run *r)
 		for (long id = 0; id < pt->clients; id++)
 			if (r->st[id] == RUN_OK)
 				ok_us[n++] = r->us[id];
-		st_exact(ok_us, (size_t)n, &pt->conn_us);
+		stats_exact(ok_us, (size_t)n, &pt->conn_us);
 		free(ok_us);
 	}
-	st_hist(r->hist->n, PROTO_HIST_BUCKETS, &pt->lat_ns);
+	stats_hist(r->hist->n, PROTO_HIST_BUCKETS, &pt->lat_ns);
 	for (int s = 0; s < PROTO_NSTEPS; s++)
-		st_hist(r->steps[s].n, PROTO_HIST_BUCKETS, &pt->step_ns[s]);
+		stats_hist(r->steps[s].n, PROTO_HIST_BUCKETS, &pt->step_ns[s]);
 	for (unsigned b = 0; b < PROTO_HIST_BUCKETS; b++)
 		if (pt->lat_ns.p50 && proto_hist_value(b) > 10 * pt->lat_ns.p50)
 			pt->lat_slow += r->hist->n[b];

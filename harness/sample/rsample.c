@@ -13,14 +13,14 @@
 #include "harness/sample/rsample.h"
 #include "harness/point/run.h"
 
-#define RS_CMD "rdma -j resource show && grep '^Slab:' /proc/meminfo"
-#define RS_TIMEOUT_S 20
-#define RS_AFTER_WAIT_S 5
+#define RSMP_CMD "rdma -j resource show && grep '^Slab:' /proc/meminfo"
+#define RSMP_TIMEOUT_S 20
+#define RSMP_AFTER_WAIT_S 5
 
-static const char *const rs_when_name[RS_N] = { "base", "peak", "after" };
+static const char *const rsmp_when_name[RSMP_N] = { "base", "peak", "after" };
 
 /* The JSON array of `rdma -j resource show`: the host's device, or all of them. */
-static int rs_parse(struct rs_host *h, enum rs_when w, const char *out)
+static int rsmp_parse(struct rsmp_host *h, enum rsmp_when w, const char *out)
 {
 	json_error_t je;
 	json_t *a = json_loadb(out, strcspn(out, "\n"), 0, &je), *d;
@@ -38,8 +38,8 @@ static int rs_parse(struct rs_host *h, enum rs_when w, const char *out)
 
 		if (h->device[0] && (!name || strcmp(name, h->device)))
 			continue;
-		for (int k = 0; k < HS_NRES; k++)
-			h->res[w][k] += (uint64_t)json_integer_value(json_object_get(d, hs_res_name(k)));
+		for (int k = 0; k < SMP_NRES; k++)
+			h->res[w][k] += (uint64_t)json_integer_value(json_object_get(d, smp_res_name(k)));
 	}
 	json_decref(a);
 	h->slab_kb[w] = atol(slab + 6);
@@ -47,22 +47,22 @@ static int rs_parse(struct rs_host *h, enum rs_when w, const char *out)
 	return 0;
 }
 
-static int rs_read(struct run *r, enum rs_when w)
+static int rsmp_read(struct run *r, enum rsmp_when w)
 {
 	struct rm_ctx *rm = r->c->remote;
-	struct rs_hosts *hs = r->pt->hosts;
+	struct rsmp_hosts *hs = r->pt->hosts;
 	char out[8192];
 	int bad = 0;
 
 	for (int k = 0; hs && k < hs->n; k++) {
-		struct rs_host *h = &hs->h[k];
-		int st = rm_cmd(rm, k, RS_CMD, out, sizeof(out), RS_TIMEOUT_S);
+		struct rsmp_host *h = &hs->h[k];
+		int st = rm_cmd(rm, k, RSMP_CMD, out, sizeof(out), RSMP_TIMEOUT_S);
 
 		h->valid[w] = false;
 		if (st) {
-			snprintf(h->err, sizeof(h->err), "%s: %.120s", rs_when_name[w], out);
+			snprintf(h->err, sizeof(h->err), "%s: %.120s", rsmp_when_name[w], out);
 			bad++;
-		} else if (rs_parse(h, w, out)) {
+		} else if (rsmp_parse(h, w, out)) {
 			bad++;
 		}
 	}
@@ -70,51 +70,51 @@ static int rs_read(struct run *r, enum rs_when w)
 }
 
 /* The point's srv and cli counters are the server host's and the client hosts' sums. */
-static bool rs_sum(struct run *r, enum rs_when w, struct hs_res *res)
+static bool rsmp_sum(struct run *r, enum rsmp_when w, struct smp_res *res)
 {
-	struct rs_hosts *hs = r->pt->hosts;
+	struct rsmp_hosts *hs = r->pt->hosts;
 
 	memset(res, 0, sizeof(*res));
 	for (int k = 0; k < hs->n; k++) {
 		if (!hs->h[k].valid[w])
 			return false;
-		for (int i = 0; i < HS_NRES; i++)
+		for (int i = 0; i < SMP_NRES; i++)
 			(k ? res->cli : res->srv)[i] += hs->h[k].res[w][i];
 	}
 	res->valid = true;
 	return true;
 }
 
-void rs_base(struct run *r)
+void rsmp_base(struct run *r)
 {
 	struct rm_ctx *rm = r->c->remote;
 	const struct nn_topo *t = r->c->topo;
-	struct rs_hosts *hs = calloc(1, sizeof(*hs));
+	struct rsmp_hosts *hs = calloc(1, sizeof(*hs));
 
 	r->pt->hosts = hs;
 	if (!hs)
 		return;
 	hs->n = rm->list.n;
 	for (int k = 0; k < hs->n; k++) {
-		struct rs_host *h = &hs->h[k];
+		struct rsmp_host *h = &hs->h[k];
 
 		snprintf(h->dest, sizeof(h->dest), "%s", rm->list.h[k].dest);
 		snprintf(h->device, sizeof(h->device), "%s", k ? t->cli[k - 1].rxe : t->srv.rxe);
 		h->server = !k;
 	}
-	rs_read(r, RS_BASE);
-	rs_sum(r, RS_BASE, &r->pt->res_base);
+	rsmp_read(r, RSMP_BASE);
+	rsmp_sum(r, RSMP_BASE, &r->pt->res_base);
 }
 
 /* Agents per host: the servers on host 0, client agent j on 1 + j % client hosts. */
-static void rs_agents(struct run *r)
+static void rsmp_agents(struct run *r)
 {
-	struct rs_hosts *hs = r->pt->hosts;
+	struct rsmp_hosts *hs = r->pt->hosts;
 	long nc = hs->n - 1;
 
 	for (long i = 0; i < r->nag; i++) {
-		struct ha_agent *a = &r->ag[i];
-		struct rs_host *h = &hs->h[i < r->nsrv ? 0 : 1 + (i - r->nsrv) % nc];
+		struct agt_agent *a = &r->ag[i];
+		struct rsmp_host *h = &hs->h[i < r->nsrv ? 0 : 1 + (i - r->nsrv) % nc];
 
 		h->agents++;
 		if (a->server)
@@ -125,76 +125,76 @@ static void rs_agents(struct run *r)
 	}
 }
 
-void rs_peak(struct run *r)
+void rsmp_peak(struct run *r)
 {
 	if (!r->pt->hosts)
 		return;
-	rs_read(r, RS_PEAK);
-	rs_sum(r, RS_PEAK, &r->pt->res_peak);
+	rsmp_read(r, RSMP_PEAK);
+	rsmp_sum(r, RSMP_PEAK, &r->pt->res_peak);
 }
 
-static bool rs_back(struct run *r)
+static bool rsmp_back(struct run *r)
 {
-	struct rs_hosts *hs = r->pt->hosts;
+	struct rsmp_hosts *hs = r->pt->hosts;
 
-	if (rs_read(r, RS_AFTER))
+	if (rsmp_read(r, RSMP_AFTER))
 		return false;
 	for (int k = 0; k < hs->n; k++)
-		if (memcmp(hs->h[k].res[RS_AFTER], hs->h[k].res[RS_BASE], sizeof(hs->h[k].res[0])))
+		if (memcmp(hs->h[k].res[RSMP_AFTER], hs->h[k].res[RSMP_BASE], sizeof(hs->h[k].res[0])))
 			return false;
 	return true;
 }
 
-void rs_after(struct run *r)
+void rsmp_after(struct run *r)
 {
 	struct pt_point *pt = r->pt;
-	struct rs_hosts *hs = pt->hosts;
-	double end = clock_s() + RS_AFTER_WAIT_S;
+	struct rsmp_hosts *hs = pt->hosts;
+	double end = clock_s() + RSMP_AFTER_WAIT_S;
 	bool back;
 
 	if (!hs)
 		return;
-	rs_agents(r);
-	while (!(back = rs_back(r)) && clock_s() < end)
+	rsmp_agents(r);
+	while (!(back = rsmp_back(r)) && clock_s() < end)
 		usleep(200000);
-	if (!rs_sum(r, RS_AFTER, &pt->res_after) || !rs_sum(r, RS_BASE, &pt->res_base))
-		return; /* a host could not be read: rs_tap names it, no verdict on counters */
+	if (!rsmp_sum(r, RSMP_AFTER, &pt->res_after) || !rsmp_sum(r, RSMP_BASE, &pt->res_base))
+		return; /* a host could not be read: rsmp_tap names it, no verdict on counters */
 	pt->have_res = true;
 	for (int k = 0; !back && k < hs->n; k++) {
 		size_t l = strlen(pt->leak_what);
 
-		if (memcmp(hs->h[k].res[RS_AFTER], hs->h[k].res[RS_BASE], sizeof(hs->h[k].res[0])))
+		if (memcmp(hs->h[k].res[RSMP_AFTER], hs->h[k].res[RSMP_BASE], sizeof(hs->h[k].res[0])))
 			snprintf(pt->leak_what + l, sizeof(pt->leak_what) - l, "%s%s not back at its "
 				 "baseline", l ? ", " : "", hs->h[k].dest);
 	}
 	pt->leak |= !back;
 }
 
-static void rs_res_str(const uint64_t *v, const char *tag, char *buf, size_t len)
+static void rsmp_res_str(const uint64_t *v, const char *tag, char *buf, size_t len)
 {
 	size_t n = 0;
 
-	for (int i = 0; i < HS_NRES && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, " %s_%s=%llu", hs_res_name(i), tag,
+	for (int i = 0; i < SMP_NRES && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, " %s_%s=%llu", smp_res_name(i), tag,
 				      (unsigned long long)v[i]);
 }
 
-void rs_tap(struct tap *t, const struct rs_hosts *hs)
+void rsmp_tap(struct tap *t, const struct rsmp_hosts *hs)
 {
 	long ag = 0, cl = 0, ok = 0, fail = 0;
 	char b[256], p[256], a[256];
 
 	for (int k = 0; k < hs->n; k++) {
-		const struct rs_host *h = &hs->h[k];
+		const struct rsmp_host *h = &hs->h[k];
 
-		rs_res_str(h->res[RS_BASE], "base", b, sizeof(b));
-		rs_res_str(h->res[RS_PEAK], "peak", p, sizeof(p));
-		rs_res_str(h->res[RS_AFTER], "after", a, sizeof(a));
+		rsmp_res_str(h->res[RSMP_BASE], "base", b, sizeof(b));
+		rsmp_res_str(h->res[RSMP_PEAK], "peak", p, sizeof(p));
+		rsmp_res_str(h->res[RSMP_AFTER], "after", a, sizeof(a));
 		tap_diag(t, "host=%s role=%s device=%s agents=%ld clients=%ld connected=%ld failed=%ld "
 			 "slab_kb_base=%ld slab_kb_peak=%ld%s%s%s%s%s", h->dest,
 			 h->server ? "server" : "client", h->device[0] ? h->device : "all", h->agents,
-			 h->clients, h->connected, h->failed, h->slab_kb[RS_BASE],
-			 h->slab_kb[RS_PEAK], b, p, a, h->err[0] ? " error=" : "", h->err);
+			 h->clients, h->connected, h->failed, h->slab_kb[RSMP_BASE],
+			 h->slab_kb[RSMP_PEAK], b, p, a, h->err[0] ? " error=" : "", h->err);
 		ag += h->agents;
 		cl += h->clients;
 		ok += h->connected;
@@ -204,25 +204,25 @@ void rs_tap(struct tap *t, const struct rs_hosts *hs)
 		 ag, cl, ok, fail);
 }
 
-json_t *rs_json(const struct rs_hosts *hs)
+json_t *rsmp_json(const struct rsmp_hosts *hs)
 {
 	json_t *arr = json_array(), *tot;
 	long ag = 0, cl = 0, ok = 0, fail = 0;
 
 	for (int k = 0; k < hs->n; k++) {
-		const struct rs_host *h = &hs->h[k];
+		const struct rsmp_host *h = &hs->h[k];
 		json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:b}", "host",
 				      h->dest, "role", h->server ? "server" : "client", "device",
 				      h->device, "agents", (json_int_t)h->agents, "clients",
 				      (json_int_t)h->clients, "connected", (json_int_t)h->connected,
 				      "failed", (json_int_t)h->failed, "slab_kb_base",
-				      (json_int_t)h->slab_kb[RS_BASE], "slab_kb_peak",
-				      (json_int_t)h->slab_kb[RS_PEAK], "back_at_base",
-				      h->valid[RS_AFTER] && !memcmp(h->res[RS_AFTER], h->res[RS_BASE],
+				      (json_int_t)h->slab_kb[RSMP_BASE], "slab_kb_peak",
+				      (json_int_t)h->slab_kb[RSMP_PEAK], "back_at_base",
+				      h->valid[RSMP_AFTER] && !memcmp(h->res[RSMP_AFTER], h->res[RSMP_BASE],
 								    sizeof(h->res[0])));
 
-		for (int w = 0; w < RS_N; w++)
-			json_object_set_new(o, rs_when_name[w], h->valid[w] ? hj_res(h->res[w]) :
+		for (int w = 0; w < RSMP_N; w++)
+			json_object_set_new(o, rsmp_when_name[w], h->valid[w] ? js_res(h->res[w]) :
 					    json_null());
 		if (h->err[0])
 			json_object_set_new(o, "error", json_string(h->err));

@@ -15,7 +15,7 @@
  * figures (server host: srv, client hosts: cli) and its leak verdict, and a
  * section per host plus the total in TAP and JSON.
  *
- * Uses: harness/out/json.h (hj_res), harness/hosts/remote.h, harness/point/run.h, jansson, tap/.
+ * Uses: harness/out/json.h (js_res), harness/hosts/remote.h, harness/point/run.h, jansson, tap/.
  */
 #ifndef RDC_HARNESS_RSAMPLE_H
 #define RDC_HARNESS_RSAMPLE_H
@@ -28,36 +28,36 @@
 #include "harness/sample/sample.h"
 #include "tap/tap.h"
 
-enum rs_when { RS_BASE, RS_PEAK, RS_AFTER, RS_N };
+enum rsmp_when { RSMP_BASE, RSMP_PEAK, RSMP_AFTER, RSMP_N };
 
-struct rs_host {
-	char dest[HST_NAME_MAX + 34];
+struct rsmp_host {
+	char dest[HOSTS_NAME_MAX + 34];
 	char device[64];
 	bool server;
 	long agents, clients, connected, failed;
-	bool valid[RS_N];
-	uint64_t res[RS_N][HS_NRES];
-	long slab_kb[RS_N];
+	bool valid[RSMP_N];
+	uint64_t res[RSMP_N][SMP_NRES];
+	long slab_kb[RSMP_N];
 	char err[160];          /* why a reading failed, "" if none did */
 };
 
-struct rs_hosts {
+struct rsmp_hosts {
 	int n;
-	struct rs_host h[HST_MAX];
+	struct rsmp_host h[HOSTS_MAX];
 };
 
 struct run;
 
 /* Before the agents: every host's baseline (pt->hosts is allocated here). */
-void rs_base(struct run *r);
+void rsmp_base(struct run *r);
 /* Every connection held. */
-void rs_peak(struct run *r);
+void rsmp_peak(struct run *r);
 /* Agents gone: each host back at its baseline within a few seconds, or a leak. */
-void rs_after(struct run *r);
+void rsmp_after(struct run *r);
 
 /* "# host=... role=... agents=..." per host, then "# hosts_total ...". */
-void rs_tap(struct tap *t, const struct rs_hosts *hs);
+void rsmp_tap(struct tap *t, const struct rsmp_hosts *hs);
 /* {"hosts": [...], "total": {...}} */
-json_t *rs_json(const struct rs_hosts *hs);
+json_t *rsmp_json(const struct rsmp_hosts *hs);
 
 #endif

@@ -6,18 +6,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct st_summary {
+struct stats_summary {
 	uint64_t n;
 	double avg;
 	uint64_t p50, p99, max;
 };
 
 /* Exact percentiles (nearest-rank) of v[0..n); v is sorted in place. */
-void st_exact(uint32_t *v, size_t n, struct st_summary *s);
+void stats_exact(uint32_t *v, size_t n, struct stats_summary *s);
 /*
  * Percentiles of a proto histogram (common/proto.h). Values are bucket midpoints,
  * so they carry the histogram's resolution (1/16 of a power of two, ~3%).
  */
-void st_hist(const uint64_t *hist, unsigned nb, struct st_summary *s);
+void stats_hist(const uint64_t *hist, unsigned nb, struct stats_summary *s);
 
 #endif

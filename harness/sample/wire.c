@@ -6,7 +6,7 @@
 
 #include "harness/sample/wire.h"
 
-int wire_find(const struct hs_wire_names *nm, const char *name)
+int wire_find(const struct smp_wire_names *nm, const char *name)
 {
 	for (int i = 0; i < nm->n; i++)
 		if (!strcmp(nm->name[i], name))
@@ -14,7 +14,7 @@ int wire_find(const struct hs_wire_names *nm, const char *name)
 	return -1;
 }
 
-bool wire_delta(const struct hs_wire_names *nm, const uint64_t *now, const uint64_t *base,
+bool wire_delta(const struct smp_wire_names *nm, const uint64_t *now, const uint64_t *base,
 		const char *name, int64_t *d)
 {
 	int i = wire_find(nm, name);
@@ -33,7 +33,7 @@ bool wire_delta(const struct hs_wire_names *nm, const uint64_t *now, const uint6
 			*(l) += (size_t)n_ < (len) - *(l) ? (size_t)n_ : (len) - *(l) - 1; \
 	} while (0)
 
-size_t wire_diag(const struct hs_wire_names *nm, const uint64_t *now, const uint64_t *base,
+size_t wire_diag(const struct smp_wire_names *nm, const uint64_t *now, const uint64_t *base,
 		 char *out, size_t len)
 {
 	size_t l = 0;
@@ -93,8 +93,8 @@ static const struct wire_why {
 };
 
 /* Both sides' delta of the first offered name of w; false when none is offered. */
-static bool wire_both(const struct hs_wire_names *nm, const struct hs_wire *now,
-		      const struct hs_wire *base, const struct wire_why *w, int64_t *d)
+static bool wire_both(const struct smp_wire_names *nm, const struct smp_wire *now,
+		      const struct smp_wire *base, const struct wire_why *w, int64_t *d)
 {
 	for (int k = 0; k < 3 && w->names[k]; k++) {
 		int64_t s, c;
@@ -108,16 +108,16 @@ static bool wire_both(const struct hs_wire_names *nm, const struct hs_wire *now,
 	return false;
 }
 
-bool wire_rnr(const struct hs_wire_names *nm, const struct hs_wire *now,
-	      const struct hs_wire *base)
+bool wire_rnr(const struct smp_wire_names *nm, const struct smp_wire *now,
+	      const struct smp_wire *base)
 {
 	int64_t d;
 
 	return now->valid && base->valid && wire_both(nm, now, base, &wire_whys[0], &d) && d > 0;
 }
 
-size_t wire_cause(const struct hs_wire_names *nm, const struct hs_wire *now,
-		  const struct hs_wire *base, long qps_err, const char *rx, char *out, size_t len)
+size_t wire_cause(const struct smp_wire_names *nm, const struct smp_wire *now,
+		  const struct smp_wire *base, long qps_err, const char *rx, char *out, size_t len)
 {
 	size_t l = 0;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * wire: what the wire's own counters (sample.h: struct hs_wire, by the devices'
+ * wire: what the wire's own counters (sample.h: struct smp_wire, by the devices'
  * names) say about a point, as text: the deltas worth printing, and the cause
  * behind slow or failed messages ("RNR NAKs: 1,234 (receive queue ran dry)").
  * Pure functions of their arguments; may use harness/sample/sample.h and libc.
@@ -19,17 +19,17 @@
 #include "harness/sample/sample.h"
 
 /* Index of counter 'name' in nm, or -1 when the devices do not offer it. */
-int wire_find(const struct hs_wire_names *nm, const char *name);
+int wire_find(const struct smp_wire_names *nm, const char *name);
 
 /* now - base of counter 'name' on one side (srv or cli arrays): true when offered. */
-bool wire_delta(const struct hs_wire_names *nm, const uint64_t *now, const uint64_t *base,
+bool wire_delta(const struct smp_wire_names *nm, const uint64_t *now, const uint64_t *base,
 		const char *name, int64_t *d);
 
 /*
  * "sent_pkts=812 rcvd_pkts=812 rcvd_rnr_err=3": the deltas of one side, sent
  * and received packets always, the others when not 0. Returns the length.
  */
-size_t wire_diag(const struct hs_wire_names *nm, const uint64_t *now, const uint64_t *base,
+size_t wire_diag(const struct smp_wire_names *nm, const uint64_t *now, const uint64_t *base,
 		 char *out, size_t len);
 
 /*
@@ -40,11 +40,11 @@ size_t wire_diag(const struct hs_wire_names *nm, const uint64_t *now, const uint
  * receive queues' depth ("rx depth 1, SRQ"), ends the RNR NAKs' account. Empty
  * ("", 0) when no error counter moved.
  */
-size_t wire_cause(const struct hs_wire_names *nm, const struct hs_wire *now,
-		  const struct hs_wire *base, long qps_err, const char *rx, char *out, size_t len);
+size_t wire_cause(const struct smp_wire_names *nm, const struct smp_wire *now,
+		  const struct smp_wire *base, long qps_err, const char *rx, char *out, size_t len);
 /* RNR NAKs moved between two valid readings: a receive queue ran dry */
-bool wire_rnr(const struct hs_wire_names *nm, const struct hs_wire *now,
-	      const struct hs_wire *base);
+bool wire_rnr(const struct smp_wire_names *nm, const struct smp_wire *now,
+	      const struct smp_wire *base);
 
 /* n with thousands separators: "1,234". */
 const char *wire_num(uint64_t n, char *buf, size_t len);
