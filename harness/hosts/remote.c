@@ -22,8 +22,8 @@
 /*
  * ssh ConnectTimeout: the TCP connect and the server's banner. A host that does
  * not exist fails at once (no route, no ARP answer); this bounds a silent one.
- * An sshd under emulation sends its banner ~5 s after it accepted (measured in
- * the rxe VM, host load 20), so 5 s failed reachable hosts.
+ * An sshd under emulation sends its banner up to ~5 s after it accepted: the
+ * bound is 3 times that.
  */
 #define RM_CONNECT_S 15
 #define RM_CMD_S 30      /* one remote command or copy */
@@ -234,11 +234,6 @@ static const char *rm_last(char *out)
 		*--e = '\0';
 	s = strrchr(out, '\n');
 	return s ? s + 1 : out;
-}
-
-void rm_file(const struct rm_ctx *r, int k, const char *name, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/%s", r->dir[k], name);
 }
 
 /* A path that may go into a remote shell command inside single quotes. */

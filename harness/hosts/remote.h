@@ -70,9 +70,6 @@ double rm_start_s(const struct rm_ctx *r);
 /* Removes every host's run directory and closes the shared connections. */
 void rm_close(struct rm_ctx *r);
 
-/* A file of the run directory on host k ("/tmp/rdmacap-1234-h0/ca.pem"). */
-void rm_file(const struct rm_ctx *r, int k, const char *name, char *buf, size_t len);
-
 /*
  * An sshd opens at most MaxSessions (OpenSSH's default 10) channels on one
  * connection: this many agents of a host share it, the others log in on

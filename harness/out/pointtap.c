@@ -180,7 +180,7 @@ enum tap_res ptap_point(struct pt_ctx *c, const struct pt_point *pt, const char 
 		ptap_res_diag(t, "peak", &pt->res_peak);
 		ptap_res_diag(t, "after", &pt->res_after);
 		/* what each side's devices hold at peak above their baseline: per client
-		 * this is the resource model (the seed's: 1 QP, 2 CQs, 2 MRs), and ctx
+		 * this is the resource model (one process per client: 1 QP, 2 CQs, 2 MRs), and ctx
 		 * counts the processes that opened the device */
 		ptap_delta_diag(t, "srv_dev_delta", pt->res_peak.srv, pt->res_base.srv);
 		ptap_delta_diag(t, "cli_dev_delta", pt->res_peak.cli, pt->res_base.cli);

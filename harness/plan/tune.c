@@ -13,8 +13,6 @@
 
 #include "harness/plan/tune.h"
 
-#define TUNE_MAPS_PER_CONN 4   /* as harness/point/layout.c measured for rc */
-#define TUNE_MAPS_SLACK 512
 #define TUNE_NSAVED 8
 
 struct tune_saved {
@@ -148,7 +146,7 @@ static void tune_host_topo(struct pt_ctx *c, long n)
 		tune_need(c, "net.core.somaxconn", n < 65535 ? n : 65535,
 			  "the server's listen backlog");
 	if (p->transport == OPT_TR_RC)
-		tune_need(c, "vm.max_map_count", n * TUNE_MAPS_PER_CONN + TUNE_MAPS_SLACK,
+		tune_need(c, "vm.max_map_count", n * PT_MAPS_PER_CONN + PT_MAPS_SLACK,
 			  "memory maps of one process holding every QP");
 	if (p->transport == OPT_TR_RC && p->cm == OPT_CM_RDMACM)
 		tune_need(c, "net.rdma_ucm.max_backlog", n, "rdma_cm's listen backlog");

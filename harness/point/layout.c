@@ -15,13 +15,6 @@
 
 #define LAY_CONNS_PER_PORT 20000 /* below the ~28k default ephemeral ports per destination */
 #define LAY_CONNS_PER_AGENT 20000
-/*
- * Memory maps per rc connection in one process, measured in the rxe VM: 20,142
- * maps for 5,000 connections (QP SQ and RQ, two CQ rings), and ibv_create_cq
- * ENOMEM at the 16,348th connection of one process under vm.max_map_count 65530.
- */
-#define LAY_MAPS_PER_CONN 4
-#define LAY_MAPS_SLACK 512       /* the agent's own maps: ~144 measured, room for TLS */
 
 /* The NOFILE hard limit an agent can get: fs.nr_open if we may raise it, else ours. */
 static long lay_nofile_cap(bool *raisable)
@@ -49,7 +42,7 @@ static void lay_maps(struct run *r, long clients)
 	struct pt_point *pt = r->pt;
 	char v[32];
 	long mmc = nn_sysctl_get("", "vm.max_map_count", v, sizeof(v)) ? 65530 : atol(v);
-	long per_rc = (mmc - LAY_MAPS_SLACK) / LAY_MAPS_PER_CONN, n;
+	long per_rc = (mmc - PT_MAPS_SLACK) / PT_MAPS_PER_CONN, n;
 
 	if (per_rc < 1)
 		per_rc = 1;
@@ -62,7 +55,7 @@ static void lay_maps(struct run *r, long clients)
 		pt->agents = n;
 	snprintf(pt->capped, sizeof(pt->capped),
 		 "vm.max_map_count %ld (about %d maps per connection): server over %ld "
-		 "process%s, clients over %ld agents", mmc, LAY_MAPS_PER_CONN, r->nsrv,
+		 "process%s, clients over %ld agents", mmc, PT_MAPS_PER_CONN, r->nsrv,
 		 r->nsrv > 1 ? "es" : "", pt->agents);
 }
 

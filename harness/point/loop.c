@@ -33,12 +33,10 @@
 /*
  * The resource counters at most 1/LP_RES_SHARE of the time: a reading walks
  * every object of every device in the kernel (rdma_restrack_count, under the
- * lock that creating an object takes), so its cost grows with the clients. At
- * 50 Hz, 4,000 ud clients connected in 242.6 s; read this way, in 27 s
- * (rxe VM, host load ~16); at 40,000 the 50 Hz reads let 12,479 connect in
- * 2,400 s; at 2,000 rc connections the 50 Hz reads held a quarter of the
- * guest's CPU (perf in the VM), taken from the agents being measured. A skipped
- * tick's sample has no res (JSON leaves it out).
+ * lock that creating an object takes), so its cost grows with the clients and
+ * is taken from the agents being measured; read at every 50 Hz tick it slows
+ * the connection setup it measures several times over. A skipped tick's sample
+ * has no res (JSON leaves it out).
  */
 #define LP_RES_SHARE 50
 #define LP_EV_SIG UINT32_MAX

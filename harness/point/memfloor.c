@@ -13,8 +13,7 @@
 
 /*
  * MemAvailable is read at most this often: a read of the fd kept open costs
- * 7.8 us on the development host and 49 us in the TCG guest (proc.c), 0.05%
- * of a guest CPU at 10 Hz. Memory falls by ~47 KB per rc connection (README
+ * ~50 us in a TCG guest (proc.c), 0.05% of a guest CPU at 10 Hz. Memory falls by ~47 KB per rc connection (README
  * "Ceilings"), a few MB per 100 ms at the fastest connect rates seen: far
  * less than the floor between two reads.
  */

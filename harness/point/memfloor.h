@@ -5,8 +5,7 @@
  *
  * A design that runs out of memory does not fail a call: the host starts
  * evicting the page cache its own programs run from and everything stalls
- * long before the OOM killer acts (a 2 GiB guest at 40,000 rc connections:
- * nothing recorded in 450 s). So while the agents start, connect and
+ * long before the OOM killer acts, for minutes with nothing recorded. So while the agents start, connect and
  * exchange, this host's MemAvailable is read at the sampler's tick, and below
  * the floor the point ends as at a phase deadline: agents stopped, the counters' return to
  * the baseline checked, the figures of that moment kept, and the cause named

@@ -19,6 +19,13 @@
 #include "tap/tap.h"
 
 #define PT_MAX_FAILS 32
+/*
+ * Memory maps per rc connection in one process (QP SQ and RQ, two CQ rings):
+ * 20,142 maps for 5,000 connections in the rxe VM, and ibv_create_cq ENOMEM at
+ * the 16,348th connection of one process under vm.max_map_count 65530.
+ */
+#define PT_MAPS_PER_CONN 4
+#define PT_MAPS_SLACK 512       /* the agent's own maps: ~144, and room for TLS */
 #define PT_MAX_CAUSES 16
 
 struct pt_fail {

@@ -155,8 +155,8 @@ int proc_avail_open(void)
 }
 
 /*
- * pread at offset 0 makes the kernel write the file anew: 7.8 us a read on
- * the development host (load ~3), where open, read and close took 20.7 us.
+ * pread at offset 0 makes the kernel write the file anew: about a third of
+ * the cost of open, read and close each time.
  */
 int proc_avail_read(int fd, long *kb, long *total_kb)
 {

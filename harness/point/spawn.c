@@ -15,8 +15,8 @@
 
 /*
  * Servers listen within this, or the phase deadline when that is longer (see
- * sp_start_wait_s): on a host at load 20 a ud server (its QP, 4,096 receives,
- * TLS) took over 15 s to say hello, and the point never started. A server that
+ * sp_start_wait_s): a ud server posts its QP's 4,096 receives and sets up TLS
+ * before its hello, which a loaded host can stretch past this. A server that
  * exits ends the wait at once; only a hung one costs the longer deadline.
  */
 #define SP_SRV_START_S 15

@@ -2,7 +2,7 @@
 /*
  * rdmacap report: result JSON files -> a Markdown table and an SVG chart.
  *
- * The table is the seed reports' table, from measured figures: Clients,
+ * The table has the columns of a capacity report, from measured figures: Clients,
  * Connected, Success, QPs, CQs, MRs (server device at peak, minus the baseline),
  * peak memory, latency, Status and the cause of the first failure. With
  * --baseline, each row shows the earlier run's figure beside the new one.

@@ -282,7 +282,7 @@ void rsv_draw(FILE *f, const struct rp_set *s, const struct rp_set *old)
 	rsv_frame(f, &a, "Server RDMA resources at peak (count above baseline)", "count");
 	rsv_line(f, &a, s, g_qp, &qp, true, NULL, "QP", 0);
 	rsv_line(f, &a, s, g_cq, &cq, true, NULL, "CQ", 1);
-	/* MRs equal CQs in the seed model: dashed, other marker, so both stay visible */
+	/* MRs equal CQs with 2 of each per client: dashed, other marker, so both stay visible */
 	rsv_line(f, &a, s, g_mr, &mr, true, NULL, "MR", 2);
 	if (m <= 0)
 		fprintf(f, "<text x='%.0f' y='%.0f' font-size='12' fill='#888' text-anchor='middle'>"
