@@ -7,7 +7,8 @@
  * reads and the folder --json writes, clients per agent. It fills in what
  * follows from them (--hosts: the host topology; storm: one message).
  *
- * Uses: harness/cli/cli.h, certs.h, hosts.h, fault.h, usage.h, netns/, common/opt.h.
+ * Uses: harness/cli/cli.h and usage.h, harness/plan/certs.h, harness/hosts/hosts.h,
+ * harness/point/fault.h, netns/, common/opt.h.
  * Prints only the one message of a rejected line, on err (harness/cli/usage.h).
  */
 #ifndef RDC_HARNESS_CLICHECK_H

@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hosttopo: --topology host, the host's own RDMA device and addresses as they
- * are. Nothing is created: no namespace, link or rxe device; no sysctl is
- * changed unless --tune, and then only for the run (restored at its end).
+ * are. Nothing is created: no namespace, link or rxe device; the sysctls a
+ * plan needs there are harness/plan/tune.h's (said, or set with --tune).
  *
  * Offers
  *  - htp_plan(): the topology's hosts from --device, --gid-index and
  *    --server-addr, checked on this host's devices (rdma/dev.h);
- *  - htp_tune(): the sysctls a plan of this size would need; said in TAP as
- *    "would_help" (or set, with --tune); htp_restore() puts them back.
+ *  - htp_plan_hosts(): the topology of a --hosts run.
  *
- * Uses: rdma/dev.h, netns/netns.h (sysctl get/set only), tap/, harness/point/point.h.
+ * Uses: rdma/dev.h, harness/hosts/hosts.h, harness/point/point.h.
  */
 #ifndef RDC_HARNESS_HOSTTOPO_H
 #define RDC_HARNESS_HOSTTOPO_H

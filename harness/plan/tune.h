@@ -17,7 +17,7 @@
  * "# tuned KEY=VAL (was OLD, restored after the run)", "# tune_failed KEY=VAL:
  * why", and from down "# restored KEY=OLD (run R ...)".
  *
- * Uses: netns/netns.h (sysctl get/set), harness/point.h, tap/, libc.
+ * Uses: netns/netns.h (sysctl get/set), harness/point/point.h, tap/, libc.
  */
 #ifndef RDC_HARNESS_TUNE_H
 #define RDC_HARNESS_TUNE_H

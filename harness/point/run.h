@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * run: the private context of one load point while it runs, shared by the
- * files that split the point runtime by decision. Not for use outside them;
- * plans and main see only harness/point/point.h.
+ * files of harness/point/ that split the point runtime by decision. Not for use
+ * outside them (but harness/sample/rsample.c, which reads each host at the
+ * point's baseline, peak and after); plans and main see only point.h.
  *
  *   point.c    the phases in order (start, connect, peak, traffic, stop) and
- *              their deadlines (common/deadline.h)          pt_
+ *              their deadlines (common/deadline.h)                       pt_
  *   layout.c   how many server and client processes, ports, fd limits    lay_
  *   spawn.c    agent argv and starting the processes                     sp_
  *   loop.c     the event loop: pipes, sampler tick, signals, reaping     lp_
@@ -14,13 +15,13 @@
  *   verdict.c  figures and the verdict once the agents are gone          vd_
  *   cause.c    a failing call and errno as the limit behind it           cause_
  *   pfault.c   --fault in the traffic phase: when, the wait, the undo,
- *              what it cost (harness/point/fault.h strikes)                    pf_
+ *              what it cost (fault.h strikes)                            pf_
  *   memfloor.c MemAvailable against --mem-floor at the sampler's tick    mf_
  *
  * Data flows one way: plan -> layout -> agents -> records -> verdict; the
- * TAP and JSON writers (pointtap.c, json.c, through fig.h) read struct pt_point.
- * May use harness/point/agent.h, harness/point/memfloor.h, harness/point/proc.h, harness/sample/sample.h,
- * common/.
+ * TAP and JSON writers (harness/out/: pointtap.c, json.c, through fig.h) read
+ * struct pt_point. May use agent.h, memfloor.h, proc.h, harness/sample/sample.h,
+ * harness/hosts/remote.h, common/.
  */
 #ifndef RDC_HARNESS_RUN_H
 #define RDC_HARNESS_RUN_H
