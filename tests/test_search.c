@@ -46,7 +46,16 @@ static bool t_more(void *arg)
 	return !cv->budget || cv->nmeasured < cv->budget;
 }
 
-static void t_search(struct srch *s, struct t_curve *cv, long start, long max, long steps)
+/* Where a search stands at one threshold. */
+struct t_res {
+	enum srch_end end;
+	long lo, hi;
+	const struct srch_point *miss;
+};
+
+/* Searches cv from scratch at threshold th into *r. */
+static void t_limit(struct srch *s, struct t_curve *cv, long start, long max, long steps,
+		    double th, struct t_res *r)
 {
 	memset(s, 0, sizeof(*s));
 	s->start = start;
@@ -55,6 +64,15 @@ static void t_search(struct srch *s, struct t_curve *cv, long start, long max, l
 	s->measure = t_measure;
 	s->more = t_more;
 	s->arg = cv;
+	srch_run(s, th);
+	r->end = srch_result(s, th, &r->lo, &r->hi, &r->miss);
+}
+
+/* Goes on with threshold th over the points s holds. */
+static void t_again(struct srch *s, double th, struct t_res *r)
+{
+	srch_run(s, th);
+	r->end = srch_result(s, th, &r->lo, &r->hi, &r->miss);
 }
 
 static bool t_measured_twice(const struct t_curve *cv)
@@ -93,16 +111,12 @@ static double t_none(long n)
 static void t_flat_curve(void)
 {
 	struct t_curve cv = { .success = t_flat };
-	const struct srch_point *m;
-	enum srch_end e;
 	struct srch s;
-	long lo, hi;
+	struct t_res r;
 
-	t_search(&s, &cv, 10, 5000, 100);
-	srch_run(&s, 100);
-	e = srch_result(&s, 100, &lo, &hi, &m);
-	tap_ok(&t, e == SRCH_MAX && lo == 5000 && !hi && !m,
-	       "flat: --max reached, no failure (lo=%ld hi=%ld)", lo, hi);
+	t_limit(&s, &cv, 10, 5000, 100, 100, &r);
+	tap_ok(&t, r.end == SRCH_MAX && r.lo == 5000 && !r.hi && !r.miss,
+	       "flat: --max reached, no failure (lo=%ld hi=%ld)", r.lo, r.hi);
 	tap_ok(&t, cv.nmeasured == 10 && cv.measured[0] == 10 && cv.measured[8] == 2560 &&
 		   cv.measured[9] == 5000,
 	       "flat: doubles from --start, the last point is --max (%d points)", cv.nmeasured);
@@ -111,17 +125,14 @@ static void t_flat_curve(void)
 static void t_cliff_curve(void)
 {
 	struct t_curve cv = { .success = t_cliff };
-	const struct srch_point *m;
-	enum srch_end e;
 	struct srch s;
-	long lo, hi;
+	struct t_res r;
 
-	t_search(&s, &cv, 100, 100000, 100);
-	srch_run(&s, 100);
-	e = srch_result(&s, 100, &lo, &hi, &m);
-	tap_ok(&t, e == SRCH_FOUND && lo <= 21802 &&
-		   hi > 21802 && hi - lo <= lo / 50 && m && m->n == hi && !strcmp(m->cause, "ENOMEM"),
-	       "cliff at 21802: bracketed within 2%% (lo=%ld hi=%ld)", lo, hi);
+	t_limit(&s, &cv, 100, 100000, 100, 100, &r);
+	tap_ok(&t, r.end == SRCH_FOUND && r.lo <= 21802 && r.hi > 21802 &&
+		   r.hi - r.lo <= r.lo / 50 && r.miss && r.miss->n == r.hi &&
+		   !strcmp(r.miss->cause, "ENOMEM"),
+	       "cliff at 21802: bracketed within 2%% (lo=%ld hi=%ld)", r.lo, r.hi);
 	tap_ok(&t, !t_measured_twice(&cv), "cliff: no point measured twice (%d points)",
 	       cv.nmeasured);
 }
@@ -129,23 +140,20 @@ static void t_cliff_curve(void)
 static void t_decline_curve(void)
 {
 	struct t_curve cv = { .success = t_decline };
-	const struct srch_point *m;
-	enum srch_end e;
+	struct t_res r100, r95;
 	struct srch s;
-	long lo, hi, lo100, hi100;
 	int n100;
 
-	t_search(&s, &cv, 10, 100000, 100);
-	srch_run(&s, 100);
+	t_limit(&s, &cv, 10, 100000, 100, 100, &r100);
 	n100 = cv.nmeasured;
-	srch_result(&s, 100, &lo100, &hi100, &m);
-	srch_run(&s, 95);
-	e = srch_result(&s, 95, &lo, &hi, &m);
-	tap_ok(&t, e == SRCH_FOUND && lo <= 2000 && hi > 2000 &&
-		   hi - lo <= (lo / 50 > 1 ? lo / 50 : 1) && t_decline(lo) >= 95 && t_decline(hi) < 95,
-	       "decline crosses 95%% at 2000: bracketed within 2%% (lo=%ld hi=%ld)", lo, hi);
-	tap_ok(&t, lo100 <= 1000 && hi100 > 1000 && hi100 - lo100 <= lo100 / 50,
-	       "decline: 100%% ends at 1000 (lo=%ld hi=%ld)", lo100, hi100);
+	t_again(&s, 95, &r95);
+	tap_ok(&t, r95.end == SRCH_FOUND && r95.lo <= 2000 && r95.hi > 2000 &&
+		   r95.hi - r95.lo <= r95.lo / 50 && t_decline(r95.lo) >= 95 &&
+		   t_decline(r95.hi) < 95,
+	       "decline crosses 95%% at 2000: bracketed within 2%% (lo=%ld hi=%ld)", r95.lo,
+	       r95.hi);
+	tap_ok(&t, r100.lo <= 1000 && r100.hi > 1000 && r100.hi - r100.lo <= r100.lo / 50,
+	       "decline: 100%% ends at 1000 (lo=%ld hi=%ld)", r100.lo, r100.hi);
 	tap_ok(&t, !t_measured_twice(&cv) && cv.nmeasured > n100,
 	       "95%% reuses the 100%% points: %d then %d points, none twice", n100, cv.nmeasured);
 }
@@ -153,49 +161,37 @@ static void t_decline_curve(void)
 static void t_floor(void)
 {
 	struct t_curve cv = { .success = t_flat, .floor_from = 3000 };
-	const struct srch_point *m;
-	enum srch_end e;
 	struct srch s;
-	long lo, hi;
+	struct t_res r;
 
-	t_search(&s, &cv, 10, 100000, 100);
-	srch_run(&s, 95);
-	e = srch_result(&s, 95, &lo, &hi, &m);
-	tap_ok(&t, e == SRCH_FOUND && lo < 3000 && hi >= 3000 && hi - lo <= lo / 50,
-	       "a point --mem-floor ended misses every threshold (lo=%ld hi=%ld)", lo, hi);
+	t_limit(&s, &cv, 10, 100000, 100, 95, &r);
+	tap_ok(&t, r.end == SRCH_FOUND && r.lo < 3000 && r.hi >= 3000 && r.hi - r.lo <= r.lo / 50,
+	       "a point --mem-floor ended misses every threshold (lo=%ld hi=%ld)", r.lo, r.hi);
 }
 
 static void t_fail_at_start(void)
 {
 	struct t_curve cv = { .success = t_none };
-	const struct srch_point *m;
-	enum srch_end e;
 	struct srch s;
-	long lo, hi;
+	struct t_res r;
 
-	t_search(&s, &cv, 10, 1000, 100);
-	srch_run(&s, 100);
-	e = srch_result(&s, 100, &lo, &hi, &m);
-	tap_ok(&t, e == SRCH_FOUND && lo == 0 && hi == 1 &&
-		   cv.measured[0] == 10,
-	       "fails at --start: bisected down to no client met it (lo=%ld hi=%ld)", lo, hi);
+	t_limit(&s, &cv, 10, 1000, 100, 100, &r);
+	tap_ok(&t, r.end == SRCH_FOUND && r.lo == 0 && r.hi == 1 && cv.measured[0] == 10,
+	       "fails at --start: bisected down to no client met it (lo=%ld hi=%ld)", r.lo, r.hi);
 }
 
 static void t_cut(void)
 {
 	struct t_curve cv = { .success = t_flat, .cut_at = 80 };
-	const struct srch_point *m;
-	enum srch_end e;
 	struct srch s;
-	long lo, hi;
+	struct t_res r;
 
-	t_search(&s, &cv, 10, 1000, 100);
-	srch_run(&s, 100);
-	srch_run(&s, 95);
-	e = srch_result(&s, 100, &lo, &hi, &m);
-	tap_ok(&t, e == SRCH_OPEN && lo == 40 && !hi &&
-		   cv.nmeasured == 4 && s.ran == 4 && s.npts == 3,
-	       "a cut point is no limit and ends the search (lo=%ld hi=%ld, %d points)", lo, hi,
+	t_limit(&s, &cv, 10, 1000, 100, 100, &r);
+	t_again(&s, 95, &r);
+	t_again(&s, 100, &r);
+	tap_ok(&t, r.end == SRCH_OPEN && r.lo == 40 && !r.hi && cv.nmeasured == 4 && s.ran == 4 &&
+		   s.npts == 3,
+	       "a cut point is no limit and ends the search (lo=%ld hi=%ld, %d points)", r.lo, r.hi,
 	       cv.nmeasured);
 }
 
@@ -203,22 +199,14 @@ static void t_budget(void)
 {
 	struct t_curve cv = { .success = t_cliff };
 	struct t_curve cw = { .success = t_cliff, .budget = 3 };
-	const struct srch_point *m;
-	enum srch_end e;
 	struct srch s;
-	long lo, hi;
+	struct t_res r;
 
-	t_search(&s, &cv, 100, 100000, 5);
-	srch_run(&s, 100);
-	e = srch_result(&s, 100, &lo, &hi, &m);
-	tap_ok(&t, e == SRCH_OPEN && lo == 1600 && !hi &&
-		   cv.nmeasured == 5,
+	t_limit(&s, &cv, 100, 100000, 5, 100, &r);
+	tap_ok(&t, r.end == SRCH_OPEN && r.lo == 1600 && !r.hi && cv.nmeasured == 5,
 	       "--steps 5 ends the search open at 1600 (%d points)", cv.nmeasured);
-	t_search(&s, &cw, 100, 100000, 100);
-	srch_run(&s, 100);
-	e = srch_result(&s, 100, &lo, &hi, &m);
-	tap_ok(&t, e == SRCH_OPEN && lo == 400 &&
-		   cw.nmeasured == 3,
+	t_limit(&s, &cw, 100, 100000, 100, 100, &r);
+	tap_ok(&t, r.end == SRCH_OPEN && r.lo == 400 && cw.nmeasured == 3,
 	       "the caller's budget ends the search open at 400 (%d points)", cw.nmeasured);
 }
 
