@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -216,6 +217,39 @@ out_ca:
 	certs_id_free(&ca);
 out:
 	return ret;
+}
+
+/* what certs_make writes */
+static const char *const certs_files[] = { "ca.pem", "server.pem", "server.key", "client.pem",
+					    "client.key" };
+
+void certs_run_dir_remove(const char *dir)
+{
+	char path[128];
+
+	for (size_t i = 0; i < sizeof(certs_files) / sizeof(certs_files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, certs_files[i]);
+		if (unlink(path) && errno != ENOENT)
+			fprintf(stderr, "rdmacap: unlink %s: %s\n", path, strerror(errno));
+	}
+	if (rmdir(dir))
+		fprintf(stderr, "rdmacap: rmdir %s: %s\n", dir, strerror(errno));
+}
+
+int certs_run_dir(char *dir, size_t dlen, char *err, size_t len)
+{
+	snprintf(dir, dlen, "/tmp/rdmacap-tls.XXXXXX");
+	if (!mkdtemp(dir)) {
+		snprintf(err, len, "mkdtemp %s: %s", dir, strerror(errno));
+		dir[0] = '\0';
+		return -1;
+	}
+	if (certs_make(dir, err, len)) {
+		certs_run_dir_remove(dir);
+		dir[0] = '\0';
+		return -1;
+	}
+	return 0;
 }
 
 int certs_make_rogue(const char *dir, char *err, size_t len)

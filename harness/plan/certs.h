@@ -25,6 +25,15 @@
 int certs_make(const char *dir, char *err, size_t len);
 
 /*
+ * A run's throwaway PKI: a fresh directory /tmp/rdmacap-tls.XXXXXX (its name in
+ * dir, dlen >= 24) holding certs_make's files. 0, or -1 with why in err and
+ * nothing left behind.
+ */
+int certs_run_dir(char *dir, size_t dlen, char *err, size_t len);
+/* Removes certs_run_dir's files and directory; what fails is said on stderr. */
+void certs_run_dir_remove(const char *dir);
+
+/*
  * The user's own PKI (--tls-ca/--tls-cert/--tls-key), checked before a run as
  * the agents will use it: every agent, server and client, presents the one
  * certificate. Each file readable PEM, the key unencrypted and the

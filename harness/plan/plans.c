@@ -147,23 +147,6 @@ static int pl_remote(struct pt_ctx *c, const char *run, char *why, size_t len)
 	return 0;
 }
 
-/* A throwaway CA and certificates for this run's oob-tls, removed at the end. */
-static int pl_certs(struct pt_ctx *c, char *why, size_t len)
-{
-	snprintf(c->tls_dir, sizeof(c->tls_dir), "/tmp/rdmacap-tls.XXXXXX");
-	if (!mkdtemp(c->tls_dir)) {
-		snprintf(why, len, "mkdtemp %s: %s", c->tls_dir, strerror(errno));
-		c->tls_dir[0] = '\0';
-		return -1;
-	}
-	if (certs_make(c->tls_dir, why, len)) {
-		rmdir(c->tls_dir);
-		c->tls_dir[0] = '\0';
-		return -1;
-	}
-	return 0;
-}
-
 /* One point of n clients into TAP and JSON; what it measured into *sp when non-NULL. */
 static int pl_point(struct pl_sess *s, long n, const char *label, struct srch_point *sp)
 {
@@ -294,7 +277,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		goto down;
 	}
 	if (p->transport != OPT_TR_TCP && p->cm == OPT_CM_OOB_TLS && !p->tls_ca &&
-	    pl_certs(c, why, sizeof(why))) {
+	    certs_run_dir(c->tls_dir, sizeof(c->tls_dir), why, sizeof(why))) {
 		tap_bail(t, "TLS certificates: %s", why);
 		rc = -1;
 		goto down;
@@ -355,16 +338,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 down:
 	tune_restore();
 	if (c->tls_dir[0]) {
-		static const char *const f[] = { "ca.pem", "server.pem", "server.key",
-						 "client.pem", "client.key" };
-		char path[128];
-
-		for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-			snprintf(path, sizeof(path), "%s/%s", c->tls_dir, f[i]);
-			unlink(path);
-		}
-		if (rmdir(c->tls_dir))
-			fprintf(stderr, "rdmacap: rmdir %s: %s\n", c->tls_dir, strerror(errno));
+		certs_run_dir_remove(c->tls_dir);
 		c->tls_dir[0] = '\0';
 	}
 	smp_close(c->sampler);
