@@ -93,7 +93,7 @@ const struct opt_def opt_defs[OPT_N] = {
 			  .help = "deadline per phase in seconds" },
 	/*
 	 * def below min: "automatic", the larger of 64 MiB and 2% of MemTotal, and
-	 * above the kernel's watermarks (harness/memfloor.c says why); 0: off
+	 * above the kernel's watermarks (harness/point/memfloor.c says why); 0: off
 	 */
 	[OPT_MEM_FLOOR] = { "mem-floor", N(0, 1 << 20, -1), .flags = OPT_F_ORCH, .arg = "MIB",
 			    .help = "end a point when MemAvailable falls below this (0 = off; "

@@ -4,7 +4,7 @@
  *
  * Offers: the enums of every fixed-choice option, their words, the limits and
  * defaults of every numeric option, one parser per option (opt_parse) and the
- * cross-option rules the agent enforces (opt_rules). harness/cli.c and
+ * cross-option rules the agent enforces (opt_rules). harness/cli/cli.c and
  * agents/opts.c both parse through this table, so a value the agent would
  * reject is rejected by rdmacap before anything is created.
  *

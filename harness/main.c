@@ -11,12 +11,13 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "harness/env.h"
-#include "harness/json.h"
-#include "harness/memfloor.h"
-#include "harness/plans.h"
-#include "harness/remote.h"
-#include "harness/report.h"
+#include "harness/env/env.h"
+#include "harness/out/json.h"
+#include "harness/point/memfloor.h"
+#include "harness/plan/plans.h"
+#include "harness/plan/tune.h"
+#include "harness/hosts/remote.h"
+#include "harness/report/report.h"
 
 static int hm_signals(sigset_t *set)
 {
@@ -37,9 +38,9 @@ static int hm_env(struct hp_plan *p, struct tap *t)
 	json_t *doc = json_object();
 	int rc = 0;
 
-	he_collect(t, doc, p->deep);
+	env_collect(t, doc, p->deep);
 	tap_plan(t, t->lv[0].n);
-	if (p->json && hj_write(doc, p->json))
+	if (p->json && js_write(doc, p->json))
 		rc = -1;
 	json_decref(doc);
 	return rc;
@@ -74,7 +75,7 @@ static int hm_up(struct hp_plan *p, struct tap *t)
 
 static int hm_down(struct hp_plan *p, struct tap *t)
 {
-	int removed = 0, rc;
+	int removed = 0, restored = 0, rc;
 
 	if (p->hosts) {
 		/* the hosts' leftovers only: this host's namespaces are not theirs */
@@ -90,18 +91,20 @@ static int hm_down(struct hp_plan *p, struct tap *t)
 		return 0;
 	}
 	tap_plan(t, 1);
+	/* the host's sysctls a killed run left changed (harness/plan/tune.h) */
+	rc = tune_down(t, p->run[0] ? p->run : NULL, &restored);
 	if (p->run[0]) {
 		/* one run: whatever carries its prefix, whichever topology it was */
 		struct nn_topo one = { .kind = NN_PAIR, .rxe = true };
 
 		snprintf(one.run, sizeof(one.run), "%s", p->run);
-		rc = nn_down(&one, p->verbose ? stderr : NULL);
+		rc |= nn_down(&one, p->verbose ? stderr : NULL);
 		tap_result(t, rc ? TAP_FAIL : TAP_PASS, NULL, "down run=%s: nothing of it left",
 			   p->run);
 		return 0;
 	}
 	/* everything rdc*: the objects of every run, also of crashed ones */
-	rc = nn_clean(p->verbose ? stderr : NULL, &removed);
+	rc |= nn_clean(p->verbose ? stderr : NULL, &removed);
 	tap_kv(t, "removed", "%d", removed);
 	tap_result(t, rc ? TAP_FAIL : TAP_PASS, NULL, "down: no rdc namespace, link or rxe device left");
 	return 0;
@@ -158,13 +161,13 @@ int main(int argc, char **argv)
 			p->topo.rxe = p->rxe;
 		doc = json_object();
 		json_object_set_new(doc, "rdmacap", json_string(RDMACAP_VERSION));
-		json_object_set_new(doc, "plan", hj_plan(p));
+		json_object_set_new(doc, "plan", js_plan(p));
 		rc = pl_load(&c, doc);
 		if (c.aborted) {
 			fprintf(stderr, "rdmacap: interrupted: agents stopped, topology removed\n");
 			json_object_set_new(doc, "interrupted", json_true());
 		}
-		if (p->json && hj_write(doc, p->json))
+		if (p->json && js_write(doc, p->json))
 			rc = -1;
 		json_decref(doc);
 		break;

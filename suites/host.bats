@@ -12,6 +12,9 @@ setup() {
 	rdc_require_rdmacap
 }
 
+teardown() {
+	rdc_bg_kill
+}
 
 # what rdmacap could have changed on this host
 host_state() {
@@ -71,4 +74,30 @@ host_state() {
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"--push is an option of --hosts"* ]]
 	[ -z "$output" ]
+}
+
+@test "--topology host --tune: a SIGKILLed run's sysctl is put back by rdmacap down, said in TAP" {
+	local cur n before dir pid i
+	rdc_require_root
+	cur=$(sysctl -n net.core.somaxconn)
+	n=$((cur + 1))
+	[ "$n" -le 20000 ] || skip "net.core.somaxconn is $cur already"
+	before=$(host_state)
+	dir=$(mktemp -d /tmp/rdc-host.XXXXXX)
+	# clients at 100 ms a message for 100 s: the point is running when it is killed
+	RDC_BG_LOG="$dir/err" rdc_bg sh -c "exec '$RDMACAP' run --topology host --tune \
+		--transport tcp --clients $n --msgs 1000 --think-ms 100 --timeout 120 >'$dir/out'"
+	pid=$RDC_BG_PID
+	for ((i = 0; i < 300; i++)); do
+		grep -q "run: $n clients" "$dir/err" && break
+		sleep 0.1
+	done
+	grep -q "^# tuned net.core.somaxconn=$n (was $cur, restored after the run)" "$dir/out"
+	[ "$(sysctl -n net.core.somaxconn)" = "$n" ]
+	kill -KILL "$pid"
+	rdc_run down
+	rm -rf "$dir"
+	assert_success
+	[[ "$output" == *"# restored net.core.somaxconn=$cur (tuned by run "* ]]
+	[ "$(host_state)" = "$before" ]
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # A load point whose own setup fails (the event loop's epoll or timer, the run's
-# arrays: harness/point.c pt_run) is a named failure of that point, no agent
+# arrays: harness/point/point.c pt_run) is a named failure of that point, no agent
 # started. The real path: an open-file limit just too small for the point's
 # event loop. Before, pt_run drew a verdict over arrays it never allocated and
 # rdmacap died of SIGSEGV. Loop topology over tcp: no namespace is made; run it

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "common/proto.h"
-#include "harness/plan.h"
-#include "harness/point.h"
-#include "harness/stats.h"
+#include "harness/cli/plan.h"
+#include "harness/point/point.h"
+#include "harness/sample/stats.h"
 #include "tap/tap.h"
 
 static struct tap t;
@@ -19,7 +19,7 @@ static void t_hist(void)
 {
 	static struct proto_hist ph;
 	uint64_t h[PROTO_HIST_BUCKETS] = { 0 };
-	struct st_summary s;
+	struct stats_summary s;
 	bool mono = true;
 
 	for (unsigned b = 1; b < PROTO_HIST_BUCKETS; b++)
@@ -38,7 +38,7 @@ static void t_hist(void)
 	/* 99 samples at ~1000 ns and one at ~1 ms */
 	h[proto_hist_bucket(1000)] = 99;
 	h[proto_hist_bucket(1000000)] = 1;
-	st_hist(h, PROTO_HIST_BUCKETS, &s);
+	stats_hist(h, PROTO_HIST_BUCKETS, &s);
 	tap_ok(&t, s.n == 100 && s.p50 >= 960 && s.p50 <= 1040 && s.p99 <= 1040 &&
 			   s.max >= 960000 && s.max <= 1040000,
 	       "hist: p50/p99/max within bucket resolution (p50=%llu p99=%llu max=%llu)",
@@ -48,15 +48,15 @@ static void t_hist(void)
 static void t_exact(void)
 {
 	uint32_t v[200];
-	struct st_summary s;
+	struct stats_summary s;
 
 	for (int i = 0; i < 200; i++)
 		v[i] = (uint32_t)(200 - i); /* 1..200 reversed */
-	st_exact(v, 200, &s);
+	stats_exact(v, 200, &s);
 	tap_ok(&t, s.p50 == 100 && s.p99 == 198 && s.max == 200 && s.avg > 100.4 && s.avg < 100.6,
 	       "stats: nearest-rank p50=%llu p99=%llu max=%llu", (unsigned long long)s.p50,
 	       (unsigned long long)s.p99, (unsigned long long)s.max);
-	st_exact(v, 0, &s);
+	stats_exact(v, 0, &s);
 	tap_ok(&t, s.n == 0 && s.max == 0, "stats: empty input");
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the memory floor (harness/memfloor.h) and the /proc readers it
- * uses (harness/proc.h): --mem-floor's value as KiB, the default's rule against
+ * Unit tests of the memory floor (harness/point/memfloor.h) and the /proc readers it
+ * uses (harness/point/proc.h): --mem-floor's value as KiB, the default's rule against
  * this host's own MemTotal and vm.min_free_kbytes, MemAvailable from the fd
  * kept open as /proc/meminfo says it, read again, and oom_score_adj as
  * /proc/self says it.
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/memfloor.h"
-#include "harness/proc.h"
+#include "harness/point/memfloor.h"
+#include "harness/point/proc.h"
 #include "tap/tap.h"
 
 static struct tap t;

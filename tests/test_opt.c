@@ -14,7 +14,7 @@
 
 #include "agents/opts.h"
 #include "common/opt.h"
-#include "harness/plan.h"
+#include "harness/cli/plan.h"
 #include "tap/tap.h"
 
 static struct tap t;

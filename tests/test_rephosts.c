@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of rdmacap report's --hosts section (harness/rephosts.h): the
+ * Unit tests of rdmacap report's --hosts section (harness/report/rephosts.h): the
  * per-host table of one point with its total, and the series of each host
  * over the points, from the "hosts" and "total" JSON a point carries.
  */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/rephosts.h"
+#include "harness/report/rephosts.h"
 #include "tap/tap.h"
 
 static struct tap t;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of what is generated from rdmacap's option tables (harness/usage.h):
+ * Unit tests of what is generated from rdmacap's option tables (harness/cli/usage.h):
  * each command's --help lists exactly the options the parser takes for it, each
  * with a line of meaning and its default where it has one; the man pages that
  * make built beside this program (../rdmacap.1, ../rdmacap-agent.1) name every
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/cli.h"
-#include "harness/usage.h"
+#include "harness/cli/cli.h"
+#include "harness/cli/usage.h"
 #include "tap/tap.h"
 
 static struct tap t;
@@ -78,7 +78,7 @@ static char *t_help(enum hp_cmd c)
 
 	if (!f)
 		return NULL;
-	hu_cmd_help(f, c);
+	usage_cmd_help(f, c);
 	fclose(f);
 	return buf;
 }

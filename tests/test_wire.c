@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of harness/wire.h: the text made from the port counters' deltas.
+ * Unit tests of harness/sample/wire.h: the text made from the port counters' deltas.
  * The cause names what moved (RNR NAKs, retry exceeded, ...) with its count and
  * meaning, reads mlx5's names when rxe's are not offered, says nothing when no
  * error counter moved or the readings are not valid; the diagnostics line keeps
@@ -11,12 +11,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/wire.h"
+#include "harness/sample/wire.h"
 #include "tap/tap.h"
 
 static struct tap t;
 
-static void t_names(struct hs_wire_names *nm, const char *const *names)
+static void t_names(struct smp_wire_names *nm, const char *const *names)
 {
 	memset(nm, 0, sizeof(*nm));
 	for (; *names; names++)
@@ -39,8 +39,8 @@ static void t_num(void)
 
 static void t_diag(void)
 {
-	struct hs_wire_names nm;
-	uint64_t base[HS_NWIRE] = { 100, 100, 5, 0, 0, 0 }, now[HS_NWIRE] = { 500, 480, 5, 3, 0, 0 };
+	struct smp_wire_names nm;
+	uint64_t base[SMP_NWIRE] = { 100, 100, 5, 0, 0, 0 }, now[SMP_NWIRE] = { 500, 480, 5, 3, 0, 0 };
 	char out[256];
 	int64_t d = 0;
 
@@ -57,8 +57,8 @@ static void t_diag(void)
 
 static void t_cause(void)
 {
-	struct hs_wire_names nm;
-	struct hs_wire b = { .valid = true }, n = { .valid = true };
+	struct smp_wire_names nm;
+	struct smp_wire b = { .valid = true }, n = { .valid = true };
 	char out[512];
 	size_t l;
 
@@ -87,7 +87,7 @@ static void t_cause(void)
 
 	{
 		static const char *const mlx5[] = { "out_of_buffer", "local_ack_timeout_err", NULL };
-		struct hs_wire b5 = { .valid = true }, n5 = { .valid = true };
+		struct smp_wire b5 = { .valid = true }, n5 = { .valid = true };
 
 		t_names(&nm, mlx5);
 		n5.srv[0] = 12, n5.srv[1] = 2;

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The rules a parsed command line must meet before anything exists: each
+ * check names the option that breaks one and stops there.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness/plan/certs.h"
+#include "harness/cli/clicheck.h"
+#include "harness/cli/cli.h"
+#include "harness/hosts/hosts.h"
+#include "harness/cli/usage.h"
+
+/* report: every input must be readable now, before any output is written */
+static int clicheck_files(struct hp_plan *p, FILE *err)
+{
+	for (int i = 0; i <= p->nfiles; i++) {
+		const char *f = i < p->nfiles ? p->files[i] : p->baseline;
+		struct stat st;
+		int fd;
+
+		if (!f)
+			continue;
+		fd = open(f, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return usage_fail(err, p->cmd, "%s: %s", f, strerror(errno));
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+			close(fd);
+			return usage_fail(err, p->cmd, "%s: not a regular file", f);
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/* Every client agent gets at most what the agent's --clients allows. */
+static int clicheck_per_agent(struct hp_plan *p, FILE *err)
+{
+	long most = p->cmd == HP_LIMIT ? p->max : 0, per;
+
+	for (int i = 0; i < p->npoints; i++)
+		most = p->clients[i] > most ? p->clients[i] : most;
+	per = p->agents ? (most + p->agents - 1) / p->agents : 0;
+	if (per > opt_defs[OPT_CLIENTS].max)
+		return usage_fail(err, p->cmd, "--clients %ld over --agents %ld is %ld per agent "
+			       "(an agent takes at most %lld)", most, p->agents, per,
+			       opt_defs[OPT_CLIENTS].max);
+	return 0;
+}
+
+/*
+ * --json is written when the run ends (a temp file beside it, renamed over it):
+ * its folder must take a new file now, or the whole run would be lost.
+ */
+static int clicheck_json(struct hp_plan *p, FILE *err)
+{
+	char tmp[4096];
+	struct stat st;
+	int fd;
+
+	if (!p->json)
+		return 0;
+	if (!*p->json)
+		return usage_fail(err, p->cmd, "--json: empty file name");
+	if (!stat(p->json, &st) && !S_ISREG(st.st_mode))
+		return usage_fail(err, p->cmd, "--json %s: %s", p->json,
+			       S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", p->json, (int)getpid()) >= (int)sizeof(tmp))
+		return usage_fail(err, p->cmd, "--json %s: %s", p->json, strerror(ENAMETOOLONG));
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return usage_fail(err, p->cmd, "--json %s: cannot create a file beside it (%s): %s",
+			       p->json, tmp, strerror(errno));
+	close(fd);
+	if (unlink(tmp))
+		return usage_fail(err, p->cmd, "--json %s: unlink %s: %s", p->json, tmp,
+			       strerror(errno));
+	return 0;
+}
+
+/* --fault: what it strikes must exist in the plan */
+static int clicheck_fault(struct hp_plan *p, FILE *err)
+{
+	if (p->fault_at_set && p->fault.kind == FLT_NONE)
+		return usage_fail(err, p->cmd, "--fault-at needs --fault");
+	if (flt_on_links(&p->fault) && (p->topo.kind == NN_LOOP || p->topo.kind == NN_HOST))
+		return usage_fail(err, p->cmd, "--fault %s acts on the topology's links: it needs "
+			       "--topology pair or star:K", p->fault.text);
+	if (p->fault.kind == FLT_KILL_CLIENT && p->agents && p->fault.n > p->agents)
+		return usage_fail(err, p->cmd, "--fault %s: only %ld client agents (--agents)",
+			       p->fault.text, p->agents);
+	return 0;
+}
+
+/*
+ * --topology host and --hosts: the options that name this host's own device and
+ * address mean nothing where rdmacap makes its own rxe; --hosts is a host topology.
+ */
+static int clicheck_host(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
+{
+	char msg[320];
+
+	if (p->hosts && p->cmd != HP_DOWN) {
+		if (p->topo_set && p->topo.kind != NN_HOST)
+			return usage_fail(err, p->cmd, "--hosts runs on --topology host, not %s",
+				       p->topo_spec);
+		strcpy(p->topo_spec, "host");
+		p->topo.kind = NN_HOST;
+		p->topo.nclients = 1;
+	}
+	if (p->hosts && hosts_parse(p->hosts, NULL, msg, sizeof(msg)))
+		return usage_fail(err, p->cmd, "--hosts: %s", msg);
+	if ((p->agent_path || p->push) && !p->hosts)
+		return usage_fail(err, p->cmd, "--%s is an option of --hosts",
+			       p->push ? "push" : "agent-path");
+	if (p->cmd == HP_UP && p->topo.kind == NN_HOST)
+		return usage_fail(err, p->cmd, "--topology host: there is nothing to bring up");
+	if (!(HP_LOAD & HP_B(p->cmd)) || p->topo.kind == NN_HOST)
+		return 0;
+	for (int i = 0; i < OPT_N; i++)
+		if (seen[i] && (opt_defs[i].flags & OPT_F_HOST))
+			return usage_fail(err, p->cmd, "--%s is an option of --topology host "
+				       "(--topology %s makes its own rxe)", opt_defs[i].name,
+				       p->topo_spec);
+	if (p->server_addr[0] || p->tune)
+		return usage_fail(err, p->cmd, "--%s is an option of --topology host",
+			       p->tune ? "tune" : "server-addr");
+	return 0;
+}
+
+int clicheck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
+{
+	char msg[640];
+
+	if (clicheck_json(p, err))
+		return -1;
+	if (p->cmd == HP_REPORT)
+		return clicheck_files(p, err);
+	if (p->cmd == HP_UP || (HP_LOAD & HP_B(p->cmd))) {
+		if (nn_parse(p->topo_spec, &p->topo, msg, sizeof(msg)))
+			return usage_fail(err, p->cmd, "--topology: %s", msg);
+	}
+	if (clicheck_host(p, seen, err))
+		return -1;
+	if (!(HP_LOAD & HP_B(p->cmd)))
+		return 0;
+	if (p->cmd == HP_STORM) {
+		/* a storm is measured by the first message after everyone connected */
+		if (!p->msgs_set)
+			p->msgs = 1;
+		if (p->stagger_ms)
+			return usage_fail(err, p->cmd, "--stagger-ms: a storm connects at the same instant");
+	}
+	if (p->npoints > 1 && p->cmd != HP_RAMP)
+		return usage_fail(err, p->cmd, "--clients: a list is only for ramp");
+	/* the agent's own cross-option rules, so that no agent exits with a usage error */
+	if (opt_rules(p->transport, seen, msg, sizeof(msg)) ||
+	    opt_cm_rules(p->cm, seen, msg, sizeof(msg)) ||
+	    opt_ud_rules(p->transport, p->cm, p->size, msg, sizeof(msg)) ||
+	    opt_uc_rules(p->transport, p->op, msg, sizeof(msg)))
+		return usage_fail(err, p->cmd, "%s", msg);
+	/* the user's PKI, as the agents will use it, before the topology exists */
+	if (p->tls_ca && certs_check(p->tls_ca, p->tls_cert, p->tls_key, msg, sizeof(msg)))
+		return usage_fail(err, p->cmd, "%s", msg);
+	if (clicheck_fault(p, err))
+		return -1;
+	if (p->cmd == HP_LIMIT && p->start > p->max)
+		return usage_fail(err, p->cmd, "--start is above --max");
+	return clicheck_per_agent(p, err);
+}
+

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * clicheck: what a parsed command line (harness/cli/cli.c) must meet before any
+ * namespace, process or file exists: the topology, --hosts and the options
+ * only a host topology takes, the agent's own cross-option rules
+ * (common/opt.h), the user's PKI (harness/plan/certs.h), --fault, the files report
+ * reads and the folder --json writes, clients per agent. It fills in what
+ * follows from them (--hosts: the host topology; storm: one message).
+ *
+ * Uses: harness/cli/cli.h and usage.h, harness/plan/certs.h, harness/hosts/hosts.h,
+ * harness/point/fault.h, netns/, common/opt.h.
+ * Prints only the one message of a rejected line, on err (harness/cli/usage.h).
+ */
+#ifndef RDC_HARNESS_CLICHECK_H
+#define RDC_HARNESS_CLICHECK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "common/opt.h"
+#include "harness/cli/plan.h"
+
+/*
+ * p parsed, seen[] the agent's options given. 0, or -1 after printing why and
+ * the command's usage line on err.
+ */
+int clicheck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err);
+
+#endif

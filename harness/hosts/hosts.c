@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --hosts: a list or a file of "[user@]host[:port]", checked word by word
+ * before any of it reaches ssh.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/opt.h"
+#include "harness/hosts/hosts.h"
+
+#define HOSTS_FILE_MAX 65536
+#define HOSTS_NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
+
+static int hosts_word(const char *w, size_t n, struct hosts_host *h, char *err, size_t len)
+{
+	char buf[HOSTS_NAME_MAX + 112], *at, *colon, *slash, *name = buf;
+	long long port = 0;
+
+	if (n >= sizeof(buf)) {
+		snprintf(err, len, "'%.40s...': too long", w);
+		return -1;
+	}
+	memcpy(buf, w, n);
+	buf[n] = '\0';
+	memset(h, 0, sizeof(*h));
+	at = strchr(buf, '@');
+	if (at) {
+		*at = '\0';
+		name = at + 1;
+		if (!*buf || strlen(buf) >= sizeof(h->user) || strspn(buf, HOSTS_NAME_CHARS) != strlen(buf) ||
+		    *buf == '-') {
+			snprintf(err, len, "'%s': bad user name", w[0] ? buf : "");
+			return -1;
+		}
+		strcpy(h->user, buf);
+	}
+	slash = strchr(name, '/');
+	if (slash) {
+		struct opt_dev d;
+
+		*slash = '\0';
+		if (opt_device(slash + 1, &d) || d.port) {
+			snprintf(err, len, "'%.*s': bad device name", (int)n, w);
+			return -1;
+		}
+		strcpy(h->device, d.name);
+	}
+	colon = strchr(name, ':');
+	if (colon) {
+		*colon = '\0';
+		if (opt_num(colon + 1, 1, 65535, &port)) {
+			snprintf(err, len, "'%.*s': port is not 1..65535", (int)n, w);
+			return -1;
+		}
+	}
+	if (!*name || *name == '-' || *name == '.' || strlen(name) >= sizeof(h->name) ||
+	    strspn(name, HOSTS_NAME_CHARS) != strlen(name)) {
+		snprintf(err, len, "'%.*s': bad host name", (int)n, w);
+		return -1;
+	}
+	strcpy(h->name, name);
+	h->port = (unsigned)port;
+	snprintf(h->dest, sizeof(h->dest), "%s%s%s", h->user, h->user[0] ? "@" : "", h->name);
+	return 0;
+}
+
+static int hosts_words(const char *s, struct hosts_list *l, char *err, size_t len)
+{
+	l->n = 0;
+	while (*s) {
+		size_t n;
+
+		if (*s == '#') {
+			s += strcspn(s, "\n");
+			continue;
+		}
+		s += strspn(s, ", \t\r\n");
+		n = strcspn(s, ", \t\r\n#");
+		if (!n)
+			continue;
+		if (l->n == HOSTS_MAX) {
+			snprintf(err, len, "more than %d hosts", HOSTS_MAX);
+			return -1;
+		}
+		if (hosts_word(s, n, &l->h[l->n], err, len))
+			return -1;
+		l->n++;
+		s += n;
+	}
+	if (l->n < 2) {
+		snprintf(err, len, "needs a server host and at least one client host");
+		return -1;
+	}
+	return 0;
+}
+
+/* The file's text, if spec names a regular file; NULL otherwise (errno 0: not a file). */
+static char *hosts_file(const char *spec, char *err, size_t len)
+{
+	struct stat st;
+	char *text;
+	size_t n;
+	FILE *f;
+
+	errno = 0;
+	if (stat(spec, &st) || !S_ISREG(st.st_mode)) {
+		errno = 0;
+		return NULL;
+	}
+	f = fopen(spec, "re");
+	text = f && st.st_size < HOSTS_FILE_MAX ? calloc(1, (size_t)st.st_size + 1) : NULL;
+	if (!text) {
+		snprintf(err, len, "%s: %s", spec, f ? "too big or out of memory" : strerror(errno));
+		if (f)
+			fclose(f);
+		errno = EINVAL;
+		return NULL;
+	}
+	n = fread(text, 1, (size_t)st.st_size, f);
+	text[n] = '\0';
+	fclose(f);
+	return text;
+}
+
+int hosts_parse(const char *spec, struct hosts_list *l, char *err, size_t len)
+{
+	struct hosts_list *tmp = l ? l : malloc(sizeof(*tmp));
+	char *text = hosts_file(spec, err, len);
+	int rc;
+
+	if (!tmp || (!text && errno)) {
+		if (!tmp)
+			snprintf(err, len, "malloc: %s", strerror(errno));
+		free(text);
+		if (!l)
+			free(tmp);
+		return -1;
+	}
+	rc = hosts_words(text ? text : spec, tmp, err, len);
+	free(text);
+	if (!l)
+		free(tmp);
+	return rc;
+}

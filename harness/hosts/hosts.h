@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hosts: the --hosts list, "[user@]host[:port][/device]" entries (device: the
+ * host's RDMA device, default --device or the one holding the address), the server host first
+ * and then the client hosts, given inline (comma separated) or as a file (one
+ * or more per line, '#' starts a comment).
+ *
+ * Offers hosts_parse(); the ssh side is harness/hosts/remote.h. Every word is checked
+ * here, before it reaches an ssh command line: a host may not start with '-'
+ * (it would be an ssh option), names are [A-Za-z0-9._-], ports 1..65535.
+ *
+ * Uses: libc only. Never prints.
+ */
+#ifndef RDC_HARNESS_HOSTS_H
+#define RDC_HARNESS_HOSTS_H
+
+#include <stddef.h>
+
+#define HOSTS_MAX 65      /* a server host and NN_MAX_CLIENTS client hosts */
+#define HOSTS_NAME_MAX 254
+
+struct hosts_host {
+	char user[33];           /* "" = ssh's default (the user's config) */
+	char name[HOSTS_NAME_MAX]; /* DNS name or IPv4 address */
+	unsigned port;           /* ssh port, 0 = ssh's default */
+	char device[64];         /* RDMA device there, "" = --device or the address's */
+	char dest[HOSTS_NAME_MAX + 34]; /* "user@name" or "name", for ssh and scp */
+};
+
+struct hosts_list {
+	int n;                   /* h[0] the server host, h[1..n-1] the client hosts */
+	struct hosts_host h[HOSTS_MAX];
+};
+
+/*
+ * Parses spec: a readable file's content, or else the spec itself. At least
+ * two hosts. l may be NULL (check only). 0, or -1 with the reason in err.
+ */
+int hosts_parse(const char *spec, struct hosts_list *l, char *err, size_t len);
+
+#endif

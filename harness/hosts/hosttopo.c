@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --topology host: the device and address the user named (or the first
+ * RoCEv2 GID there is); --hosts: the hosts' topology.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/hosts/hosts.h"
+#include "harness/hosts/hosttopo.h"
+#include "rdma/dev.h"
+
+/* The device, port and GID the plan names, opened once to check and closed. */
+static int htp_device(const struct hp_plan *p, struct nn_host *h, char *why, size_t len)
+{
+	struct rdev_sel s = { .name = p->device.name[0] ? p->device.name : NULL,
+			      .port = (uint8_t)p->device.port, .gid_index = p->gid_index };
+	struct ibv_device_attr attr;
+	struct ibv_context *ctx;
+	struct rdev_err e;
+	struct rdev_gid g;
+
+	if (p->server_addr[0] && inet_pton(AF_INET, p->server_addr, &s.addr) != 1)
+		s.addr.s_addr = INADDR_ANY;
+	if (rdev_open(&s, &ctx, &attr, &g, &e)) {
+		snprintf(why, len, "%s", e.msg);
+		return e.err == ENODEV && !s.name ? 1 : -1;
+	}
+	snprintf(h->rxe, sizeof(h->rxe), "%s", ibv_get_device_name(ctx->device));
+	inet_ntop(AF_INET, &g.addr, h->addr, sizeof(h->addr));
+	if (ibv_close_device(ctx)) {
+		snprintf(why, len, "ibv_close_device %s: %s", h->rxe, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int htp_plan(const struct hp_plan *p, struct nn_topo *t, const char *run, char *why, size_t len)
+{
+	int rc;
+
+	*why = '\0';
+	snprintf(t->run, sizeof(t->run), "%s", run);
+	t->up = false;
+	t->nclients = 1;
+	memset(&t->srv, 0, sizeof(t->srv));
+	memset(t->cli, 0, sizeof(t->cli));
+	if (t->rxe) {
+		rc = htp_device(p, &t->srv, why, len);
+		if (rc)
+			return rc;
+	} else {
+		snprintf(t->srv.addr, sizeof(t->srv.addr), "%s",
+			 p->server_addr[0] ? p->server_addr : "127.0.0.1");
+	}
+	t->cli[0] = t->srv;
+	return 0;
+}
+
+int htp_plan_hosts(const struct hp_plan *p, struct nn_topo *t, const char *run, char *why,
+		   size_t len)
+{
+	struct hosts_list *l = malloc(sizeof(*l));
+	struct in_addr a;
+	int rc = -1;
+
+	*why = '\0';
+	if (!l || hosts_parse(p->hosts, l, why, len))
+		goto out;
+	snprintf(t->run, sizeof(t->run), "%s", run);
+	t->up = false;
+	t->nclients = l->n - 1;
+	memset(&t->srv, 0, sizeof(t->srv));
+	memset(t->cli, 0, sizeof(t->cli));
+	if (p->server_addr[0]) {
+		snprintf(t->srv.addr, sizeof(t->srv.addr), "%s", p->server_addr);
+	} else if (inet_pton(AF_INET, l->h[0].name, &a) == 1) {
+		snprintf(t->srv.addr, sizeof(t->srv.addr), "%s", l->h[0].name);
+	} else {
+		snprintf(why, len, "--server-addr: the data address of server host %s is needed",
+			 l->h[0].name);
+		goto out;
+	}
+	for (int k = 0; k < l->n; k++) {
+		struct nn_host *h = k ? &t->cli[k - 1] : &t->srv;
+		const char *d = l->h[k].device[0] ? l->h[k].device : p->device.name;
+
+		snprintf(h->rxe, sizeof(h->rxe), "%s", t->rxe ? d : "");
+	}
+	rc = 0;
+out:
+	if (!l)
+		snprintf(why, len, "malloc: %s", strerror(errno));
+	free(l);
+	return rc;
+}

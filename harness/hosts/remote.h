@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * remote: agents on other hosts through the system's OpenSSH client. No daemon
+ * of ours: every remote action is one `ssh -o BatchMode=yes HOST CMD` (the
+ * user's keys, agent and ~/.ssh/config; RDMACAP_SSH_CONFIG names another config
+ * file, passed as -F to ssh and scp), so no password is ever asked for.
+ *
+ * What a run leaves on a host while it runs, and removes at its end: one
+ * directory /tmp/rdmacap-<run>-h<K> holding the TLS files of the run (oob-tls),
+ * the pushed agent (--push without --agent-path) and one pid file per agent.
+ *
+ * An agent's life is tied to its ssh channel: its stdin is the channel, and
+ * the agent stops at EOF of its control input, which comes when the
+ * orchestrator closes the pipe, exits or is SIGKILLed (the ssh client dies
+ * with it: PR_SET_PDEATHSIG). A watchdog (coreutils timeout, -k 5) ends it
+ * anyway once the point's deadlines have all passed. rm_down() removes what a
+ * crashed run left: the agents its pid files name, then the directories.
+ *
+ * One login per host: rm_open logs in to every host at once and keeps the
+ * connection (OpenSSH ControlMaster, sockets in a private local directory,
+ * closed by rm_close, or 30 s after its last use when we were killed); every
+ * later command, copy and agent is a channel of it. A login costs the key
+ * exchange and the user's shell startup on that host, seconds under
+ * emulation: rm_open measures both and rm_start_s() derives from them how
+ * long an agent may take to start there.
+ *
+ * Uses: harness/hosts/hosts.h, libc. Logs to stderr ("rdmacap: HOST: ...").
+ */
+#ifndef RDC_HARNESS_REMOTE_H
+#define RDC_HARNESS_REMOTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "harness/hosts/hosts.h"
+
+#define RM_DIR_MAX 48
+#define RM_PATH_MAX 256
+
+struct rm_ctx {
+	struct hosts_list list;          /* h[0] the server host, then the client hosts */
+	char run[8];
+	char dir[HOSTS_MAX][RM_DIR_MAX]; /* each host's run directory, "" = not made */
+	char agent[HOSTS_MAX][RM_PATH_MAX]; /* the agent's path on each host */
+	char tls_dir[64];              /* the local TLS files copied to each dir, "" = none */
+	char ctl[RM_DIR_MAX];          /* local: the shared connections' sockets, "" = none */
+	double login_s;                /* the slowest host's measured ssh login */
+	double cmd_s;                  /* the slowest measured command over a shared connection */
+};
+
+/*
+ * Prepares every host for run 'run': reachable (ssh within 5 s), its run
+ * directory made, the agent pushed (push: to agent_path, or into the run
+ * directory) and its libraries checked (ldd), or found executable at
+ * agent_path (NULL: the local agent's own path), the TLS files of tls_dir
+ * (NULL: none) copied into the run directory. 0, or -1 with the host and the
+ * cause in why, everything made so far removed.
+ */
+int rm_open(struct rm_ctx *r, const char *hosts, const char *run, const char *agent_path,
+	    bool push, const char *tls_dir, char *why, size_t len);
+
+/*
+ * How long, past the local deadline, a remote agent may take to say hello:
+ * twice the slowest measured login plus command (the agent's own ssh channel
+ * costs at most that).
+ */
+double rm_start_s(const struct rm_ctx *r);
+
+/* Removes every host's run directory and closes the shared connections. */
+void rm_close(struct rm_ctx *r);
+
+/*
+ * An sshd opens at most MaxSessions (OpenSSH's default 10) channels on one
+ * connection: this many agents of a host share it, the others log in on
+ * their own, leaving channels for the sampler and the commands.
+ */
+#define RM_SHARED_AGENTS 8
+
+/*
+ * The ssh command line that runs agent argv (argv[0] is replaced by the remote
+ * agent) on host k with RLIMIT_NOFILE 'nofile' (as far as the hard limit goes)
+ * under a watchdog of 'watchdog_s' seconds, through the host's shared
+ * connection when 'share' (see RM_SHARED_AGENTS). Strings live in buf; out
+ * holds at most max pointers, NULL-terminated. 0, or -1 (too long).
+ */
+int rm_argv(const struct rm_ctx *r, int k, bool share, char *const argv[], long nofile,
+	    long watchdog_s, char *buf, size_t buflen, char **out, int max);
+
+/*
+ * Runs sh command cmd on host h through ssh, stdin /dev/null, output (stdout
+ * and stderr) into out, within timeout_s. The exit status (255: ssh itself
+ * failed), or -1 (could not run ssh, or timed out: out says which).
+ */
+int rm_ssh(const struct hosts_host *h, const char *cmd, char *out, size_t outlen, int timeout_s);
+
+/* rm_ssh on host k through its shared connection. */
+int rm_cmd(const struct rm_ctx *r, int k, const char *cmd, char *out, size_t outlen,
+	   int timeout_s);
+
+/*
+ * `rdmacap down --hosts`: on every host, ends the agents the pid files of any
+ * rdmacap run directory name (only processes whose command line names
+ * rdmacap-agent), then removes those directories. 'removed' counts what went.
+ * 0, or -1 when a host could not be reached or something stayed.
+ */
+int rm_down(const char *hosts, FILE *log, int *removed);
+
+#endif

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The load commands: run (one point), ramp (a list of points) and limit (grow,
+ * then bisect, for the largest N at each success threshold). They share the
+ * topology, the sampler, TAP and the JSON side file.
+ */
+#include <errno.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/plan/certs.h"
+#include "harness/env/env.h"
+#include "harness/hosts/hosttopo.h"
+#include "harness/hosts/remote.h"
+#include "harness/out/json.h"
+#include "harness/point/memfloor.h"
+#include "harness/plan/plans.h"
+#include "harness/out/pointtap.h"
+#include "harness/plan/repeat.h"
+#include "harness/plan/search.h"
+#include "harness/plan/tune.h"
+#include "rdma/cap.h"
+
+struct pl_sess {
+	struct pt_ctx *c;
+	json_t *doc, *points;
+	struct srch search;
+	double t0;
+	int ran;
+};
+
+static double pl_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * rxe needs rdma_rxe, ib_uverbs for user verbs and rdma_ucm for rdmacm: load them
+ * (as root, like `rdma link add` would expect) so a fresh boot just works.
+ */
+static int pl_modprobe(char *why, size_t len)
+{
+	char *const argv[] = { "modprobe", "-a", "rdma_rxe", "ib_uverbs", "rdma_ucm", NULL };
+	extern char **environ;
+	int st, err;
+	pid_t pid;
+
+	err = posix_spawnp(&pid, "modprobe", NULL, NULL, argv, environ);
+	if (err) {
+		snprintf(why, len, "modprobe: %s", strerror(err));
+		return -1;
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(why, len, "modprobe -a rdma_rxe ib_uverbs rdma_ucm failed");
+		return -1;
+	}
+	return 0;
+}
+
+/* A whole run skipped for a missing capability, before anything is created. */
+static const char *pl_skip_reason(const struct hp_plan *p, char *buf, size_t len)
+{
+	struct nn_caps caps;
+	bool rc = p->transport != OPT_TR_TCP;
+
+	if (p->topo.kind == NN_HOST)
+		return NULL; /* nothing to create: the device is checked by htp_plan */
+	if (p->topo.kind != NN_LOOP && geteuid() != 0)
+		return "not root: network namespace topologies need CAP_NET_ADMIN";
+	if (flt_unavailable(&p->fault, buf, len))
+		return buf;
+	if (!rc && !p->rxe)
+		return NULL;
+	if (geteuid() != 0)
+		return "not root: rxe links need CAP_NET_ADMIN";
+	nn_probe(&caps, false, NULL);
+	if (!caps.rxe_module) {
+		snprintf(buf, len, "rdma_rxe: %s", caps.why_rxe);
+		return buf;
+	}
+	if (pl_modprobe(buf, len))
+		return buf;
+	if (p->topo.kind != NN_LOOP && !caps.rxe_netns) {
+		snprintf(buf, len, "rxe inside network namespaces: %s", caps.why_rxe_netns);
+		return buf;
+	}
+	return NULL;
+}
+
+/*
+ * A run skipped for what the server's device lacks (rdma/cap.h), once the
+ * topology made it: NULL, or the reason in buf. A device that cannot be
+ * queried is no reason to skip: the run names what fails.
+ */
+static const char *pl_cap_skip(const struct pt_ctx *c, char *buf, size_t len)
+{
+	const struct hp_plan *p = c->plan;
+	unsigned need = 0;
+	const char *why;
+
+	if (p->hosts || !c->topo->srv.rxe[0])
+		return NULL; /* --hosts: the devices are the hosts'; tcp: none */
+	if (p->transport == OPT_TR_UD)
+		need |= RCAP_UD;
+	if (p->transport == OPT_TR_UC)
+		need |= RCAP_UC;
+	if (p->op == OPT_OP_READ)
+		need |= RCAP_READ;
+	if (p->op == OPT_OP_ATOMIC)
+		need |= RCAP_ATOMIC;
+	if (!need)
+		return NULL;
+	if (rcap_probe(c->topo->srv.rxe, need, &why, buf, len)) {
+		fprintf(stderr, "rdmacap: %s\n", buf);
+		return NULL;
+	}
+	return why;
+}
+
+static struct nn_topo pl_no_rxe;
+
+/* --hosts: every host ready (remote.h); its agents are started by spawn.c */
+static int pl_remote(struct pt_ctx *c, const char *run, char *why, size_t len)
+{
+	const struct hp_plan *p = c->plan;
+
+	c->remote = malloc(sizeof(*c->remote));
+	if (!c->remote) {
+		snprintf(why, len, "malloc: %s", strerror(errno));
+		return -1;
+	}
+	if (rm_open(c->remote, p->hosts, run, p->agent_path, p->push,
+		    c->tls_dir[0] ? c->tls_dir : NULL, why, len)) {
+		free(c->remote);
+		c->remote = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* One point of n clients into TAP and JSON; what it measured into *sp when non-NULL. */
+static int pl_point(struct pl_sess *s, long n, const char *label, struct srch_point *sp)
+{
+	struct pt_ctx *c = s->c;
+	struct pt_point *pt = calloc(1, sizeof(*pt));
+	char desc[128];
+	enum tap_res res;
+	int rc;
+
+	if (!pt)
+		return -1;
+	if (c->plan->repeat > 1) {
+		free(pt);
+		rc = rpt_point(c, n, label, s->points);
+		if (c->plan->json)
+			js_write(s->doc, c->plan->json);
+		s->ran++;
+		return rc;
+	}
+	fprintf(stderr, "rdmacap: %s: %ld clients\n", label, n);
+	rc = pt_run(c, n, pt);
+	snprintf(desc, sizeof(desc), "%s clients=%ld connected=%ld success=%.2f%%", label, n,
+		 pt->connected, pt->success_pct);
+	res = ptap_point(c, pt, desc, sp != NULL);
+	json_array_append_new(s->points, js_point(pt, c->plan, tap_res_name(res)));
+	/* every finished point is on disk: a run cut short later loses nothing measured */
+	if (c->plan->json)
+		js_write(s->doc, c->plan->json);
+	if (sp) {
+		sp->success = pt->success_pct;
+		sp->floor = pt->mem_floor_hit;
+		sp->cut = pt->aborted;
+		snprintf(sp->cause, sizeof(sp->cause), "%s", pt->cause[0] ? pt->cause : pt->why);
+	}
+	s->ran++;
+	pt_free(pt);
+	free(pt);
+	return rc;
+}
+
+static int pl_measure(void *arg, long n, struct srch_point *sp)
+{
+	return pl_point(arg, n, "limit", sp);
+}
+
+static bool pl_more(void *arg)
+{
+	struct pl_sess *s = arg;
+
+	return !s->c->aborted && pl_now() - s->t0 < (double)s->c->plan->budget_s;
+}
+
+static void pl_limit_result(struct pl_sess *s, double th)
+{
+	struct tap *t = s->c->tap;
+	const struct srch_point *m;
+	enum srch_end end;
+	long lo, hi;
+
+	end = srch_result(&s->search, th, &lo, &hi, &m);
+	tap_kv(t, "threshold_pct", "%.0f", th);
+	tap_kv(t, "limit", "%ld", lo);
+	if (end == SRCH_FOUND) {
+		tap_kv(t, "first_below", "%ld", hi);
+		tap_kv(t, "first_below_success_pct", "%.2f", m->success);
+		tap_kv(t, "cause", "%s", m->cause);
+		tap_result(t, m->cause[0] ? TAP_PASS : TAP_FAIL, NULL,
+			   "limit at %.0f%% success: %ld clients (%ld reached %.2f%%: %s)", th, lo, hi,
+			   m->success, m->cause[0] ? m->cause : "cause not identified");
+	} else if (end == SRCH_MAX) {
+		tap_result(t, TAP_PASS, NULL,
+			   "limit at %.0f%% success: >= %ld clients (--max reached, no failure)", th, lo);
+	} else {
+		tap_result(t, s->c->aborted ? TAP_FAIL : TAP_SKIP,
+			   s->c->aborted ? NULL : "step or time budget used up",
+			   "limit at %.0f%% success: >= %ld clients, search incomplete", th, lo);
+	}
+}
+
+int pl_load(struct pt_ctx *c, json_t *doc)
+{
+	const struct hp_plan *p = c->plan;
+	struct pl_sess s = { .c = c, .doc = doc, .t0 = pl_now() };
+	struct tap *t = c->tap;
+	char why[256], skip[256], run[8];
+	const char *reason;
+	json_t *env = json_object();
+	int rc = 0;
+
+	s.points = json_array();
+	json_object_set_new(doc, "points", s.points);
+	json_object_set_new(doc, "env", env);
+	he_load(env, "start");
+
+	reason = pl_skip_reason(p, skip, sizeof(skip));
+	if (reason) {
+		tap_skip_all(t, "%s", reason);
+		json_object_set_new(doc, "skipped", json_string(reason));
+		return 0;
+	}
+	if (nn_new_run(run)) {
+		tap_bail(t, "no run id: %s", strerror(errno));
+		return -1;
+	}
+	if (p->hosts) {
+		if (htp_plan_hosts(p, c->topo, run, why, sizeof(why))) {
+			tap_bail(t, "--hosts: %s", why);
+			return -1;
+		}
+	} else if (c->topo->kind == NN_HOST) {
+		rc = htp_plan(p, c->topo, run, why, sizeof(why));
+		if (rc > 0) {
+			tap_skip_all(t, "%s", why);
+			json_object_set_new(doc, "skipped", json_string(why));
+			return 0;
+		}
+		if (rc) {
+			tap_bail(t, "--topology host: %s", why);
+			return -1;
+		}
+	} else if (nn_up(c->topo, run, c->topo->rxe, p->verbose ? stderr : NULL)) {
+		tap_bail(t, "topology %s could not be brought up (see stderr)", p->topo_spec);
+		return -1;
+	}
+	reason = pl_cap_skip(c, skip, sizeof(skip));
+	if (reason) {
+		tap_skip_all(t, "%s", reason);
+		json_object_set_new(doc, "skipped", json_string(reason));
+		goto down;
+	}
+	if (p->transport != OPT_TR_TCP && p->cm == OPT_CM_OOB_TLS && !p->tls_ca &&
+	    certs_run_dir(c->tls_dir, sizeof(c->tls_dir), why, sizeof(why))) {
+		tap_bail(t, "TLS certificates: %s", why);
+		rc = -1;
+		goto down;
+	}
+	if (p->hosts && pl_remote(c, run, why, sizeof(why))) {
+		tap_bail(t, "%s", why);
+		rc = -1;
+		goto down;
+	}
+	/* --hosts: the devices are the hosts', read there (rsample.h), not here */
+	c->sampler = smp_open(p->hosts ? &pl_no_rxe : c->topo, why, sizeof(why));
+	if (!c->sampler) {
+		tap_bail(t, "sampler: %s", why);
+		rc = -1;
+		goto down;
+	}
+	if (why[0])
+		tap_kv(t, "rdma_counters", "unavailable: %s", why);
+	tap_kv(t, "run", "%s", c->topo->run);
+	tap_kv(t, "topology", "%s server=%s%s%s%s%s", p->topo_spec, c->topo->srv.addr,
+	       c->topo->srv.ns[0] ? " ns=" : "", c->topo->srv.ns,
+	       c->topo->srv.rxe[0] ? " device=" : "", c->topo->srv.rxe);
+	tune_run(c);
+	c->mem_floor_kb = mf_floor_kb(p->mem_floor_mib, why, sizeof(why));
+	tap_kv(t, "mem_floor", "%ld KiB (%s)", c->mem_floor_kb, why);
+
+	if (p->cmd == HP_LIMIT) {
+		s.search = (struct srch){ .start = p->start, .max = p->max, .steps = p->steps,
+					  .measure = pl_measure, .more = pl_more, .arg = &s };
+		/* -1 ends this threshold's search; the next one may still run */
+		srch_run(&s.search, p->thresholds[0]);
+		if (p->thresholds[1] != p->thresholds[0])
+			srch_run(&s.search, p->thresholds[1]);
+		pl_limit_result(&s, p->thresholds[0]);
+		if (p->thresholds[1] != p->thresholds[0])
+			pl_limit_result(&s, p->thresholds[1]);
+		tap_plan(t, s.ran + 1 + (p->thresholds[1] != p->thresholds[0]));
+	} else {
+		tap_plan(t, p->npoints);
+		for (int i = 0; i < p->npoints && !c->aborted; i++)
+			if (pl_point(&s, p->clients[i], p->cmd_name, NULL))
+				break;
+	}
+	{
+		json_t *caps = json_object();
+		struct tap quiet;
+		FILE *devnull = fopen("/dev/null", "we");
+
+		/* the env facts go to JSON only; TAP stays one test per point */
+		if (devnull) {
+			tap_init(&quiet, devnull);
+			env_collect(&quiet, caps, false);
+			fclose(devnull);
+		}
+		json_object_update(env, caps);
+		json_decref(caps);
+		he_load(env, "end");
+	}
+down:
+	tune_restore();
+	if (c->tls_dir[0]) {
+		certs_run_dir_remove(c->tls_dir);
+		c->tls_dir[0] = '\0';
+	}
+	smp_close(c->sampler);
+	c->sampler = NULL;
+	if (c->remote) {
+		rm_close(c->remote);
+		free(c->remote);
+		c->remote = NULL;
+	}
+	if (c->topo->kind != NN_HOST && nn_down(c->topo, p->verbose ? stderr : NULL))
+		fprintf(stderr, "rdmacap: topology teardown incomplete; `rdmacap down` removes the rest\n");
+	return rc;
+}

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+/*
+ * From a failing call and errno to the limit behind it. The text names the knob
+ * and its current value, read now, so a reader can check it and change it. When
+ * messages were slow or failed, what the wire's counters saw follows (wire.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "harness/point/memfloor.h"
+#include "harness/point/run.h"
+#include "harness/sample/wire.h"
+
+static void cause_sysctl(const char *ns, const char *key, char *buf, size_t len)
+{
+	if (nn_sysctl_get(ns, key, buf, len))
+		snprintf(buf, len, "?");
+}
+
+static const char *cause_nofile(char *buf, size_t len)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return "?";
+	snprintf(buf, len, "%llu", (unsigned long long)rl.rlim_max);
+	return buf;
+}
+
+static void cause_explain(const struct pt_ctx *c, const char *call, int err, const char *errname, long n,
+		char *out, size_t len)
+{
+	const char *cns = c->topo->cli[0].ns, *sns = c->topo->srv.ns;
+	bool verbs = !strncmp(call, "ibv_", 4) || !strncmp(call, "rdma_", 5);
+	char v[64], w[64];
+	const char *why = NULL;
+
+	if (!strcmp(errname, "EMFILE") || err == EMFILE) {
+		snprintf(v, sizeof(v), "%s", cause_nofile(w, sizeof(w)));
+		snprintf(out, len, "%s %s (%ld times): per-process open files (RLIMIT_NOFILE, hard %s)",
+			 call, errname, n, v);
+		return;
+	}
+	if (!strcmp(errname, "ENFILE") || err == ENFILE) {
+		cause_sysctl("", "fs.file-max", v, sizeof(v));
+		snprintf(out, len, "%s %s (%ld times): system-wide open files (fs.file-max=%s)", call,
+			 errname, n, v);
+		return;
+	}
+	if (!strcmp(errname, "EADDRNOTAVAIL") || err == EADDRNOTAVAIL) {
+		cause_sysctl(cns, "net.ipv4.ip_local_port_range", v, sizeof(v));
+		snprintf(out, len,
+			 "%s %s (%ld times): ephemeral ports exhausted (net.ipv4.ip_local_port_range=%s, "
+			 "--ports spreads clients over more server ports)",
+			 call, errname, n, v);
+		return;
+	}
+	if (!strcmp(errname, "ECONNREFUSED") && !verbs) {
+		cause_sysctl(sns, "net.core.somaxconn", v, sizeof(v));
+		snprintf(out, len,
+			 "%s %s (%ld times): server refused (listen backlog full or not listening; "
+			 "net.core.somaxconn=%s)",
+			 call, errname, n, v);
+		return;
+	}
+	if (!strcmp(call, "ibv_reg_mr") && (err == ENOMEM || err == EPERM || err == EAGAIN)) {
+		struct rlimit rl;
+
+		if (!getrlimit(RLIMIT_MEMLOCK, &rl))
+			snprintf(v, sizeof(v), "%s", rl.rlim_cur == RLIM_INFINITY ? "unlimited" :
+				 (snprintf(w, sizeof(w), "%llu", (unsigned long long)rl.rlim_cur), w));
+		else
+			snprintf(v, sizeof(v), "?");
+		snprintf(out, len, "%s %s (%ld times): locked memory (RLIMIT_MEMLOCK=%s) or memory", call,
+			 errname, n, v);
+		return;
+	}
+	if (verbs && err == ENOMEM) {
+		cause_sysctl("", "vm.max_map_count", v, sizeof(v));
+		snprintf(out, len,
+			 "%s %s (%ld times): memory maps per process (vm.max_map_count=%s; each QP maps "
+			 "its SQ and RQ, each CQ its ring) or kernel memory",
+			 call, errname, n, v);
+		return;
+	}
+	if (verbs && err == EINVAL) {
+		if (!strcmp(call, "ibv_create_qp"))
+			why = "device max_qp";
+		else if (!strcmp(call, "ibv_create_cq"))
+			why = "device max_cq, or a CQ deeper than max_cqe";
+		else if (!strcmp(call, "ibv_reg_mr"))
+			why = "device max_mr";
+		else if (!strcmp(call, "ibv_create_srq"))
+			why = "device max_srq";
+		else if (!strcmp(call, "ibv_alloc_pd"))
+			why = "device max_pd";
+		else if (!strcmp(call, "ibv_create_ah"))
+			why = "device max_ah (a ud server holds one address handle per client)";
+	}
+	if (!strcmp(call, "ibv_open_device") || !strcmp(call, "ibv_alloc_pd"))
+		why = why ? why : "device contexts (one per process opening the device)";
+	if (!strcmp(errname, "REJECTED") || !strcmp(errname, "ECONNREFUSED")) {
+		cause_sysctl("", "net.rdma_ucm.max_backlog", v, sizeof(v));
+		snprintf(out, len, "%s %s (%ld times): CM reject (listen backlog net.rdma_ucm.max_backlog=%s)",
+			 call, errname, n, v);
+		return;
+	}
+	if (!strcmp(call, "ud_retry")) {
+		snprintf(out, len, "%s %s (%ld times): datagrams lost: no echo after every resend "
+			 "(see retried)", call, errname, n);
+		return;
+	}
+	if (!strcmp(errname, "timeout") || err == ETIMEDOUT) {
+		snprintf(out, len, "%s %s (%ld times): not done within the phase deadline (--timeout)",
+			 call, errname, n);
+		return;
+	}
+	if (!strcmp(call, "agent")) {
+		snprintf(out, len, "agent process ended early (%s, %ld times)", errname, n);
+		return;
+	}
+	if (!strcmp(call, "verify")) {
+		snprintf(out, len, "payload mismatch (%ld times): echoed bytes differ from those sent", n);
+		return;
+	}
+	snprintf(out, len, "%s %s (%ld times)%s%s", call, errname, n, why ? ": " : "", why ? why : "");
+}
+
+/*
+ * The first failure's cause names the limit. When what a client saw is only
+ * the effect of the server closing on it (EOF, reset), the server's own reason
+ * for dropping peers is the cause.
+ */
+static void cause_errno(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	const char *e = pt->fails[0].errname;
+	bool effect = !strcmp(e, "eof") || !strcmp(e, "ECONNRESET") || !strcmp(e, "EPIPE");
+	int best = 0;
+
+	if (!pt->ncauses)
+		return;
+	for (int i = 0; i < pt->ncauses; i++)
+		if (!strcmp(pt->causes[i].call, pt->fails[0].call) &&
+		    !strcmp(pt->causes[i].errname, e))
+			best = i;
+	for (int i = pt->ncauses - 1; effect && i >= 0; i--)
+		if (!strcmp(pt->causes[i].call, "server"))
+			best = i;
+	cause_explain(r->c, pt->causes[best].call, pt->causes[best].err, pt->causes[best].errname,
+		      pt->causes[best].count, pt->cause, sizeof(pt->cause));
+}
+
+/*
+ * Messages slow (beyond 10x the median) or failed: the transport's own account
+ * of it (RNR NAKs, retries, sequence errors), from the port counters over the
+ * whole point, after the errno's cause.
+ */
+static void cause_wire(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	bool trouble = pt->bad || pt->lost || pt->msgs < pt->expect_msgs || pt->timeout_traffic ||
+		       pt->lat_slow || pt->nfails;
+	const struct smp_wire *now = pt->wire_after.valid ? &pt->wire_after : &pt->wire_peak;
+	long qps_err = pt->qp_end.valid ? (long)pt->qp_end.state[RQP_ERR] : -1;
+	const struct hp_plan *p = r->c->plan;
+	size_t l = strlen(pt->cause);
+	char w[256], rx[64];
+
+	if (p->rx_depth)
+		snprintf(rx, sizeof(rx), "rx depth %ld%s", p->rx_depth, p->srq ? ", SRQ" : " per QP");
+	else
+		snprintf(rx, sizeof(rx), "rx depth as the QPs need%s", p->srq ? ", SRQ" : "");
+	/* RNR NAKs cost no message, only time: they are worth naming on their own */
+	if (pt->have_wire && !trouble)
+		trouble = wire_rnr(&pt->wire_names, now, &pt->wire_base);
+	if (!pt->have_wire || !trouble ||
+	    !wire_cause(&pt->wire_names, now, &pt->wire_base, qps_err, rx, w, sizeof(w)))
+		return;
+	snprintf(pt->cause + l, sizeof(pt->cause) - l, "%swire: %s", l ? "; " : "", w);
+}
+
+/* An injected fault is the first cause of whatever failed or slowed down. */
+static void cause_fault(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	char f[200], rest[sizeof(pt->cause)];
+
+	if (!pt->fault.applied || !(pt->nfails || pt->lost || pt->bad || pt->lat_slow))
+		return;
+	pf_cause(r, f, sizeof(f));
+	snprintf(rest, sizeof(rest), "%s", pt->cause);
+	snprintf(pt->cause, sizeof(pt->cause), "%s%s%s", f, rest[0] ? "; " : "", rest);
+}
+
+/*
+ * The OOM killer ended processes during the point: memory is the first cause
+ * (an agent it killed reports only "signal 9", a verbs call only ENOMEM).
+ */
+static void cause_oom(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	struct proc_mem now;
+	char rest[sizeof(pt->cause)];
+	const char *unprot = mf_oom_unprotected();
+
+	if (!(pt->nfails || pt->lost || pt->bad || pt->connected < pt->clients) ||
+	    proc_meminfo(&now) || now.oom_kills <= pt->mem_base.oom_kills)
+		return;
+	snprintf(rest, sizeof(rest), "%s", pt->cause);
+	snprintf(pt->cause, sizeof(pt->cause),
+		 "memory: the kernel's OOM killer ended %ld process%s (/proc/vmstat oom_kill; "
+		 "MemAvailable %ld KiB at the peak, %.0f bytes per connection in use%s%s%s)%s%s",
+		 now.oom_kills - pt->mem_base.oom_kills,
+		 now.oom_kills - pt->mem_base.oom_kills > 1 ? "es" : "", pt->mem_peak.avail_kb,
+		 pt->used_bytes_per_conn, unprot ? "; rdmacap itself was not protected: " : "",
+		 unprot ? unprot : "", unprot ? ", it may have been one" : "", rest[0] ? "; " : "",
+		 rest);
+}
+
+/*
+ * MemAvailable fell below --mem-floor (memfloor.c) and the point was ended:
+ * memory is the first cause, with what a connection costs.
+ */
+static void cause_mem_floor(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	char rest[sizeof(pt->cause)];
+
+	if (!pt->mem_floor_hit)
+		return;
+	snprintf(rest, sizeof(rest), "%s", pt->cause);
+	snprintf(pt->cause, sizeof(pt->cause),
+		 "memory: MemAvailable fell to %ld KiB (floor %ld KiB) with %ld of %ld connected; "
+		 "%.0f bytes per connection in use (user %.0f, kernel %.0f)%s%s",
+		 pt->mem_floor_avail_kb, pt->mem_floor_kb, pt->mem_floor_connected, pt->clients,
+		 pt->used_bytes_per_conn, pt->user_bytes_per_conn, pt->kern_all_bytes_per_conn,
+		 rest[0] ? "; " : "", rest);
+}
+
+void cause_pick(struct run *r)
+{
+	cause_errno(r);
+	cause_oom(r);
+	cause_mem_floor(r);
+	cause_fault(r);
+	cause_wire(r);
+}

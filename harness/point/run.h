@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run: the private context of one load point while it runs, shared by the
+ * files of harness/point/ that split the point runtime by decision. Not for use
+ * outside them (but harness/sample/rsample.c, which reads each host at the
+ * point's baseline, peak and after); plans and main see only point.h.
+ *
+ *   point.c    the phases in order (start, connect, peak, traffic, stop) and
+ *              their deadlines (common/deadline.h)                       pt_
+ *   layout.c   how many server and client processes, ports, fd limits    lay_
+ *   spawn.c    agent argv and starting the processes                     sp_
+ *   loop.c     the event loop: pipes, sampler tick, signals, reaping     lp_
+ *   records.c  parsed records (common/proto.h) into the point's state    rec_
+ *   measure.c  peak and after figures from /proc and the RDMA counters   ms_
+ *   verdict.c  figures and the verdict once the agents are gone          vd_
+ *   cause.c    a failing call and errno as the limit behind it           cause_
+ *   pfault.c   --fault in the traffic phase: when, the wait, the undo,
+ *              what it cost (fault.h strikes)                            pf_
+ *   memfloor.c MemAvailable against --mem-floor at the sampler's tick    mf_
+ *
+ * Data flows one way: plan -> layout -> agents -> records -> verdict; the
+ * TAP and JSON writers (harness/out/: pointtap.c, json.c, through fig.h) read
+ * struct pt_point. May use agent.h, memfloor.h, proc.h, harness/sample/sample.h,
+ * harness/hosts/remote.h, common/.
+ */
+#ifndef RDC_HARNESS_RUN_H
+#define RDC_HARNESS_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/proto.h"
+#include "harness/point/agent.h"
+#include "harness/point/point.h"
+
+/* Phases in the order a point goes through them. */
+enum run_phase { RUN_START, RUN_CONNECT, RUN_TRAFFIC, RUN_STOP, RUN_NPHASES };
+
+/* The settled state of one client id. */
+enum run_st { RUN_PENDING, RUN_OK, RUN_FAIL };
+
+struct run {
+	struct pt_ctx *c;
+	struct pt_point *pt;
+	int ep, tfd;
+	struct agt_agent *ag; /* [0, nsrv) servers, [nsrv, nag) clients */
+	long nag, nsrv, srv_exited, srv_fds_base;
+	pid_t *pid_of;       /* hash: pid -> agent index + 1 */
+	size_t pid_cap;
+	uint8_t *st;         /* enum run_st per client id */
+	uint32_t *us;        /* connect time per client id */
+	struct proto_hist *hist;
+	struct proto_hist *steps;	/* [PROTO_NSTEPS]: setup steps */
+	double t_start, t_go;
+	double last_progress;
+	long nconn_ok, nconn_fail;
+	long n_connected_agents, n_result_agents, n_hello;
+	struct smp_res res_now;
+	double t_res_next;   /* the sampler reads res_now again from then (loop.c) */
+	double t_wire;       /* last port counter reading of the sampler tick */
+	enum run_phase phase;
+	long port;           /* first server port */
+	struct flt_run flt;  /* --fault of this point */
+	uint8_t *lost_id;    /* per client id: its traffic failed (named or lost) */
+	long retrans_base[NN_MAX_CLIENTS + 1]; /* tcp: per namespace when the fault struck */
+	bool srv_kill_expected; /* the fault killed the server: wait for the clients */
+	int mf_fd;           /* /proc/meminfo kept open, -1: no floor (memfloor.c) */
+	double mf_next;      /* MemAvailable is read again from then */
+};
+
+/* layout.c: processes, ports and the per-phase timeout for 'clients'. */
+void lay_plan(struct run *r, long clients);
+
+/* spawn.c: server agents, then (once they listen) the client agents. 0 or -1 (why set). */
+int sp_start_agents(struct run *r);
+/* How long agents may take to say hello: max(fixed_s, phase deadline) + ssh start. */
+double sp_start_wait_s(const struct run *r, double fixed_s);
+
+/* loop.c */
+int lp_setup(struct run *r, long clients);
+void lp_teardown(struct run *r);
+void lp_pid_put(struct run *r, pid_t pid, long idx);
+/*
+ * Runs until done(r) or the deadline: done, deadline, aborted (^C), or
+ * MemAvailable below the floor (pt->mem_floor_hit; not once stopping).
+ */
+enum lp_end { LP_DONE, LP_DEADLINE, LP_ABORTED, LP_MEMORY };
+enum lp_end lp_loop(struct run *r, bool (*done)(struct run *), double deadline);
+/* Reaps every agent that ended, and names it. */
+void lp_reap(struct run *r);
+/* Reads whatever an agent's pipe holds now (records of an agent that exited). */
+void lp_drain(struct run *r, struct agt_agent *a);
+void lp_progress(struct run *r, bool force);
+
+/* records.c */
+int rec_line(void *ctx, struct agt_agent *a, char *line);
+void rec_fail(struct run *r, long id, const char *call, int err, const char *errname);
+void rec_fail_pending(struct run *r, struct agt_agent *a, const char *call, const char *errname);
+/* Agent a will send no result: its connected clients are lost, named by 'why'. */
+void rec_agent_lost(struct run *r, struct agt_agent *a, const char *why);
+/* Agent a owes no result (nothing to run, or lost): stop waiting for it. */
+void rec_agent_done(struct run *r, struct agt_agent *a);
+
+/* measure.c: RDMA counters before the agents, their processes once started, */
+/* the peak with every connection held, and the counters back at baseline after; */
+/* the port counters and the run's QP states beside them. */
+void ms_res_base(struct run *r);
+void ms_base(struct run *r);
+void ms_peak(struct run *r);
+/*
+ * The agents' processes from /proc into the point: the servers' RSS and threads
+ * summed (srv_rss_peak_kb, srv_threads), the clients' summed with the largest
+ * RSS (cli_rss_kb, cli_threads, cli_rss_max_kb); full adds fds summed and the
+ * most maps in one process (srv_fds, srv_maps_max, cli_fds, cli_maps_max),
+ * which walk each process's fd table and maps. which: MS_SRV, MS_CLI or both.
+ */
+#define MS_SRV 1u
+#define MS_CLI 2u
+void ms_agents(struct run *r, unsigned int which, bool full);
+void ms_end(struct run *r);  /* traffic done: the QPs' states */
+void ms_after(struct run *r);
+/* RDMA objects above the baseline now, both sides: what teardown has to free */
+uint64_t ms_held(struct run *r);
+
+/* memfloor.c: the floor of the point (pt_ctx.mem_floor_kb) read at the tick */
+void mf_open(struct run *r);  /* first thing in lp_setup: mf_fd, pt->mem_start */
+void mf_close(struct run *r);
+/* MemAvailable, at most every 100 ms until the stop: sets pt->mem_floor_hit */
+void mf_tick(struct run *r);
+
+/* verdict.c */
+void vd_verdict(struct run *r);
+
+/* cause.c: the cause behind the point's failures, explained into pt->cause. */
+void cause_pick(struct run *r);
+
+/* pfault.c */
+void pf_init(struct run *r);               /* before the agents start: flt_arm */
+/* The traffic wait (lp_loop until done or end) with the fault struck on time. */
+enum lp_end pf_traffic(struct run *r, bool (*done)(struct run *), double t0, double end);
+void pf_undo(struct run *r);               /* idempotent */
+void pf_disarm(struct run *r);             /* after the agents stopped */
+void pf_mark_lost(struct run *r, long id); /* client id's traffic failed */
+void pf_failed(struct run *r, const char *call, const char *errname); /* a failure record arrived */
+void pf_figures(struct run *r);
+void pf_cause(struct run *r, char *out, size_t len);
+
+#endif

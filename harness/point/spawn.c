@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Spawning: the argv of every agent (the plan's words, from common/opt.h) and
+ * the processes, servers first and clients once every server listens.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "common/clock.h"
+#include "harness/hosts/remote.h"
+#include "harness/point/run.h"
+
+/*
+ * Servers listen within this, or the phase deadline when that is longer (see
+ * sp_start_wait_s): a ud server posts its QP's 4,096 receives and sets up TLS
+ * before its hello, which a loaded host can stretch past this. A server that
+ * exits ends the wait at once; only a hung one costs the longer deadline.
+ */
+#define SP_SRV_START_S 15
+
+struct sp_argv {
+	char *v[64];
+	char buf[2048];
+	size_t used;
+	int n;
+};
+
+static void sp_arg(struct sp_argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sp_arg(struct sp_argv *a, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (a->n >= 62 || a->used >= sizeof(a->buf))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(a->buf + a->used, sizeof(a->buf) - a->used, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(a->buf) - a->used)
+		return;
+	a->v[a->n++] = a->buf + a->used;
+	a->v[a->n] = NULL;
+	a->used += (size_t)n + 1;
+}
+
+static void sp_common_args(struct run *r, struct sp_argv *a, const char *role)
+{
+	const struct hp_plan *p = r->c->plan;
+
+	sp_arg(a, "%s", agt_binary());
+	sp_arg(a, "--role=%s", role);
+	sp_arg(a, "--transport=%s", opt_word(OPT_TRANSPORT, p->transport));
+	sp_arg(a, "--addr=%s", r->c->topo->srv.addr);
+	sp_arg(a, "--size=%ld", p->size);
+	sp_arg(a, "--timeout=%ld", r->pt->timeout_s);
+}
+
+static void sp_rc_args(struct run *r, struct sp_argv *av, const struct nn_host *h, bool server)
+{
+	const struct hp_plan *p = r->c->plan;
+	const char *d = r->c->tls_dir, *role = server ? "server" : "client";
+
+	if (p->transport == OPT_TR_TCP)
+		return;
+	sp_arg(av, "--cm=%s", opt_word(OPT_CM, p->cm));
+	if (h->rxe[0] && p->device.port)
+		sp_arg(av, "--device=%s:%u", h->rxe, p->device.port);
+	else if (h->rxe[0])
+		sp_arg(av, "--device=%s", h->rxe);
+	if (p->gid_index >= 0)
+		sp_arg(av, "--gid-index=%d", p->gid_index);
+	if (p->transport == OPT_TR_UD) {
+		if (server)
+			sp_arg(av, "--ah=%s", opt_word(OPT_AH, p->ah));
+		if (server && p->ah_max)
+			sp_arg(av, "--ah-max=%ld", p->ah_max);
+		goto tls;
+	}
+	sp_arg(av, "--cq=%s", opt_word(OPT_CQ, p->cq));
+	sp_arg(av, "--op=%s", opt_word(OPT_OP, p->op));
+	if (p->srq)
+		sp_arg(av, "--srq");
+	if (p->rx_depth)
+		sp_arg(av, "--rx-depth=%ld", p->rx_depth);
+	sp_arg(av, "--oob-session=%s", opt_word(OPT_OOB_SESSION, p->oob_session));
+	sp_arg(av, "--poll=%s", opt_word(OPT_POLL, p->poll));
+tls:
+	if (p->cm != OPT_CM_OOB_TLS)
+		return;
+	if (p->tls_ca) {
+		/* the user's own PKI: one certificate for both roles */
+		sp_arg(av, "--tls-ca=%s", p->tls_ca);
+		sp_arg(av, "--tls-cert=%s", p->tls_cert);
+		sp_arg(av, "--tls-key=%s", p->tls_key);
+	} else if (*d) {
+		sp_arg(av, "--tls-ca=%s/ca.pem", d);
+		sp_arg(av, "--tls-cert=%s/%s.pem", d, role);
+		sp_arg(av, "--tls-key=%s/%s.key", d, role);
+	}
+}
+
+/*
+ * --hosts: the agent's command line, run on its host through ssh. The servers
+ * are on host 0, client agent j on client host j % hosts (as sp_clients picks
+ * its nn_host). A watchdog past every phase's deadline ends it whatever happens.
+ */
+static int sp_remote(struct run *r, long i, struct sp_argv *av, char *buf, size_t len,
+		     char **out, long nofile)
+{
+	long nc = r->c->topo->nclients, k = i < r->nsrv ? 0 : 1 + (i - r->nsrv) % nc;
+	long nth = i < r->nsrv ? i : (i - r->nsrv) / nc; /* the agent's rank on its host */
+
+	if (rm_argv(r->c->remote, (int)k, nth < RM_SHARED_AGENTS, av->v, nofile,
+		    RUN_NPHASES * r->pt->timeout_s + 30, buf, len, out, 64)) {
+		snprintf(r->pt->why, sizeof(r->pt->why), "agent %ld: ssh command line too long", i);
+		return -1;
+	}
+	return 0;
+}
+
+static int sp_spawn(struct run *r, long i, const char *ns, struct sp_argv *av, long nofile)
+{
+	struct agt_agent *a = &r->ag[i];
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+	char err[160], buf[4096], *ssh[64];
+	char *const *argv = av->v;
+
+	if (r->c->remote) {
+		if (sp_remote(r, i, av, buf, sizeof(buf), ssh, nofile))
+			return -1;
+		argv = ssh;
+		nofile = 1024; /* the local ssh client's */
+	}
+	if (agt_spawn(a, ns, argv, nofile, err, sizeof(err))) {
+		snprintf(r->pt->why, sizeof(r->pt->why), "starting agent %ld: %s", i, err);
+		return -1;
+	}
+	lp_pid_put(r, a->pid, i);
+	if (epoll_ctl(r->ep, EPOLL_CTL_ADD, a->out_fd, &ev)) {
+		snprintf(r->pt->why, sizeof(r->pt->why), "epoll_ctl: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static bool sp_srv_hello(struct run *r)
+{
+	for (long i = 0; i < r->nsrv; i++)
+		if (!r->ag[i].hello && !r->ag[i].exited)
+			return false;
+	return true;
+}
+
+/*
+ * The QPs server process i will be asked for: those of the client agents
+ * sp_clients sends to it (agent k to server k % S; --qp-share: its shared QPs).
+ * 0 where the server has no pool (tcp, ud, --server-model thread).
+ */
+static long sp_pool(struct run *r, long i)
+{
+	const struct hp_plan *p = r->c->plan;
+	struct pt_point *pt = r->pt;
+	long S = r->nsrv, P = pt->agents, per = pt->clients / P, extra = pt->clients % P;
+	long n, sum = 0;
+
+	if (!opt_tr_connected(p->transport) || p->server_model != OPT_MODEL_EVENT)
+		return 0;
+	for (long k = i; k < P; k += S) {
+		n = per + (k < extra);
+		sum += p->qp_share && p->qp_share < n ? p->qp_share : n;
+	}
+	return sum;
+}
+
+/* Each server process owns ports/S consecutive ports. */
+static int sp_servers(struct run *r)
+{
+	const struct hp_plan *p = r->c->plan;
+	struct pt_point *pt = r->pt;
+	long S = r->nsrv, m = pt->ports / S;
+
+	for (long i = 0; i < S; i++) {
+		struct sp_argv av = { 0 };
+		long pool = sp_pool(r, i);
+
+		r->ag[i].idx = (int)i;
+		r->ag[i].server = true;
+		sp_common_args(r, &av, "server");
+		sp_arg(&av, "--port=%ld", r->port + i * m);
+		sp_arg(&av, "--ports=%ld", m);
+		sp_arg(&av, "--server-model=%s", opt_word(OPT_SERVER_MODEL, p->server_model));
+		sp_arg(&av, "--server-threads=%ld", p->server_threads);
+		sp_rc_args(r, &av, &r->c->topo->srv, true);
+		if (pool)
+			sp_arg(&av, "--pool=%ld", pool);
+		if (sp_spawn(r, i, r->c->topo->srv.ns, &av, pt->clients / S + 1024)) {
+			r->nag = i + (r->ag[i].pid > 0);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Client agents round-robin over the client hosts; a tcp client id uses port
+ * base + id % ports, so the servers share the load evenly.
+ */
+static int sp_clients(struct run *r)
+{
+	const struct hp_plan *p = r->c->plan;
+	struct nn_topo *t = r->c->topo;
+	struct pt_point *pt = r->pt;
+	long S = r->nsrv, P = pt->agents, per = pt->clients / P, extra = pt->clients % P;
+	long m = pt->ports / S, first = 0;
+
+	for (long i = S; i < r->nag; i++) {
+		const struct nn_host *h = &t->cli[(i - S) % t->nclients];
+		struct agt_agent *a = &r->ag[i];
+		struct sp_argv av = { 0 };
+
+		a->idx = (int)i;
+		a->first = first;
+		a->n = per + (i - S < extra);
+		first += a->n;
+		sp_common_args(r, &av, "client");
+		if (p->transport != OPT_TR_TCP) {
+			/*
+			 * An rc client agent sets up all its clients through one
+			 * session (TLS or rdma_cm) to one server port: spread the
+			 * agents, not the ids, over the server processes.
+			 */
+			sp_arg(&av, "--port=%ld", r->port + ((i - S) % S) * m);
+			sp_arg(&av, "--ports=1");
+		} else {
+			sp_arg(&av, "--port=%ld", r->port);
+			sp_arg(&av, "--ports=%ld", pt->ports);
+		}
+		sp_arg(&av, "--clients=%ld", a->n);
+		sp_arg(&av, "--first-id=%ld", a->first);
+		sp_arg(&av, "--msgs=%ld", p->msgs);
+		sp_arg(&av, "--think-ms=%ld", p->think_ms);
+		sp_arg(&av, "--stagger-ms=%ld", p->stagger_ms);
+		sp_arg(&av, "--workers=%ld", pt->workers);
+		if (p->qp_share)
+			sp_arg(&av, "--qp-share=%ld", p->qp_share);
+		/* our own namespaces: each client host has its address; else the route's */
+		if (t->kind != NN_LOOP && t->kind != NN_HOST)
+			sp_arg(&av, "--bind=%s", h->addr);
+		sp_rc_args(r, &av, h, false);
+		if (a->n + 1024 > pt->per_agent_nofile)
+			pt->per_agent_nofile = a->n + 1024;
+		if (sp_spawn(r, i, h->ns, &av, a->n + 1024)) {
+			r->nag = i + (a->pid > 0);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A loaded host may need the whole phase deadline to start an agent, so it is
+ * never less; a remote agent comes through its ssh login and command, measured.
+ */
+double sp_start_wait_s(const struct run *r, double fixed_s)
+{
+	double s = fixed_s > (double)r->pt->timeout_s ? fixed_s : (double)r->pt->timeout_s;
+
+	return s + (r->c->remote ? rm_start_s(r->c->remote) : 0);
+}
+
+int sp_start_agents(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	long nag = r->nag;
+	double wait = sp_start_wait_s(r, SP_SRV_START_S);
+
+	r->nag = r->nsrv;
+	if (sp_servers(r))
+		return -1;
+	if (lp_loop(r, sp_srv_hello, clock_s() + wait) || r->srv_exited) {
+		if (!pt->why[0] && !pt->mem_floor_hit) /* the floor's cause is the why */
+			snprintf(pt->why, sizeof(pt->why), "server agents did not start within %.0f s",
+				 wait);
+		return -1;
+	}
+	r->nag = nag;
+	return sp_clients(r);
+}
