@@ -4,7 +4,7 @@
 #   make              build/rdmacap, build/rdmacap-agent
 #   make check        unit tests (also under ASan+UBSan) + every suite, TAP on stdout
 #   make fuzz         libFuzzer targets of the record parsers (clang), build/fuzz/
-#   make demo         bring rxe up (host or VM) and run the default ramps
+#   make demo         rxe up (host or VM): ramps, and a limit with its cause moved by its knob
 #   make bench        rdmacap next to perftest, cmtime and sockperf (bench/run)
 #   make designs      rc, rc shared CQ + SRQ, rc --qp-share, ud side by side (bench/designs)
 #   make ceilings     the ceiling of each server design in the VM (bench/ceilings;

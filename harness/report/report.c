@@ -77,7 +77,7 @@ static void rp_design(json_t *plan, char *buf, size_t len)
 		snprintf(buf + n, len - (size_t)n, " ah %s", ah);
 }
 
-static int rp_load(const char *path, struct rp_set *s)
+static int rp_load(const char *path, int file, struct rp_set *s)
 {
 	char design[RP_DESIGN];
 	json_error_t je;
@@ -132,11 +132,40 @@ static int rp_load(const char *path, struct rp_set *s)
 			snprintf(r->cause, sizeof(r->cause), "%s",
 				 json_string_value(json_object_get(pt, "why")) ?: "");
 		snprintf(r->transport, sizeof(r->transport), "%s", design);
+		r->file = file;
 		r->hosts = json_incref(json_object_get(pt, "hosts"));
 		r->total = json_incref(json_object_get(pt, "total"));
 	}
 	json_decref(doc);
 	return 0;
+}
+
+/*
+ * Several runs of one design (the demo's ramp and its two limit searches, all
+ * "rc") would share a line that zigzags between them: when a design comes from
+ * more than one file, each file's rows carry its name ("rc (limit-maps-1000)").
+ */
+static void rp_name_runs(struct rp_set *s, const char *const *files)
+{
+	bool clash[RP_MAX] = { false };
+
+	for (int i = 0; i < s->n; i++)
+		for (int j = 0; j < s->n && !clash[i]; j++)
+			clash[i] = s->r[j].file != s->r[i].file &&
+				   !strcmp(s->r[j].transport, s->r[i].transport);
+	for (int i = 0; i < s->n; i++) {
+		struct rp_row *r = &s->r[i];
+		const char *b = strrchr(files[r->file], '/');
+		size_t l = strlen(r->transport), bl;
+
+		if (!clash[i])
+			continue;
+		b = b ? b + 1 : files[r->file];
+		bl = strlen(b);
+		if (bl > 5 && !strcmp(b + bl - 5, ".json"))
+			bl -= 5;
+		snprintf(r->transport + l, sizeof(r->transport) - l, " (%.*s)", (int)bl, b);
+	}
 }
 
 static int rp_cmp(const void *a, const void *b)
@@ -292,16 +321,17 @@ int rp_main(const struct hp_plan *p)
 		return fig_doc(stdout) ? 1 : 0;
 	}
 	for (int i = 0; i < p->nfiles; i++)
-		if (rp_load(p->files[i], s))
+		if (rp_load(p->files[i], i, s))
 			goto out;
 	if (!s->n) {
 		fprintf(stderr, "rdmacap report: no load points in the given files\n");
 		goto out;
 	}
+	rp_name_runs(s, p->files);
 	qsort(s->r, (size_t)s->n, sizeof(s->r[0]), rp_cmp);
 	if (p->baseline) {
 		old = calloc(1, sizeof(*old));
-		if (!old || rp_load(p->baseline, old))
+		if (!old || rp_load(p->baseline, 0, old))
 			goto out;
 		qsort(old->r, (size_t)old->n, sizeof(old->r[0]), rp_cmp);
 	}

@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #define RP_MAX 512
-#define RP_DESIGN 40 /* "rc qp-share 64 shared-cq srq" */
+#define RP_DESIGN 64 /* "rc qp-share 64 shared-cq srq", and " (file)" (rp_name_runs) */
 #define RP_NDESIGN 6 /* series styles */
 
 struct rp_row {
@@ -26,6 +26,7 @@ struct rp_row {
 	char status[16];
 	char cause[160];
 	char transport[RP_DESIGN]; /* the design (rp_design), "rc" for the defaults */
+	int file;                  /* index of the result file the row came from */
 	json_t *hosts, *total;     /* --hosts: the per-host section (rephosts.h), or NULL */
 };
 
