@@ -13,6 +13,7 @@
 #   make vm-kernel    fetch the rxe-capable kernel for vm/run
 #   make vm-siw       fetch bookworm's LTS kernel and build Soft-iWARP for it (vm/build-siw)
 #   make vm-check     only the rxe suites, inside the VM
+#   make vm-lts-check only the LTS kernel's suites (rxe host topology, siw), in its VM
 #   make vm-limits-ud the ud address-handle limit (--ah cache at 16,500 and 33,000; --ah peer moves it), in the VM
 #   make soak         30 points with random --fault, ASan+UBSan build, in the VM
 #   make install PREFIX=/usr/local   also the man pages and bash completion
@@ -53,7 +54,7 @@ HLIBS       := $(LIB_harness) $(LIB_netns) $(LIB_rdma) $(LIB_tap) $(LIB_common)
 ALIBS       := $(LIB_agents) $(LIB_rdma) $(LIB_common)
 TESTS       := $(patsubst tests/%.c,$(O)/tests/%,$(wildcard tests/test_*.c))
 
-.PHONY: all check unit suites san fuzz demo bench designs ceilings vm-limits-ud deps setup vm-kernel vm-siw vm-check soak install clean format
+.PHONY: all check unit suites san fuzz demo bench designs ceilings vm-limits-ud deps setup vm-kernel vm-siw vm-check vm-lts-check soak install clean format
 all: $(O)/rdmacap $(O)/rdmacap-agent $(TESTS) $(O)/rdmacap.1 $(O)/rdmacap-agent.1 \
      $(O)/rdmacap.bash
 
@@ -156,6 +157,12 @@ ceilings:
 vm-check:
 	@$(MAKE) --no-print-directory all 1>&2
 	@vm/run --share "$(CURDIR)" -- suites/vm/run-in-vm
+
+# The LTS kernel's suites alone (suites/vm-lts/*), in one boot of it: make check's vm-lts.
+vm-lts-check:
+	@$(MAKE) --no-print-directory all 1>&2
+	@vm/run --kernel build/vm/kernel/bookworm --share "$(CURDIR)" \
+		--env CHECK_VM_SUITES_DIR="$(CURDIR)/suites/vm-lts" -- suites/vm/run-in-vm
 
 # not in check: an hour or more under TCG (README "UD over Soft-RoCE")
 vm-limits-ud:
