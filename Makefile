@@ -9,9 +9,11 @@
 #   make designs      rc, rc shared CQ + SRQ, rc --qp-share, ud side by side (bench/designs)
 #   make ceilings     the ceiling of each server design in the VM (bench/ceilings;
 #                     CEIL_MEM=9G, hours under TCG; not in check)
-#   make deps         install Debian packages, fetch the VM kernel
+#   make deps         install Debian packages, fetch the VM kernels, build siw
 #   make vm-kernel    fetch the rxe-capable kernel for vm/run
+#   make vm-siw       fetch bookworm's LTS kernel and build Soft-iWARP for it (vm/build-siw)
 #   make vm-check     only the rxe suites, inside the VM
+#   make vm-lts-check only the LTS kernel's suites (rxe host topology, siw), in its VM
 #   make vm-limits-ud the ud address-handle limit (--ah cache at 16,500 and 33,000; --ah peer moves it), in the VM
 #   make soak         30 points with random --fault, ASan+UBSan build, in the VM
 #   make install PREFIX=/usr/local   also the man pages and bash completion
@@ -56,7 +58,7 @@ HLIBS       := $(LIB_harness) $(LIB_netns) $(LIB_rdma) $(LIB_tap) $(LIB_common)
 ALIBS       := $(LIB_agents) $(LIB_rdma) $(LIB_common)
 TESTS       := $(patsubst tests/%.c,$(O)/tests/%,$(wildcard tests/test_*.c))
 
-.PHONY: all check unit suites san fuzz demo bench designs ceilings vm-limits-ud deps setup vm-kernel vm-check soak install clean format results
+.PHONY: all check unit suites san fuzz demo bench designs ceilings vm-limits-ud deps setup vm-kernel vm-siw vm-check vm-lts-check soak install clean format results
 all: $(O)/rdmacap $(O)/rdmacap-agent $(TESTS) $(O)/rdmacap.1 $(O)/rdmacap-agent.1 \
      $(O)/rdmacap.bash
 
@@ -129,12 +131,14 @@ unit:
 	@tests/run-unit $(O)/tests build/san/tests
 
 # The README's two commands are the whole set-up on a fresh machine: check and demo
-# first install what is missing (Debian packages, the VM kernel), a quick no-op when
-# everything is there. A VM kernel that cannot be fetched (no mirror) is not fatal
-# here: tests/check then says loudly that no rxe suite ran, and the demo fails.
+# first install what is missing (Debian packages, the VM kernels, siw), a quick no-op
+# when everything is there. A VM kernel that cannot be fetched (no mirror) or a siw
+# that cannot be built is not fatal here: tests/check then SKIPs what needs it, saying
+# why, and the demo fails.
 setup:
 	@tests/deps 1>&2
 	@vm/fetch-kernel >/dev/null || echo "make: the rxe VM kernel could not be fetched (vm/fetch-kernel)" >&2
+	@vm/build-siw >/dev/null || echo "make: no LTS VM kernel with siw (vm/build-siw)" >&2
 
 # stdout of `make check` is the TAP stream alone: the build talks on stderr.
 check: setup
@@ -165,6 +169,12 @@ vm-check:
 	@$(MAKE) --no-print-directory all 1>&2
 	@vm/run --share "$(CURDIR)" -- suites/vm/run-in-vm
 
+# The LTS kernel's suites alone (suites/vm-lts/*), in one boot of it: make check's vm-lts.
+vm-lts-check:
+	@$(MAKE) --no-print-directory all 1>&2
+	@vm/run --kernel build/vm/kernel/bookworm --share "$(CURDIR)" \
+		--env CHECK_VM_SUITES_DIR="$(CURDIR)/suites/vm-lts" -- suites/vm/run-in-vm
+
 # not in check: an hour or more under TCG (docs/designs.md, "UD address-handle policies")
 vm-limits-ud:
 	@$(MAKE) --no-print-directory all 1>&2
@@ -182,10 +192,13 @@ results: $(O)/rdmacap
 
 deps:
 	tests/deps
-	$(MAKE) vm-kernel
+	$(MAKE) vm-kernel vm-siw
 
 vm-kernel:
 	vm/fetch-kernel
+
+vm-siw:
+	vm/build-siw
 
 install: all
 	install -D -m 0755 $(O)/rdmacap $(DESTDIR)$(PREFIX)/bin/rdmacap

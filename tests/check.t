@@ -172,6 +172,11 @@ fixtures() {
 	cp -rp "$FX/suites/vm" "$FX/suites-vm/"
 	mkdir -p "$FX/suites-warn"
 	cp -p "$FX/suites/warn.sh" "$FX/suites/nested.sh" "$FX/suites-warn/"
+	# the second kernel's suite set beside suites/vm
+	mkdir -p "$FX/suites-lts/vm-lts"
+	cp -rp "$FX/suites/vm" "$FX/suites-lts/"
+	cp -p "$FX/suites/vm/a.sh" "$FX/suites-lts/vm-lts/c.sh"
+	: | mk "$FX/ltskernel/vmlinuz" 644
 }
 
 # check NAME [VAR=VALUE...]: runs tests/check on the fixtures; output in
@@ -411,11 +416,27 @@ ok 1 vm # SKIP vm/none not found" <(cat "$T/novmrun.rc" "$T/novmrun.res")
 not ok 1 vm" <(cat "$T/vmfail.rc"; grep -E '^(# exit|(not )?ok )' "$T/vmfail.out")
 	has "VM failure: vm/run's stderr copied to stderr" "$T/vmfail.err" \
 		"vm: vm/run: boot failed"
+
+	# host rxe or not, suites/vm-lts is a boot of its own kernel
+	check lts CHECK_UNIT_DIRS= CHECK_TESTS_DIR="$FX/none" CHECK_SUITES_DIR="$FX/suites-lts" \
+		CHECK_HOST_RXE=yes CHECK_VM_LTS_KERNEL="$FX/ltskernel"
+	same "vm-lts: a second boot, of the LTS kernel, running suites/vm-lts" "0
+ok 1 vm/b.bats # SKIP no rxe here
+ok 2 vm/a.sh
+ok 3 vm-lts
+--kernel $FX/ltskernel --timeout 30 --share $ROOT --share $FX/suites-lts --share $T/lts.log --env CHECK_VM_SUITES_DIR=$FX/suites-lts/vm-lts --env CHECK_SETTINGS=$FX/settings --env CHECK_LOG_DIR=$T/lts.log/vm-lts -- $ROOT/suites/vm/run-in-vm" \
+		<(cat "$T/lts.rc" "$T/lts.res" "$FX/vm.args")
+	check nolts CHECK_UNIT_DIRS= CHECK_TESTS_DIR="$FX/none" CHECK_SUITES_DIR="$FX/suites-lts" \
+		CHECK_VM_LTS_KERNEL="$FX/nolts"
+	same "no LTS kernel: vm still boots, vm-lts SKIPs naming make vm-siw" "0
+ok 1 vm
+ok 2 vm-lts # SKIP no VM kernel in fx/nolts (make vm-siw needs the Debian mirror)" \
+		<(cat "$T/nolts.rc" "$T/nolts.res")
 }
 
 fixtures
 tap_init
-tap_plan 26
+tap_plan 28
 t_mixed
 t_pass
 t_skip
