@@ -6,11 +6,13 @@
  *
  * Offers
  *  - htp_plan(): the topology's hosts from --device, --gid-index and
- *    --server-addr, checked on this host's devices (rdma/dev.h);
+ *    --server-addr, checked on this host's devices (rdma/dev.h); a device
+ *    without an IPv4-mapped RoCEv2 GID (iWARP, InfiniBand) is the one
+ *    rdma_cm binds --server-addr to;
  *  - htp_tune(): the sysctls a plan of this size would need; said in TAP as
  *    "would_help" (or set, with --tune); htp_restore() puts them back.
  *
- * Uses: rdma/dev.h, netns/netns.h (sysctl get/set only), tap/, harness/point.h.
+ * Uses: rdma/dev.h, librdmacm, netns/netns.h (sysctl get/set only), tap/, harness/point.h.
  */
 #ifndef RDC_HARNESS_HOSTTOPO_H
 #define RDC_HARNESS_HOSTTOPO_H
