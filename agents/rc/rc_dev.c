@@ -78,6 +78,7 @@ static int rc_dev_caps(struct rc_dev *d, bool oob)
 {
 	unsigned need = (d->op == OPT_OP_READ ? RCAP_READ : 0) |
 			(d->op == OPT_OP_ATOMIC ? RCAP_ATOMIC : 0) |
+			(d->op == OPT_OP_WRITE ? RCAP_WRIMM : 0) |
 			(d->qpt == IBV_QPT_UC ? RCAP_UC : 0) | (oob ? RCAP_OOB : 0);
 	char why[160];
 

@@ -8,13 +8,13 @@
 # end. rc over rdmacm is what iWARP offers; the rest is refused:
 #
 #   1   rc --cm rdmacm, 1,000 clients: 100%, every payload verified, counters back
-#   2   --op write: 100%, verified
-#   3   --op read: 100%, verified
-#   4   --srq: 100%, verified
-#   5   --cq shared: 100%, verified
-#   6-9 --device named: --cm oob-tls, --transport ud, --transport uc, --op atomic
-#       exit 2 at once, naming the device and iWARP
-#   10  the device found from --server-addr: the same four SKIP (exit 4),
+#   2   --op read: 100%, verified
+#   3   --srq: 100%, verified
+#   4   --cq shared: 100%, verified
+#   5-9 --device named: --cm oob-tls, --transport ud, --transport uc, --op atomic,
+#       --op write (no RDMA WRITE with immediate) exit 2 at once, naming the
+#       device and iWARP
+#   10  the device found from --server-addr: the same five SKIP (exit 4),
 #       naming the device and iWARP
 #
 #   vm/run --kernel build/vm/kernel/bookworm --share $PWD -- suites/vm-lts/iwarp.sh
@@ -96,13 +96,13 @@ why=''
 
 RDC_TIMEOUT=900 ok_run rc1000 "rc over rdmacm on $DEV: 1000/1000, verified, counters back" \
 	--clients 1000 --msgs 5
-ok_run write "--op write on $DEV: 100%, verified" --op write --clients 50 --msgs 20
 ok_run read "--op read on $DEV: 100%, verified" --op read --clients 50 --msgs 20
 ok_run srq "--srq on $DEV: 100%, verified" --srq --clients 50 --msgs 20
 ok_run cqsh "--cq shared on $DEV: 100%, verified" --cq shared --clients 50 --msgs 20
 
 for c in "oob --transport rc --cm oob-tls" "ud --transport ud --cm rdmacm" \
-	"uc --transport uc --cm rdmacm" "atomic --transport rc --cm rdmacm --op atomic"; do
+	"uc --transport uc --cm rdmacm" "atomic --transport rc --cm rdmacm --op atomic" \
+	"write --transport rc --cm rdmacm --op write"; do
 	read -r name args <<<"$c"
 	# shellcheck disable=SC2086 # args are words
 	if refused "$name" 2 --device "$DEV" $args; then
@@ -114,14 +114,15 @@ done
 
 bad=''
 for c in "oob --transport rc --cm oob-tls" "ud --transport ud --cm rdmacm" \
-	"uc --transport uc --cm rdmacm" "atomic --transport rc --cm rdmacm --op atomic"; do
+	"uc --transport uc --cm rdmacm" "atomic --transport rc --cm rdmacm --op atomic" \
+	"write --transport rc --cm rdmacm --op write"; do
 	read -r name args <<<"$c"
 	# shellcheck disable=SC2086 # args are words
 	refused "skip-$name" 4 $args || bad+=" [$args: $got]"
 	tap_diag "$args: $got"
 done
 if [ -z "$bad" ]; then
-	tap_ok "device found from $ADDR: oob-tls, ud, uc and atomic SKIP naming $DEV and iWARP"
+	tap_ok "device found from $ADDR: oob-tls, ud, uc, atomic and write SKIP naming $DEV and iWARP"
 else
 	tap_fail "device found from $ADDR: SKIP naming $DEV and iWARP" "$bad"
 fi
