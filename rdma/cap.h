@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rcap: does a device offer what a load needs? The decision behind the
- * capability SKIPs of `rdmacap run|ramp|limit|storm` (--transport ud|uc,
- * --op read|atomic): a device without it makes the run a TAP SKIP whose reason
- * names the device and the attribute, instead of a run that fails at
- * ibv_create_qp or ibv_post_send. Part of rdma/ (libc, libibverbs only).
+ * capability refusals of `rdmacap run|ramp|limit|storm` (--transport ud|uc,
+ * --cm oob-tls, --op read|atomic): a device without it makes the run a usage
+ * error (a device named with --topology host) or a TAP SKIP whose reason
+ * names the device and the attribute or transport, instead of a run that
+ * fails at ibv_create_qp, ibv_modify_qp or ibv_post_send. Part of rdma/ (libc,
+ * libibverbs only).
+ *
+ * iWARP (siw, Chelsio, E810 in iWARP mode) offers RC only, connected by its
+ * iw_cm only, no atomics and no RDMA WRITE with immediate (--op write's
+ * notice to the peer; siw has no such opcode): the kernel refuses RTS for a QP the iw_cm did
+ * not connect (siw_qp.c), so every QP of such a device comes from
+ * rdma_create_qp on a cm_id.
  *
  * rcap_why() is the rule, on a filled struct ibv_device_attr and the device's
  * transport type, with no device (unit-tested so); rcap_probe() opens the
@@ -23,6 +31,8 @@ enum rcap_need {
 	RCAP_ATOMIC = 0x2, /* atomic_cap != IBV_ATOMIC_NONE, and READ's responder resources */
 	RCAP_UD = 0x4,	   /* an IB-transport device (RoCE, IB) with address handles (max_ah > 0) */
 	RCAP_UC = 0x8,	   /* an IB-transport device: iWARP has RC only */
+	RCAP_OOB = 0x10,   /* QPs moved to RTS by hand (--cm oob-tls): not iWARP */
+	RCAP_WRIMM = 0x20, /* RDMA WRITE with immediate (--op write): not iWARP */
 };
 
 /*

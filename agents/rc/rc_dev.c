@@ -70,11 +70,16 @@ static int rc_srq_open(struct rc_dev *d)
 	return 0;
 }
 
-/* the device offers what --op asks (a device without it fails, naming the cap) */
-static int rc_dev_caps(struct rc_dev *d)
+/*
+ * the device offers what --op, uc and oob-tls ask (a device without it fails,
+ * naming the cap): under --hosts no orchestrator looked at it (rdma/cap.h)
+ */
+static int rc_dev_caps(struct rc_dev *d, bool oob)
 {
 	unsigned need = (d->op == OPT_OP_READ ? RCAP_READ : 0) |
-			(d->op == OPT_OP_ATOMIC ? RCAP_ATOMIC : 0);
+			(d->op == OPT_OP_ATOMIC ? RCAP_ATOMIC : 0) |
+			(d->op == OPT_OP_WRITE ? RCAP_WRIMM : 0) |
+			(d->qpt == IBV_QPT_UC ? RCAP_UC : 0) | (oob ? RCAP_OOB : 0);
 	char why[160];
 
 	if (!need || !rcap_why(ibv_get_device_name(d->ctx->device), &d->attr,
@@ -119,7 +124,7 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 	}
 	d->mtu = pa.active_mtu;
 	d->lid = pa.lid;
-	if (rc_dev_caps(d))
+	if (rc_dev_caps(d, !cm))
 		goto err_ctx;
 	if (!d->pd) {
 		d->pd = ibv_alloc_pd(d->ctx);

@@ -133,6 +133,9 @@ static void rcs_pool_start(struct rcs_srv *s)
 	/* rdmacm on a wildcard address: the device is known at the first request */
 	if (!s->o->pool || !s->dev_up)
 		return;
+	/* iWARP: only the iw_cm moves a QP to RTS, so each comes from rdma_create_qp */
+	if (s->dev.ctx->device->transport_type == IBV_TRANSPORT_IWARP)
+		return;
 	s->pool_left = s->o->pool;
 	s->pool = calloc(rcs_pool_want(s), sizeof(*s->pool));
 	if (!s->pool) {

@@ -23,7 +23,10 @@
  * finds the pool empty, gets an endpoint made then. A failure while filling
  * ends the pool quietly (pool_off): the request that finds it empty makes its
  * endpoint and reports the failed call as before. Unused pooled endpoints are
- * freed with the others at the end.
+ * freed with the others at the end. The pool is for IB and RoCE (oob-tls, and
+ * rdmacm, whose pooled QP rdma_init_qp_attr moves by hand); on an iWARP device
+ * there is none: only the iw_cm moves a QP to RTS, so each request's QP is
+ * rdma_create_qp's on its own cm_id (rc_server_cm.c).
  *
  * Echo: a received message is copied from the receive buffer (the connection's,
  * or the SRQ slot's) into the connection's send buffer, the receive is

@@ -5,7 +5,10 @@
  * on the cm_id's device (same resource models as oob-tls) and rdma_accept. A
  * pooled endpoint (rc_server.h) has a QP of ours, not the id's:
  * rdma_init_qp_attr moves it to RTR and RTS and rdma_accept names it by qp_num
- * (as rdma-core's newer cmtime server does with the QP it makes). A request
+ * (as rdma-core's newer cmtime server does with the QP it makes); an iWARP
+ * device has no pool, and every QP is rdma_create_qp's on the request's id,
+ * connected by the iw_cm. The device is the listener's (bound to --addr) or
+ * the first request's: never a GID lookup, so any fabric rdma_cm serves. A request
  * the server cannot serve is rejected with private data naming the
  * failed call. The listen backlog is capped by net.rdma_ucm.max_backlog, read
  * here and reported in the hello record.

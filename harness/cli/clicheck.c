@@ -14,6 +14,7 @@
 #include "harness/cli/cli.h"
 #include "harness/hosts/hosts.h"
 #include "harness/cli/usage.h"
+#include "rdma/cap.h"
 
 /* report: every input must be readable now, before any output is written */
 static int clicheck_files(struct hp_plan *p, FILE *err)
@@ -132,6 +133,45 @@ static int clicheck_host(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 	return 0;
 }
 
+unsigned clicheck_cap_need(const struct hp_plan *p)
+{
+	unsigned need = 0;
+
+	if (p->transport == OPT_TR_TCP)
+		return 0;
+	if (p->transport == OPT_TR_UD)
+		need |= RCAP_UD;
+	if (p->transport == OPT_TR_UC)
+		need |= RCAP_UC;
+	if (p->cm == OPT_CM_OOB_TLS)
+		need |= RCAP_OOB;
+	if (p->op == OPT_OP_WRITE)
+		need |= RCAP_WRIMM;
+	if (p->op == OPT_OP_READ)
+		need |= RCAP_READ;
+	if (p->op == OPT_OP_ATOMIC)
+		need |= RCAP_ATOMIC;
+	return need;
+}
+
+/*
+ * --topology host --device NAME: a device that cannot carry the load is a
+ * usage error, found before anything is made. One that cannot be opened is
+ * left to htp_plan, which names what fails.
+ */
+static int clicheck_device(const struct hp_plan *p, FILE *err)
+{
+	unsigned need = clicheck_cap_need(p);
+	const char *why;
+	char buf[200];
+
+	if (p->topo.kind != NN_HOST || p->hosts || !p->device.name[0] || !need)
+		return 0;
+	if (rcap_probe(p->device.name, need, &why, buf, sizeof(buf)) || !why)
+		return 0;
+	return usage_fail(err, p->cmd, "%s", why);
+}
+
 int clicheck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 {
 	char msg[640];
@@ -167,6 +207,8 @@ int clicheck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 	if (p->tls_ca && certs_check(p->tls_ca, p->tls_cert, p->tls_key, msg, sizeof(msg)))
 		return usage_fail(err, p->cmd, "%s", msg);
 	if (clicheck_fault(p, err))
+		return -1;
+	if (clicheck_device(p, err))
 		return -1;
 	if (p->cmd == HP_LIMIT && p->start > p->max)
 		return usage_fail(err, p->cmd, "--start is above --max");

@@ -9,11 +9,60 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rdma/rdma_cma.h>
+
 #include "harness/hosts/hosts.h"
 #include "harness/hosts/hosttopo.h"
 #include "rdma/dev.h"
 
-/* The device, port and GID the plan names, opened once to check and closed. */
+/*
+ * The device rdma_cm binds addr to, the agents' device under --cm rdmacm on
+ * every fabric (iWARP and InfiniBand have no IPv4-mapped RoCEv2 GID). 0 with
+ * h filled, -1 with why. librdmacm keeps the device's context open for the
+ * rest of the process: one ctx, before any point's baseline.
+ */
+static int htp_cm_device(const struct hp_plan *p, struct in_addr addr, struct nn_host *h,
+			 char *why, size_t len)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = addr };
+	struct rdma_cm_id *id;
+	const char *name;
+	int rc = -1;
+
+	if (rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP)) {
+		snprintf(why, len, "rdma_create_id: %s", strerror(errno));
+		return -1;
+	}
+	if (rdma_bind_addr(id, (struct sockaddr *)&sa)) {
+		snprintf(why, len, "rdma_bind_addr %s: %s", p->server_addr, strerror(errno));
+		goto out;
+	}
+	if (!id->verbs) {
+		snprintf(why, len, "rdma_bind_addr %s: no RDMA device holds this address",
+			 p->server_addr);
+		goto out;
+	}
+	name = ibv_get_device_name(id->verbs->device);
+	if (p->device.name[0] && strcmp(p->device.name, name)) {
+		snprintf(why, len, "--device %s: rdma_cm binds %s to device %s", p->device.name,
+			 p->server_addr, name);
+		goto out;
+	}
+	snprintf(h->rxe, sizeof(h->rxe), "%s", name);
+	snprintf(h->addr, sizeof(h->addr), "%s", p->server_addr);
+	rc = 0;
+out:
+	if (rdma_destroy_id(id) && !rc) {
+		snprintf(why, len, "rdma_destroy_id: %s", strerror(errno));
+		rc = -1;
+	}
+	return rc;
+}
+
+/*
+ * The device, port and GID the plan names, opened once to check and closed;
+ * without such a GID, the device rdma_cm finds for --server-addr.
+ */
 static int htp_device(const struct hp_plan *p, struct nn_host *h, char *why, size_t len)
 {
 	struct rdev_sel s = { .name = p->device.name[0] ? p->device.name : NULL,
@@ -26,6 +75,8 @@ static int htp_device(const struct hp_plan *p, struct nn_host *h, char *why, siz
 	if (p->server_addr[0] && inet_pton(AF_INET, p->server_addr, &s.addr) != 1)
 		s.addr.s_addr = INADDR_ANY;
 	if (rdev_open(&s, &ctx, &attr, &g, &e)) {
+		if (s.addr.s_addr != INADDR_ANY && !htp_cm_device(p, s.addr, h, why, len))
+			return 0;
 		snprintf(why, len, "%s", e.msg);
 		return e.err == ENODEV && !s.name ? 1 : -1;
 	}

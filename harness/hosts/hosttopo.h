@@ -6,10 +6,12 @@
  *
  * Offers
  *  - htp_plan(): the topology's hosts from --device, --gid-index and
- *    --server-addr, checked on this host's devices (rdma/dev.h);
+ *    --server-addr, checked on this host's devices (rdma/dev.h); a device
+ *    without an IPv4-mapped RoCEv2 GID (iWARP, InfiniBand) is the one
+ *    rdma_cm binds --server-addr to;
  *  - htp_plan_hosts(): the topology of a --hosts run.
  *
- * Uses: rdma/dev.h, harness/hosts/hosts.h, harness/point/point.h.
+ * Uses: rdma/dev.h, librdmacm, harness/hosts/hosts.h, harness/point/point.h.
  */
 #ifndef RDC_HARNESS_HOSTTOPO_H
 #define RDC_HARNESS_HOSTTOPO_H

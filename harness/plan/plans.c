@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "harness/plan/certs.h"
+#include "harness/cli/clicheck.h"
 #include "harness/env/env.h"
 #include "harness/hosts/hosttopo.h"
 #include "harness/hosts/remote.h"
@@ -104,19 +105,11 @@ static const char *pl_skip_reason(const struct hp_plan *p, char *buf, size_t len
 static const char *pl_cap_skip(const struct pt_ctx *c, char *buf, size_t len)
 {
 	const struct hp_plan *p = c->plan;
-	unsigned need = 0;
+	unsigned need = clicheck_cap_need(p);
 	const char *why;
 
 	if (p->hosts || !c->topo->srv.rxe[0])
 		return NULL; /* --hosts: the devices are the hosts'; tcp: none */
-	if (p->transport == OPT_TR_UD)
-		need |= RCAP_UD;
-	if (p->transport == OPT_TR_UC)
-		need |= RCAP_UC;
-	if (p->op == OPT_OP_READ)
-		need |= RCAP_READ;
-	if (p->op == OPT_OP_ATOMIC)
-		need |= RCAP_ATOMIC;
 	if (!need)
 		return NULL;
 	if (rcap_probe(c->topo->srv.rxe, need, &why, buf, len)) {
