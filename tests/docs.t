@@ -8,14 +8,18 @@
 # `make results`), each has the command that ran it and a run.json whose env
 # names the kernel, the virtualization, memory, the commit (of a clean tree, so
 # the run can be repeated) and the load at start and end; README.md and docs/ tell of the project only (no notebook of how it
-# was measured). Prints TAP.
+# was measured), and every path of the tree they name exists (a folder's name
+# followed by a path, or a relative link). Prints TAP.
+#
+#   DOCS_PATHS_PENDING  paths a document may name before they are committed
+#                       (a result folder being run again), space-separated
 set -u
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 tap_init
-tap_plan 4
+tap_plan 5
 D=${DOCS_DIR:-$ROOT/docs}
 
 if "$RDMACAP" report --figures >"$T/figures.md" 2>"$T/err" &&
@@ -48,6 +52,7 @@ for d in "$D"/results/*/; do
 	[ -s "$d/command" ] || bad+=" $n:command"
 	js=("$d"run.json)
 	[ -f "${js[0]}" ] || js=("$d"runs/*.json)
+	[ -f "${js[0]}" ] || js=("$d"*.json)
 	for j in "${js[@]}"; do
 		miss=$(jq -r '[(.env | ("kernel", "virtualization", "mem_kb", "loadavg_start",
 			"loadavg_end") as $k | select(.[$k] == null) | $k),
@@ -63,4 +68,33 @@ desc="README.md and docs/ tell of the project, not of how it was measured"
 hits=$(grep -rniE 'this session|engineers|host load [0-9]+-[0-9]+|\(was [0-9]|^#+ *Changed:' \
 	--include='*.md' "$ROOT/README.md" "$D" 2>/dev/null | grep -v "^$D/results/")
 if [ -z "$hits" ]; then tap_ok "$desc"; else tap_fail "$desc" "$(head -5 <<<"$hits")"; fi
+
+# doc_paths MD: "FILE:LINE: PATH" for each path MD names that does not exist: a
+# top folder of the tree followed by a path (a glob or a <placeholder> is not
+# one), and each relative link target, read from MD's folder
+pending=" ${DOCS_PATHS_PENDING-docs/results/loss/} "
+doc_paths() {
+	local md=$1 rel=${1#"$ROOT"/} hit ln tok
+	grep -noE '(^|[^A-Za-z0-9_./~-])(harness|agents|common|rdma|netns|tap|suites|tests|bench|vm|docs)/[A-Za-z0-9_./-]*[^A-Za-z0-9_./-]?' "$md" |
+		while IFS= read -r hit; do
+			ln=${hit%%:*} tok=${hit#*:}
+			tok=${tok#[^A-Za-z0-9_./~-]}
+			case $tok in *[\{\<\*\$\[]) continue ;; esac
+			tok=${tok%[^A-Za-z0-9_./-]}
+			tok=${tok%.}
+			[ -e "$ROOT/$tok" ] || [[ $pending == *" $tok "* ]] || echo "$rel:$ln: $tok"
+		done
+	grep -noE '\]\([^)#[:space:]]+' "$md" | while IFS= read -r hit; do
+		ln=${hit%%:*} tok=${hit#*](}
+		case $tok in http:* | https:* | mailto:*) continue ;; esac
+		[ -e "$(dirname "$md")/$tok" ] && continue
+		tok=$(dirname "$rel")/$tok
+		tok=${tok#./}
+		[[ $pending == *" $tok "* ]] || echo "$rel:$ln: $tok"
+	done
+}
+
+desc="README.md and docs/*.md name only paths that exist"
+hits=$(for md in "$ROOT/README.md" "$D"/*.md; do doc_paths "$md"; done | sort -u)
+if [ -z "$hits" ]; then tap_ok "$desc"; else tap_fail "$desc" "$(head -10 <<<"$hits")"; fi
 tap_finished

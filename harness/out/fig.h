@@ -110,7 +110,7 @@ void fig_json(json_t *o, const struct pt_point *pt, const struct hp_plan *p);
 void fig_json_spread(json_t *o, const struct fig_agg *a, const struct hp_plan *p);
 
 /*
- * The table as Markdown (docs/figures.md is this output, tests/figures.t checks
+ * The table as Markdown (docs/figures.md is this output, tests/docs.t checks
  * it): one row per figure with its name, unit, meaning, JSON path and when TAP
  * shows it. 0, or -1 when f could not be written.
  */
