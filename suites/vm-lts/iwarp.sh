@@ -7,10 +7,13 @@
 # its "NICs" in the VM's root namespace: a veth pair with a siw link on each
 # end. rc over rdmacm is what iWARP offers; the rest is refused:
 #
-#   1   rc --cm rdmacm, 1,000 clients: 100%, every payload verified, counters back
-#   2   --op read: 100%, verified
-#   3   --srq: 100%, verified
-#   4   --cq shared: 100%, verified
+#   1   rc --cm rdmacm --cq shared, SIW_CLIENTS clients (default 200): 100%,
+#       every payload verified, counters back
+#   2   --op read (--cq shared): 100%, verified
+#   3   --srq (--cq shared): 100%, verified
+#   4   a CQ per connection (the default), 50 clients: 100%, or XFAIL while siw on
+#       6.1 answers ibv_create_cq with EAGAIN past ~36 connections per agent
+#       process (an open finding: docs/fabrics.md); any other outcome fails
 #   5-9 --device named: --cm oob-tls, --transport ud, --transport uc, --op atomic,
 #       --op write (no RDMA WRITE with immediate) exit 2 at once, naming the
 #       device and iWARP
@@ -91,14 +94,36 @@ refused() {
 rdc_rxe_suite iwarp "" rdma
 trap cleanup EXIT
 make_nics || { tap_skip_all "could not make siw links ($NIC, $DEV, $PEER) on $(uname -r)"; exit 4; }
-tap_plan 10
+tap_plan 11
 why=''
 
-RDC_TIMEOUT=900 ok_run rc1000 "rc over rdmacm on $DEV: 1000/1000, verified, counters back" \
-	--clients 1000 --msgs 5
-ok_run read "--op read on $DEV: 100%, verified" --op read --clients 50 --msgs 20
-ok_run srq "--srq on $DEV: 100%, verified" --srq --clients 50 --msgs 20
-ok_run cqsh "--cq shared on $DEV: 100%, verified" --cq shared --clients 50 --msgs 20
+rdc_rdmacap env >"$W/env.tap" 2>&1
+line=$(grep -m1 "dev=$DEV port=1 " "$W/env.tap")
+if grep -q "dev=$DEV .*max_qp=[0-9]" "$W/env.tap" && [[ $line == *link_layer=Ethernet* ]] &&
+	grep -q "dev=$DEV port=1 transport=iWARP" "$W/env.tap"; then
+	tap_ok "env lists $DEV: limits, port 1, Ethernet, transport iWARP"
+else
+	tap_fail "env lists $DEV with transport iWARP" "$line"
+fi
+
+N=${SIW_CLIENTS:-200}
+RDC_TIMEOUT=900 ok_run rcN "rc over rdmacm --cq shared on $DEV: $N/$N, verified, counters back" \
+	--cq shared --clients "$N" --msgs 5
+ok_run read "--op read on $DEV: 100%, verified" --op read --cq shared --clients 50 --msgs 20
+ok_run srq "--srq on $DEV: 100%, verified" --srq --cq shared --clients 50 --msgs 20
+
+desc="a CQ per connection on $DEV, 50 clients: 100%, verified"
+rdc_capture "$W/cqpc" run --topology host --device "$DEV" --server-addr "$ADDR" \
+	--transport rc --cm rdmacm --clients 50 --msgs 20
+why=$(rdc_clean_why)
+if [ -z "$why" ]; then
+	tap_ok "$desc"
+elif grep -qE 'cause.*ibv_create_cq EAGAIN' "$OUT" &&
+	! grep -E 'cause' "$OUT" | grep -vq 'ibv_create_cq EAGAIN'; then
+	tap_xfail "$desc" "siw on $(uname -r): ibv_create_cq EAGAIN past ~36 per process"
+else
+	tap_fail "$desc" "$why; $(grep -m1 -E 'cause|why|Bail' "$OUT" "$W/cqpc.err")"
+fi
 
 for c in "oob --transport rc --cm oob-tls" "ud --transport ud --cm rdmacm" \
 	"uc --transport uc --cm rdmacm" "atomic --transport rc --cm rdmacm --op atomic" \
