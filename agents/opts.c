@@ -12,10 +12,11 @@
 #include <string.h>
 
 #include "agents/opts.h"
+#include "common/deadline.h"
 
 /* agent-only options; the shared ones are O_SHARED + enum opt_id */
 enum {
-	O_ROLE = 256, O_ADDR, O_PORT, O_BACKLOG, O_POOL, O_FIRST_ID, O_BIND, O_HELP,
+	O_ROLE = 256, O_ADDR, O_PORT, O_BACKLOG, O_POOL, O_FIRST_ID, O_BIND, O_KEEPIDLE, O_HELP,
 	O_SHARED,
 	O_END = O_SHARED + OPT_N,
 };
@@ -28,6 +29,7 @@ static const struct option ag_own[] = {
 	{ "pool", required_argument, NULL, O_POOL },
 	{ "first-id", required_argument, NULL, O_FIRST_ID },
 	{ "bind", required_argument, NULL, O_BIND },
+	{ "keepidle", required_argument, NULL, O_KEEPIDLE },
 	{ "help", no_argument, NULL, O_HELP },
 };
 #define AG_NOWN (sizeof(ag_own) / sizeof(ag_own[0]))
@@ -65,8 +67,9 @@ void ag_usage(FILE *f)
 	fprintf(f,
 		"usage: rdmacap-agent --role server|client --transport tcp|rc|ud [options]\n"
 		"  --addr A            server: listen address; client: server address (IPv4, default 127.0.0.1)\n"
-		"  --port P            first port (default %u); clients use P + id %% ports\n",
-		OPT_DEF_PORT);
+		"  --port P            first port (default %u); clients use P + id %% ports\n"
+		"  --keepidle S        tcp: seconds idle before a keepalive probe (default %u)\n",
+		OPT_DEF_PORT, DL_TCP_KEEPIDLE_S);
 	ag_usage_group(f, "", roles, 0);
 	ag_usage_group(f, " server:\n", roles, OPT_F_SERVER);
 	fprintf(f, "  --backlog N         listen backlog (default %u)\n"
@@ -126,6 +129,7 @@ static void ag_defaults(struct ag_opts *o)
 	o->model = (enum opt_model)opt_defs[OPT_SERVER_MODEL].def;
 	o->server_threads = (uint32_t)opt_defs[OPT_SERVER_THREADS].def;
 	o->backlog = AG_DEF_BACKLOG;
+	o->keepidle_s = DL_TCP_KEEPIDLE_S;
 	o->clients = (uint32_t)opt_defs[OPT_CLIENTS].def;
 	o->msgs = (uint32_t)opt_defs[OPT_MSGS].def;
 	o->think_ms = (uint32_t)opt_defs[OPT_THINK_MS].def;
@@ -262,6 +266,11 @@ static int ag_one(struct ag_opts *o, int c, const char *arg, char *err, size_t e
 		if (opt_num(arg, 0, opt_defs[OPT_CLIENTS].max, &v))
 			goto bad;
 		o->pool = (uint32_t)v;
+		return 0;
+	case O_KEEPIDLE:
+		if (opt_num(arg, 1, DL_TCP_KEEPIDLE_MAX_S, &v))
+			goto bad;
+		o->keepidle_s = (uint32_t)v;
 		return 0;
 	case O_FIRST_ID:
 		if (opt_num(arg, 0, UINT32_MAX, &v))

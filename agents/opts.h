@@ -29,6 +29,7 @@ struct ag_opts {
 	uint32_t ports;
 	uint32_t size;
 	uint32_t timeout_s;
+	uint32_t keepidle_s;	/* tcp: --keepidle, rdmacap's dl_tcp_keepidle_s of the point */
 	/* server */
 	enum opt_model model;
 	uint32_t server_threads;

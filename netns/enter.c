@@ -4,13 +4,15 @@
  * (their links and their processes) without starting any program.
  *
  * Work inside another namespace happens in a forked child that setns()es and
- * reports back over a pipe: the caller's own thread never changes namespace.
+ * reports back over a pipe, or (nn_open_net) in a thread that only opens files
+ * there: the caller's own thread never changes namespace.
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <net/if.h>
 #include <sched.h>
 #include <signal.h>
@@ -484,4 +486,53 @@ int nn_ns_udp_bound(const char *ns, unsigned int port)
 	ret = out[0] == '1';
 	free(out);
 	return ret;
+}
+
+struct nn_opener {
+	const char *ns;
+	const char *const *paths;
+	int n, *fds, err;
+};
+
+static void *nn_open_thread(void *arg)
+{
+	struct nn_opener *o = arg;
+	char path[PATH_MAX];
+	int i;
+
+	/* setns(CLONE_NEWNET) moves this thread only; it ends here */
+	if (nn_enter(o->ns) < 0) {
+		o->err = errno;
+		return NULL;
+	}
+	for (i = 0; i < o->n; i++) {
+		snprintf(path, sizeof(path), "/proc/thread-self/net/%s", o->paths[i]);
+		o->fds[i] = open(path, O_RDONLY | O_CLOEXEC);
+		if (o->fds[i] < 0) {
+			o->err = errno;
+			while (i-- > 0)
+				close(o->fds[i]);
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+int nn_open_net(const char *ns, const char *const *paths, int n, int *fds)
+{
+	struct nn_opener o = { .ns = ns, .paths = paths, .n = n, .fds = fds };
+	pthread_t th;
+	int ret;
+
+	ret = pthread_create(&th, NULL, nn_open_thread, &o);
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	ret = pthread_join(th, NULL);
+	if (ret || o.err) {
+		errno = ret ? ret : o.err;
+		return -1;
+	}
+	return 0;
 }

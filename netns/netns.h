@@ -113,6 +113,17 @@ int nn_sysctl_set(const char *ns, const char *key, const char *val);
 /* Reads one; returns 0 and the value without trailing whitespace in buf. */
 int nn_sysctl_get(const char *ns, const char *key, char *buf, size_t len);
 
+/*
+ * Opens the namespace's own view of /proc/net files: paths[i] relative to
+ * /proc/thread-self/net ("snmp", "netstat", "dev"), opened read-only from a
+ * short-lived thread that joined 'ns' ("" = the caller's), so the caller's
+ * thread never changes namespace. A /proc/net file keeps the namespace it was
+ * opened in: pread(fds[i], ..., 0) reads that namespace's figures for as long
+ * as the fd is open, also after every process in it is gone. 0, or -1 with
+ * errno (no fd left open).
+ */
+int nn_open_net(const char *ns, const char *const *paths, int n, int *fds);
+
 /* Capability probes for `rdmacap env`. Each fills 'why' with the reason when false. */
 struct nn_caps {
 	char kernel[64]; /* uname -r */

@@ -15,6 +15,8 @@ setup() {
 teardown() {
 	rdc_bg_kill
 	rm -f "$RDC_JSON"
+	# a test's own namespace, left when it failed half-way
+	if [ -n "${RDC_LQ_NS:-}" ]; then ip netns del "$RDC_LQ_NS" 2>/dev/null || true; fi
 }
 
 
@@ -184,4 +186,22 @@ no_rdc_left() {
 	assert_success
 	[ "$(rdc_out_word removed)" -gt 0 ]
 	no_rdc_left
+}
+
+@test "a listen queue that overflows is named by the kernel's counter in the cause" {
+	rdc_require_root
+	# loop runs in the caller's namespace: one of our own, whose somaxconn of 4
+	# caps the server's backlog, so 2,000 clients released at once overflow it
+	RDC_LQ_NS=rdc-lq-$$
+	ip netns add "$RDC_LQ_NS"
+	ip netns exec "$RDC_LQ_NS" ip link set lo up
+	ip netns exec "$RDC_LQ_NS" sysctl -qw net.core.somaxconn=4
+	run --separate-stderr ip netns exec "$RDC_LQ_NS" "$RDMACAP" run --transport tcp \
+		--topology loop --clients 2000 --msgs 1 --timeout 2
+	ip netns del "$RDC_LQ_NS"
+	unset RDC_LQ_NS
+	assert_failure 1
+	rdc_kv_parse "$output"
+	[[ "$output" == *"# cause="*"wire: listen queue overflows: "* ]]
+	[[ "$output" == *"# wire_srv "*"TcpExtListenOverflows="* ]]
 }

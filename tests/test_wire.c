@@ -123,14 +123,47 @@ static void t_send_err(void)
 	       "send errors, link down: the link: %s", out);
 }
 
+/* A tcp point's wire (tcpw.h's names): what dropped segments first, then what TCP did. */
+static void t_tcp(void)
+{
+	static const char *const names[] = { "TcpInSegs", "TcpOutSegs", "TcpRetransSegs",
+					     "TcpExtListenOverflows", "TcpExtTCPAbortOnTimeout",
+					     "TcpEstabResets", "rx_dropped", NULL };
+	struct smp_wire_names nm;
+	struct smp_wire b = { .valid = true }, n = { .valid = true };
+	char out[640];
+
+	t_names(&nm, names);
+	n.srv[0] = 10;
+	n.srv[1] = 12;
+	wire_diag(&nm, n.srv, b.srv, out, sizeof(out));
+	tap_ok(&t, !strcmp(out, "TcpInSegs=10 TcpOutSegs=12"), "tcp: segments always: %s", out);
+	tap_ok(&t, !wire_cause(&nm, &n, &b, -1, NULL, out, sizeof(out)),
+	       "tcp: no cause when only segments moved");
+	n.srv[3] = 40;
+	n.cli[2] = 7;
+	n.cli[4] = 3;
+	n.srv[5] = 2;
+	n.cli[6] = 1000;
+	wire_cause(&nm, &n, &b, -1, NULL, out, sizeof(out));
+	tap_ok(&t, !strncmp(out, "listen queue overflows: 40 (the accept queue was full", 52) &&
+		   strstr(out, "; interface receive drops: 1,000 (") &&
+		   strstr(out, "; retransmitted segments: 7 (") &&
+		   strstr(out, "; connections aborted on timeout: 3 (") &&
+		   strstr(out, "; established connections reset: 2") &&
+		   strstr(out, "interface receive drops") < strstr(out, "retransmitted"),
+	       "tcp: drops named before what TCP did about them: %s", out);
+}
+
 int main(void)
 {
 	tap_init(&t, stdout);
-	tap_plan(&t, 13);
+	tap_plan(&t, 16);
 	t_num();
 	t_diag();
 	t_cause();
 	t_send_err();
+	t_tcp();
 	tap_totals(&t);
 	return tap_exit_code(&t);
 }

@@ -33,6 +33,7 @@
 #include <netinet/tcp.h>
 #include <unistd.h>
 
+#include "common/deadline.h"
 #include "agents/ag.h"
 #include "agents/rc/rc_client.h"
 #include "agents/rc/rc_reply.h"
@@ -382,7 +383,7 @@ static void rcc_sess_run(struct rcc *x, uint32_t si)
 		}
 		ss->connecting = false;
 		/* the session's EOF or timeout is how a dead server shows (deadline.h) */
-		if (sk_detect(ss->io.fd)) {
+		if (sk_detect(ss->io.fd, DL_TCP_KEEPIDLE_S)) {
 			rcc_sess_fail(x, si, "setsockopt", errno, NULL);
 			return;
 		}

@@ -24,9 +24,9 @@ void sk_peer(char *buf, const struct sockaddr_in *sa)
 	snprintf(buf, SK_PEER_MAX, "%s:%u", ip, ntohs(sa->sin_port));
 }
 
-int sk_detect(int fd)
+int sk_detect(int fd, uint32_t keepidle_s)
 {
-	int one = 1, idle = DL_TCP_KEEPIDLE_S, intvl = DL_TCP_KEEPINTVL_S, cnt = DL_TCP_KEEPCNT;
+	int one = 1, idle = (int)keepidle_s, intvl = DL_TCP_KEEPINTVL_S, cnt = DL_TCP_KEEPCNT;
 	unsigned int uto = DL_TCP_USER_TIMEOUT_MS;
 
 	if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one)) ||
@@ -61,7 +61,7 @@ int sk_listen(const struct ag_opts *o, uint32_t port, int nonblock, int reusepor
 		goto err;
 	if (reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)))
 		goto err;
-	if (sk_detect(fd))
+	if (sk_detect(fd, o->keepidle_s))
 		goto err;
 	call = "bind";
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))

@@ -17,11 +17,11 @@
 /* "A.B.C.D:PORT" into buf (SK_PEER_MAX bytes) */
 void sk_peer(char *buf, const struct sockaddr_in *sa);
 /*
- * The dead-peer deadlines of common/deadline.h on a TCP socket: keepalive and
- * TCP_USER_TIMEOUT. On a listener, accepted sockets inherit them. 0, or -1
- * with errno.
+ * The dead-peer deadlines of common/deadline.h on a TCP socket: keepalive
+ * (first probe after keepidle_s) and TCP_USER_TIMEOUT. On a listener, accepted
+ * sockets inherit them. 0, or -1 with errno.
  */
-int sk_detect(int fd);
+int sk_detect(int fd, uint32_t keepidle_s);
 /* A listening socket on o->addr:port (with sk_detect), or -1 after a fatal "error" record. */
 int sk_listen(const struct ag_opts *o, uint32_t port, int nonblock, int reuseport);
 

@@ -81,7 +81,7 @@ static void tcpc_up(struct tcpc_ctx *x, uint32_t i)
 
 	/* established: a dead server is noticed within common/deadline.h's bound
 	 * (set only now, so a slow accept under load keeps connect's own retries) */
-	if (sk_detect(c->fd)) {
+	if (sk_detect(c->fd, x->o->keepidle_s)) {
 		tcpc_fail(x, i, "setsockopt", errno, NULL);
 		return;
 	}

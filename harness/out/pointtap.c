@@ -175,6 +175,8 @@ enum tap_res ptap_point(struct pt_ctx *c, const struct pt_point *pt, const char 
 	fig_tap(t, FIG_L_PROTO, pt, p);
 	if (pt->hosts)
 		rsmp_tap(t, pt->hosts);
+	/* the wire's deltas: the ports' counters, or a tcp point's TCP counters */
+	ptap_wire(t, pt);
 	if (pt->have_res) {
 		ptap_res_diag(t, "base", &pt->res_base);
 		ptap_res_diag(t, "peak", &pt->res_peak);
@@ -184,7 +186,6 @@ enum tap_res ptap_point(struct pt_ctx *c, const struct pt_point *pt, const char 
 		 * counts the processes that opened the device */
 		ptap_delta_diag(t, "srv_dev_delta", pt->res_peak.srv, pt->res_base.srv);
 		ptap_delta_diag(t, "cli_dev_delta", pt->res_peak.cli, pt->res_base.cli);
-		ptap_wire(t, pt);
 		ptap_qps(t, pt, p);
 		tap_result(t, pt->leak || pt->proto_errors ? TAP_FAIL : TAP_PASS, NULL,
 			   "RDMA resources back to baseline%s%s", pt->leak ? ": " : "", pt->leak_what);

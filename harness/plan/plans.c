@@ -281,8 +281,9 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		rc = -1;
 		goto down;
 	}
-	/* --hosts: the devices are the hosts', read there (rsample.h), not here */
-	c->sampler = smp_open(p->hosts ? &pl_no_rxe : c->topo, why, sizeof(why));
+	/* --hosts: the devices and namespaces are the hosts', read there (rsample.h) */
+	c->sampler = smp_open(p->hosts ? &pl_no_rxe : c->topo,
+			      p->transport == OPT_TR_TCP && !p->hosts, why, sizeof(why));
 	if (!c->sampler) {
 		tap_bail(t, "sampler: %s", why);
 		rc = -1;

@@ -26,7 +26,7 @@ struct srch_point {
 	double success;	/* % of the clients that succeeded */
 	bool floor;	/* ended by --mem-floor: a miss at any threshold */
 	bool cut;	/* ended by SIGTERM or ^C: kept by no threshold */
-	char cause[256];	/* why clients failed, "" if not identified */
+	char cause[1024];	/* why clients failed, "" if not identified */
 };
 
 /* Measures a point of n clients into *pt (n set by the search). 0, or -1: stop. */

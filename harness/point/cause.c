@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "common/deadline.h"
 #include "harness/point/memfloor.h"
 #include "harness/point/run.h"
 #include "harness/sample/wire.h"
@@ -112,6 +113,18 @@ static void cause_explain(const struct pt_ctx *c, const char *call, int err, con
 			 "(see retried)", call, errname, n);
 		return;
 	}
+	/*
+	 * A socket's ETIMEDOUT is the kernel's, set by rdmacap's own policy: data
+	 * unacknowledged, or keepalive probes unanswered, for TCP_USER_TIMEOUT.
+	 */
+	if (!verbs && err == ETIMEDOUT && strcmp(errname, "timeout") &&
+	    c->plan->transport == OPT_TR_TCP) {
+		snprintf(out, len,
+			 "%s %s (%ld times): rdmacap's %.0f s TCP_USER_TIMEOUT (common/deadline.h): "
+			 "data unacknowledged, or keepalive probes unanswered, for that long",
+			 call, errname, n, DL_TCP_USER_TIMEOUT_MS / 1000.0);
+		return;
+	}
 	if (!strcmp(errname, "timeout") || err == ETIMEDOUT) {
 		snprintf(out, len, "%s %s (%ld times): not done within the phase deadline (--timeout)",
 			 call, errname, n);
@@ -167,7 +180,7 @@ static void cause_wire(struct run *r)
 	long qps_err = pt->qp_end.valid ? (long)pt->qp_end.state[RQP_ERR] : -1;
 	const struct hp_plan *p = r->c->plan;
 	size_t l = strlen(pt->cause);
-	char w[256], rx[64];
+	char w[640], rx[64];
 
 	if (p->rx_depth)
 		snprintf(rx, sizeof(rx), "rx depth %ld%s", p->rx_depth, p->srq ? ", SRQ" : " per QP");

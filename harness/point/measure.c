@@ -24,7 +24,7 @@ static void ms_wire(struct run *r, struct smp_wire *w)
 {
 	struct pt_point *pt = r->pt;
 
-	if (!r->c->sampler || !smp_has_res(r->c->sampler) || smp_wire_read(r->c->sampler, w))
+	if (!r->c->sampler || !smp_has_wire(r->c->sampler) || smp_wire_read(r->c->sampler, w))
 		return;
 	pt->wire_names = *smp_wire_names(r->c->sampler);
 	pt->have_wire = true;

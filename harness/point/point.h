@@ -113,11 +113,11 @@ struct pt_point {
 	int nfails;
 	struct pt_cause causes[PT_MAX_CAUSES];
 	int ncauses;
-	char cause[512];                   /* the first cause, explained; the wire's account */
+	char cause[1024];                  /* the first cause, explained; the wire's account */
 
 	bool started;                      /* server and every agent said hello */
 	bool timeout_connect, timeout_traffic, aborted;
-	char why[768];                     /* why the point is not ok */
+	char why[1536];                    /* why the point is not ok */
 	bool ok;
 
 	struct smp_series series;

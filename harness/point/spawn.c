@@ -10,6 +10,7 @@
 #include <sys/epoll.h>
 
 #include "common/clock.h"
+#include "common/deadline.h"
 #include "harness/hosts/remote.h"
 #include "harness/point/run.h"
 
@@ -56,6 +57,8 @@ static void sp_common_args(struct run *r, struct sp_argv *a, const char *role)
 	sp_arg(a, "--addr=%s", r->c->topo->srv.addr);
 	sp_arg(a, "--size=%ld", p->size);
 	sp_arg(a, "--timeout=%ld", r->pt->timeout_s);
+	if (p->transport == OPT_TR_TCP)
+		sp_arg(a, "--keepidle=%u", dl_tcp_keepidle_s((uint64_t)r->pt->clients));
 }
 
 static void sp_rc_args(struct run *r, struct sp_argv *av, const struct nn_host *h, bool server)

@@ -6,6 +6,7 @@
 
 #include "rdma/rnl.h"
 #include "harness/sample/sample.h"
+#include "harness/sample/tcpw.h"
 
 #define SMP_MAX_DEVS 128
 #define SMP_MAX_SAMPLES (1u << 20)
@@ -20,9 +21,27 @@ struct smp_sampler {
 	struct rnl_dev devs[SMP_MAX_DEVS];
 	struct rstat_port *ports;
 	struct smp_wire_names names;
+	struct tcpw *tcpw;	/* tcp: the wire is the namespaces' TCP counters */
 };
 
-struct smp_sampler *smp_open(const struct nn_topo *t, char *why, size_t len)
+_Static_assert(TCPW_N <= SMP_NWIRE, "the TCP counters do not fit a wire reading");
+
+/* The TCP counters as the wire; a failure leaves the wire unread, and says why. */
+static void smp_open_tcp(struct smp_sampler *s, char *why, size_t len)
+{
+	char e[200];
+
+	s->tcpw = tcpw_open(s->t, e, sizeof(e));
+	if (!s->tcpw) {
+		snprintf(why, len, "%s", e);
+		return;
+	}
+	for (int i = 0; i < TCPW_N; i++)
+		snprintf(s->names.name[i], sizeof(s->names.name[i]), "%s", tcpw_names[i]);
+	s->names.n = TCPW_N;
+}
+
+struct smp_sampler *smp_open(const struct nn_topo *t, bool tcp, char *why, size_t len)
 {
 	struct smp_sampler *s = calloc(1, sizeof(*s));
 
@@ -32,7 +51,11 @@ struct smp_sampler *smp_open(const struct nn_topo *t, char *why, size_t len)
 	}
 	s->t = t;
 	*why = '\0';
+	if (tcp)
+		smp_open_tcp(s, why, len);
 	if (!t->rxe) {
+		if (*why)
+			return s;
 		snprintf(why, len, "no rxe devices in this topology");
 		return s;
 	}
@@ -56,6 +79,7 @@ void smp_close(struct smp_sampler *s)
 		return;
 	if (s->res_ok)
 		rnl_close(&s->rnl);
+	tcpw_close(s->tcpw);
 	free(s->ports);
 	free(s);
 }
@@ -63,6 +87,11 @@ void smp_close(struct smp_sampler *s)
 bool smp_has_res(const struct smp_sampler *s)
 {
 	return s && s->res_ok;
+}
+
+bool smp_has_wire(const struct smp_sampler *s)
+{
+	return s && (s->res_ok || s->tcpw);
 }
 
 static void smp_add(uint64_t *dst, const struct rnl_dev *d)
@@ -138,6 +167,12 @@ int smp_wire_read(struct smp_sampler *s, struct smp_wire *w)
 	int n;
 
 	memset(w, 0, sizeof(*w));
+	if (s->tcpw) {
+		if (tcpw_read(s->tcpw, w->srv, w->cli))
+			return -1;
+		w->valid = true;
+		return 0;
+	}
 	if (!s->res_ok)
 		return -1;
 	n = rstat_sample(&s->rnl, s->ports, SMP_MAX_PORTS);

@@ -5,6 +5,7 @@
  * devices, and the server agent's /proc entries, and keeps a time series;
  * over the same socket, the devices' port statistic counters (rdma/rstat.h)
  * and the run's QPs by state (rdma/rqp.h). One thread: calls never overlap.
+ * A tcp point's wire is the namespaces' TCP counters instead (tcpw.h).
  */
 #ifndef RDC_HARNESS_SAMPLE_H
 #define RDC_HARNESS_SAMPLE_H
@@ -82,16 +83,20 @@ struct smp_sampler;
 /*
  * Opens the sampler for topology t. RDMA counters are read only when the
  * topology has rxe devices; 'why' says why they are not available otherwise.
+ * tcp: the wire is the kernel's TCP counters of t's namespaces (tcpw.h), not
+ * the devices' port counters.
  */
-struct smp_sampler *smp_open(const struct nn_topo *t, char *why, size_t len);
+struct smp_sampler *smp_open(const struct nn_topo *t, bool tcp, char *why, size_t len);
 void smp_close(struct smp_sampler *s);
 /* True when RDMA counters can be read. */
 bool smp_has_res(const struct smp_sampler *s);
+/* True when the wire's counters can be read (smp_wire_read). */
+bool smp_has_wire(const struct smp_sampler *s);
 /* Reads the RDMA counters now. 0, or -1 (r->valid false). */
 int smp_res_read(struct smp_sampler *s, struct smp_res *r);
 /*
- * Reads the port counters of the topology's devices now (~210 us per port).
- * 0, or -1 (w->valid false).
+ * Reads the port counters of the topology's devices now (~210 us per port),
+ * or a tcp sampler's TCP counters. 0, or -1 (w->valid false).
  */
 int smp_wire_read(struct smp_sampler *s, struct smp_wire *w);
 const struct smp_wire_names *smp_wire_names(const struct smp_sampler *s);

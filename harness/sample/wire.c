@@ -43,7 +43,8 @@ size_t wire_diag(const struct smp_wire_names *nm, const uint64_t *now, const uin
 	*out = '\0';
 	for (int i = 0; i < nm->n; i++) {
 		int64_t d = (int64_t)(now[i] - base[i]);
-		bool always = !strcmp(nm->name[i], "sent_pkts") || !strcmp(nm->name[i], "rcvd_pkts");
+		bool always = !strcmp(nm->name[i], "sent_pkts") || !strcmp(nm->name[i], "rcvd_pkts") ||
+			      !strcmp(nm->name[i], "TcpOutSegs") || !strcmp(nm->name[i], "TcpInSegs");
 
 		if (d || always)
 			WIRE_PUT(out, len, &l, "%s%s=%" PRId64, l ? " " : "", nm->name[i], d);
@@ -88,6 +89,31 @@ static const struct wire_why {
 	{ { "out_of_seq_request", "out_of_sequence" }, "out-of-sequence requests: %s",
 	  "packets lost on the way" },
 	{ { "duplicate_request" }, "duplicate requests: %s", "the peer retransmitted" },
+	/* tcp (tcpw.h): what dropped segments, then what TCP did about it */
+	{ { "TcpExtListenOverflows" }, "listen queue overflows: %s",
+	  "the accept queue was full: the server accepted slower than clients connected, "
+	  "or the backlog (net.core.somaxconn) is small" },
+	{ { "TcpExtListenDrops" }, "listen drops: %s", "SYNs or handshake ACKs dropped at a listener" },
+	{ { "TcpExtTCPReqQFullDrop" }, "SYN queue full drops: %s", "too many half-open connections" },
+	{ { "rx_dropped" }, "interface receive drops: %s",
+	  "the namespace's interfaces dropped packets: a veth's per-CPU backlog "
+	  "(net.core.netdev_max_backlog) was full" },
+	{ { "tx_dropped" }, "interface transmit drops: %s",
+	  "a veth could not hand packets to its peer: the per-CPU backlog was full" },
+	{ { "softnet_dropped" }, "softnet backlog drops: %s",
+	  "per-CPU input queues over net.core.netdev_max_backlog, host-wide" },
+	{ { "TcpExtTCPBacklogDrop" }, "socket backlog drops: %s",
+	  "segments for a socket its owner held, beyond its receive buffer" },
+	{ { "TcpExtTCPRcvQDrop" }, "receive queue drops: %s", "a socket's receive memory was full" },
+	{ { "TcpExtTCPMemoryPressures" }, "TCP memory pressure %s times", "net.ipv4.tcp_mem" },
+	{ { "TcpExtTCPAbortOnMemory" }, "connections aborted for memory: %s",
+	  "net.ipv4.tcp_mem or too many orphans" },
+	{ { "TcpRetransSegs" }, "retransmitted segments: %s", "segments or their ACKs lost" },
+	{ { "TcpExtTCPSynRetrans" }, "SYN retransmissions: %s", "SYNs or SYN-ACKs lost" },
+	{ { "TcpExtTCPTimeouts" }, "retransmission timeouts: %s", "no ACK within the RTO" },
+	{ { "TcpExtTCPAbortOnTimeout" }, "connections aborted on timeout: %s",
+	  "retransmissions or keepalive probes unanswered for the socket's user timeout" },
+	{ { "TcpEstabResets" }, "established connections reset: %s", NULL },
 	/* no why: it depends on whether the link went down (the last one) */
 	{ { "send_err" }, "send errors: %s", NULL },
 	{ { "link_downed" }, "link down %s times", "the port lost its link" },
@@ -153,6 +179,11 @@ size_t wire_cause(const struct smp_wire_names *nm, const struct smp_wire *now,
 
 		if (!wire_both(nm, now, base, w, &d) || d <= 0)
 			continue;
+		if (!why && !strcmp(w->names[0], "TcpEstabResets")) {
+			WIRE_PUT(out, len, &l, "%s", l ? "; " : "");
+			WIRE_PUT(out, len, &l, w->what, wire_num((uint64_t)d, num, sizeof(num)));
+			continue;
+		}
 		if (!why)
 			why = wire_both(nm, now, base, &wire_whys[WIRE_NWHYS - 1], &down) && down > 0
 				      ? wire_send_down

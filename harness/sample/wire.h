@@ -7,7 +7,10 @@
  *
  * Names differ by device (rxe: rcvd_rnr_err, retry_exceeded_err, ...; mlx5:
  * rnr_nak_retry_err, local_ack_timeout_err, ...): a counter a device does not
- * offer is simply not in the names, and is read as absent, never as 0.
+ * offer is simply not in the names, and is read as absent, never as 0. A tcp
+ * point's wire is the kernel's TCP counters (tcpw.h's names): what dropped
+ * segments (listen queue, interfaces, backlogs, memory) comes before what TCP
+ * did about it (retransmissions, timeouts, aborts).
  */
 #ifndef RDC_HARNESS_WIRE_H
 #define RDC_HARNESS_WIRE_H
@@ -27,7 +30,8 @@ bool wire_delta(const struct smp_wire_names *nm, const uint64_t *now, const uint
 
 /*
  * "sent_pkts=812 rcvd_pkts=812 rcvd_rnr_err=3": the deltas of one side, sent
- * and received packets always, the others when not 0. Returns the length.
+ * and received packets (tcp: TcpOutSegs, TcpInSegs) always, the others when
+ * not 0. Returns the length.
  */
 size_t wire_diag(const struct smp_wire_names *nm, const uint64_t *now, const uint64_t *base,
 		 char *out, size_t len);
