@@ -113,14 +113,19 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -iquote . -Wall -Wextra -Werror \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_proto  := common/proto.c
 FUZZ_oob    := agents/oob/oob.c
+FUZZ_report := harness/report/report.c harness/report/rephosts.c harness/report/repsvg.c \
+               harness/out/fig.c common/opt.c tap/tap.c
+FUZZ_LIBS_report := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lm
+FUZZ_NAMES  := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 fuzz:
 	@if command -v $(FUZZ_CC) >/dev/null; then \
-		$(MAKE) --no-print-directory $(O)/fuzz/fuzz_proto $(O)/fuzz/fuzz_oob; \
+		$(MAKE) --no-print-directory $(FUZZ_NAMES:%=$(O)/fuzz/fuzz_%); \
 	else echo "fuzz: $(FUZZ_CC) not found (tests/deps installs it)" >&2; fi
 
-$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HDRS) common/proto.c agents/oob/oob.c
+.SECONDEXPANSION:
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HDRS) $$(FUZZ_$$*)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_$*)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_$*) $(FUZZ_LIBS_$*)
 
 # Unit tests run from both builds; suites run the plain build (ASan's shadow memory
 # would distort the memory-per-connection figures they report).
