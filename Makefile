@@ -15,7 +15,7 @@
 #   make vm-check     only the rxe suites, inside the VM
 #   make vm-lts-check only the LTS kernel's suites (rxe host topology, siw), in its VM
 #   make vm-limits-ud the ud address-handle limit (--ah cache at 16,500 and 33,000; --ah peer moves it), in the VM
-#   make soak         30 points with random --fault, ASan+UBSan build, in the VM
+#   make soak         100 random designs under random --fault, ASan+UBSan build, in the VM
 #   make install PREFIX=/usr/local   also the man pages and bash completion
 #   make results      re-render docs/results/*/ (report.md, report.svg) from their run.json,
 #                     and docs/figures.md from the table of figures (tests/docs.t checks both)
@@ -115,14 +115,19 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -iquote . -Wall -Wextra -Werror \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_proto  := common/proto.c
 FUZZ_oob    := agents/oob/oob.c
+FUZZ_report := harness/report/report.c harness/report/rephosts.c harness/report/repsvg.c \
+               harness/out/fig.c common/opt.c tap/tap.c
+FUZZ_LIBS_report := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lm
+FUZZ_NAMES  := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 fuzz:
 	@if command -v $(FUZZ_CC) >/dev/null; then \
-		$(MAKE) --no-print-directory $(O)/fuzz/fuzz_proto $(O)/fuzz/fuzz_oob; \
+		$(MAKE) --no-print-directory $(FUZZ_NAMES:%=$(O)/fuzz/fuzz_%); \
 	else echo "fuzz: $(FUZZ_CC) not found (tests/deps installs it)" >&2; fi
 
-$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HDRS) common/proto.c agents/oob/oob.c
+.SECONDEXPANSION:
+$(O)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HDRS) $$(FUZZ_$$*)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_$*)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_$*) $(FUZZ_LIBS_$*)
 
 # Unit tests run from both builds; suites run the plain build (ASan's shadow memory
 # would distort the memory-per-connection figures they report).
@@ -180,10 +185,10 @@ vm-limits-ud:
 	@$(MAKE) --no-print-directory all 1>&2
 	@vm/run --mem 6G --timeout 9000 --share "$(CURDIR)" -- suites/vm-long/limits-ud.sh
 
-# not in check: ~15 s per point under TCG (docs/faults.md)
+# not in check: ~15-20 s per point under TCG, 100 points (SOAK_POINTS) in ~35 min (docs/faults.md)
 soak:
 	@$(MAKE) --no-print-directory all san 1>&2
-	@vm/run --mem 4G --timeout 2400 --share "$(CURDIR)" -- suites/soak/faults-soak.sh
+	@vm/run --mem 4G --timeout 3600 --share "$(CURDIR)" -- suites/soak/faults-soak.sh
 
 # Published results and the figures' reference are rendered from committed data only.
 results: $(O)/rdmacap

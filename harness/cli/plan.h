@@ -23,7 +23,7 @@
 enum hp_cmd { HP_ENV, HP_UP, HP_DOWN, HP_RUN, HP_RAMP, HP_LIMIT, HP_STORM, HP_REPORT, HP_NCMD };
 
 #define HP_MAX_POINTS 64
-#define HP_MAX_FILES 16
+#define HP_MAX_FILES 64 /* report: bench/loss writes 2 transports x 2 rates x 5 runs */
 #define HP_MAX_REPEAT 100       /* --repeat: runs of one point */
 
 struct hp_plan {

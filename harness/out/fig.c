@@ -408,7 +408,7 @@ const struct fig fig_table[] = {
 	{ "fault_err", "", "why the fault could not be injected",
 	  FIG_L_FAULT_DID, "%s", "fault.err", FIG_FAULT | FIG_NONZERO, 0,
 	  S(fault.err) },
-	{ NULL },
+	{ .name = NULL },
 };
 
 /* text before a line's first key */

@@ -19,6 +19,7 @@
  * objects per client (QP+CQ+MR+SRQ, and the agent's address handles for ud).
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,27 +33,59 @@
 #include "harness/report/reprow.h"
 #include "harness/report/repsvg.h"
 
-static long rp_int(json_t *o, const char *path)
+/*
+ * The largest figure a result may carry, 2^53: every count and time a run writes
+ * is a whole number far below it, a double holds it exactly and a long takes it
+ * without overflow. A file with a figure outside 0..2^53, or a point with no
+ * client (the chart's axis is log10 of the clients), is not a result rdmacap wrote.
+ */
+#define RP_NUM_MAX 9007199254740992.0
+
+static bool rp_num_ok(double v, double lo)
 {
-	return (long)fig_json_at(o, path);
+	return v >= lo && v <= RP_NUM_MAX;
+}
+
+static long rp_int(json_t *o, const char *path, bool *bad)
+{
+	double v = fig_json_at(o, path);
+
+	if (!rp_num_ok(v, -RP_NUM_MAX)) {
+		*bad = true;
+		return 0;
+	}
+	return (long)v;
+}
+
+/* The figure 'name' of point pt, flagged in *bad when outside lo..2^53. */
+static double rp_fig(json_t *pt, const char *name, double lo, bool *bad)
+{
+	double v = fig_json_num(pt, name);
+
+	if (!rp_num_ok(v, lo)) {
+		*bad = true;
+		return 0;
+	}
+	return v;
 }
 
 /* The figures a row shows with their spread, in the order of rp_row.spread. */
 static const char *const rp_spread_figs[3] = { "success_pct", "lat_us_p50", "lat_us_p99" };
 
 /* min and max over the repeats (repeat.min / repeat.max), else the value itself */
-static void rp_spread(json_t *pt, struct rp_row *r)
+static void rp_spread(json_t *pt, struct rp_row *r, bool *bad)
 {
 	json_t *rep = json_object_get(pt, "repeat");
 	json_t *lo = json_object_get(rep, "min"), *hi = json_object_get(rep, "max");
+	json_int_t ran = json_integer_value(json_object_get(rep, "ran"));
 
-	r->nrep = json_is_object(lo) && json_is_object(hi) ?
-		  (int)json_integer_value(json_object_get(rep, "ran")) : 1;
+	r->nrep = json_is_object(lo) && json_is_object(hi) && ran > 1 && ran <= INT_MAX ?
+		  (int)ran : 1;
 	for (int i = 0; i < 3; i++) {
-		double v = fig_json_num(pt, rp_spread_figs[i]);
+		double v = rp_fig(pt, rp_spread_figs[i], 0, bad);
 
-		r->spread[i][0] = r->nrep > 1 ? fig_json_num(lo, rp_spread_figs[i]) : v;
-		r->spread[i][1] = r->nrep > 1 ? fig_json_num(hi, rp_spread_figs[i]) : v;
+		r->spread[i][0] = r->nrep > 1 ? rp_fig(lo, rp_spread_figs[i], 0, bad) : v;
+		r->spread[i][1] = r->nrep > 1 ? rp_fig(hi, rp_spread_figs[i], 0, bad) : v;
 	}
 }
 
@@ -100,29 +133,37 @@ static int rp_load(const char *path, int file, struct rp_set *s)
 		struct rp_row *r;
 		json_t *peak = json_object_get(json_object_get(pt, "resources"), "peak");
 		json_t *base = json_object_get(json_object_get(pt, "resources"), "base");
+		bool bad = false;
 
 		if (s->n == RP_MAX)
 			break;
-		r = &s->r[s->n++];
+		r = &s->r[s->n];
 		memset(r, 0, sizeof(*r));
-		r->clients = (long)fig_json_num(pt, "clients");
-		r->connected = (long)fig_json_num(pt, "connected");
-		r->success = fig_json_num(pt, "success_pct");
-		r->lat_p50 = fig_json_num(pt, "lat_us_p50");
-		r->lat_p99 = fig_json_num(pt, "lat_us_p99");
-		r->msgs_per_s = fig_json_num(pt, "msgs_per_s");
-		r->srv_rss_kb = (long)fig_json_num(pt, "srv_rss_kb_peak");
-		r->agents_rss_kb = (long)fig_json_num(pt, "agents_rss_kb");
-		r->srv_bytes_per_conn = fig_json_num(pt, "srv_bytes_per_conn");
-		r->ah = (long)fig_json_num(pt, "srv_ah");
-		rp_spread(pt, r);
+		r->clients = (long)rp_fig(pt, "clients", 1, &bad);
+		r->connected = (long)rp_fig(pt, "connected", 0, &bad);
+		r->success = rp_fig(pt, "success_pct", 0, &bad);
+		r->lat_p50 = rp_fig(pt, "lat_us_p50", 0, &bad);
+		r->lat_p99 = rp_fig(pt, "lat_us_p99", 0, &bad);
+		r->msgs_per_s = rp_fig(pt, "msgs_per_s", 0, &bad);
+		r->srv_rss_kb = (long)rp_fig(pt, "srv_rss_kb_peak", 0, &bad);
+		r->agents_rss_kb = (long)rp_fig(pt, "agents_rss_kb", 0, &bad);
+		r->srv_bytes_per_conn = rp_fig(pt, "srv_bytes_per_conn", -RP_NUM_MAX, &bad);
+		r->ah = (long)rp_fig(pt, "srv_ah", 0, &bad);
+		rp_spread(pt, r, &bad);
 		if (json_is_object(peak) && json_is_object(base)) {
 			r->have_res = true;
-			r->qp = rp_int(peak, "server.qp") - rp_int(base, "server.qp");
-			r->cq = rp_int(peak, "server.cq") - rp_int(base, "server.cq");
-			r->mr = rp_int(peak, "server.mr") - rp_int(base, "server.mr");
-			r->srq = rp_int(peak, "server.srq") - rp_int(base, "server.srq");
+			r->qp = rp_int(peak, "server.qp", &bad) - rp_int(base, "server.qp", &bad);
+			r->cq = rp_int(peak, "server.cq", &bad) - rp_int(base, "server.cq", &bad);
+			r->mr = rp_int(peak, "server.mr", &bad) - rp_int(base, "server.mr", &bad);
+			r->srq = rp_int(peak, "server.srq", &bad) - rp_int(base, "server.srq", &bad);
 		}
+		if (bad) {
+			fprintf(stderr, "rdmacap report: %s: point %zu: a figure outside 0..2^53 "
+					"or no clients: not an rdmacap result\n", path, i + 1);
+			json_decref(doc);
+			return -1;
+		}
+		s->n++;
 		snprintf(r->status, sizeof(r->status), "%s",
 			 json_string_value(json_object_get(pt, "verdict")) ?: "?");
 		snprintf(r->cause, sizeof(r->cause), "%s",
