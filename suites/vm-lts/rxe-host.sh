@@ -38,7 +38,7 @@ trap cleanup EXIT
 rdc_nic_up "$NIC" rxe "$DEV" "$ADDR" || { tap_skip_all "$RDC_WHY"; exit 4; }
 tap_plan 4
 tap_diag "kernel $(uname -r)"
-BASE=$(rdc_res_line)
+BASE=$(rdc_res)
 
 rdc_capture "$W/rc" run --topology host --device "$DEV" --server-addr "$ADDR" \
 	--transport rc --clients 50 --msgs 20

@@ -59,7 +59,7 @@ else
 	tap_fail "ibv_devinfo $DEV: transport iWARP" "$(grep -E 'transport|state|link_layer' "$W/devinfo" | tr -s ' \t\n' ' ')"
 fi
 
-BASE=$(rdc_res_line)
+BASE=$(rdc_res)
 rdc_nic_cross "$NIC" "$ADDR" "$ADDR2" || tap_diag "rdc_nic_cross $NIC: failed"
 RDC_BG_LOG=$W/rping-server.log rdc_bg rping -s -a "$ADDR" -p "$PORT" -C "$ITERS" -V -S 64
 # the server listens within ~1 s under TCG; the client retries nothing
