@@ -137,6 +137,7 @@ static void ag_defaults(struct ag_opts *o)
 	o->workers = (uint32_t)opt_defs[OPT_WORKERS].def;
 	o->cm = (enum opt_cm)opt_defs[OPT_CM].def;
 	o->cq = (enum opt_cq)opt_defs[OPT_CQ].def;
+	o->mr = (enum opt_mr)opt_defs[OPT_MR].def;
 	o->op = (enum opt_op)opt_defs[OPT_OP].def;
 	o->oob_session = (enum opt_oob_session)opt_defs[OPT_OOB_SESSION].def;
 	o->poll = (enum opt_poll)opt_defs[OPT_POLL].def;
@@ -195,6 +196,7 @@ static int ag_shared(struct ag_opts *o, enum opt_id id, const char *arg, char *e
 	case OPT_CM: o->cm = (enum opt_cm)v; break;
 	case OPT_SERVER_MODEL: o->model = (enum opt_model)v; break;
 	case OPT_CQ: o->cq = (enum opt_cq)v; break;
+	case OPT_MR: o->mr = (enum opt_mr)v; break;
 	case OPT_OP: o->op = (enum opt_op)v; break;
 	case OPT_OOB_SESSION: o->oob_session = (enum opt_oob_session)v; break;
 	case OPT_SRQ: o->srq = true; break;

@@ -49,6 +49,7 @@ struct ag_opts {
 	/* --transport rc */
 	enum opt_cm cm;
 	enum opt_cq cq;
+	enum opt_mr mr;
 	enum opt_op op;
 	enum opt_oob_session oob_session;
 	bool srq;

@@ -24,11 +24,18 @@
 # shellcheck source=../suites/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../suites/lib/common.sh"
 
+# BENCH_REPEAT's default: five repeats give a median and a spread that one slow
+# minute of a shared host cannot move alone (bench/run reads it here too)
+BN_REPEAT_DEF=5
+# a reference whose figure moves more than this factor between repeats is named
+# beside its ratios (bench/table): they measure the host more than the tools
+BN_VARIES=2
+
 # bn_init PART: BENCH_* settings (the quick mode of `make check` shrinks them).
 # shellcheck disable=SC2034 # the settings are read by bench/rc and bench/tcp
 bn_init() {
 	BN_PART=$1
-	BN_REPEAT=${BENCH_REPEAT:-3}
+	BN_REPEAT=${BENCH_REPEAT:-$BN_REPEAT_DEF}
 	BN_ITERS=${BENCH_ITERS:-2000}
 	BN_SIZES=${BENCH_SIZES:-64 4096}
 	BN_CONNS=${BENCH_CONNS:-2000 10000}

@@ -23,6 +23,9 @@ static const char *const opt_models[OPT_MODEL_N] = {
 static const char *const opt_cqs[OPT_CQ_N] = {
 	[OPT_CQ_PER_CONN] = "per-conn", [OPT_CQ_SHARED] = "shared",
 };
+static const char *const opt_mrs[OPT_MR_N] = {
+	[OPT_MR_PER_CONN] = "per-conn", [OPT_MR_SHARED] = "shared",
+};
 static const char *const opt_ops[OPT_OP_N] = {
 	[OPT_OP_SEND] = "send", [OPT_OP_WRITE] = "write",
 	[OPT_OP_READ] = "read", [OPT_OP_ATOMIC] = "atomic",
@@ -54,6 +57,10 @@ const struct opt_def opt_defs[OPT_N] = {
 	[OPT_CQ] = { "cq", W(opt_cqs), .flags = OPT_F_RC, .def = OPT_CQ_PER_CONN,
 		     .arg = "per-conn|shared",
 		     .help = "send and recv CQ per QP, or one CQ per agent" },
+	[OPT_MR] = { "mr", W(opt_mrs), .flags = OPT_F_RC, .def = OPT_MR_PER_CONN,
+		     .arg = "per-conn|shared",
+		     .help = "send and recv MR per QP, or one MR per agent (per 4,096 "
+			     "connections), each connection its slice" },
 	[OPT_OP] = { "op", W(opt_ops), .flags = OPT_F_RC, .def = OPT_OP_SEND,
 		     .arg = "send|write|read|atomic",
 		     .help = "SEND/RECV, RDMA WRITE with immediate, RDMA READ of the server's "

@@ -100,6 +100,7 @@ static long long h_val(enum opt_id id)
 	case OPT_CM: return plan.cm;
 	case OPT_SERVER_MODEL: return plan.server_model;
 	case OPT_CQ: return plan.cq;
+	case OPT_MR: return plan.mr;
 	case OPT_OP: return plan.op;
 	case OPT_OOB_SESSION: return plan.oob_session;
 	case OPT_SRQ: return plan.srq;
@@ -135,6 +136,7 @@ static long long a_val(enum opt_id id)
 	case OPT_CM: return ag.cm;
 	case OPT_SERVER_MODEL: return ag.model;
 	case OPT_CQ: return ag.cq;
+	case OPT_MR: return ag.mr;
 	case OPT_OP: return ag.op;
 	case OPT_OOB_SESSION: return ag.oob_session;
 	case OPT_SRQ: return ag.srq;

@@ -15,6 +15,11 @@
  * writes into the connection's recv MR, so that one stays and the SRQ's
  * receives carry no buffer).
  *
+ * --mr shared (rc_mr.c) registers no MR per connection: each connection's
+ * buffer is a slice of the agent's chunks, one MR each, and its lkey and rkey
+ * are its chunk's (the exchange carries that rkey and the slice's address, as
+ * it carries a connection's own). See struct rc_mrs.
+ *
  * --op read and --op atomic are one-sided: the server's recv MR is opened to
  * the peer (REMOTE_READ, REMOTE_ATOMIC) and nothing is echoed. For read it
  * holds load_payload(id, 0), which the client reads into its recv half and
@@ -55,6 +60,7 @@
 #define RDC_AGENTS_RC_H
 
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -96,6 +102,67 @@ struct rc_srqbuf {
 	uint8_t *buf;
 };
 
+/*
+ * --mr shared: the slices of one PD. A slice is rc_mr_stride() bytes (the send
+ * half, then the 8-aligned recv half: rc_sbuf, rc_rbuf), 64-aligned in its
+ * chunk. Chunk c holds rc_mr_slices(c, stride): RC_MR_FIRST << c, doubling up
+ * to RC_MR_CHUNK, and never more than RC_MR_CHUNK_BYTES (at least one slice).
+ * A chunk is registered when every live one is full, and deregistered when its
+ * last slice comes back, so the device's counters return to the baseline as
+ * its connections go.
+ *
+ * Chunks, not one region registered up front nor a reserve registered as it
+ * is used: an MR's range is fixed, and growing it (ibv_rereg_mr) would change
+ * the keys the peers already hold; a region sized for the worst case would pin
+ * it for a point of 20 connections. RC_MR_CHUNK 4,096: 260,000 connections,
+ * rc's old wall at max_mr 524,287 with two MRs each, take 70 registrations,
+ * while one registration covers at most 16 MiB (4,096 pages) and a point of a
+ * few connections pins one 64-slice chunk. Doubling from RC_MR_FIRST keeps the
+ * small points small.
+ *
+ * The cost: one rkey opens every slice of a chunk to every peer holding it (a
+ * peer's WRITE may land in another connection's slice: the device checks
+ * bounds per MR, not per connection).
+ */
+#define RC_MR_FIRST 64
+#define RC_MR_CHUNK 4096
+#define RC_MR_CHUNK_BYTES (16u << 20)
+
+struct rc_mrchunk {
+	struct ibv_mr *mr;	/* NULL: not registered */
+	uint8_t *buf;
+	uint32_t *free;		/* slices not in use, a stack */
+	uint32_t nfree, n;
+};
+
+struct rc_mrs {
+	pthread_mutex_t mu;	/* the thread server takes slices from many threads */
+	struct rc_mrchunk *c;
+	uint32_t nc;
+	size_t stride;
+	int access;		/* what the op lets the peer do, for every slice */
+};
+
+/* bytes of one connection's slice: send half, 8-aligned recv half of at least 8 */
+size_t rc_mr_stride(uint32_t size);
+/* slices of chunk c */
+uint32_t rc_mr_slices(uint32_t c, size_t stride);
+/* byte offset of slice i of a chunk */
+static inline size_t rc_mr_off(size_t stride, uint32_t i)
+{
+	return stride * i;
+}
+void rc_mr_init(struct rc_mrs *m, uint32_t size, int access);
+/* deregisters what is left (a leak, warned about) */
+void rc_mr_fini(struct rc_mrs *m);
+/*
+ * A zeroed slice: its chunk *c and index *i, the address and the MR. The first
+ * live chunk with room, or the lowest chunk not registered (registered now).
+ */
+int rc_mr_get(struct rc_mrs *m, struct ibv_pd *pd, uint32_t *c, uint32_t *i, uint8_t **buf,
+	      struct ibv_mr **mr, struct verbs_fail *f);
+void rc_mr_put(struct rc_mrs *m, uint32_t c, uint32_t i);
+
 /* qp_num -> slot, open addressing; only SRQ completions need it */
 struct rc_map {
 	uint32_t *key, *val;
@@ -118,6 +185,8 @@ struct rc_dev {
 	enum ibv_qp_type qpt;
 	enum opt_op op;
 	bool shared_cq, use_srq, write;
+	bool shared_mr;		/* --mr shared: slices of mrs */
+	struct rc_mrs mrs;
 	uint32_t rx_depth;	/* --rx-depth: RQ depth, or the SRQ's fixed size; 0: ours */
 	/* --cq shared */
 	struct poll_cq **pool;
@@ -139,8 +208,10 @@ struct rc_ep {
 	struct poll_chan *pl;	/* per-conn CQs report to its channel; NULL: the device's */
 	struct rdma_cm_id *cm;	/* --cm rdmacm: the QP belongs to this id */
 	struct poll_cq *scq, *rcq;
-	struct ibv_mr *smr, *rmr;
+	struct ibv_mr *smr, *rmr;	/* --mr shared: both the chunk's, not ours */
 	uint8_t *buf;		/* send half, then recv half */
+	uint32_t rbytes;	/* of the recv half: the rlen a peer is given */
+	uint32_t mrc, mri;	/* --mr shared: the slice's chunk and index */
 	uint32_t slot;
 	uint16_t gen;
 	uint8_t sq_out;		/* sends posted since the SQ was last known empty */
@@ -181,6 +252,8 @@ static inline bool rc_op_onesided(enum opt_op op)
 	return op == OPT_OP_READ || op == OPT_OP_ATOMIC;
 }
 
+/* what the peer may do to a connection's recv half under op (IBV_ACCESS_REMOTE_*) */
+int rc_op_access(enum opt_op op);
 /* the op word of oob.h's records for op, and back (OPT_OP_N: not an rc op) */
 unsigned rc_op_oob(enum opt_op op);
 enum opt_op rc_op_from_oob(unsigned op);

@@ -168,7 +168,7 @@ static void rcc_cm_connect(struct rcc *x, uint32_t i, bool *kill)
 		req.op = (uint8_t)rc_op_oob((enum opt_op)ep->op);
 		req.rkey = ep->rmr->rkey;
 		req.addr = (uintptr_t)rc_rbuf(&x->dev, ep);
-		req.rlen = (uint32_t)ep->rmr->length;
+		req.rlen = ep->rbytes;
 	}
 	if (oob_cm_encode(&req, buf)) {
 		rcc_fail(x, i, "request", EPROTO, NULL, false);

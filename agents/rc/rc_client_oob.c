@@ -302,7 +302,7 @@ static int rcc_req(struct rcc *x, struct rcc_sess *ss, uint32_t i, struct verbs_
 	if (rc_op_rbuf((enum opt_op)ep->op)) {
 		req.rkey = ep->rmr->rkey;
 		req.addr = (uintptr_t)rc_rbuf(&x->dev, ep);
-		req.rlen = (uint32_t)ep->rmr->length;
+		req.rlen = ep->rbytes;
 	}
 	if (oob_encode(&req, buf)) {
 		f->call = "request";

@@ -97,6 +97,7 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 	memset(d, 0, sizeof(*d));
 	d->size = o->size;
 	d->shared_cq = o->cq == OPT_CQ_SHARED;
+	d->shared_mr = o->mr == OPT_MR_SHARED;
 	d->use_srq = o->srq;
 	d->rx_depth = o->rx_depth;
 	d->write = o->op == OPT_OP_WRITE;
@@ -147,6 +148,8 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
 		goto err_ch;
 	if (d->use_srq && rc_srq_open(d))
 		goto err_ch;
+	/* the agent's own op: a slice is opened to it before any peer asks */
+	rc_mr_init(&d->mrs, d->size, IBV_ACCESS_LOCAL_WRITE | rc_op_access(d->op));
 	return 0;
 
 err_ch:
@@ -179,6 +182,7 @@ void rc_dev_close(struct rc_dev *d)
 		free(d->chunks[i].buf);
 	}
 	free(d->chunks);
+	rc_mr_fini(&d->mrs);
 	free(d->srq_free);
 	free(d->map.key);
 	free(d->map.val);

@@ -24,7 +24,7 @@ static int rc_fail(struct verbs_fail *f, const char *call, int err)
 }
 
 /* what the peer may do to the recv half */
-static int rc_op_access(enum opt_op op)
+int rc_op_access(enum opt_op op)
 {
 	switch (op) {
 	case OPT_OP_WRITE:
@@ -199,8 +199,18 @@ int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, enum opt_op o
 	e->sq_out = e->rq_out = 0;
 	e->pend = e->dead = e->ready = false;
 	e->cm = cm;
+	e->rbytes = rlen;
+	if (d->shared_mr && (rc_op_access(op) & ~d->mrs.access))
+		return rc_fail(f, "request", EPROTO);	/* an op the slices were not opened to */
 	if (rc_ep_cqs(d, e, f))
 		return -1;
+	if (d->shared_mr) {
+		if (rc_mr_get(&d->mrs, d->pd, &e->mrc, &e->mri, &e->buf, &e->smr, f))
+			goto err_cq;
+		if (!d->use_srq || rc_op_rbuf(op))
+			e->rmr = e->smr;
+		goto qp;
+	}
 	e->buf = aligned_alloc(64, len);
 	if (!e->buf) {
 		rc_fail(f, "malloc", ENOMEM);
@@ -221,6 +231,7 @@ int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, enum opt_op o
 			goto err_smr;
 		}
 	}
+qp:
 	ia.send_cq = e->scq->cq;
 	ia.recv_cq = e->rcq->cq;
 	ia.srq = d->srq;
@@ -259,6 +270,12 @@ err_qp:
 		ibv_destroy_qp(e->qp);
 	e->qp = NULL;
 err_rmr:
+	if (d->shared_mr) {
+		rc_mr_put(&d->mrs, e->mrc, e->mri);
+		e->smr = e->rmr = NULL;
+		e->buf = NULL;
+		goto err_cq;
+	}
 	if (e->rmr)
 		ibv_dereg_mr(e->rmr);
 	e->rmr = NULL;
@@ -289,12 +306,16 @@ void rc_ep_destroy(struct rc_dev *d, struct rc_ep *e)
 		e->qp = NULL;
 		__atomic_fetch_sub(&d->nlive, 1, __ATOMIC_RELAXED);
 	}
-	if (e->rmr && (err = ibv_dereg_mr(e->rmr)))
-		ag_warn("ibv_dereg_mr: %s", strerror(err));
-	if (e->smr && (err = ibv_dereg_mr(e->smr)))
-		ag_warn("ibv_dereg_mr: %s", strerror(err));
+	if (d->shared_mr && e->buf) {
+		rc_mr_put(&d->mrs, e->mrc, e->mri);
+	} else {
+		if (e->rmr && (err = ibv_dereg_mr(e->rmr)))
+			ag_warn("ibv_dereg_mr: %s", strerror(err));
+		if (e->smr && (err = ibv_dereg_mr(e->smr)))
+			ag_warn("ibv_dereg_mr: %s", strerror(err));
+		free(e->buf);
+	}
 	e->rmr = e->smr = NULL;
-	free(e->buf);
 	e->buf = NULL;
 	rc_ep_cqs_free(d, e);
 	e->cm = NULL;

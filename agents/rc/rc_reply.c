@@ -47,7 +47,7 @@ int rc_reply_accept(struct rc_dev *d, struct rc_ep *e, const struct oob_rec *req
 	if (rc_op_rbuf((enum opt_op)e->op)) {
 		rep->rkey = e->rmr->rkey;
 		rep->addr = (uintptr_t)rc_rbuf(d, e);
-		rep->rlen = (uint32_t)e->rmr->length;
+		rep->rlen = e->rbytes;
 		rc_ep_expose(d, e, req->id);
 	}
 	return 0;

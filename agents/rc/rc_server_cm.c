@@ -151,7 +151,7 @@ static void rcs_cm_request(struct rcs_srv *s, struct rdma_cm_event *ev,
 		rep.op = req.op;
 		rep.rkey = x->e.rmr->rkey;
 		rep.addr = (uintptr_t)rc_rbuf(&s->dev, &x->e);
-		rep.rlen = (uint32_t)x->e.rmr->length;
+		rep.rlen = x->e.rbytes;
 		rc_ep_expose(&s->dev, &x->e, req.id);
 	}
 	rep.id = req.id;

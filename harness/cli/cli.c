@@ -88,6 +88,7 @@ const struct hp_opt hp_opts[] = {
 	S(OPT_TRANSPORT, LOAD, HG_TRANSPORT),
 	S(OPT_CM, LOAD, HG_TRANSPORT),
 	S(OPT_CQ, LOAD, HG_TRANSPORT),
+	S(OPT_MR, LOAD, HG_TRANSPORT),
 	S(OPT_SRQ, LOAD, HG_TRANSPORT),
 	S(OPT_RX_DEPTH, LOAD, HG_TRANSPORT),
 	S(OPT_OP, LOAD, HG_TRANSPORT),
@@ -209,6 +210,7 @@ static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err
 	case OPT_CM: p->cm = (enum opt_cm)x; break;
 	case OPT_SERVER_MODEL: p->server_model = (enum opt_model)x; break;
 	case OPT_CQ: p->cq = (enum opt_cq)x; break;
+	case OPT_MR: p->mr = (enum opt_mr)x; break;
 	case OPT_OP: p->op = (enum opt_op)x; break;
 	case OPT_OOB_SESSION: p->oob_session = (enum opt_oob_session)x; break;
 	case OPT_SRQ: p->srq = true; break;
@@ -295,6 +297,7 @@ static void hp_defaults(struct hp_plan *p)
 	p->cm = (enum opt_cm)opt_defs[OPT_CM].def;
 	p->server_model = (enum opt_model)opt_defs[OPT_SERVER_MODEL].def;
 	p->cq = (enum opt_cq)opt_defs[OPT_CQ].def;
+	p->mr = (enum opt_mr)opt_defs[OPT_MR].def;
 	p->op = (enum opt_op)opt_defs[OPT_OP].def;
 	p->oob_session = (enum opt_oob_session)opt_defs[OPT_OOB_SESSION].def;
 	p->poll = (enum opt_poll)opt_defs[OPT_POLL].def;

@@ -35,6 +35,7 @@ struct hp_plan {
 	enum opt_cm cm;
 	enum opt_model server_model;
 	enum opt_cq cq;
+	enum opt_mr mr;
 	bool srq;
 	long rx_depth;          /* 0: the agents' own */
 	enum opt_op op;

@@ -14,12 +14,12 @@ json_t *js_plan(const struct hp_plan *p)
 
 	for (int i = 0; i < p->npoints; i++)
 		json_array_append_new(cl, json_integer(p->clients[i]));
-	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:I, "
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:I, "
 			 "s:I, s:I, s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:I}",
 			 "command", p->cmd_name, "transport", opt_word(OPT_TRANSPORT, p->transport),
 			 "cm", opt_word(OPT_CM, p->cm), "server_model",
 			 opt_word(OPT_SERVER_MODEL, p->server_model), "cq", opt_word(OPT_CQ, p->cq),
-			 "srq", p->srq, "op", opt_word(OPT_OP, p->op),
+			 "mr", opt_word(OPT_MR, p->mr), "srq", p->srq, "op", opt_word(OPT_OP, p->op),
 			 "topology", p->topo_spec, "clients", cl, "agents", (json_int_t)p->agents,
 			 "msgs", (json_int_t)p->msgs, "size", (json_int_t)p->size, "think_ms",
 			 (json_int_t)p->think_ms, "stagger_ms", (json_int_t)p->stagger_ms, "workers",

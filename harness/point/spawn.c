@@ -83,6 +83,7 @@ static void sp_rc_args(struct run *r, struct sp_argv *av, const struct nn_host *
 		goto tls;
 	}
 	sp_arg(av, "--cq=%s", opt_word(OPT_CQ, p->cq));
+	sp_arg(av, "--mr=%s", opt_word(OPT_MR, p->mr));
 	sp_arg(av, "--op=%s", opt_word(OPT_OP, p->op));
 	if (p->srq)
 		sp_arg(av, "--srq");

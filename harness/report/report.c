@@ -94,6 +94,7 @@ static void rp_design(json_t *plan, char *buf, size_t len)
 {
 	const char *tr = json_string_value(json_object_get(plan, "transport"));
 	const char *cq = json_string_value(json_object_get(plan, "cq"));
+	const char *mr = json_string_value(json_object_get(plan, "mr"));
 	const char *ah = json_string_value(json_object_get(plan, "ah"));
 	long share = (long)json_integer_value(json_object_get(plan, "qp_share"));
 	int n = snprintf(buf, len, "%s", tr ? tr : "?");
@@ -104,6 +105,8 @@ static void rp_design(json_t *plan, char *buf, size_t len)
 		n += snprintf(buf + n, len - (size_t)n, " qp-share %ld", share);
 	if (cq && !strcmp(cq, "shared") && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " shared-cq");
+	if (mr && !strcmp(mr, "shared") && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " shared-mr");
 	if (json_is_true(json_object_get(plan, "srq")) && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " srq");
 	if (!strcmp(tr, "ud") && ah && strcmp(ah, "cache") && (size_t)n < len)

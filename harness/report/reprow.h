@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #define RP_MAX 512
-#define RP_DESIGN 64 /* "rc qp-share 64 shared-cq srq", and " (file)" (rp_name_runs) */
+#define RP_DESIGN 64 /* "rc qp-share 64 shared-cq shared-mr srq", and " (file)" (rp_name_runs) */
 #define RP_NDESIGN 6 /* series styles */
 
 struct rp_row {
