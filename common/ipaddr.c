@@ -2,6 +2,7 @@
 /* ipaddr: an IP address of either family (ipaddr.h). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/ipaddr.h"
@@ -44,6 +45,14 @@ void ipa_str(const struct ipa *ip, char *buf, size_t len)
 	if ((ip->family != AF_INET && ip->family != AF_INET6) ||
 	    !inet_ntop(ip->family, src, buf, (socklen_t)len))
 		buf[0] = '\0';
+}
+
+void ipa_str_port(const struct ipa *ip, uint16_t port, char *buf, size_t len)
+{
+	char s[IPA_STRLEN];
+
+	ipa_str(ip, s, sizeof(s));
+	snprintf(buf, len, ip->family == AF_INET6 ? "[%s]:%u" : "%s:%u", s, port);
 }
 
 socklen_t ipa_to_sa(const struct ipa *ip, uint16_t port, struct sockaddr_storage *ss)

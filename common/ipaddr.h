@@ -6,12 +6,12 @@
  *
  * Offers struct ipa (the family and the address, an IPv4 one held as
  * ::ffff:a.b.c.d so one 16-byte field compares either family), its parser and
- * canonical text, its sockaddr both ways, and the RoCE v2 GID an address has
+ * canonical text (alone, or with a port), its sockaddr both ways, and the RoCE v2 GID an address has
  * (IPv4 as the IPv4-mapped GID, IPv6 as itself).
  *
- * Text is canonical (inet_ntop), so records and logs never echo user text; an
- * IPv6 address is printed without brackets, and a port is never written with it
- * in one word.
+ * Text is canonical (inet_ntop), so records and logs never echo user text. An
+ * address alone is never bracketed; with a port, an IPv6 one is ("[fd7a::1]:9000",
+ * RFC 3986's form), so the port's colon stays apart from the address's.
  */
 #ifndef RDC_COMMON_IPADDR_H
 #define RDC_COMMON_IPADDR_H
@@ -24,6 +24,8 @@
 
 /* the longest text of either family, with its NUL */
 #define IPA_STRLEN INET6_ADDRSTRLEN
+/* and with a port: "[" IPv6 "]:65535" */
+#define IPA_PORT_STRLEN (IPA_STRLEN + 8)
 
 struct ipa {
 	int family;	    /* AF_INET or AF_INET6; 0: unset */
@@ -35,6 +37,9 @@ int ipa_parse(struct ipa *ip, const char *s);
 
 /* The canonical text into buf (IPA_STRLEN bytes); "" for an unset address. */
 void ipa_str(const struct ipa *ip, char *buf, size_t len);
+
+/* "A.B.C.D:PORT" or "[IPv6]:PORT" into buf (IPA_PORT_STRLEN bytes) */
+void ipa_str_port(const struct ipa *ip, uint16_t port, char *buf, size_t len);
 
 /* Fills ss with ip and port (host order); returns its length (0: unset ip). */
 socklen_t ipa_to_sa(const struct ipa *ip, uint16_t port, struct sockaddr_storage *ss);

@@ -15,7 +15,7 @@ static struct tap T;
 
 static void t_text(void)
 {
-	char buf[IPA_STRLEN];
+	char buf[IPA_PORT_STRLEN];
 	struct ipa a;
 
 	tap_ok(&T, ipa_parse(&a, "10.222.0.1") == 0 && a.family == AF_INET, "a.b.c.d is IPv4");
@@ -24,6 +24,11 @@ static void t_text(void)
 	tap_ok(&T, ipa_parse(&a, "fd7a:0:0::1") == 0 && a.family == AF_INET6, "fd7a:0:0::1 is IPv6");
 	ipa_str(&a, buf, sizeof(buf));
 	tap_ok(&T, !strcmp(buf, "fd7a::1"), "IPv6 prints canonically (%s)", buf);
+	ipa_str_port(&a, 9000, buf, sizeof(buf));
+	tap_ok(&T, !strcmp(buf, "[fd7a::1]:9000"), "IPv6 with a port is bracketed (%s)", buf);
+	ipa_parse(&a, "10.0.0.1");
+	ipa_str_port(&a, 9000, buf, sizeof(buf));
+	tap_ok(&T, !strcmp(buf, "10.0.0.1:9000"), "IPv4 with a port is not (%s)", buf);
 	errno = 0;
 	tap_ok(&T, ipa_parse(&a, "::ffff:10.0.0.1") == -1 && errno == EINVAL && !a.family,
 	       "an IPv4-mapped IPv6 text is refused (say a.b.c.d)");
@@ -94,7 +99,7 @@ static void t_gid(void)
 int main(void)
 {
 	tap_init(&T, stdout);
-	tap_plan(&T, 20);
+	tap_plan(&T, 22);
 	t_text();
 	t_sa();
 	t_gid();
