@@ -222,6 +222,7 @@ static int ag_shared(struct ag_opts *o, enum opt_id id, const char *arg, char *e
 		break;
 	case OPT_GID_INDEX: o->gid_index = (int)v; break;
 	case OPT_MEM_FLOOR: /* OPT_F_ORCH: not in our getopt table */
+	case OPT_FAMILY:
 	case OPT_N: return ag_err(err, errlen, "internal: option %d", id);
 	}
 	return 0;

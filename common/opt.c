@@ -37,6 +37,9 @@ static const char *const opt_ahs[OPT_AH_N] = {
 	[OPT_AH_CACHE] = "cache", [OPT_AH_WC] = "wc", [OPT_AH_LRU] = "lru",
 	[OPT_AH_PEER] = "peer",
 };
+static const char *const opt_families[OPT_FAM_N] = {
+	[OPT_FAM_4] = "4", [OPT_FAM_6] = "6",
+};
 
 #define W(tab) .kind = OPT_WORD, .words = tab, .nwords = sizeof(tab) / sizeof(tab[0])
 #define N(lo, hi, d) .kind = OPT_NUM, .min = lo, .max = hi, .def = d
@@ -98,6 +101,11 @@ const struct opt_def opt_defs[OPT_N] = {
 	[OPT_MEM_FLOOR] = { "mem-floor", N(0, 1 << 20, -1), .flags = OPT_F_ORCH, .arg = "MIB",
 			    .help = "end a point when MemAvailable falls below this (0 = off; "
 				    "this host only: --hosts' remote hosts are not watched)" },
+	/* 6: ULA fd7a:222::/64 without DAD (netns/netns.h); host: of the device's GID */
+	[OPT_FAMILY] = { "family", W(opt_families), .flags = OPT_F_ORCH, .def = OPT_FAM_4,
+			 .arg = "4|6",
+			 .help = "IPv4 or IPv6 addresses on the topology's links (host: the "
+				 "GID's family, as --server-addr's)" },
 	[OPT_SERVER_THREADS] = { "server-threads", N(1, 64, 1), .flags = OPT_F_SERVER,
 				 .arg = "T", .help = "event loops of a server process" },
 	[OPT_WORKERS] = { "workers", N(0, 1 << 20, 0), .flags = OPT_F_CLIENT, .arg = "W",

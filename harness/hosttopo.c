@@ -11,7 +11,7 @@
 
 #include "harness/hosts.h"
 #include "harness/hosttopo.h"
-#include "rdma/dev.h"
+#include "rdma/port.h"
 
 #define HTP_MAPS_PER_CONN 4   /* as harness/layout.c measured for rc */
 #define HTP_MAPS_SLACK 512
@@ -28,21 +28,28 @@ static int htp_nsaved;
 /* The device, port and GID the plan names, opened once to check and closed. */
 static int htp_device(const struct hp_plan *p, struct nn_host *h, char *why, size_t len)
 {
-	struct rdev_sel s = { .name = p->device.name[0] ? p->device.name : NULL,
-			      .port = (uint8_t)p->device.port, .gid_index = p->gid_index };
+	struct rport_want w = { .family = AF_INET, .gid_index = p->gid_index };
 	struct ibv_device_attr attr;
 	struct ibv_context *ctx;
 	struct rdev_err e;
-	struct rdev_gid g;
+	struct rport rp;
+	struct ipa a;
+	int gidx;
 
-	if (p->server_addr[0] && inet_pton(AF_INET, p->server_addr, &s.addr) != 1)
-		s.addr.s_addr = INADDR_ANY;
-	if (rdev_open(&s, &ctx, &attr, &g, &e)) {
+	/* --server-addr names the GID and its family; without it, IPv4's first */
+	if (p->server_addr[0] && !ipa_parse(&a, p->server_addr)) {
+		w.family = a.family;
+		w.has_addr = true;
+		w.addr = a.a;
+	}
+	if (rport_open(p->device.name, (uint8_t)p->device.port, &w, &ctx, &attr, &rp, &gidx, &e)) {
 		snprintf(why, len, "%s", e.msg);
-		return e.err == ENODEV && !s.name ? 1 : -1;
+		return e.err == ENODEV && !p->device.name[0] ? 1 : -1;
 	}
 	snprintf(h->rxe, sizeof(h->rxe), "%s", ibv_get_device_name(ctx->device));
-	inet_ntop(AF_INET, &g.addr, h->addr, sizeof(h->addr));
+	ipa_from_gid(&a, rp.gids[gidx].gid.raw);
+	ipa_str(&a, h->addr, sizeof(h->addr));
+	rport_free(&rp);
 	if (ibv_close_device(ctx)) {
 		snprintf(why, len, "ibv_close_device %s: %s", h->rxe, strerror(errno));
 		return -1;
@@ -76,7 +83,7 @@ int htp_plan_hosts(const struct hp_plan *p, struct nn_topo *t, const char *run, 
 		   size_t len)
 {
 	struct hst_list *l = malloc(sizeof(*l));
-	struct in_addr a;
+	struct ipa a;
 	int rc = -1;
 
 	*why = '\0';
@@ -89,7 +96,7 @@ int htp_plan_hosts(const struct hp_plan *p, struct nn_topo *t, const char *run, 
 	memset(t->cli, 0, sizeof(t->cli));
 	if (p->server_addr[0]) {
 		snprintf(t->srv.addr, sizeof(t->srv.addr), "%s", p->server_addr);
-	} else if (inet_pton(AF_INET, l->h[0].name, &a) == 1) {
+	} else if (!ipa_parse(&a, l->h[0].name)) {
 		snprintf(t->srv.addr, sizeof(t->srv.addr), "%s", l->h[0].name);
 	} else {
 		snprintf(why, len, "--server-addr: the data address of server host %s is needed",
