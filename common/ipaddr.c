@@ -99,30 +99,28 @@ int ipa_from_sa(struct ipa *ip, const struct sockaddr *sa, uint16_t *port)
 	return -1;
 }
 
-void ipa_any(struct ipa *ip, int family)
+/* family's address: in6 for AF_INET6, else the IPv4 one (host order) */
+static void ipa_set(struct ipa *ip, int family, const struct in6_addr *in6, uint32_t v4)
 {
-	struct in_addr a4 = { .s_addr = htonl(INADDR_ANY) };
+	struct in_addr a4 = { .s_addr = htonl(v4) };
 
 	if (family == AF_INET6) {
 		memset(ip, 0, sizeof(*ip));
 		ip->family = AF_INET6;
-		ip->a = in6addr_any;
+		ip->a = *in6;
 	} else {
 		ipa_set4(ip, &a4);
 	}
 }
 
+void ipa_any(struct ipa *ip, int family)
+{
+	ipa_set(ip, family, &in6addr_any, INADDR_ANY);
+}
+
 void ipa_loopback(struct ipa *ip, int family)
 {
-	struct in_addr a4 = { .s_addr = htonl(INADDR_LOOPBACK) };
-
-	if (family == AF_INET6) {
-		memset(ip, 0, sizeof(*ip));
-		ip->family = AF_INET6;
-		ip->a = in6addr_loopback;
-	} else {
-		ipa_set4(ip, &a4);
-	}
+	ipa_set(ip, family, &in6addr_loopback, INADDR_LOOPBACK);
 }
 
 bool ipa_eq(const struct ipa *x, const struct ipa *y)
