@@ -58,7 +58,7 @@ struct ag_opts {
 	uint32_t ah_max;	/* --ah lru: AHs held at most, 0: max_ah less UD_AH_SPARE */
 	const char *dev;	/* NULL: the device holding the local address */
 	struct opt_dev device;	/* --device NAME[:PORT]: dev points at its name */
-	int gid_index;		/* --gid-index, -1: the RoCEv2 GID of the address */
+	int gid_index;		/* --gid-index, -1: the GID rdma/port chooses for the address */
 	const char *tls_ca, *tls_cert, *tls_key;	/* point into argv */
 };
 

@@ -77,7 +77,7 @@ const struct opt_def opt_defs[OPT_N] = {
 	[OPT_DEVICE] = { "device", OPT_DEV, .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST,
 			 .arg = "NAME[:PORT]",
 			 .help = "RDMA device and port; default: the one holding the address" },
-	/* def below min: "not given", the GID of the address in use (rdma/dev.h) */
+	/* def below min: "not given", the GID of the address in use (rdma/port.h) */
 	[OPT_GID_INDEX] = { "gid-index", N(0, 255, -1), .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST,
 			    .arg = "N", .help = "source GID index; default: the RoCEv2 GID of the address" },
 	[OPT_AH] = { "ah", W(opt_ahs), .flags = OPT_F_UD_ONLY | OPT_F_SERVER, .def = OPT_AH_CACHE,
