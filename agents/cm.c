@@ -57,9 +57,9 @@ const char *agcm_word(enum rdma_cm_event_type t)
 int agcm_listen(struct rdma_event_channel *ch, const struct ag_opts *o, enum rdma_port_space ps,
 		struct rdma_cm_id ***ids)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = o->addr };
+	struct sockaddr_storage sa;
 	struct rdma_cm_id **l;
-	char obj[64];
+	char obj[IPA_PORT_STRLEN];
 
 	l = *ids = calloc(o->ports, sizeof(*l));
 	if (!l) {
@@ -67,13 +67,13 @@ int agcm_listen(struct rdma_event_channel *ch, const struct ag_opts *o, enum rdm
 		return -1;
 	}
 	for (uint32_t i = 0; i < o->ports; i++) {
-		snprintf(obj, sizeof(obj), "%s:%u", o->addr_str, o->port + i);
+		ipa_str_port(&o->addr, (uint16_t)(o->port + i), obj, sizeof(obj));
 		if (rdma_create_id(ch, &l[i], NULL, ps)) {
 			l[i] = NULL;
 			ag_fatal("rdma_create_id", obj, errno);
 			return -1;
 		}
-		sa.sin_port = htons((uint16_t)(o->port + i));
+		ipa_to_sa(&o->addr, (uint16_t)(o->port + i), &sa);
 		if (rdma_bind_addr(l[i], (struct sockaddr *)&sa)) {
 			ag_fatal("rdma_bind_addr", obj, errno);
 			return -1;

@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents/ag.h"
 #include "agents/opts.h"
 #include "common/deadline.h"
+#include "rdma/dev.h"
 
 /* agent-only options; the shared ones are O_SHARED + enum opt_id */
 enum {
@@ -66,7 +68,7 @@ void ag_usage(FILE *f)
 
 	fprintf(f,
 		"usage: rdmacap-agent --role server|client --transport tcp|rc|ud [options]\n"
-		"  --addr A            server: listen address; client: server address (IPv4, default 127.0.0.1)\n"
+		"  --addr A            server: listen address; client: server address (IPv4 or IPv6, default 127.0.0.1)\n"
 		"  --port P            first port (default %u); clients use P + id %% ports\n"
 		"  --keepidle S        tcp: seconds idle before a keepalive probe (default %u)\n",
 		OPT_DEF_PORT, DL_TCP_KEEPIDLE_S);
@@ -78,7 +80,7 @@ void ag_usage(FILE *f)
 	ag_usage_group(f, " client:\n", roles, OPT_F_CLIENT);
 	fprintf(f,
 		"  --first-id I        id of the first connection (default 0)\n"
-		"  --bind A            source address\n");
+		"  --bind A            source address, of --addr's family\n");
 	ag_usage_group(f, " --transport rc:\n", OPT_F_RC, OPT_F_RC);
 	fprintf(f,
 		"  (--cm oob-tls needs --tls-ca, --tls-cert and --tls-key)\n"
@@ -98,13 +100,12 @@ static int ag_err(char *err, size_t len, const char *fmt, ...)
 	return -1;
 }
 
-static int ag_ipv4(const char *s, struct in_addr *a, char *str)
+static int ag_addr(const char *s, struct ipa *a, char *str)
 {
-	if (inet_pton(AF_INET, s, a) != 1)
+	if (ipa_parse(a, s))
 		return -1;
 	/* canonical form, so records and logs never echo user text */
-	if (!inet_ntop(AF_INET, a, str, INET_ADDRSTRLEN))
-		return -1;
+	ipa_str(a, str, IPA_STRLEN);
 	return 0;
 }
 
@@ -144,8 +145,8 @@ static void ag_defaults(struct ag_opts *o)
 	o->gid_index = -1;
 	o->ah = (enum opt_ah)opt_defs[OPT_AH].def;
 	o->ah_max = (uint32_t)opt_defs[OPT_AH_MAX].def;
-	o->addr.s_addr = htonl(INADDR_LOOPBACK);
-	strcpy(o->addr_str, "127.0.0.1");
+	ipa_loopback(&o->addr, AF_INET);
+	ipa_str(&o->addr, o->addr_str, sizeof(o->addr_str));
 }
 
 static unsigned ag_flags(int c)
@@ -180,6 +181,9 @@ static int ag_check(const struct ag_opts *o, const uint8_t *seen, char *err, siz
 	    (!o->tls_ca || !o->tls_cert || !o->tls_key))
 		return ag_err(err, errlen,
 			      "--cm oob-tls needs --tls-ca, --tls-cert and --tls-key");
+	if (o->has_bind && o->bind.family != o->addr.family)
+		return ag_err(err, errlen, "--bind %s is not of --addr %s's family", o->bind_str,
+			      o->addr_str);
 	return 0;
 }
 
@@ -224,6 +228,7 @@ static int ag_shared(struct ag_opts *o, enum opt_id id, const char *arg, char *e
 		break;
 	case OPT_GID_INDEX: o->gid_index = (int)v; break;
 	case OPT_MEM_FLOOR: /* OPT_F_ORCH: not in our getopt table */
+	case OPT_FAMILY:
 	case OPT_N: return ag_err(err, errlen, "internal: option %d", id);
 	}
 	return 0;
@@ -245,11 +250,11 @@ static int ag_one(struct ag_opts *o, int c, const char *arg, char *err, size_t e
 			goto bad;
 		return 0;
 	case O_ADDR:
-		if (ag_ipv4(arg, &o->addr, o->addr_str))
+		if (ag_addr(arg, &o->addr, o->addr_str))
 			goto bad;
 		return 0;
 	case O_BIND:
-		if (ag_ipv4(arg, &o->bind, o->bind_str))
+		if (ag_addr(arg, &o->bind, o->bind_str))
 			goto bad;
 		o->has_bind = true;
 		return 0;
@@ -340,5 +345,23 @@ int ag_opts_parse(struct ag_opts *o, int argc, char **argv, char *err, size_t er
 	if ((uint64_t)o->first_id + o->clients - 1 > UINT32_MAX)
 		return ag_err(err, errlen, "--first-id %u with --clients %u overflows the id space",
 			      o->first_id, o->clients);
+	return 0;
+}
+
+int ag_opts_local(const struct ag_opts *o, struct ipa *local)
+{
+	struct sockaddr_storage dst, src;
+	struct rdev_err e;
+
+	if (o->has_bind) {
+		*local = o->bind;
+		return 0;
+	}
+	ipa_to_sa(&o->addr, 0, &dst);
+	if (rdev_route_src((struct sockaddr *)&dst, &src, &e) ||
+	    ipa_from_sa(local, (struct sockaddr *)&src, NULL)) {
+		ag_fatal(e.call, e.obj, e.err);
+		return -1;
+	}
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/ipaddr.h"
 #include "common/opt.h"
 
 enum ag_role { AG_ROLE_NONE, AG_ROLE_SERVER, AG_ROLE_CLIENT };
@@ -23,8 +24,8 @@ enum ag_role { AG_ROLE_NONE, AG_ROLE_SERVER, AG_ROLE_CLIENT };
 struct ag_opts {
 	enum ag_role role;
 	enum opt_transport transport;
-	struct in_addr addr;
-	char addr_str[INET_ADDRSTRLEN];
+	struct ipa addr;	/* the server's; its family is the run's */
+	char addr_str[IPA_STRLEN];
 	uint32_t port;
 	uint32_t ports;
 	uint32_t size;
@@ -44,8 +45,8 @@ struct ag_opts {
 	uint32_t workers;
 	uint32_t qp_share;	/* QPs the clients share; 0: one each */
 	bool has_bind;
-	struct in_addr bind;
-	char bind_str[INET_ADDRSTRLEN];
+	struct ipa bind;
+	char bind_str[IPA_STRLEN];
 	/* --transport rc */
 	enum opt_cm cm;
 	enum opt_cq cq;
@@ -59,7 +60,7 @@ struct ag_opts {
 	uint32_t ah_max;	/* --ah lru: AHs held at most, 0: max_ah less UD_AH_SPARE */
 	const char *dev;	/* NULL: the device holding the local address */
 	struct opt_dev device;	/* --device NAME[:PORT]: dev points at its name */
-	int gid_index;		/* --gid-index, -1: the RoCEv2 GID of the address */
+	int gid_index;		/* --gid-index, -1: the GID rdma/port chooses for the address */
 	const char *tls_ca, *tls_cert, *tls_key;	/* point into argv */
 };
 
@@ -69,5 +70,11 @@ struct ag_opts {
  */
 int ag_opts_parse(struct ag_opts *o, int argc, char **argv, char *err, size_t errlen);
 void ag_usage(FILE *f);
+/*
+ * A client's local address: --bind, else the source the kernel routes from
+ * towards --addr (rdma/dev's rdev_route_src), whose GID the QPs use. 0, or -1
+ * after a fatal "error" record.
+ */
+int ag_opts_local(const struct ag_opts *o, struct ipa *local);
 
 #endif

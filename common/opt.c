@@ -40,6 +40,9 @@ static const char *const opt_ahs[OPT_AH_N] = {
 	[OPT_AH_CACHE] = "cache", [OPT_AH_WC] = "wc", [OPT_AH_LRU] = "lru",
 	[OPT_AH_PEER] = "peer",
 };
+static const char *const opt_families[OPT_FAM_N] = {
+	[OPT_FAM_4] = "4", [OPT_FAM_6] = "6",
+};
 
 #define W(tab) .kind = OPT_WORD, .words = tab, .nwords = sizeof(tab) / sizeof(tab[0])
 #define N(lo, hi, d) .kind = OPT_NUM, .min = lo, .max = hi, .def = d
@@ -81,7 +84,7 @@ const struct opt_def opt_defs[OPT_N] = {
 	[OPT_DEVICE] = { "device", OPT_DEV, .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST,
 			 .arg = "NAME[:PORT]",
 			 .help = "RDMA device and port; default: the one holding the address" },
-	/* def below min: "not given", the GID of the address in use (rdma/dev.h) */
+	/* def below min: "not given", the GID of the address in use (rdma/port.h) */
 	[OPT_GID_INDEX] = { "gid-index", N(0, 255, -1), .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST,
 			    .arg = "N", .help = "source GID index; default: the RoCEv2 GID of the address" },
 	[OPT_AH] = { "ah", W(opt_ahs), .flags = OPT_F_UD_ONLY | OPT_F_SERVER, .def = OPT_AH_CACHE,
@@ -105,6 +108,11 @@ const struct opt_def opt_defs[OPT_N] = {
 	[OPT_MEM_FLOOR] = { "mem-floor", N(0, 1 << 20, -1), .flags = OPT_F_ORCH, .arg = "MIB",
 			    .help = "end a point when MemAvailable falls below this (0 = off; "
 				    "this host only: --hosts' remote hosts are not watched)" },
+	/* 6: ULA fd7a:222::/64 without DAD (netns/netns.h); host: of the device's GID */
+	[OPT_FAMILY] = { "family", W(opt_families), .flags = OPT_F_ORCH, .def = OPT_FAM_4,
+			 .arg = "4|6",
+			 .help = "IPv4 or IPv6 addresses on the topology's links (host: the "
+				 "GID's family, as --server-addr's)" },
 	[OPT_SERVER_THREADS] = { "server-threads", N(1, 64, 1), .flags = OPT_F_SERVER,
 				 .arg = "T", .help = "event loops of a server process" },
 	[OPT_WORKERS] = { "workers", N(0, 1 << 20, 0), .flags = OPT_F_CLIENT, .arg = "W",

@@ -34,12 +34,15 @@ enum opt_poll { OPT_POLL_EVENT, OPT_POLL_BUSY, OPT_POLL_ADAPTIVE, OPT_POLL_N };
 /* --ah: how a ud server holds the address handles it answers through */
 enum opt_ah { OPT_AH_CACHE, OPT_AH_WC, OPT_AH_LRU, OPT_AH_PEER, OPT_AH_N };
 
+/* --family: the addresses of the topology rdmacap builds */
+enum opt_family { OPT_FAM_4, OPT_FAM_6, OPT_FAM_N };
+
 /* the options both programs take, by the same name and with the same rules */
 enum opt_id {
 	OPT_TRANSPORT, OPT_CM, OPT_SERVER_MODEL, OPT_CQ, OPT_MR, OPT_OP, OPT_OOB_SESSION, OPT_SRQ, OPT_RX_DEPTH,
 	OPT_POLL,
 	OPT_DEVICE, OPT_GID_INDEX, OPT_AH, OPT_AH_MAX, OPT_SIZE, OPT_MSGS, OPT_TIMEOUT,
-	OPT_MEM_FLOOR, OPT_SERVER_THREADS,
+	OPT_MEM_FLOOR, OPT_FAMILY, OPT_SERVER_THREADS,
 	OPT_WORKERS, OPT_QP_SHARE, OPT_PORTS,
 	OPT_THINK_MS, OPT_STAGGER_MS, OPT_CLIENTS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY,
 	OPT_N

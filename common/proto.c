@@ -112,7 +112,7 @@ const char *proto_strerror(int err)
 static bool proto_wordc(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       (c && strchr("_.:,/+-", c));
+	       (c && strchr("_.:,/+-[]", c));
 }
 
 static bool proto_word_ok(const char *s)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 
 #include "netns/nn.h"
 
@@ -129,11 +130,14 @@ unsigned long nn_group(const char *run)
 	return NN_GROUP_BASE | strtoul(run, NULL, 16);
 }
 
-void nn_client_addr(char *buf, size_t len, int k)
+void nn_client_addr(char *buf, size_t len, int family, int k)
 {
 	unsigned int h = k + 1;
 
-	snprintf(buf, len, "10.222.%u.%u", (h >> 8) & 0xff, h & 0xff);
+	if (family == AF_INET6)
+		snprintf(buf, len, "fd7a:222::%x", h);
+	else
+		snprintf(buf, len, "10.222.%u.%u", (h >> 8) & 0xff, h & 0xff);
 }
 
 static void nn_host_set(struct nn_host *h, const char *ns, const char *ifname, const char *addr,
@@ -147,7 +151,7 @@ static void nn_host_set(struct nn_host *h, const char *ns, const char *ifname, c
 
 int nn_plan(struct nn_topo *t, const char *run, bool rxe)
 {
-	char ns[NN_NAME_MAX], ifn[NN_IFNAMSIZ], addr[16], rx[NN_IFNAMSIZ];
+	char ns[NN_NAME_MAX], ifn[NN_IFNAMSIZ], addr[sizeof(t->srv.addr)], rx[NN_IFNAMSIZ];
 	int k;
 
 	if (!run || !nn_run_ok(run) || t->nclients < 1 || t->nclients > NN_MAX_CLIENTS ||
@@ -170,9 +174,10 @@ int nn_plan(struct nn_topo *t, const char *run, bool rxe)
 		if (rxe) {
 			nn_name_veth(ifn, sizeof(ifn), run, 's', 0);
 			nn_name_rxe(rx, sizeof(rx), run, 0);
-			nn_host_set(&t->srv, "", ifn, "10.222.0.1", rx);
+			nn_client_addr(addr, sizeof(addr), t->family, 0);
+			nn_host_set(&t->srv, "", ifn, addr, rx);
 		} else {
-			nn_host_set(&t->srv, "", "lo", "127.0.0.1", "");
+			nn_host_set(&t->srv, "", "lo", t->family == AF_INET6 ? "::1" : "127.0.0.1", "");
 		}
 		t->cli[0] = t->srv;
 		return 0;
@@ -184,11 +189,12 @@ int nn_plan(struct nn_topo *t, const char *run, bool rxe)
 	else
 		nn_name_veth(ifn, sizeof(ifn), run, 's', 1);
 	nn_name_rxe(rx, sizeof(rx), run, 0);
-	nn_host_set(&t->srv, ns, ifn, "10.222.0.1", rxe ? rx : "");
+	nn_client_addr(addr, sizeof(addr), t->family, 0);
+	nn_host_set(&t->srv, ns, ifn, addr, rxe ? rx : "");
 	for (k = 1; k <= t->nclients; k++) {
 		nn_name_ns(ns, sizeof(ns), run, k);
 		nn_name_veth(ifn, sizeof(ifn), run, 'c', k);
-		nn_client_addr(addr, sizeof(addr), k);
+		nn_client_addr(addr, sizeof(addr), t->family, k);
 		nn_name_rxe(rx, sizeof(rx), run, k);
 		nn_host_set(&t->cli[k - 1], ns, ifn, addr, rxe ? rx : "");
 	}

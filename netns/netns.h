@@ -23,6 +23,10 @@
  * veth rdc<run>s0/rdc<run>c0 in the caller's namespace with 10.222.0.1/32 and
  * 10.222.0.2/32 and one rxe on s0 that srv and cli[0] share (it talks to itself).
  * Only one loop+rxe run fits on a host at a time; nn_up refuses a second.
+ * With family AF_INET6 the same hosts get fd7a:222::1 (server) and
+ * fd7a:222::<k + 1, hex> (client k), /64 (loop: /128; without rxe ::1), added
+ * with nodad: no 1-2 s of duplicate address detection before they can be
+ * bound, and an rxe link on them gets a RoCE v2 GID for each.
  *
  * Every call that works inside another namespace forks a child that joins it (or
  * execs ip/rdma there) and waits for that child by pid; the caller's thread never
@@ -44,7 +48,7 @@ enum nn_kind { NN_LOOP, NN_PAIR, NN_STAR, NN_HOST };
 struct nn_host {
 	char ns[NN_NAME_MAX]; /* "" = the caller's namespace (loop) */
 	char ifname[16];      /* the interface that carries the address */
-	char addr[16];	      /* dotted IPv4 */
+	char addr[46];	      /* IPv4 or IPv6 text (INET6_ADDRSTRLEN) */
 	char rxe[16];	      /* rxe link name, "" when none */
 };
 
@@ -54,6 +58,7 @@ struct nn_topo {
 	char run[8];  /* run id: 4 lowercase hex digits */
 	bool rxe;     /* rxe links were asked for */
 	bool up;      /* nn_up() succeeded and nn_down() has not run */
+	int family;   /* AF_INET6: the IPv6 addresses below; else IPv4 */
 	struct nn_host srv;
 	struct nn_host cli[NN_MAX_CLIENTS];
 };

@@ -48,7 +48,8 @@ void nn_name_ns(char *buf, size_t len, const char *run, int k); /* k = 0: server
 void nn_name_veth(char *buf, size_t len, const char *run, char side, int k);
 void nn_name_rxe(char *buf, size_t len, const char *run, int k); /* k = 0: server */
 void nn_name_bridge(char *buf, size_t len, const char *run);
-void nn_client_addr(char *buf, size_t len, int k);
+/* the address of host k (0: the server) of family AF_INET or AF_INET6 */
+void nn_client_addr(char *buf, size_t len, int family, int k);
 #define NN_GROUP_BASE 0x72640000UL
 unsigned long nn_group(const char *run); /* link group of a run's links */
 

@@ -17,6 +17,17 @@
 
 #include "netns/nn.h"
 
+/*
+ * Prefix lengths: the topology's one subnet (10.222.0.0/16, fd7a:222::/64), or
+ * the host alone (loop puts both ends in the caller's namespace). IPv6 without
+ * DAD: nothing else is on these links, and DAD would hold the address
+ * "tentative", unbindable, for about a second.
+ */
+#define NN_V6(t) ((t)->family == AF_INET6)
+#define NN_NET_PLEN(t) (NN_V6(t) ? 64 : 16)
+#define NN_HOST_PLEN(t) (NN_V6(t) ? 128 : 32)
+#define NN_NODAD(t) (NN_V6(t) ? " nodad" : "")
+
 /* One ip -batch script, built in memory. */
 struct nn_script {
 	char *text;
@@ -56,15 +67,21 @@ static void nn_script_free(struct nn_script *s, int n)
 static bool nn_addr_taken(const char *addr)
 {
 	struct ifaddrs *ifa, *i;
-	struct in_addr a;
+	char s[INET6_ADDRSTRLEN];
 	bool taken = false;
 
-	if (inet_pton(AF_INET, addr, &a) != 1 || getifaddrs(&ifa) < 0)
+	if (getifaddrs(&ifa) < 0)
 		return false;
-	for (i = ifa; i; i = i->ifa_next)
-		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
-		    ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == a.s_addr)
+	for (i = ifa; i; i = i->ifa_next) {
+		int f = i->ifa_addr ? i->ifa_addr->sa_family : AF_UNSPEC;
+		const void *a = f == AF_INET ? (void *)&((struct sockaddr_in *)i->ifa_addr)->sin_addr :
+				f == AF_INET6 ? (void *)&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr :
+				NULL;
+
+		/* both sides in inet_ntop's canonical text */
+		if (a && inet_ntop(f, a, s, sizeof(s)) && !strcmp(s, addr))
 			taken = true;
+	}
 	freeifaddrs(ifa);
 	return taken;
 }
@@ -76,7 +93,7 @@ static bool nn_addr_taken(const char *addr)
  */
 static int nn_up_loop(struct nn_topo *t, FILE *log)
 {
-	char peer[NN_IFNAMSIZ];
+	char peer[NN_IFNAMSIZ], addr[sizeof(t->srv.addr)];
 	struct nn_script s;
 	int ret;
 
@@ -93,8 +110,10 @@ static int nn_up_loop(struct nn_topo *t, FILE *log)
 		return -1;
 	fprintf(s.f, "link add %s group %lu type veth peer name %s group %lu\n", t->srv.ifname,
 		nn_group(t->run), peer, nn_group(t->run));
-	fprintf(s.f, "addr add %s/32 dev %s\n", t->srv.addr, t->srv.ifname);
-	fprintf(s.f, "addr add 10.222.0.2/32 dev %s\n", peer);
+	nn_client_addr(addr, sizeof(addr), t->family, 1);
+	fprintf(s.f, "addr add %s/%d dev %s%s\n", t->srv.addr, NN_HOST_PLEN(t), t->srv.ifname,
+		NN_NODAD(t));
+	fprintf(s.f, "addr add %s/%d dev %s%s\n", addr, NN_HOST_PLEN(t), peer, NN_NODAD(t));
 	fprintf(s.f, "link set %s up\n", t->srv.ifname);
 	fprintf(s.f, "link set %s up\n", peer);
 	if (nn_script_close(&s) < 0) {
@@ -145,12 +164,13 @@ static int nn_up_ns(struct nn_topo *t, FILE *log)
 			fprintf(s[0].f, "link set %s master %s up\n", veth, t->srv.ifname);
 		}
 	}
-	fprintf(s[0].f, "addr add %s/16 dev %s\n", t->srv.addr, t->srv.ifname);
+	fprintf(s[0].f, "addr add %s/%d dev %s%s\n", t->srv.addr, NN_NET_PLEN(t), t->srv.ifname,
+		NN_NODAD(t));
 	fprintf(s[0].f, "link set %s up\n", t->srv.ifname);
 	for (k = 1; k <= nc; k++) {
 		fprintf(s[k].f, "link set lo up\n");
-		fprintf(s[k].f, "addr add %s/16 dev %s\n", t->cli[k - 1].addr,
-			t->cli[k - 1].ifname);
+		fprintf(s[k].f, "addr add %s/%d dev %s%s\n", t->cli[k - 1].addr, NN_NET_PLEN(t),
+			t->cli[k - 1].ifname, NN_NODAD(t));
 		fprintf(s[k].f, "link set %s up\n", t->cli[k - 1].ifname);
 	}
 	for (k = 0; k < nc + 2; k++)

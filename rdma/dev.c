@@ -332,27 +332,40 @@ out:
 	return ret;
 }
 
-int rdev_route_src(struct in_addr dst, struct in_addr *src, struct rdev_err *e)
+int rdev_route_src(const struct sockaddr *dst, struct sockaddr_storage *src, struct rdev_err *e)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(RDEV_ROCE_PORT),
-				  .sin_addr = dst };
-	char addr[INET_ADDRSTRLEN];
-	socklen_t sl = sizeof(sa);
+	struct sockaddr_storage sa = { .ss_family = dst->sa_family };
+	char addr[INET6_ADDRSTRLEN] = "?";
+	socklen_t sl;
 	int fd, ret = -1, err;
 
-	inet_ntop(AF_INET, &dst, addr, sizeof(addr));
+	if (dst->sa_family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&sa;
+
+		s4->sin_addr = ((const struct sockaddr_in *)dst)->sin_addr;
+		s4->sin_port = htons(RDEV_ROCE_PORT);
+		sl = sizeof(*s4);
+		inet_ntop(AF_INET, &s4->sin_addr, addr, sizeof(addr));
+	} else if (dst->sa_family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&sa;
+
+		s6->sin6_addr = ((const struct sockaddr_in6 *)dst)->sin6_addr;
+		s6->sin6_port = htons(RDEV_ROCE_PORT);
+		sl = sizeof(*s6);
+		inet_ntop(AF_INET6, &s6->sin6_addr, addr, sizeof(addr));
+	} else {
+		return rdev_fail(e, "socket", EAFNOSUPPORT, "route to family %d", dst->sa_family);
+	}
 	/* a UDP connect only routes: the kernel picks the source, nothing is sent */
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = socket(dst->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return rdev_fail(e, "socket", errno, "UDP (route to %s)", addr);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+	if (connect(fd, (struct sockaddr *)&sa, sl))
 		rdev_fail(e, "connect", errno, "route to %s (source address)", addr);
-	else if (getsockname(fd, (struct sockaddr *)&sa, &sl))
+	else if (sl = sizeof(*src), getsockname(fd, (struct sockaddr *)src, &sl))
 		rdev_fail(e, "getsockname", errno, "route to %s (source address)", addr);
-	else {
-		*src = sa.sin_addr;
+	else
 		ret = 0;
-	}
 	err = errno;
 	close(fd);
 	errno = err;

@@ -35,6 +35,7 @@
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include <infiniband/verbs.h>
@@ -134,9 +135,10 @@ struct rdev_info {
 int rdev_list(struct rdev_info *out, int max, struct rdev_err *e);
 
 /*
- * The local IPv4 address the kernel would use to reach dst: a UDP connect to the
- * RoCEv2 port routes without sending anything. 0, or -1.
+ * The local address the kernel would use to reach dst (AF_INET or AF_INET6, its
+ * port not looked at), into *src, of dst's family: a UDP connect to the RoCEv2
+ * port routes without sending anything. 0, or -1.
  */
-int rdev_route_src(struct in_addr dst, struct in_addr *src, struct rdev_err *e);
+int rdev_route_src(const struct sockaddr *dst, struct sockaddr_storage *src, struct rdev_err *e);
 
 #endif /* RDC_RDMA_DEV_H */

@@ -167,6 +167,74 @@ void rport_free(struct rport *p)
 	p->gids = NULL;
 }
 
+/* A port of ctx (port, or each) that is usable and has w's GID: 0, or -1 with e. */
+static int rport_pick(struct ibv_context *ctx, uint8_t port, const struct rport_want *w,
+		      struct ibv_device_attr *attr, struct rport *p, int *gidx,
+		      struct rdev_err *e)
+{
+	const char *dev = ibv_get_device_name(ctx->device);
+	char why[sizeof(e->obj)];
+	int ret, i;
+
+	ret = ibv_query_device(ctx, attr);
+	if (ret)
+		return rport_fail(e, "ibv_query_device", ret, "%s", dev);
+	for (i = port ? port : 1; i <= (port ? port : attr->phys_port_cnt); i++) {
+		if (rport_query(ctx, (uint8_t)i, p, e))
+			return -1;
+		if (rport_usable(p, why, sizeof(why))) {
+			rport_fail(e, "ibv_query_port", errno, "%s", why);
+		} else {
+			*gidx = rport_gid_choose(p, w, why, sizeof(why));
+			if (*gidx >= 0)
+				return 0;
+			rport_fail(e, "ibv_query_gid", errno, "%s", why);
+		}
+		ret = errno;
+		rport_free(p);
+		errno = ret;
+	}
+	return -1;
+}
+
+int rport_open(const char *name, uint8_t port, const struct rport_want *w,
+	       struct ibv_context **ctx, struct ibv_device_attr *attr, struct rport *p,
+	       int *gidx, struct rdev_err *e)
+{
+	struct ibv_device **list;
+	int i, n, err;
+
+	*ctx = NULL;
+	if (name && !name[0])
+		name = NULL;
+	list = ibv_get_device_list(&n);
+	if (!list) {
+		/* no uverbs at all (no RDMA in the kernel) means no devices */
+		err = errno == ENOSYS || errno == ENOENT || !errno ? ENODEV : errno;
+		return rport_fail(e, "ibv_get_device_list", err, "%s", name ? name : "devices");
+	}
+	rport_fail(e, "ibv_get_device_list", ENODEV, "%s", name ? name : "devices");
+	for (i = 0; i < n && !*ctx; i++) {
+		const char *dev = ibv_get_device_name(list[i]);
+
+		if (name && strcmp(dev, name))
+			continue;
+		*ctx = ibv_open_device(list[i]);
+		if (!*ctx) {
+			rport_fail(e, "ibv_open_device", errno ? errno : ENODEV, "%s", dev);
+		} else if (rport_pick(*ctx, port, w, attr, p, gidx, e)) {
+			err = errno;
+			ibv_close_device(*ctx);
+			*ctx = NULL;
+			errno = err;
+		}
+	}
+	err = errno;
+	ibv_free_device_list(list);
+	errno = err;
+	return *ctx ? 0 : -1;
+}
+
 int rport_usable(const struct rport *p, char *why, size_t len)
 {
 	bool ib = p->link_layer == IBV_LINK_LAYER_INFINIBAND && p->transport != IBV_TRANSPORT_IWARP;

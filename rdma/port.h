@@ -14,6 +14,8 @@
  *    ibv_query_gid_table() (rdev_gid_table) and, for a port the table leaves
  *    out (the kernel lists only IB and RoCE ports: an iWARP port's one GID is
  *    missing), ibv_query_gid_ex() and then ibv_query_gid() per index;
+ *  - rport_open(): the device and port (named, or the first that fits) whose
+ *    port is usable and has the GID a struct rport_want asks for, opened;
  *  - pure rules on filled facts, so the InfiniBand path is tested without an
  *    InfiniBand device: rport_from_attr() and rport_set_gids() fill a struct
  *    rport, rport_usable() says whether the port can connect, rport_gid_choose()
@@ -119,6 +121,19 @@ int rport_set_gids(struct rport *p, const struct ibv_gid_entry *ents, ssize_t n)
 int rport_query(struct ibv_context *ctx, uint8_t port, struct rport *p, struct rdev_err *e);
 
 void rport_free(struct rport *p);
+
+/*
+ * Opens device 'name' (NULL or "": each device in ibv_get_device_list's order)
+ * and takes its port 'port' (0: each port), the first one that rport_usable()
+ * accepts and where rport_gid_choose(w) finds a GID. 0 with *ctx open (the
+ * caller closes it), *attr its ibv_query_device, *p its facts (rport_free) and
+ * *gidx the GID index; or -1 with errno (ENODEV no such device, ENETDOWN the
+ * port is not usable, EADDRNOTAVAIL no GID fits: the kernel adds a RoCE GID
+ * shortly after its address appears) and e naming the last device tried and why.
+ */
+int rport_open(const char *name, uint8_t port, const struct rport_want *w,
+	       struct ibv_context **ctx, struct ibv_device_attr *attr, struct rport *p,
+	       int *gidx, struct rdev_err *e);
 
 /* 0 when p can carry a connection; else -1, errno ENETDOWN, and why. */
 int rport_usable(const struct rport *p, char *why, size_t len);

@@ -90,6 +90,27 @@ no_rdc_left() {
 	no_rdc_left
 }
 
+@test "pair and star:2 over IPv6 (--family 6): 100 clients reach 100%, verified, server fd7a:222::1" {
+	rdc_require_root
+	rdc_run run --transport tcp --topology pair --family 6 --clients 100 --msgs 10
+	assert_success
+	[ "$(rdc_out_word connected)" -eq 100 ]
+	[ "$(rdc_out_word verified)" -eq 1000 ]
+	[ "$(rdc_out_word server)" = "fd7a:222::1" ]
+	rdc_run run --transport tcp --topology star:2 --family 6 --clients 100 --msgs 10
+	assert_success
+	[ "$(rdc_out_word verified)" -eq 1000 ]
+	[ "$(rdc_out_word agents)" -eq 2 ]
+	no_rdc_left
+}
+
+@test "--server-addr ::1 on the host topology: tcp over IPv6 loopback" {
+	rdc_run run --transport tcp --topology host --server-addr ::1 --clients 20 --msgs 5
+	assert_success
+	[ "$(rdc_out_word verified)" -eq 100 ]
+	[ "$(rdc_out_word server)" = "::1" ]
+}
+
 @test "ramp output is valid TAP for prove, one subtest per load point" {
 	rdc_run ramp --transport tcp --topology loop --clients 10,50 --msgs 2
 	assert_success

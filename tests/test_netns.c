@@ -241,13 +241,15 @@ static void test_addr_scheme(void)
 	for (k = 1; k <= 1000; k++) {
 		char want[32];
 
-		nn_client_addr(a, sizeof(a), k);
+		nn_client_addr(a, sizeof(a), AF_INET, k);
 		snprintf(want, sizeof(want), "10.222.%d.%d", (k + 1) / 256, (k + 1) % 256);
 		if (strcmp(a, want))
 			good = 0;
 	}
-	nn_client_addr(a, sizeof(a), 254);
+	nn_client_addr(a, sizeof(a), AF_INET, 254);
 	tap_ok(&tap, good && !strcmp(a, "10.222.0.255"), "client address k is host k+1 of 10.222/16");
+	nn_client_addr(a, sizeof(a), AF_INET6, 254);
+	tap_ok(&tap, !strcmp(a, "fd7a:222::ff"), "IPv6: client address k is host k+1 of fd7a:222::/64");
 }
 
 static void test_enter_sysctl(void)

@@ -399,25 +399,31 @@ static void t_fuzz(void)
 	tap_ok(&T, ok && acc > 0, "record: 200000 random bodies: none crashes, every accepted one is canonical");
 }
 
-/* A REQ's GID must be the peer's own IPv4-mapped address (rc_reply_check). */
+/* A REQ's GID must be the RoCE v2 GID of the peer's own address (rc_reply_check). */
 static void t_gid_check(void)
 {
 	struct oob_rec r = t_req();
-	struct in_addr peer, other;
-	const char *own, *foreign, *v6;
+	struct ipa peer, other, peer6;
+	const char *own, *foreign, *v6, *own6, *v4as6;
 
-	inet_pton(AF_INET, "10.222.0.2", &peer);
-	inet_pton(AF_INET, "10.222.0.9", &other);
-	own = rc_reply_check(&r, peer);
-	foreign = rc_reply_check(&r, other);
+	ipa_parse(&peer, "10.222.0.2");
+	ipa_parse(&other, "10.222.0.9");
+	ipa_parse(&peer6, "fd7a::2");
+	own = rc_reply_check(&r, &peer);
+	foreign = rc_reply_check(&r, &other);
 	/* the same last 4 bytes without the v4-mapped prefix is another address */
 	r.gid[10] = r.gid[11] = 0;
 	r.gid[0] = 0xfe;
 	r.gid[1] = 0x80;
-	v6 = rc_reply_check(&r, peer);
+	v6 = rc_reply_check(&r, &peer);
 	tap_ok(&T, !own && foreign && !strcmp(foreign, "gid_not_peer") && v6 &&
 	       !strcmp(v6, "gid_not_peer"),
 	       "REQ: the GID must be the peer's ::ffff:ADDR; another, or an IPv6 one, is gid_not_peer");
+	ipa_gid(&peer6, r.gid);
+	own6 = rc_reply_check(&r, &peer6);
+	v4as6 = rc_reply_check(&r, &peer);
+	tap_ok(&T, !own6 && v4as6 && !strcmp(v4as6, "gid_not_peer"),
+	       "REQ over IPv6: the GID must be the peer's IPv6 address; from an IPv4 peer it is gid_not_peer");
 }
 
 static void t_calls(void)
@@ -506,7 +512,7 @@ static void t_cm(void)
 int main(void)
 {
 	tap_init(&T, stdout);
-	tap_plan(&T, 33);
+	tap_plan(&T, 34);
 	t_roundtrip("REQ", t_req());
 	t_roundtrip("REP with a write buffer", t_rep_write());
 	t_roundtrip("REJ", t_rej());

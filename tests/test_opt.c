@@ -112,6 +112,7 @@ static long long h_val(enum opt_id id)
 	case OPT_MSGS: return plan.msgs;
 	case OPT_TIMEOUT: return plan.timeout_s;
 	case OPT_MEM_FLOOR: return plan.mem_floor_mib;
+	case OPT_FAMILY: return plan.topo.family == AF_INET6 ? OPT_FAM_6 : OPT_FAM_4;
 	case OPT_SERVER_THREADS: return plan.server_threads;
 	case OPT_WORKERS: return plan.workers;
 	case OPT_QP_SHARE: return plan.qp_share;
@@ -147,7 +148,8 @@ static long long a_val(enum opt_id id)
 	case OPT_SIZE: return ag.size;
 	case OPT_MSGS: return ag.msgs;
 	case OPT_TIMEOUT: return ag.timeout_s;
-	case OPT_MEM_FLOOR: break; /* OPT_F_ORCH: rdmacap's alone */
+	case OPT_MEM_FLOOR: /* OPT_F_ORCH: rdmacap's alone */
+	case OPT_FAMILY: break;
 	case OPT_SERVER_THREADS: return ag.server_threads;
 	case OPT_WORKERS: return ag.workers;
 	case OPT_QP_SHARE: return ag.qp_share;
@@ -177,12 +179,18 @@ static void both_accept(enum opt_id id, const char *val)
 	int h = h_parse(id, val), a = a_parse(id, val);
 	/* rdmacap's own option: the agent does not know it, and says which */
 	bool orch = opt_defs[id].flags & OPT_F_ORCH;
+	/* a word's value is its index in the table, a number's itself */
+	long long want = 0;
+	char werr[128];
+
+	if (orch && opt_parse(id, val, &want, werr, sizeof(werr)))
+		want = -1;
 
 	/* rdmacap then loads the TLS files, which do not exist here (tests/cli-usage.t) */
 	if (opt_defs[id].kind == OPT_PATH && h == -1 && strstr(herr, ".pem: No such file"))
 		h = 0;
 	tap_ok(&t, !h && (orch ? a == -1 && strstr(aerr, opt_defs[id].name) &&
-				 h_val(id) == atoll(val) :
+				 h_val(id) == want :
 				 !a && h_val(id) == a_val(id)),
 	       "--%s=%s: %s (rdmacap %d '%s' = %lld, agent %d '%s' = %lld)",
 	       opt_defs[id].name, val ? val : "(none)",

@@ -24,7 +24,7 @@
 #include "tap/tap.h"
 #include "tests/t_tool.h"
 
-#define T_PLAN 13
+#define T_PLAN 14
 
 static struct tap T;
 
@@ -293,7 +293,9 @@ int main(void)
 		t_ent(1, 300, IBV_GID_TYPE_ROCE_V2, "10.0.0.9"), /* beyond sgid_index */
 	};
 	const ssize_t n = sizeof(tab) / sizeof(tab[0]);
-	struct in_addr lo, src;
+	struct sockaddr_in lo = { .sin_family = AF_INET };
+	struct sockaddr_in6 lo6 = { .sin6_family = AF_INET6 };
+	struct sockaddr_storage src;
 	struct rdev_gid g;
 	struct rdev_err e;
 	int r;
@@ -322,12 +324,22 @@ int main(void)
 	r = t_pick(tab, 0, 0, -1, NULL, &g);
 	tap_ok(&T, r == -EADDRNOTAVAIL, "an empty table is EADDRNOTAVAIL (got %d)", r);
 
-	lo.s_addr = htonl(INADDR_LOOPBACK);
+	lo.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	memset(&src, 0, sizeof(src));
-	r = rdev_route_src(lo, &src, &e);
+	r = rdev_route_src((struct sockaddr *)&lo, &src, &e);
 	if (r)
 		tap_diag(&T, "%s", e.msg);
-	tap_ok(&T, r == 0 && src.s_addr == lo.s_addr, "route_src to 127.0.0.1 is 127.0.0.1");
+	tap_ok(&T, r == 0 && src.ss_family == AF_INET &&
+			   ((struct sockaddr_in *)&src)->sin_addr.s_addr == lo.sin_addr.s_addr,
+	       "route_src to 127.0.0.1 is 127.0.0.1");
+	lo6.sin6_addr = in6addr_loopback;
+	memset(&src, 0, sizeof(src));
+	r = rdev_route_src((struct sockaddr *)&lo6, &src, &e);
+	if (r)
+		tap_diag(&T, "%s", e.msg);
+	tap_ok(&T, r == 0 && src.ss_family == AF_INET6 &&
+			   IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&src)->sin6_addr),
+	       "route_src to ::1 is ::1");
 	t_ibd();
 
 	tap_totals(&T);

@@ -70,6 +70,8 @@
 #include "agents/opts.h"
 #include "agents/verbs/poll.h"
 #include "agents/verbs/verbs.h"
+#include "common/ipaddr.h"
+#include "rdma/port.h"
 
 int rc_server_run(const struct ag_opts *o);
 int rc_server_thread_run(const struct ag_opts *o);
@@ -180,6 +182,8 @@ struct rc_dev {
 	uint8_t gidx;
 	uint16_t lid;		/* the port's, for a LID-routed peer; 0 on RoCE */
 	union ibv_gid gid;
+	struct rport rp;	/* oob: the port's facts, for rport_av (no gids with rdma_cm) */
+	struct rport_path path;	/* oob: the GID index and whether IB routes with a GRH */
 	enum ibv_mtu mtu;
 	uint32_t size;
 	enum ibv_qp_type qpt;
@@ -259,16 +263,16 @@ unsigned rc_op_oob(enum opt_op op);
 enum opt_op rc_op_from_oob(unsigned op);
 
 /*
- * Opens o->dev (NULL: the device with a RoCEv2 GID for local) and finds the
- * IPv4-mapped RoCEv2 GID of local, both with rdev_open() of rdma/dev.h, and
- * allocates the PD; or, for rdma_cm, adopts the cm_id's context and PD
+ * Opens o->dev (NULL: the first device with a GID for local) and takes the
+ * GID rdma/port's rules choose for local's family and address (or
+ * --gid-index), with rport_open(), and allocates the PD; or, for rdma_cm, adopts the cm_id's context and PD
  * (librdmacm keeps one PD per device, id->pd: a second one would be a second
  * PD per process). Then the completion channel
  * (nonblocking) and the SRQ. Fatal errors are reported with ag_fatal();
  * returns 0 or -1. rc_dev_close leaves a borrowed context and PD alone: close
  * it before the last cm_id goes, which deallocates librdmacm's PD.
  */
-int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
+int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, const struct ipa *local,
 		struct rdma_cm_id *cm);
 void rc_dev_close(struct rc_dev *d);
 
@@ -303,8 +307,8 @@ int rc_ep_init(struct rc_dev *d, struct rc_ep *e, struct verbs_fail *f);
  * e->ready tells its taker to skip both.
  */
 int rc_ep_ready(struct rc_dev *d, struct rc_ep *e, struct verbs_fail *f);
-/* INIT -> RTR -> RTS against the peer (oob only) */
-int rc_ep_connect(struct rc_dev *d, struct rc_ep *e, uint32_t qpn, uint32_t psn,
+/* INIT -> RTR -> RTS against the peer at LID lid and GID gid (oob only) */
+int rc_ep_connect(struct rc_dev *d, struct rc_ep *e, uint32_t qpn, uint32_t psn, uint16_t lid,
 		  const uint8_t gid[16], enum ibv_mtu mtu, struct verbs_fail *f);
 /* A PSN from the CSPRNG. */
 int rc_psn(uint32_t *psn);

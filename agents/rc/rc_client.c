@@ -21,7 +21,7 @@
 
 int rcc_dev_open(struct rcc *x, struct rdma_cm_id *cm)
 {
-	if (rc_dev_open(&x->dev, x->o, x->local, cm))
+	if (rc_dev_open(&x->dev, x->o, &x->local, cm))
 		return -1;
 	x->dev_up = true;
 	if (ph_watch(&x->ph, x->dev.ctx->async_fd, EPOLLIN, PH_TAG(RCC_T_ASYNC, 0),
@@ -366,7 +366,6 @@ static const struct ph_ops rcc_ph_ops = {
 static int rcc_init(struct rcc *x)
 {
 	const struct ag_opts *o = x->o;
-	struct rdev_err e;
 	uint32_t i;
 
 	if (ph_init(&x->ph, o, &rcc_ph_ops, &rcc_load_ops, x))
@@ -387,12 +386,8 @@ static int rcc_init(struct rcc *x)
 	}
 	for (i = 0; i < x->nep; i++)
 		x->ep[i].gen = 1;
-	if (o->has_bind) {
-		x->local = o->bind;
-	} else if (rdev_route_src(o->addr, &x->local, &e)) {
-		ag_fatal(e.call, e.obj, e.err);
+	if (ag_opts_local(o, &x->local))
 		return -1;
-	}
 	if (o->cm == OPT_CM_RDMACM)
 		return rcc_cm_init(x);
 	if (rcc_dev_open(x, NULL))

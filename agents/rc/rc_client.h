@@ -90,7 +90,7 @@ struct rcc {
 	struct ph ph;
 	struct rc_dev dev;
 	bool dev_up;
-	struct in_addr local;
+	struct ipa local;
 	struct rcc_conn *c;
 	uint32_t n;
 	/* the endpoints, ep[i] of client i < nep: the QP owners (nqp), else all n */

@@ -128,17 +128,14 @@ static int rcc_sess_open(struct rcc *x, uint32_t si, uint32_t id)
 {
 	const struct ag_opts *o = x->o;
 	struct rcc_sess *ss = &x->sess[si];
-	struct sockaddr_in sa = {
-		.sin_family = AF_INET,
-		.sin_port = htons((uint16_t)(o->port + id % o->ports)),
-		.sin_addr = o->addr,
-	};
-	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr = o->bind };
+	struct sockaddr_storage sa, src;
+	socklen_t sl = ipa_to_sa(&o->addr, (uint16_t)(o->port + id % o->ports), &sa);
+	socklen_t srcl = ipa_to_sa(&o->bind, 0, &src);
 	struct epoll_event ev = { .events = EPOLLOUT, .data.u64 = PH_TAG(RCC_T_SESS, si) };
 	const char *call;
 	int fd, one = 1;
 
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(o->addr.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		rcc_sess_fail(x, si, "socket", errno, NULL);
 		return -1;
@@ -156,7 +153,7 @@ static int rcc_sess_open(struct rcc *x, uint32_t si, uint32_t id)
 	    setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one)))
 		goto fail;
 	call = "bind";
-	if (o->has_bind && bind(fd, (struct sockaddr *)&src, sizeof(src)))
+	if (o->has_bind && bind(fd, (struct sockaddr *)&src, srcl))
 		goto fail;
 	call = "epoll_ctl";
 	if (epoll_ctl(x->ph.ep, EPOLL_CTL_ADD, fd, &ev))
@@ -164,7 +161,7 @@ static int rcc_sess_open(struct rcc *x, uint32_t si, uint32_t id)
 	ss->events = EPOLLOUT;
 	ss->connecting = true;
 	call = "connect";
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) && errno != EINPROGRESS)
+	if (connect(fd, (struct sockaddr *)&sa, sl) && errno != EINPROGRESS)
 		goto fail;
 	return 0;
 fail:
@@ -243,7 +240,7 @@ static int rcc_answer(struct rcc *x, uint32_t si, const struct oob_rec *r, const
 		ep->rlen = r->rlen;
 	}
 	ph_step(&x->ph, i, PROTO_STEP_XCHG);
-	if (rc_ep_connect(&x->dev, ep, r->qpn, r->psn, r->gid, (enum ibv_mtu)r->mtu, &f)) {
+	if (rc_ep_connect(&x->dev, ep, r->qpn, r->psn, r->lid, r->gid, (enum ibv_mtu)r->mtu, &f)) {
 		rcc_fail(x, i, f.call, f.err, NULL, false);
 		rc_ep_destroy(&x->dev, ep);
 		return 0;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The agent's RDMA device: context and RoCEv2 GID of the local address (from
- * rdma/dev), PD, completion channel and its poller (poll_run.c), SRQ; the qp_num map.
+ * The agent's RDMA device: context, port and GID of the local address (from
+ * rdma/port's rules), PD, completion channel and its poller (poll_run.c), SRQ; the qp_num map.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,7 +13,6 @@
 #include "agents/ag.h"
 #include "agents/rc/rc.h"
 #include "rdma/cap.h"
-#include "rdma/dev.h"
 
 int rc_psn(uint32_t *psn)
 {
@@ -25,22 +24,26 @@ int rc_psn(uint32_t *psn)
 	return 0;
 }
 
-/* Opens --device (port, GID index), or the first device that holds local's RoCEv2 GID. */
-static int rc_open_ctx(struct rc_dev *d, const struct ag_opts *o, struct in_addr local)
+/* Opens --device (port, GID index), or the first device with a GID for local. */
+static int rc_open_ctx(struct rc_dev *d, const struct ag_opts *o, const struct ipa *local)
 {
-	struct rdev_sel s = { .name = o->dev, .port = (uint8_t)o->device.port,
-			      .gid_index = o->gid_index, .addr = local };
+	struct rport_want w = { .family = local->family, .has_addr = true, .addr = local->a,
+				.gid_index = o->gid_index };
 	struct rdev_err e;
-	struct rdev_gid g;
+	int gidx;
 
-	if (rdev_open(&s, &d->ctx, &d->attr, &g, &e)) {
+	if (rport_open(o->dev, (uint8_t)o->device.port, &w, &d->ctx, &d->attr, &d->rp, &gidx,
+		       &e)) {
 		ag_fatal(e.call, e.obj, e.err);
 		return -1;
 	}
 	d->own_ctx = true;
-	d->port = g.port;
-	d->gidx = g.index;
-	d->gid = g.gid;
+	d->port = d->rp.port;
+	d->gidx = (uint8_t)gidx;
+	d->gid = d->rp.gids[gidx].gid;
+	/* InfiniBand: a GRH only when a GID index was asked for (rport_av) */
+	d->path.gid_index = gidx;
+	d->path.grh = o->gid_index >= 0;
 	return 0;
 }
 
@@ -89,7 +92,7 @@ static int rc_dev_caps(struct rc_dev *d, bool oob)
 	return -1;
 }
 
-int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, struct in_addr local,
+int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, const struct ipa *local,
 		struct rdma_cm_id *cm)
 {
 	struct ibv_port_attr pa;
@@ -160,6 +163,7 @@ err_pd:
 err_ctx:
 	if (d->own_ctx)
 		ibv_close_device(d->ctx);
+	rport_free(&d->rp);
 	d->ctx = NULL;
 	return -1;
 }
@@ -197,6 +201,7 @@ void rc_dev_close(struct rc_dev *d)
 		ag_warn("ibv_dealloc_pd: %s", strerror(err));
 	if (d->own_ctx && ibv_close_device(d->ctx))
 		ag_warn("ibv_close_device: %s", strerror(errno));
+	rport_free(&d->rp);
 	d->ctx = NULL;
 }
 

@@ -14,8 +14,6 @@
 #include "agents/rc/rc.h"
 #include "common/deadline.h"
 
-#define RC_HOP_LIMIT 64
-
 static int rc_fail(struct verbs_fail *f, const char *call, int err)
 {
 	f->call = call;
@@ -343,7 +341,7 @@ int rc_ep_ready(struct rc_dev *d, struct rc_ep *e, struct verbs_fail *f)
 	return 0;
 }
 
-int rc_ep_connect(struct rc_dev *d, struct rc_ep *e, uint32_t qpn, uint32_t psn,
+int rc_ep_connect(struct rc_dev *d, struct rc_ep *e, uint32_t qpn, uint32_t psn, uint16_t lid,
 		  const uint8_t gid[16], enum ibv_mtu mtu, struct verbs_fail *f)
 {
 	struct ibv_qp_attr a = {
@@ -353,17 +351,18 @@ int rc_ep_connect(struct rc_dev *d, struct rc_ep *e, uint32_t qpn, uint32_t psn,
 		.rq_psn = psn,
 		.max_dest_rd_atomic = 1,
 		.min_rnr_timer = DL_RC_MIN_RNR_TIMER,
-		.ah_attr = {
-			.is_global = 1,
-			.port_num = d->port,
-			.grh = { .hop_limit = RC_HOP_LIMIT, .sgid_index = d->gidx },
-		},
 	};
 	/* UC has no responder resources, RNR, timeout or retries */
 	bool rc = d->qpt == IBV_QPT_RC;
+	union ibv_gid dgid;
+	char why[160];
 	int err;
 
-	memcpy(a.ah_attr.grh.dgid.raw, gid, 16);
+	memcpy(dgid.raw, gid, 16);
+	if (rport_av(&d->rp, lid, &dgid, &d->path, &a.ah_attr, why, sizeof(why))) {
+		ag_warn("address vector: %s", why);
+		return rc_fail(f, "ibv_modify_qp", errno);
+	}
 	err = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 			    (rc ? IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER : 0));

@@ -8,11 +8,11 @@
 
 #include "agents/rc/rc_reply.h"
 
-const char *rc_reply_check(const struct oob_rec *req, struct in_addr peer)
+const char *rc_reply_check(const struct oob_rec *req, const struct ipa *peer)
 {
-	uint8_t want[16] = { [10] = 0xff, [11] = 0xff };
+	uint8_t want[16];
 
-	memcpy(want + 12, &peer, 4);
+	ipa_gid(peer, want);
 	return memcmp(req->gid, want, sizeof(want)) ? "gid_not_peer" : NULL;
 }
 
@@ -36,7 +36,7 @@ int rc_reply_accept(struct rc_dev *d, struct rc_ep *e, const struct oob_rec *req
 		return -1;
 	}
 	if ((!e->ready && (rc_ep_init(d, e, f) || rc_post_recv(d, e, f))) ||
-	    rc_ep_connect(d, e, req->qpn, req->psn, req->gid, (enum ibv_mtu)req->mtu, f))
+	    rc_ep_connect(d, e, req->qpn, req->psn, req->lid, req->gid, (enum ibv_mtu)req->mtu, f))
 		return -1;
 	rep->qpn = e->qp->qp_num;
 	rep->psn = e->psn;

@@ -18,12 +18,13 @@
  * GID the server's QP is to send to. Moving a QP to RTR resolves that GID's
  * neighbour in the kernel (ib_resolve_eth_dmac -> rdma_addr_find_l2_eth_by_grh),
  * an uninterruptible wait of up to 1 s when nobody answers ARP for it. So the
- * GID must be the IPv4-mapped address of the TLS peer's own socket, whose
+ * GID must be the RoCE v2 GID of the TLS peer's own socket's address (IPv4-mapped
+ * or IPv6), whose
  * neighbour the TCP session keeps resolved; a client agent's GID always is (its
  * QPs and its oob socket share one local address). NULL when req may be
  * answered; else the drop reason of the session ("gid_not_peer").
  */
-const char *rc_reply_check(const struct oob_rec *req, struct in_addr peer);
+const char *rc_reply_check(const struct oob_rec *req, const struct ipa *peer);
 /*
  * Brings e (created, not yet initialised, or ready: rc_ep_ready) to RTS against the client of req
  * and fills rep (type, id and op already set) with this side's address; -1

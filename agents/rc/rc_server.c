@@ -28,7 +28,7 @@ void rcs_drop(struct rcs_srv *s, const char *peer, const char *reason)
 
 int rcs_dev_open(struct rcs_srv *s, struct rdma_cm_id *cm)
 {
-	if (rc_dev_open(&s->dev, s->o, s->o->addr, cm))
+	if (rc_dev_open(&s->dev, s->o, &s->o->addr, cm))
 		return -1;
 	s->dev_up = true;
 	if (tag_watch(s->ep, s->dev.ctx->async_fd, EPOLLIN, TAG(RCS_T_ASYNC, 0, 0),

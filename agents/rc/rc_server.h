@@ -107,7 +107,7 @@ struct rcs_sess {
 	uint32_t ilen;
 	uint8_t in[OOB_REC_LEN * 16];
 	struct rcs_ep *eps;
-	struct in_addr addr;	/* the peer's, which its REQs' GID must be */
+	struct ipa addr;	/* the peer's, whose GID its REQs' must be */
 	uint32_t slow;		/* requests in a row that took over RCS_SLOW_NS */
 	char peer[SK_PEER_MAX];
 };

@@ -66,12 +66,11 @@ int rcs_cm_open(struct rcs_srv *s)
 
 static void rcs_cm_peer(struct rdma_cm_id *id, char *buf)
 {
-	struct sockaddr_in *sa = (struct sockaddr_in *)rdma_get_peer_addr(id);
-	char ip[INET_ADDRSTRLEN];
+	struct ipa a;
 
-	if (sa->sin_family != AF_INET || !inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip)))
-		strcpy(ip, "?");
-	snprintf(buf, SK_PEER_MAX, "%s:%u", ip, ntohs(rdma_get_dst_port(id)));
+	if (ipa_from_sa(&a, rdma_get_peer_addr(id), NULL))
+		memset(&a, 0, sizeof(a));
+	ipa_str_port(&a, ntohs(rdma_get_dst_port(id)), buf, SK_PEER_MAX);
 }
 
 static void rcs_cm_reject(struct rcs_srv *s, struct rdma_cm_id *id, uint32_t cid,

@@ -136,14 +136,14 @@ static void rcs_sess_close(struct rcs_srv *s, struct rcs_sess *ss, const char *r
 	free(ss);
 }
 
-static void rcs_accept_one(struct rcs_srv *s, int fd, const struct sockaddr_in *sa)
+static void rcs_accept_one(struct rcs_srv *s, int fd, const struct sockaddr_storage *sa)
 {
 	struct rcs_sess *ss;
 	char peer[SK_PEER_MAX];
 	uint32_t slot;
 	int one = 1;
 
-	sk_peer(peer, sa);
+	sk_peer(peer, (const struct sockaddr *)sa);
 	if ((!s->nsfree && s->nsess == s->sess_cap && rcs_sess_grow(s)) ||
 	    !(ss = calloc(1, sizeof(*ss)))) {
 		close(fd);
@@ -163,7 +163,8 @@ static void rcs_accept_one(struct rcs_srv *s, int fd, const struct sockaddr_in *
 	ss->slot = slot;
 	ss->gen = s->sgens[slot];
 	memcpy(ss->peer, peer, sizeof(peer));
-	ss->addr = sa->sin_addr;
+	if (ipa_from_sa(&ss->addr, (const struct sockaddr *)sa, NULL))
+		memset(&ss->addr, 0, sizeof(ss->addr));
 	ss->deadline = clock_ns() + (uint64_t)s->o->timeout_s * 1000000000ull;
 	ss->events = EPOLLIN | EPOLLRDHUP;
 	s->sess[slot] = ss;
@@ -174,7 +175,7 @@ static void rcs_accept_one(struct rcs_srv *s, int fd, const struct sockaddr_in *
 
 void rcs_oob_listen_event(struct rcs_srv *s, uint32_t port)
 {
-	struct sockaddr_in sa;
+	struct sockaddr_storage sa;
 	int i, fd;
 
 	for (i = 0; i < RCS_ACCEPT_BURST; i++) {
@@ -246,7 +247,7 @@ static int rcs_records(struct rcs_srv *s, struct rcs_sess *ss, bool *progress,
 			e = oob_parse(ss->in + off, OOB_REC_LEN, OOB_T(OOB_REQ), &req);
 		else if (!e)
 			break;
-		why = e ? oob_strerror(e) : rc_reply_check(&req, ss->addr);
+		why = e ? oob_strerror(e) : rc_reply_check(&req, &ss->addr);
 		if (why) {
 			rcs_sess_close(s, ss, why);
 			return -1;

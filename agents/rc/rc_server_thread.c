@@ -78,7 +78,7 @@ struct rct_sess {
 	bool dead;		/* an endpoint died in the poll: sweep after it */
 	uint32_t ilen;
 	uint8_t in[OOB_REC_LEN * 16];
-	struct in_addr addr;	/* the peer's, which its REQs' GID must be */
+	struct ipa addr;	/* the peer's, whose GID its REQs' must be */
 	char peer[SK_PEER_MAX];
 };
 
@@ -241,7 +241,7 @@ static const char *rct_records(struct rct_sess *t, char *why, size_t wlen)
 			e = oob_parse(t->in, OOB_REC_LEN, OOB_T(OOB_REQ), &req);
 		if (e)
 			return oob_strerror(e);
-		if ((reason = rc_reply_check(&req, t->addr)))
+		if ((reason = rc_reply_check(&req, &t->addr)))
 			return reason;
 		if (rct_req(t, &req, out))
 			return "ENOMEM";
@@ -384,7 +384,7 @@ out:
 	return NULL;
 }
 
-static void rct_spawn(struct rct_srv *s, int fd, const struct sockaddr_in *sa)
+static void rct_spawn(struct rct_srv *s, int fd, const struct sockaddr_storage *sa)
 {
 	struct timeval tv = { .tv_sec = s->o->timeout_s };
 	struct rct_sess *t;
@@ -398,8 +398,9 @@ static void rct_spawn(struct rct_srv *s, int fd, const struct sockaddr_in *sa)
 	}
 	t->s = s;
 	t->fd = fd;
-	sk_peer(t->peer, sa);
-	t->addr = sa->sin_addr;
+	sk_peer(t->peer, (const struct sockaddr *)sa);
+	if (ipa_from_sa(&t->addr, (const struct sockaddr *)sa, NULL))
+		memset(&t->addr, 0, sizeof(t->addr));
 	if ((uint32_t)fd >= s->nfd) {
 		err = EMFILE;
 		goto fail;
@@ -436,14 +437,14 @@ fail:
 	{
 		char peer[SK_PEER_MAX];
 
-		sk_peer(peer, sa);
+		sk_peer(peer, (const struct sockaddr *)sa);
 		rct_drop(s, peer, proto_errname(err));
 	}
 }
 
 static void rct_accept(struct rct_srv *s, uint32_t port)
 {
-	struct sockaddr_in sa;
+	struct sockaddr_storage sa;
 	int i, fd;
 
 	for (i = 0; i < 64; i++) {
@@ -522,7 +523,7 @@ int rc_server_thread_run(const struct ag_opts *o)
 		ag_fatal("pthread_attr_init", "session threads", EINVAL);
 		return 1;
 	}
-	if (rc_dev_open(&s.dev, o, o->addr, NULL))
+	if (rc_dev_open(&s.dev, o, &o->addr, NULL))
 		goto out_attr;
 	s.ssl = tls_ctx_new(true, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
 	if (!s.ssl) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * IPv4 listeners and peer names for the server models. See sock.h.
+ * IPv4 and IPv6 listeners and peer names for the server models. See sock.h.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,13 +15,14 @@
 #include "agents/srv/sock.h"
 #include "common/proto.h"
 
-void sk_peer(char *buf, const struct sockaddr_in *sa)
+void sk_peer(char *buf, const struct sockaddr *sa)
 {
-	char ip[INET_ADDRSTRLEN];
+	uint16_t port = 0;
+	struct ipa a;
 
-	if (!inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip)))
-		strcpy(ip, "0.0.0.0");
-	snprintf(buf, SK_PEER_MAX, "%s:%u", ip, ntohs(sa->sin_port));
+	if (ipa_from_sa(&a, sa, &port))
+		memset(&a, 0, sizeof(a));
+	ipa_str_port(&a, port, buf, SK_PEER_MAX);
 }
 
 int sk_detect(int fd, uint32_t keepidle_s)
@@ -40,17 +41,14 @@ int sk_detect(int fd, uint32_t keepidle_s)
 
 int sk_listen(const struct ag_opts *o, uint32_t port, int nonblock, int reuseport)
 {
-	struct sockaddr_in sa = {
-		.sin_family = AF_INET,
-		.sin_port = htons((uint16_t)port),
-		.sin_addr = o->addr,
-	};
+	struct sockaddr_storage sa;
+	socklen_t sl = ipa_to_sa(&o->addr, (uint16_t)port, &sa);
 	char obj[SK_PEER_MAX];
 	const char *call;
 	int fd, one = 1;
 
-	sk_peer(obj, &sa);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
+	sk_peer(obj, (struct sockaddr *)&sa);
+	fd = socket(o->addr.family, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
 	if (fd < 0) {
 		ag_fatal("socket", obj, errno);
 		return -1;
@@ -63,8 +61,12 @@ int sk_listen(const struct ag_opts *o, uint32_t port, int nonblock, int reusepor
 		goto err;
 	if (sk_detect(fd, o->keepidle_s))
 		goto err;
+	/* the run's family only: an IPv6 listener must not take IPv4 peers too */
+	if (o->addr.family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)))
+		goto err;
 	call = "bind";
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+	if (bind(fd, (struct sockaddr *)&sa, sl))
 		goto err;
 	call = "listen";
 	if (listen(fd, (int)o->backlog))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sock: the IPv4 listeners and peer names every server model shares (tcp's
+ * sock: the IPv4 and IPv6 listeners and peer names every server model shares (tcp's
  * echo servers and rc's TLS side channel), and the dead-peer socket options
  * of every TCP socket the agents open. May use: ag.h, opts.h, libc.
  */
@@ -9,13 +9,15 @@
 
 #include <netinet/in.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "agents/opts.h"
+#include "common/ipaddr.h"
 
-#define SK_PEER_MAX 24	/* "255.255.255.255:65535" */
+#define SK_PEER_MAX IPA_PORT_STRLEN
 
-/* "A.B.C.D:PORT" into buf (SK_PEER_MAX bytes) */
-void sk_peer(char *buf, const struct sockaddr_in *sa);
+/* "A.B.C.D:PORT" or "[IPv6]:PORT" of sa (AF_INET or AF_INET6) into buf (SK_PEER_MAX bytes) */
+void sk_peer(char *buf, const struct sockaddr *sa);
 /*
  * The dead-peer deadlines of common/deadline.h on a TCP socket: keepalive
  * (first probe after keepidle_s) and TCP_USER_TIMEOUT. On a listener, accepted

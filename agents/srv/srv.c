@@ -75,7 +75,7 @@ void srv_lis_pause(struct srv_lis *l, bool pause)
 	l->paused = pause;
 }
 
-int srv_accept(struct srv_lis *l, uint32_t i, int flags, struct sockaddr_in *sa)
+int srv_accept(struct srv_lis *l, uint32_t i, int flags, struct sockaddr_storage *sa)
 {
 	socklen_t sl;
 	int fd;
@@ -89,7 +89,7 @@ int srv_accept(struct srv_lis *l, uint32_t i, int flags, struct sockaddr_in *sa)
 
 int srv_shed(struct srv_lis *l, uint32_t i, int err, char *peer)
 {
-	struct sockaddr_in sa;
+	struct sockaddr_storage sa;
 	int fd, aerr;
 
 	if ((err != EMFILE && err != ENFILE) || l->reserve < 0)
@@ -98,7 +98,7 @@ int srv_shed(struct srv_lis *l, uint32_t i, int err, char *peer)
 	fd = srv_accept(l, i, SOCK_CLOEXEC, &sa);
 	aerr = errno;
 	if (fd >= 0) {
-		sk_peer(peer, &sa);
+		sk_peer(peer, (struct sockaddr *)&sa);
 		close(fd);
 	}
 	l->reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);

@@ -43,7 +43,7 @@ void srv_lis_pause(struct srv_lis *l, bool pause);
  * accept4() on listener i, past EINTR and ECONNABORTED. On -1, errno EAGAIN
  * means the queue is empty; anything else is the caller's to handle (shed).
  */
-int srv_accept(struct srv_lis *l, uint32_t i, int flags, struct sockaddr_in *sa);
+int srv_accept(struct srv_lis *l, uint32_t i, int flags, struct sockaddr_storage *sa);
 /*
  * After accept failed with err: for EMFILE/ENFILE with a spare fd, shed one
  * peer and name it in peer (SK_PEER_MAX). 1 when a peer was shed, 0 when the

@@ -100,17 +100,14 @@ static void tcpc_start(void *arg, uint32_t i)
 	const struct ag_opts *o = x->o;
 	struct tcpc_conn *c = &x->c[i];
 	uint32_t id = o->first_id + i;
-	struct sockaddr_in sa = {
-		.sin_family = AF_INET,
-		.sin_port = htons((uint16_t)(o->port + id % o->ports)),
-		.sin_addr = o->addr,
-	};
-	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr = o->bind };
+	struct sockaddr_storage sa, src;
+	socklen_t sl = ipa_to_sa(&o->addr, (uint16_t)(o->port + id % o->ports), &sa);
+	socklen_t srcl = ipa_to_sa(&o->bind, 0, &src);
 	struct epoll_event ev = { .events = EPOLLOUT, .data.u64 = PH_TAG(TCPC_T_CONN, i) };
 	const char *call;
 	int one = 1;
 
-	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	c->fd = socket(o->addr.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->fd < 0) {
 		tcpc_fail(x, i, "socket", errno, NULL);
 		return;
@@ -127,13 +124,13 @@ static void tcpc_start(void *arg, uint32_t i)
 	    setsockopt(c->fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one)))
 		goto fail;
 	call = "bind";
-	if (o->has_bind && bind(c->fd, (struct sockaddr *)&src, sizeof(src)))
+	if (o->has_bind && bind(c->fd, (struct sockaddr *)&src, srcl))
 		goto fail;
 	call = "epoll_ctl";
 	if (epoll_ctl(x->ph.ep, EPOLL_CTL_ADD, c->fd, &ev))
 		goto fail;
 	c->state = TCPC_CONNECTING;
-	if (!connect(c->fd, (struct sockaddr *)&sa, sizeof(sa))) {
+	if (!connect(c->fd, (struct sockaddr *)&sa, sl)) {
 		tcpc_up(x, i);
 		return;
 	}

@@ -44,7 +44,7 @@ struct tcps_conn {
 	uint32_t pend_len;
 	int32_t prev, next;	/* the loop's list of connections with pend */
 	uint32_t since;		/* monotonic second of the last write progress */
-	uint32_t ip;		/* peer, network order, for drop records */
+	struct ipa ip;		/* peer, for drop records */
 	uint16_t port;
 	uint16_t gen;		/* bumped on every accept into this slot */
 	uint8_t live;
@@ -81,13 +81,10 @@ static uint32_t tcps_now_s(void)
 
 static void tcps_peer(const struct tcps_conn *c, char *buf)
 {
-	struct sockaddr_in sa = {
-		.sin_family = AF_INET,
-		.sin_port = c->port,
-		.sin_addr.s_addr = c->ip,
-	};
+	struct sockaddr_storage sa;
 
-	sk_peer(buf, &sa);
+	ipa_to_sa(&c->ip, c->port, &sa);
+	sk_peer(buf, (struct sockaddr *)&sa);
 }
 
 static void tcps_unlink(struct tcps_loop *lp, int fd)
@@ -138,7 +135,7 @@ static int tcps_mod(struct tcps_loop *lp, int fd, uint32_t events)
 	return -1;
 }
 
-static void tcps_add(struct tcps_loop *lp, int fd, const struct sockaddr_in *sa)
+static void tcps_add(struct tcps_loop *lp, int fd, const struct sockaddr_storage *sa)
 {
 	struct tcps_srv *s = lp->s;
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
@@ -148,15 +145,15 @@ static void tcps_add(struct tcps_loop *lp, int fd, const struct sockaddr_in *sa)
 
 	if ((uint32_t)fd >= s->nconn) {
 		/* the fd limit was raised behind our back; the table cannot hold it */
-		sk_peer(peer, sa);
+		sk_peer(peer, (const struct sockaddr *)sa);
 		atomic_fetch_add(&s->st.accepted, 1);
 		tcp_drop(&s->st, peer, "EMFILE");
 		close(fd);
 		return;
 	}
 	c = &s->conn[fd];
-	c->ip = sa->sin_addr.s_addr;
-	c->port = sa->sin_port;
+	if (ipa_from_sa(&c->ip, (const struct sockaddr *)sa, &c->port))
+		memset(&c->ip, 0, sizeof(c->ip));
 	c->prev = c->next = -1;
 	c->gen++;
 	c->live = 1;
@@ -182,7 +179,7 @@ static void tcps_pause(struct tcps_loop *lp, int err)
 
 static void tcps_accept(struct tcps_loop *lp, uint32_t port)
 {
-	struct sockaddr_in sa;
+	struct sockaddr_storage sa;
 	int i, fd, err;
 
 	for (i = 0; i < TCPS_ACCEPT_BURST; i++) {

@@ -43,7 +43,7 @@ struct tcpt_srv {
 struct tcpt_conn {
 	struct tcpt_srv *s;
 	int fd;
-	struct sockaddr_in sa;
+	struct sockaddr_storage sa;
 };
 
 static const char *tcpt_echo(int fd, uint8_t *buf, struct tcp_stats *st)
@@ -94,7 +94,7 @@ static void *tcpt_client(void *arg)
 		ag_warn("close connection fd %d: %s", tc->fd, strerror(errno));
 	pthread_mutex_unlock(&s->mu);
 	if (reason && !quiet) {
-		sk_peer(peer, &tc->sa);
+		sk_peer(peer, (struct sockaddr *)&tc->sa);
 		tcp_drop(&s->st, peer, reason);
 	}
 	pthread_mutex_lock(&s->mu);
@@ -105,7 +105,7 @@ static void *tcpt_client(void *arg)
 	return NULL;
 }
 
-static void tcpt_spawn(struct tcpt_srv *s, int fd, const struct sockaddr_in *sa)
+static void tcpt_spawn(struct tcpt_srv *s, int fd, const struct sockaddr_storage *sa)
 {
 	struct timeval tv = { .tv_sec = s->o->timeout_s };
 	char peer[SK_PEER_MAX];
@@ -140,7 +140,7 @@ static void tcpt_spawn(struct tcpt_srv *s, int fd, const struct sockaddr_in *sa)
 drop_tc:
 	free(tc);
 drop:
-	sk_peer(peer, sa);
+	sk_peer(peer, (const struct sockaddr *)sa);
 	tcp_drop(&s->st, peer, proto_errname(err));
 	atomic_fetch_sub(&s->st.live, 1);
 	close(fd);
@@ -148,7 +148,7 @@ drop:
 
 static void tcpt_accept(struct tcpt_srv *s, uint32_t port)
 {
-	struct sockaddr_in sa;
+	struct sockaddr_storage sa;
 	int i, fd, err;
 
 	for (i = 0; i < 64; i++) {

@@ -38,6 +38,8 @@
 #include "agents/opts.h"
 #include "agents/verbs/poll.h"
 #include "agents/verbs/verbs.h"
+#include "common/ipaddr.h"
+#include "rdma/port.h"
 
 int ud_server_run(const struct ag_opts *o);
 int ud_client_run(const struct ag_opts *o);
@@ -62,6 +64,8 @@ struct ud_dev {
 	union ibv_gid gid;
 	enum ibv_mtu mtu;
 	uint32_t size;
+	struct rport rp;	/* the port's facts, for rport_av */
+	struct rport_path path;	/* the GID index and whether IB routes with a GRH */
 };
 
 /* one UD QP, its CQ, and one MR over nrecv receive slots then nsend send slots */
@@ -78,7 +82,7 @@ struct ud_qp {
  * and checks that o->size fits the active MTU minus the GRH. A fatal record
  * on failure; -1. ud_dev_close is safe after any outcome.
  */
-int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, struct in_addr local);
+int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, const struct ipa *local);
 void ud_dev_close(struct ud_dev *d);
 
 /*
@@ -105,8 +109,9 @@ int ud_post_recv(struct ud_dev *d, struct ud_qp *q, uint32_t tag, uint32_t i,
 int ud_post_send(struct ud_dev *d, struct ud_qp *q, uint32_t tag, uint32_t i, uint32_t off,
 		 uint32_t len, uint32_t imm,
 		 struct ibv_ah *ah, uint32_t qpn, uint32_t qkey, struct verbs_fail *f);
-/* An AH to the RoCEv2 GID gid; NULL with f set. */
-struct ibv_ah *ud_ah_create(struct ud_dev *d, const uint8_t gid[16], struct verbs_fail *f);
+/* An AH to the peer at LID lid and GID gid by rdma/port's rules (rport_av); NULL with f set. */
+struct ibv_ah *ud_ah_create(struct ud_dev *d, uint16_t lid, const uint8_t gid[16],
+			    struct verbs_fail *f);
 
 /*
  * The sender's GID from the 40 bytes before a UD payload: an IPv4 header at
@@ -127,6 +132,7 @@ struct ud_ahe {
 	struct ibv_ah *ah;	/* --ah cache; --ah peer: in the peers' map */
 	uint32_t lru;		/* --ah lru: its entry in the pool, 0: none now */
 	uint32_t refs;		/* --ah peer: the clients admitted behind this GID */
+	uint16_t lid;		/* the peer port's LID (its REQ's): an InfiniBand AV's */
 };
 struct ud_ahmap {
 	struct ud_ahe *e;

@@ -221,13 +221,13 @@ static void udc_sess_update(struct uc *x)
 static int udc_sess_open(struct uc *x)
 {
 	const struct ag_opts *o = x->o;
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)o->port),
-				  .sin_addr = o->addr };
-	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr = o->bind };
+	struct sockaddr_storage sa, src;
+	socklen_t sl = ipa_to_sa(&o->addr, (uint16_t)o->port, &sa);
+	socklen_t srcl = ipa_to_sa(&o->bind, 0, &src);
 	const char *call = "socket";
 	int fd, one = 1;
 
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(o->addr.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		goto fail;
 	if (tls_io_init(&x->io, x->ssl, fd, false)) {
@@ -239,7 +239,7 @@ static int udc_sess_open(struct uc *x)
 	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
 		goto fail;
 	call = "bind";
-	if (o->has_bind && bind(fd, (struct sockaddr *)&src, sizeof(src)))
+	if (o->has_bind && bind(fd, (struct sockaddr *)&src, srcl))
 		goto fail;
 	call = "epoll_ctl";
 	x->events = EPOLLOUT;
@@ -247,7 +247,7 @@ static int udc_sess_open(struct uc *x)
 		return -1;
 	x->connecting = true;
 	call = "connect";
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) && errno != EINPROGRESS)
+	if (connect(fd, (struct sockaddr *)&sa, sl) && errno != EINPROGRESS)
 		goto fail;
 	return 0;
 fail:
@@ -280,7 +280,7 @@ int udc_answer(struct uc *x, const struct oob_rec *r, const char **why)
 		return -1;
 	}
 	if (!x->ah) {
-		x->ah = ud_ah_create(&x->dev, r->gid, &f);
+		x->ah = ud_ah_create(&x->dev, r->lid, r->gid, &f);
 		if (!x->ah) {
 			udc_fail(x, i, f.call, f.err, NULL, false);
 			return 0;
@@ -462,7 +462,6 @@ static const struct ph_ops udc_ph_ops = {
 static int udc_init(struct uc *x)
 {
 	const struct ag_opts *o = x->o;
-	struct rdev_err e;
 	char err[320];
 
 	x->io.fd = -1;
@@ -476,13 +475,9 @@ static int udc_init(struct uc *x)
 		ag_fatal("calloc", "client state", ENOMEM);
 		return -1;
 	}
-	if (o->has_bind) {
-		x->local = o->bind;
-	} else if (rdev_route_src(o->addr, &x->local, &e)) {
-		ag_fatal(e.call, e.obj, e.err);
+	if (ag_opts_local(o, &x->local))
 		return -1;
-	}
-	if (ud_dev_open(&x->dev, o, x->local) ||
+	if (ud_dev_open(&x->dev, o, &x->local) ||
 	    ph_watch(&x->ph, x->dev.ch->fd, EPOLLIN, PH_TAG(UDC_T_CHAN, 0), "completion channel"))
 		return -1;
 	x->tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);

@@ -31,7 +31,7 @@ struct uc {
 	const struct ag_opts *o;
 	struct ph ph;
 	struct ud_dev dev;
-	struct in_addr local;
+	struct ipa local;
 	struct udc_conn *c;
 	uint32_t n, waiting;
 	uint64_t srtt, rttvar;	/* ns: this agent's round trips, resends included */

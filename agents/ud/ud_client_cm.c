@@ -45,13 +45,10 @@ void udcm_start(struct uc *x, uint32_t i)
 	const struct ag_opts *o = x->o;
 	struct udc_conn *c = &x->c[i];
 	uint32_t id = o->first_id + i;
-	struct sockaddr_in src = { .sin_family = AF_INET, .sin_addr = x->local };
-	struct sockaddr_in dst = {
-		.sin_family = AF_INET,
-		.sin_port = htons((uint16_t)(o->port + id % o->ports)),
-		.sin_addr = o->addr,
-	};
+	struct sockaddr_storage src, dst;
 
+	ipa_to_sa(&x->local, 0, &src);
+	ipa_to_sa(&o->addr, (uint16_t)(o->port + id % o->ports), &dst);
 	c->step = UDCM_ADDR;
 	if (rdma_create_id(x->cmch, &c->id, c, RDMA_PS_UDP)) {
 		c->id = NULL;

@@ -14,21 +14,20 @@
 #include "rdma/cap.h"
 #include "rdma/dev.h"
 
-int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, struct in_addr local)
+int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, const struct ipa *local)
 {
-	struct rdev_sel s = { .name = o->dev, .port = (uint8_t)o->device.port,
-			      .gid_index = o->gid_index, .addr = local };
-	struct ibv_port_attr pa;
+	struct rport_want w = { .family = local->family, .has_addr = true, .addr = local->a,
+				.gid_index = o->gid_index };
 	struct rdev_err e;
-	struct rdev_gid g;
 	char why[160];
-	int mtu;
+	int mtu, gidx;
 
 	memset(d, 0, sizeof(*d));
 	d->size = o->size;
 	/* rdma_cm answers a UDP port space request with its own Q_Key */
 	d->qkey = o->cm == OPT_CM_RDMACM ? RDMA_UDP_QKEY : UD_QKEY;
-	if (rdev_open(&s, &d->ctx, &d->attr, &g, &e)) {
+	if (rport_open(o->dev, (uint8_t)o->device.port, &w, &d->ctx, &d->attr, &d->rp, &gidx,
+		       &e)) {
 		ag_fatal(e.call, e.obj, e.err);
 		return -1;
 	}
@@ -38,16 +37,15 @@ int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, struct in_addr local)
 		ag_fatal("ibv_query_device", why, EOPNOTSUPP);
 		goto err;
 	}
-	d->port = g.port;
-	d->gidx = g.index;
-	d->gid = g.gid;
-	if (ibv_query_port(d->ctx, d->port, &pa)) {
-		ag_fatal("ibv_query_port", ibv_get_device_name(d->ctx->device), errno);
-		goto err;
-	}
-	d->mtu = pa.active_mtu;
-	d->lid = pa.lid;
-	mtu = 128 << pa.active_mtu;
+	d->port = d->rp.port;
+	d->gidx = (uint8_t)gidx;
+	d->gid = d->rp.gids[gidx].gid;
+	/* InfiniBand: a GRH only when a GID index was asked for (rport_av) */
+	d->path.gid_index = gidx;
+	d->path.grh = o->gid_index >= 0;
+	d->mtu = d->rp.active_mtu;
+	d->lid = d->rp.lid;
+	mtu = 128 << d->rp.active_mtu;
 	if (o->size > (uint32_t)(mtu - OPT_UD_GRH)) {
 		ag_warn("--size %u does not fit one datagram: active MTU %d of %s minus the %d-byte GRH is %d",
 			o->size, mtu, ibv_get_device_name(d->ctx->device), OPT_UD_GRH, mtu - OPT_UD_GRH);
@@ -84,6 +82,7 @@ void ud_dev_close(struct ud_dev *d)
 		ag_warn("ibv_dealloc_pd: %s", strerror(err));
 	if (d->ctx && ibv_close_device(d->ctx))
 		ag_warn("ibv_close_device: %s", strerror(errno));
+	rport_free(&d->rp);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -199,15 +198,21 @@ int ud_post_send(struct ud_dev *d, struct ud_qp *q, uint32_t tag, uint32_t i, ui
 	return (f->err = ibv_post_send(q->qp, &wr, &bad)) ? -1 : 0;
 }
 
-struct ibv_ah *ud_ah_create(struct ud_dev *d, const uint8_t gid[16], struct verbs_fail *f)
+struct ibv_ah *ud_ah_create(struct ud_dev *d, uint16_t lid, const uint8_t gid[16],
+			    struct verbs_fail *f)
 {
-	struct ibv_ah_attr a = {
-		.is_global = 1, .port_num = d->port,
-		.grh = { .sgid_index = d->gidx, .hop_limit = 64 },
-	};
+	struct ibv_ah_attr a;
+	union ibv_gid dgid;
 	struct ibv_ah *ah;
+	char why[160];
 
-	memcpy(a.grh.dgid.raw, gid, 16);
+	memcpy(dgid.raw, gid, 16);
+	if (rport_av(&d->rp, lid, &dgid, &d->path, &a, why, sizeof(why))) {
+		ag_warn("address vector: %s", why);
+		f->call = "ibv_create_ah";
+		f->err = errno;
+		return NULL;
+	}
 	ah = ibv_create_ah(d->pd, &a);
 	if (!ah) {
 		f->call = "ibv_create_ah";

@@ -46,7 +46,7 @@ static void uds_sess_close(struct us *s, uint32_t i, const char *why)
 
 static void uds_accept(struct us *s, uint32_t port)
 {
-	struct sockaddr_in sa;
+	struct sockaddr_storage sa;
 	struct uds_sess *ss;
 	uint32_t i;
 	int fd, one = 1;
@@ -80,7 +80,7 @@ static void uds_accept(struct us *s, uint32_t port)
 		}
 		if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
 			ag_warn("setsockopt TCP_NODELAY: %s", strerror(errno));
-		sk_peer(ss->peer, &sa);
+		sk_peer(ss->peer, (struct sockaddr *)&sa);
 		s->sess[i] = ss;
 		if (i == s->nsess)
 			s->nsess++;
@@ -100,6 +100,7 @@ int uds_admit(struct us *s, const struct oob_rec *req, struct verbs_fail *f)
 		*f = (struct verbs_fail){ errno == ENOMEM ? "malloc" : "request", errno };
 		goto rej;
 	}
+	e->lid = req->lid;
 	if (udsa_admit(s, e, f)) {
 		ud_ahmap_del(&s->ahs, e);
 		goto rej;
@@ -294,7 +295,7 @@ static int uds_init(struct us *s)
 	struct verbs_fail f;
 	char err[320];
 
-	if (ud_dev_open(&s->dev, o, o->addr))
+	if (ud_dev_open(&s->dev, o, &o->addr))
 		return -1;
 	wr = (uint32_t)s->dev.attr.max_qp_wr;
 	nr = nr < wr ? nr : wr;

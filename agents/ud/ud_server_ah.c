@@ -78,7 +78,7 @@ static uint32_t udsa_lru_make(struct us *s, struct ud_ahe *e, struct verbs_fail 
 		udsa_destroy(s, l->e[i].ah);
 		l->evicted++;
 	}
-	l->e[i].ah = ud_ah_create(&s->dev, e->gid, f);
+	l->e[i].ah = ud_ah_create(&s->dev, e->lid, e->gid, f);
 	if (!l->e[i].ah) {
 		ud_lru_put(l, i, false);
 		return 0;
@@ -92,7 +92,8 @@ static uint32_t udsa_lru_make(struct us *s, struct ud_ahe *e, struct verbs_fail 
 }
 
 /* --ah peer: hold the AH of the GID gid, made for its first client */
-static int udsa_peer_hold(struct us *s, const uint8_t gid[16], struct verbs_fail *f)
+static int udsa_peer_hold(struct us *s, uint16_t lid, const uint8_t gid[16],
+			   struct verbs_fail *f)
 {
 	struct ud_ahe *p = ud_ahmap_get(&s->peers, gid, UD_PEER_QPN);
 
@@ -102,7 +103,7 @@ static int udsa_peer_hold(struct us *s, const uint8_t gid[16], struct verbs_fail
 			*f = (struct verbs_fail){ "malloc", ENOMEM };
 			return -1;
 		}
-		p->ah = ud_ah_create(&s->dev, gid, f);
+		p->ah = ud_ah_create(&s->dev, lid, gid, f);
 		if (!p->ah) {
 			ud_ahmap_del(&s->peers, p);
 			return -1;
@@ -130,13 +131,13 @@ int udsa_admit(struct us *s, struct ud_ahe *e, struct verbs_fail *f)
 
 	switch (s->o->ah) {
 	case OPT_AH_CACHE:
-		e->ah = ud_ah_create(&s->dev, e->gid, f);
+		e->ah = ud_ah_create(&s->dev, e->lid, e->gid, f);
 		if (!e->ah)
 			return -1;
 		udsa_count(s, 1);
 		break;
 	case OPT_AH_PEER:
-		return udsa_peer_hold(s, e->gid, f);
+		return udsa_peer_hold(s, e->lid, e->gid, f);
 	case OPT_AH_LRU:
 		/*
 		 * here while the pool has room, not in the completion loop at the

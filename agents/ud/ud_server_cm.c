@@ -35,9 +35,10 @@ int udscm_open(struct us *s)
 static const char *udscm_parse(struct rdma_cm_id *id, const struct rdma_ud_param *ud,
 			     struct oob_rec *req)
 {
-	const struct sockaddr_in *sa = (const struct sockaddr_in *)rdma_get_peer_addr(id);
 	const uint8_t *pd = ud->private_data;
+	uint8_t want[16];
 	enum oob_err e;
+	struct ipa peer;
 
 	if (!pd || ud->private_data_len < OOB_REC_LEN)
 		return "truncated";
@@ -51,9 +52,11 @@ static const char *udscm_parse(struct rdma_cm_id *id, const struct rdma_ud_param
 		return "bad_op";
 	if (req->rkey != RDMA_UDP_QKEY)
 		return "bad_qkey";
-	/* the GID it claims is the address it came from (RoCEv2, IPv4-mapped) */
-	if (sa->sin_family != AF_INET || memcmp(req->gid + 12, &sa->sin_addr, 4) ||
-	    req->gid[10] != 0xff || req->gid[11] != 0xff)
+	/* the GID it claims is the address it came from (RoCEv2: IPv4-mapped or IPv6) */
+	if (ipa_from_sa(&peer, rdma_get_peer_addr(id), NULL))
+		return "bad_gid";
+	ipa_gid(&peer, want);
+	if (memcmp(req->gid, want, sizeof(want)))
 		return "bad_gid";
 	return NULL;
 }
@@ -68,10 +71,11 @@ static void udscm_request(struct us *s, struct rdma_cm_id *id, const struct rdma
 	bool ok;
 
 	if (why) {
-		char peer[INET_ADDRSTRLEN] = "?";
-		const struct sockaddr_in *sa = (const struct sockaddr_in *)rdma_get_peer_addr(id);
+		char peer[IPA_STRLEN] = "?";
+		struct ipa a;
 
-		inet_ntop(AF_INET, &sa->sin_addr, peer, sizeof(peer));
+		if (!ipa_from_sa(&a, rdma_get_peer_addr(id), NULL))
+			ipa_str(&a, peer, sizeof(peer));
 		ag_warn("rdma_cm request from %s dropped: %s", peer, why);
 		proto_drop(peer, why);
 		if (rdma_reject(id, NULL, 0))

@@ -69,10 +69,11 @@ const struct hp_opt hp_opts[] = {
 	{ "topology", 1, HP_O_TOPO, LOAD | B(HP_UP), HG_TOPO, "loop|pair|star:K|host", 0, 0, "pair",
 	  "namespaces: none, a server and a client, a server and K clients; host: "
 	  "this host's devices as they are" },
+	S(OPT_FAMILY, LOAD | B(HP_UP), HG_TOPO),
 	S(OPT_DEVICE, LOAD, HG_TOPO, .def = "the one holding the address"),
 	S(OPT_GID_INDEX, LOAD, HG_TOPO, .def = "the RoCEv2 GID of the address"),
 	{ "server-addr", 1, HP_O_SERVER_ADDR, LOAD, HG_TOPO, "A", 0, 0, NULL,
-	  "host: the server's IPv4 address; default: the device's, or the server host's" },
+	  "host: the server's IPv4 or IPv6 address; default: the device's, or the server host's" },
 	{ "tune", 0, HP_O_TUNE, LOAD, HG_TOPO, NULL, 0, 0, NULL,
 	  "host: set the sysctls that would help, restored at the end" },
 	{ "hosts", 1, HP_O_HOSTS, LOAD | B(HP_DOWN), HG_TOPO, "FILE|LIST", 0, 0, NULL,
@@ -222,6 +223,7 @@ static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err
 	case OPT_MSGS: p->msgs_set = true; p->msgs = (long)x; break;
 	case OPT_TIMEOUT: p->timeout_set = true; p->timeout_s = (long)x; break;
 	case OPT_MEM_FLOOR: p->mem_floor_mib = (long)x; break;
+	case OPT_FAMILY: p->topo.family = x == OPT_FAM_6 ? AF_INET6 : AF_INET; break;
 	case OPT_SERVER_THREADS: p->server_threads = (long)x; break;
 	case OPT_WORKERS: p->workers = (long)x; break;
 	case OPT_QP_SHARE: p->qp_share = (long)x; break;
@@ -261,11 +263,11 @@ static int hp_apply(struct hp_plan *p, const struct hp_opt *o, const char *v)
 		p->fault_at_set = true;
 		return hp_long(v, o->min, o->max, &p->fault_at_ms);
 	case HP_O_SERVER_ADDR: {
-		struct in_addr a;
+		struct ipa a;
 
-		if (inet_pton(AF_INET, v, &a) != 1)
+		if (ipa_parse(&a, v))
 			return -1;
-		inet_ntop(AF_INET, &a, p->server_addr, sizeof(p->server_addr));
+		ipa_str(&a, p->server_addr, sizeof(p->server_addr));
 		return 0;
 	}
 	case HP_O_TUNE: p->tune = true; return 0;
@@ -307,6 +309,7 @@ static void hp_defaults(struct hp_plan *p)
 	p->size = opt_defs[OPT_SIZE].def;
 	p->timeout_s = opt_defs[OPT_TIMEOUT].def;
 	p->mem_floor_mib = opt_defs[OPT_MEM_FLOOR].def;
+	p->topo.family = opt_defs[OPT_FAMILY].def == OPT_FAM_6 ? AF_INET6 : AF_INET;
 	p->server_threads = opt_defs[OPT_SERVER_THREADS].def;
 	p->think_ms = opt_defs[OPT_THINK_MS].def;
 	p->stagger_ms = opt_defs[OPT_STAGGER_MS].def;

@@ -13,7 +13,8 @@
 
 #include "harness/hosts/hosts.h"
 #include "harness/hosts/hosttopo.h"
-#include "rdma/dev.h"
+#include "common/ipaddr.h"
+#include "rdma/port.h"
 
 /*
  * The device rdma_cm binds addr to, the agents' device under --cm rdmacm on
@@ -21,14 +22,15 @@
  * h filled, -1 with why. librdmacm keeps the device's context open for the
  * rest of the process: one ctx, before any point's baseline.
  */
-static int htp_cm_device(const struct hp_plan *p, struct in_addr addr, struct nn_host *h,
+static int htp_cm_device(const struct hp_plan *p, const struct ipa *addr, struct nn_host *h,
 			 char *why, size_t len)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = addr };
+	struct sockaddr_storage sa;
 	struct rdma_cm_id *id;
 	const char *name;
 	int rc = -1;
 
+	ipa_to_sa(addr, 0, &sa);
 	if (rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP)) {
 		snprintf(why, len, "rdma_create_id: %s", strerror(errno));
 		return -1;
@@ -65,23 +67,30 @@ out:
  */
 static int htp_device(const struct hp_plan *p, struct nn_host *h, char *why, size_t len)
 {
-	struct rdev_sel s = { .name = p->device.name[0] ? p->device.name : NULL,
-			      .port = (uint8_t)p->device.port, .gid_index = p->gid_index };
+	struct rport_want w = { .family = AF_INET, .gid_index = p->gid_index };
 	struct ibv_device_attr attr;
 	struct ibv_context *ctx;
 	struct rdev_err e;
-	struct rdev_gid g;
+	struct rport rp;
+	struct ipa a;
+	int gidx;
 
-	if (p->server_addr[0] && inet_pton(AF_INET, p->server_addr, &s.addr) != 1)
-		s.addr.s_addr = INADDR_ANY;
-	if (rdev_open(&s, &ctx, &attr, &g, &e)) {
-		if (s.addr.s_addr != INADDR_ANY && !htp_cm_device(p, s.addr, h, why, len))
+	/* --server-addr names the GID and its family; without it, IPv4's first */
+	if (p->server_addr[0] && !ipa_parse(&a, p->server_addr)) {
+		w.family = a.family;
+		w.has_addr = true;
+		w.addr = a.a;
+	}
+	if (rport_open(p->device.name, (uint8_t)p->device.port, &w, &ctx, &attr, &rp, &gidx, &e)) {
+		if (w.has_addr && !htp_cm_device(p, &a, h, why, len))
 			return 0;
 		snprintf(why, len, "%s", e.msg);
-		return e.err == ENODEV && !s.name ? 1 : -1;
+		return e.err == ENODEV && !p->device.name[0] ? 1 : -1;
 	}
 	snprintf(h->rxe, sizeof(h->rxe), "%s", ibv_get_device_name(ctx->device));
-	inet_ntop(AF_INET, &g.addr, h->addr, sizeof(h->addr));
+	ipa_from_gid(&a, rp.gids[gidx].gid.raw);
+	ipa_str(&a, h->addr, sizeof(h->addr));
+	rport_free(&rp);
 	if (ibv_close_device(ctx)) {
 		snprintf(why, len, "ibv_close_device %s: %s", h->rxe, strerror(errno));
 		return -1;
@@ -115,7 +124,7 @@ int htp_plan_hosts(const struct hp_plan *p, struct nn_topo *t, const char *run, 
 		   size_t len)
 {
 	struct hosts_list *l = malloc(sizeof(*l));
-	struct in_addr a;
+	struct ipa a;
 	int rc = -1;
 
 	*why = '\0';
@@ -128,7 +137,7 @@ int htp_plan_hosts(const struct hp_plan *p, struct nn_topo *t, const char *run, 
 	memset(t->cli, 0, sizeof(t->cli));
 	if (p->server_addr[0]) {
 		snprintf(t->srv.addr, sizeof(t->srv.addr), "%s", p->server_addr);
-	} else if (inet_pton(AF_INET, l->h[0].name, &a) == 1) {
+	} else if (!ipa_parse(&a, l->h[0].name)) {
 		snprintf(t->srv.addr, sizeof(t->srv.addr), "%s", l->h[0].name);
 	} else {
 		snprintf(why, len, "--server-addr: the data address of server host %s is needed",
