@@ -65,7 +65,7 @@ all: $(O)/rdmacap $(O)/rdmacap-agent $(TESTS) $(O)/rdmacap.1 $(O)/rdmacap-agent.
 # The version (the commit, and -dirty) is compiled into main.c and usage.c, and a
 # result's JSON names it: rebuild them whenever it changes, not only when they do.
 $(shell mkdir -p $(O) && { echo '$(VERSION)' | cmp -s - $(O)/version || echo '$(VERSION)' >$(O)/version; })
-$(O)/obj/harness/main.o $(O)/obj/harness/usage.o: $(O)/version
+$(O)/obj/harness/main.o $(O)/obj/harness/cli/usage.o: $(O)/version
 
 $(O)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
