@@ -105,8 +105,8 @@ static void t_cause(void)
 static void t_send_err(void)
 {
 	static const char *const names[] = { "sent_pkts", "send_err", "link_downed", NULL };
-	struct hs_wire_names nm;
-	struct hs_wire b = { .valid = true }, n = { .valid = true };
+	struct smp_wire_names nm;
+	struct smp_wire b = { .valid = true }, n = { .valid = true };
 	char out[512];
 
 	t_names(&nm, names);

@@ -128,8 +128,8 @@ int env_collect(struct tap *t, json_t *o, bool deep)
 	nn_probe(&c, deep, NULL);
 	tap_result(t, TAP_PASS, NULL, "kernel %s", c.kernel);
 	json_object_set_new(o, "kernel", json_string(c.kernel));
-	tap_result(t, TAP_PASS, NULL, "virtualization %s", he_virt());
-	json_object_set_new(o, "virtualization", json_string(he_virt()));
+	tap_result(t, TAP_PASS, NULL, "virtualization %s", env_virt());
+	json_object_set_new(o, "virtualization", json_string(env_virt()));
 	tap_result(t, c.root ? TAP_PASS : TAP_SKIP, c.root ? NULL : "topologies need root",
 		   "root (CAP_NET_ADMIN, CAP_SYS_ADMIN)");
 	json_object_set_new(o, "root", json_boolean(c.root));

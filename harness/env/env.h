@@ -17,13 +17,13 @@ int env_collect(struct tap *t, json_t *o, bool deep);
  * when RDMACAP_HOST_LOADAVG names a file in that format (vm/run passes the
  * host's), o.host_loadavg_<when> from it. null when unreadable.
  */
-void he_load(json_t *o, const char *when);
+void env_load(json_t *o, const char *when);
 
 /*
  * The hypervisor under this kernel, from CPUID: "none" (hardware), "qemu-tcg",
  * "kvm", "hyperv", "vmware", "xen", "virtualbox", "hypervisor SIG" for another
  * signature, "unknown" off x86. A static string.
  */
-const char *he_virt(void);
+const char *env_virt(void);
 
 #endif

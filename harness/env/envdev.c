@@ -73,7 +73,7 @@ static void envdev_port(struct tap *t, json_t *ports, const char *name, struct i
 		json_array_append_new(gids, json_pack("{s:I, s:s, s:s}", "index",
 						      (json_int_t)ents[i].gid_index, "type",
 						      rport_type_str(ents[i].gid_type), "gid", g));
-		if (shown++ < HED_GIDS_SHOWN && used < sizeof(line))
+		if (shown++ < ENVDEV_GIDS_SHOWN && used < sizeof(line))
 			used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%u:%s:%s",
 						 used ? "," : "", ents[i].gid_index,
 						 rport_type_str(ents[i].gid_type), g);
@@ -86,7 +86,7 @@ static void envdev_port(struct tap *t, json_t *ports, const char *name, struct i
 		       ibv_port_state_str(pa.state), "link_layer", envdev_link(pa.link_layer),
 		       "active_mtu", pa.active_mtu ? 128 << pa.active_mtu : 0, "gid_tbl_len",
 		       pa.gid_tbl_len, "gids", gids);
-	hed_path(t, po, name, ctx, port);
+	envdev_path(t, po, name, ctx, port);
 	json_array_append_new(ports, po);
 }
 

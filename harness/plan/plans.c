@@ -239,7 +239,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	s.points = json_array();
 	json_object_set_new(doc, "points", s.points);
 	json_object_set_new(doc, "env", env);
-	he_load(env, "start");
+	env_load(env, "start");
 
 	reason = pl_skip_reason(p, skip, sizeof(skip));
 	if (reason) {
@@ -335,7 +335,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		}
 		json_object_update(env, caps);
 		json_decref(caps);
-		he_load(env, "end");
+		env_load(env, "end");
 	}
 down:
 	tune_restore();
