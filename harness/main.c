@@ -114,6 +114,8 @@ int main(int argc, char **argv)
 {
 	struct hp_plan *p = calloc(1, sizeof(*p));
 	struct pt_ctx c = { 0 };
+	static char nodes[HOSTS_MAX * 64];
+	char why[256];
 	struct tap t;
 	sigset_t set;
 	json_t *doc;
@@ -154,6 +156,15 @@ int main(int argc, char **argv)
 		rc = hm_down(p, &t);
 		break;
 	default:
+		/* --hosts slurm: the allocation's nodes, named before the plan is written */
+		if (p->hosts && !strcmp(p->hosts, HOSTS_SLURM)) {
+			if (rm_slurm_nodes(nodes, sizeof(nodes), why, sizeof(why))) {
+				tap_bail(&t, "--hosts %s: %s", HOSTS_SLURM, why);
+				rc = -1;
+				break;
+			}
+			p->hosts = nodes;
+		}
 		mf_oom_protect();
 		if (p->transport != OPT_TR_TCP)
 			p->topo.rxe = true;

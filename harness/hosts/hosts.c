@@ -146,3 +146,16 @@ int hosts_parse(const char *spec, struct hosts_list *l, char *err, size_t len)
 		free(tmp);
 	return rc;
 }
+
+const char *hosts_launcher(int l)
+{
+	static char w[HOSTS_NLAUNCHERS][8];
+	const char *p = HOSTS_LAUNCHERS;
+
+	for (int i = 0; i < l && *p; i++)
+		p += strcspn(p, "|") + 1;
+	if (l < 0 || l >= HOSTS_NLAUNCHERS || strcspn(p, "|") >= sizeof(w[l]))
+		return "?";
+	snprintf(w[l], sizeof(w[l]), "%.*s", (int)strcspn(p, "|"), p);
+	return w[l];
+}

@@ -19,6 +19,16 @@
 #define HOSTS_MAX 65      /* a server host and NN_MAX_CLIENTS client hosts */
 #define HOSTS_NAME_MAX 254
 
+/*
+ * --launcher, in the order of its words in the option table
+ * (harness/cli/cli.c): what starts the agents on the hosts. Under srun a
+ * host is a Slurm node name and --hosts HOSTS_SLURM names the nodes of the
+ * allocation rdmacap runs in; user@ and :port are ssh's and refused there.
+ */
+enum hosts_launcher { HOSTS_SSH, HOSTS_SRUN, HOSTS_MPIRUN, HOSTS_NLAUNCHERS };
+#define HOSTS_LAUNCHERS "ssh|srun|mpirun" /* each is the program it runs */
+#define HOSTS_SLURM "slurm"
+
 struct hosts_host {
 	char user[33];           /* "" = ssh's default (the user's config) */
 	char name[HOSTS_NAME_MAX]; /* DNS name or IPv4 address */
@@ -37,5 +47,8 @@ struct hosts_list {
  * two hosts. l may be NULL (check only). 0, or -1 with the reason in err.
  */
 int hosts_parse(const char *spec, struct hosts_list *l, char *err, size_t len);
+
+/* Launcher l's word of HOSTS_LAUNCHERS, which is also its program's name. */
+const char *hosts_launcher(int l);
 
 #endif

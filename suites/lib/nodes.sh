@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=bash
+#
+# nodes.sh: network namespaces standing in for machines, each with its own
+# veth on one bridge of the VM's root namespace, its own address and its own
+# rxe device (needs Linux >= 7.1: rxe in a namespace). Sourced by suites that
+# run agents "on other hosts" (vm/slurm.sh); needs ip and rdma.
+#
+#   nodes_make PREFIX NET N   bridge PREFIXbr at NET.254/24, namespaces
+#                             PREFIXn0..n(N-1) at NET.1.., veth PREFIXvK,
+#                             rxe PREFIXrK; sets NODE_NS, NODE_ADDR, NODE_DEV
+#   nodes_remove              rxe links first, then namespaces and the bridge
+#                             (a namespace and its rxe together race in the
+#                             kernel's teardown)
+
+NODE_NS=()
+NODE_ADDR=()
+NODE_DEV=()
+NODE_BR=
+
+nodes_make() {
+	local p=$1 net=$2 n=$3 k
+	modprobe -a rdma_rxe ib_uverbs rdma_ucm veth bridge || return 1
+	NODE_BR=${p}br
+	ip link add "$NODE_BR" type bridge && ip addr add "$net.254/24" dev "$NODE_BR" &&
+		ip link set "$NODE_BR" up || return 1
+	for ((k = 0; k < n; k++)); do
+		NODE_NS+=("${p}n$k")
+		NODE_ADDR+=("$net.$((k + 1))")
+		NODE_DEV+=("${p}r$k")
+		ip netns add "${p}n$k" || return 1
+		ip link add "${p}v$k" type veth peer name "${p}b$k" || return 1
+		ip link set "${p}v$k" netns "${p}n$k" || return 1
+		ip link set "${p}b$k" master "$NODE_BR" up || return 1
+		ip -n "${p}n$k" addr add "$net.$((k + 1))/24" dev "${p}v$k" || return 1
+		ip -n "${p}n$k" link set "${p}v$k" up && ip -n "${p}n$k" link set lo up || return 1
+		ip netns exec "${p}n$k" rdma link add "${p}r$k" type rxe netdev "${p}v$k" || return 1
+	done
+}
+
+nodes_remove() {
+	local k
+	for k in "${!NODE_NS[@]}"; do
+		ip netns exec "${NODE_NS[$k]}" rdma link del "${NODE_DEV[$k]}" 2>/dev/null
+	done
+	for k in "${!NODE_NS[@]}"; do
+		ip netns del "${NODE_NS[$k]}" 2>/dev/null
+	done
+	[ -z "$NODE_BR" ] || ip link del "$NODE_BR" 2>/dev/null
+	return 0
+}
