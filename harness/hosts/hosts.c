@@ -82,6 +82,11 @@ static int hosts_words(const char *s, struct hosts_list *l, char *err, size_t le
 		n = strcspn(s, ", \t\r\n#");
 		if (!n)
 			continue;
+		/* an Open MPI hostfile's "NODE slots=N max_slots=M": one host, one agent each */
+		if (!strncmp(s, "slots=", 6) || !strncmp(s, "max_slots=", 10)) {
+			s += n;
+			continue;
+		}
 		if (l->n == HOSTS_MAX) {
 			snprintf(err, len, "more than %d hosts", HOSTS_MAX);
 			return -1;

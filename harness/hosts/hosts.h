@@ -3,7 +3,8 @@
  * hosts: the --hosts list, "[user@]host[:port][/device]" entries (device: the
  * host's RDMA device, default --device or the one holding the address), the server host first
  * and then the client hosts, given inline (comma separated) or as a file (one
- * or more per line, '#' starts a comment).
+ * or more per line, '#' starts a comment; an Open MPI hostfile reads the same:
+ * its slots= and max_slots= words are skipped).
  *
  * Offers hosts_parse(); the ssh side is harness/hosts/remote.h. Every word is checked
  * here, before it reaches an ssh command line: a host may not start with '-'
