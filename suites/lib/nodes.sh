@@ -9,9 +9,18 @@
 #   nodes_make PREFIX NET N   bridge PREFIXbr at NET.254/24, namespaces
 #                             PREFIXn0..n(N-1) at NET.1.., veth PREFIXvK,
 #                             rxe PREFIXrK; sets NODE_NS, NODE_ADDR, NODE_DEV
-#   nodes_remove              rxe links first, then namespaces and the bridge
-#                             (a namespace and its rxe together race in the
-#                             kernel's teardown)
+#   nodes_run NAME ARGS...    rdmacap run ARGS (rdc_capture: TAP in
+#                             $W/NAME.tap, OUT); what keeps it from 100%,
+#                             verified, in why; the hosts' readiness said
+#   nodes_spread N HOST...    what the last run's TAP lacks of N clients
+#                             spread evenly over the client HOSTs (each a
+#                             pattern of its section: "host=NAME role=client
+#                             ..."), a section for the server too, the total
+#                             and the counters back at baseline, added to why
+#   nodes_remove [PID...]     the nodes' daemons (PIDs the suite started)
+#                             killed and reaped, then rxe links, namespaces
+#                             and the bridge (a namespace and its rxe together
+#                             race in the kernel's teardown)
 
 NODE_NS=()
 NODE_ADDR=()
@@ -39,7 +48,13 @@ nodes_make() {
 }
 
 nodes_remove() {
-	local k
+	local k pid
+	for pid in "$@"; do
+		kill "$pid" 2>/dev/null
+	done
+	for pid in "$@"; do
+		wait "$pid" 2>/dev/null
+	done
 	for k in "${!NODE_NS[@]}"; do
 		ip netns exec "${NODE_NS[$k]}" rdma link del "${NODE_DEV[$k]}" 2>/dev/null
 	done
@@ -48,4 +63,26 @@ nodes_remove() {
 	done
 	[ -z "$NODE_BR" ] || ip link del "$NODE_BR" 2>/dev/null
 	return 0
+}
+
+nodes_run() {
+	local name=$1
+	shift
+	rdc_capture "$W/$name" run "$@"
+	why=$(rdc_clean_why)
+	[ -n "$why" ] && { grep -m3 -E 'why=|Bail|cause' "$OUT"; tail -n3 "$W/$name.err"; } | sed 's/^/# /'
+	grep -h 'hosts ready' "$W/$name.err" | sed 's/^/# /'
+}
+
+nodes_spread() {
+	local n=$1 h
+	shift
+	[ "$(grep -c '# host=' "$OUT")" = $(($# + 1)) ] || why+=" not $(($# + 1)) host sections"
+	for h in "$@"; do
+		grep -q "$h agents=1 clients=$((n / $#)) connected=$((n / $#)) failed=0" "$OUT" ||
+			why+=" ${h%% *} not $((n / $#))/$((n / $#))"
+	done
+	grep -q "hosts_total hosts=$(($# + 1)) agents=$(($# + 1)) clients=$n connected=$n" "$OUT" ||
+		why+=" total"
+	grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" counters not back"
 }

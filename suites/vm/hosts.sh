@@ -33,39 +33,26 @@ set -u
 
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/nodes.sh
+. "$(dirname "$0")/../lib/nodes.sh"
 
 P=hs$(($$ % 1000))
 NS=("${P}n0" "${P}n1" "${P}n2")
 ADDR=(10.78.0.1 10.78.0.2 10.78.0.3)
 DEV=("${P}r0" "${P}r1" "${P}r2")
-BR=${P}br
 SSHD_PIDS=()
 RDC_TIMEOUT=600
 
 cleanup() {
-	local pid k
-	for pid in "${SSHD_PIDS[@]}"; do
-		kill "$pid" 2>/dev/null
-	done
-	for pid in "${SSHD_PIDS[@]}"; do
-		wait "$pid" 2>/dev/null
-	done
-	for k in 0 1 2; do
-		ip netns exec "${NS[$k]}" rdma link del "${DEV[$k]}" 2>/dev/null
-	done
-	for k in 0 1 2; do
-		ip netns del "${NS[$k]}" 2>/dev/null
-	done
-	ip link del "$BR" 2>/dev/null
+	nodes_remove "${SSHD_PIDS[@]}"
 	rm -rf "$W"
 }
 
 # the three hosts: namespace, veth into the bridge, address, rxe, sshd
 make_hosts() {
 	local k
-	modprobe -a rdma_rxe ib_uverbs rdma_ucm veth bridge || return 1
-	ip link add "$BR" type bridge && ip addr add 10.78.0.254/24 dev "$BR" &&
-		ip link set "$BR" up || return 1
+	# the names nodes.sh gives are NS, ADDR and DEV above
+	nodes_make "$P" 10.78.0 3 || return 1
 	ssh-keygen -q -t ed25519 -N '' -f "$W/id" || return 1
 	cp "$W/id.pub" "$W/authorized_keys"
 	mkdir -p /run/sshd "$W/home"
@@ -73,13 +60,6 @@ make_hosts() {
 	printf 'Host *\n  IdentityFile %s/id\n  IdentitiesOnly yes\n  User root\n  UserKnownHostsFile %s/known_hosts\n  StrictHostKeyChecking yes\n  LogLevel ERROR\n' \
 		"$W" "$W" >"$W/ssh_config"
 	for k in 0 1 2; do
-		ip netns add "${NS[$k]}" || return 1
-		ip link add "${P}v$k" type veth peer name "${P}b$k" || return 1
-		ip link set "${P}v$k" netns "${NS[$k]}" || return 1
-		ip link set "${P}b$k" master "$BR" up || return 1
-		ip -n "${NS[$k]}" addr add "${ADDR[$k]}/24" dev "${P}v$k" || return 1
-		ip -n "${NS[$k]}" link set "${P}v$k" up && ip -n "${NS[$k]}" link set lo up || return 1
-		ip netns exec "${NS[$k]}" rdma link add "${DEV[$k]}" type rxe netdev "${P}v$k" || return 1
 		ssh-keygen -q -t ed25519 -N '' -f "$W/hostkey$k" || return 1
 		echo "${ADDR[$k]} $(cut -d' ' -f1,2 "$W/hostkey$k.pub")" >>"$W/known_hosts"
 		cat >"$W/sshd$k.conf" <<-CONF
@@ -117,16 +97,6 @@ run_dirs() {
 HOSTS_RC="${ADDR[0]}/${DEV[0]},${ADDR[1]}/${DEV[1]},${ADDR[2]}/${DEV[2]}"
 HOSTS_TCP="${ADDR[0]},${ADDR[1]},${ADDR[2]}"
 
-# hrun NAME ARGS...: rdmacap run --hosts ARGS; TAP in $W/NAME.tap; why not 100% in why
-hrun() {
-	local name=$1
-	shift
-	rdc_capture "$W/$name" run "$@"
-	why=$(rdc_clean_why)
-	[ -n "$why" ] && { grep -m3 -E 'why=|Bail|cause' "$OUT"; tail -n3 "$W/$name.err"; } | sed 's/^/# /'
-	grep -h 'hosts ready' "$W/$name.err" | sed 's/^/# /'
-}
-
 rdc_rxe_suite hosts-suite "" /usr/sbin/sshd ssh rdma
 chmod 755 "$W"
 trap cleanup EXIT
@@ -147,20 +117,14 @@ tap_result "$([ $ok = 0 ] && echo pass || echo fail)" "three sshd, one per names
 AT_ONCE=$((3 * login + 10))
 tap_diag "one ssh login took up to ${login} s (guest load $(cut -d' ' -f1-3 /proc/loadavg)): a failing run must end within ${AT_ONCE} s"
 
-hrun rc --hosts "$HOSTS_RC" --transport rc --clients 40 --msgs 10 --json "$W/rc.json"
-[ "$(grep -c '# host=' "$OUT")" = 3 ] || why+=" not 3 host sections"
-for k in 1 2; do
-	grep -q "host=${ADDR[$k]} role=client device=${DEV[$k]} agents=1 clients=20 connected=20 failed=0" "$OUT" ||
-		why+=" host ${ADDR[$k]} not 20/20"
-done
-grep -q "hosts_total hosts=3 agents=3 clients=40 connected=40" "$OUT" || why+=" total"
-grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" counters not back"
+nodes_run rc --hosts "$HOSTS_RC" --transport rc --clients 40 --msgs 10 --json "$W/rc.json"
+nodes_spread 40 "host=${ADDR[1]} role=client device=${DEV[1]}" "host=${ADDR[2]} role=client device=${DEV[2]}"
 if [ -z "$why" ]; then tap_ok "rc over 3 hosts: 40/40, verified, each host 20 on its own device, every host back at baseline"; else tap_fail "rc over 3 hosts" "$why"; fi
 
-hrun tcp --hosts "$HOSTS_TCP" --transport tcp --clients 200 --msgs 5
+nodes_run tcp --hosts "$HOSTS_TCP" --transport tcp --clients 200 --msgs 5
 if [ -z "$why" ]; then tap_ok "tcp over 3 hosts: 200/200, verified"; else tap_fail "tcp over 3 hosts" "$why"; fi
 
-hrun push --hosts "$HOSTS_TCP" --push --transport tcp --clients 20 --msgs 5
+nodes_run push --hosts "$HOSTS_TCP" --push --transport tcp --clients 20 --msgs 5
 grep -q "rdmacap-agent" "$W/push.err" && grep -q "/tmp/rdmacap-.*-h1/rdmacap-agent" "$W/push.err" ||
 	why+=" the pushed path not used"
 if [ -z "$why" ]; then tap_ok "--push: the agent copied to each host's run directory, libraries checked, 100%"; else tap_fail "--push" "$why"; fi

@@ -45,15 +45,8 @@ RDC_TIMEOUT=300
 REAL_RDMACAP=$RDMACAP
 
 cleanup() {
-	local pid
 	[ -z "${JOB:-}" ] || scancel "$JOB" 2>/dev/null
-	for pid in "${PIDS[@]}"; do
-		kill "$pid" 2>/dev/null
-	done
-	for pid in "${PIDS[@]}"; do
-		wait "$pid" 2>/dev/null
-	done
-	nodes_remove
+	nodes_remove "${PIDS[@]}"
 	rm -rf "$W"
 }
 
@@ -119,10 +112,7 @@ no_agent() { [ "$(agents_running)" = 0 ]; }
 srun_run() {
 	local name=$1
 	shift
-	rdc_capture "$W/$name" run --hosts slurm --launcher srun --server-addr "${NODE_ADDR[0]}" "$@"
-	why=$(rdc_clean_why)
-	[ -n "$why" ] && { grep -m3 -E 'why=|Bail|cause' "$OUT"; tail -n3 "$W/$name.err"; } | sed 's/^/# /'
-	grep -h 'hosts ready' "$W/$name.err" | sed 's/^/# /'
+	nodes_run "$name" --hosts slurm --launcher srun --server-addr "${NODE_ADDR[0]}" "$@"
 }
 
 rdc_rxe_suite slurm-suite "" munged slurmctld slurmd srun salloc scontrol sinfo
@@ -148,13 +138,7 @@ else
 fi
 
 srun_run rc --transport rc --clients 40 --msgs 10 --json "$W/rc.json"
-[ "$(grep -c '# host=' "$OUT")" = 3 ] || why+=" not 3 host sections"
-for k in 1 2; do
-	grep -q "host=n$k role=client .*agents=1 clients=20 connected=20 failed=0" "$OUT" ||
-		why+=" node n$k not 20/20"
-done
-grep -q "hosts_total hosts=3 agents=3 clients=40 connected=40" "$OUT" || why+=" total"
-grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" counters not back"
+nodes_spread 40 "host=n1 role=client .*" "host=n2 role=client .*"
 if [ -z "$why" ]; then tap_ok "srun, rc over 3 nodes: 40/40, verified, 20 per client node, every node back at baseline"; else tap_fail "srun, rc over 3 nodes" "$why"; fi
 
 srun_run tcp --transport tcp --clients 200 --msgs 5
@@ -192,7 +176,8 @@ fi
 scancel "$JOB" 2>/dev/null
 JOB=
 
-nodes_remove
+nodes_remove "${PIDS[@]}"
+PIDS=()
 rdc_res_back "$base"
 tap_totals
 exit "$(tap_exit_code)"
