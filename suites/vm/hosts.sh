@@ -20,11 +20,13 @@
 #       with its own device, every host's counters back at its baseline
 #   3   tcp over the three hosts: 100%, verified
 #   4   --push (scp the agent, ldd there) then tcp: 100%
-#   5   the JSON carries hosts[3] and total; rdmacap report draws the per-host table
-#   6   an unreachable host: fails at once, named, nothing left on any host
-#   7   a host without the agent (--agent-path): fails at once, named, nothing left
-#   8   a SIGKILLed orchestrator: no agent on any host 10 s later
-#   9   rdmacap down --hosts removes what that run left (its run directories)
+#   5   --launcher mpirun (Open MPI, its daemon over the same sshd), rc: as 2
+#   6   the JSON carries hosts[3] and total; rdmacap report draws the per-host table
+#   7   an unreachable host: fails at once, named, nothing left on any host
+#   8   a host without the agent (--agent-path): fails at once, named, nothing left
+#   9   a SIGKILLed orchestrator: no agent on any host 10 s later
+#   10  the same under --launcher mpirun (mpirun gets SIGTERM, ends its job)
+#   11  rdmacap down --hosts removes what those runs left (their run directories)
 #
 #   timeout 900 vm/run --mem 3G --share $PWD -- suites/vm/hosts.sh
 #
@@ -101,7 +103,7 @@ rdc_rxe_suite hosts-suite "" /usr/sbin/sshd ssh rdma
 chmod 755 "$W"
 trap cleanup EXIT
 make_hosts || { tap_skip_all "could not make the namespace hosts"; exit 4; }
-tap_plan 9
+tap_plan 11
 for _ in $(seq 50); do ssh_ok "${ADDR[2]}" 2>/dev/null && break; sleep 0.2; done
 
 ok=0
@@ -128,6 +130,17 @@ nodes_run push --hosts "$HOSTS_TCP" --push --transport tcp --clients 20 --msgs 5
 grep -q "rdmacap-agent" "$W/push.err" && grep -q "/tmp/rdmacap-.*-h1/rdmacap-agent" "$W/push.err" ||
 	why+=" the pushed path not used"
 if [ -z "$why" ]; then tap_ok "--push: the agent copied to each host's run directory, libraries checked, 100%"; else tap_fail "--push" "$why"; fi
+
+# Open MPI: one mpirun per agent, its daemon started over the same sshd and ssh config
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPIRUN=$(command -v mpirun)
+[ -z "$MPIRUN" ] || {
+	nodes_run mpirun --hosts "$HOSTS_RC" --launcher mpirun --transport rc --clients 40 --msgs 10
+	nodes_spread 40 "host=${ADDR[1]} role=client device=${DEV[1]}" "host=${ADDR[2]} role=client device=${DEV[2]}"
+}
+if [ -z "$MPIRUN" ]; then
+	tap_skip "--launcher mpirun" "no mpirun (Debian openmpi-bin)"
+elif [ -z "$why" ]; then tap_ok "--launcher mpirun, rc over 3 hosts: 40/40, verified, each host 20 on its own device, back at baseline"; else tap_fail "--launcher mpirun, rc over 3 hosts" "$why"; fi
 
 why=
 jq -e '.points[0].hosts | length == 3' "$W/rc.json" >/dev/null || why+=" hosts[]"
@@ -160,22 +173,30 @@ else
 	tap_fail "a host without the agent" "exit $RC in $dt s, dirs $(run_dirs), agents $(agents_running): $(grep -m1 Bail "$W/noagent.tap")"
 fi
 
-"$RDMACAP" run --hosts "$HOSTS_TCP" --transport tcp --clients 20 --msgs 100000 --think-ms 20 \
-	>"$W/killed.tap" 2>&1 3>&- </dev/null &
-orch=$!
-rdc_wait_for 30 three_agents
-seen=$(agents_running)
-kill -KILL "$orch"
-wait "$orch" 2>/dev/null
-sleep 10
-left=$(agents_running)
-if [ "$seen" -ge 3 ] && [ "$left" = 0 ]; then
-	tap_ok "SIGKILLed orchestrator: $seen agents running before, none on any host 10 s after"
-else
-	pids=$(rdc_agents | paste -sd, -)
-	[ -z "$pids" ] || ps -o pid,args -p "$pids" | sed 's/^/# /'
-	tap_fail "SIGKILLed orchestrator" "agents before $seen, after 10 s $left"
-fi
+# killed NAME ARGS...: a tcp run with ARGS SIGKILLed while its agents run, one TAP result
+killed() {
+	local name=$1 orch seen left pids
+	shift
+	"$RDMACAP" run --hosts "$HOSTS_TCP" "$@" --transport tcp --clients 20 --msgs 100000 \
+		--think-ms 20 >"$W/$name.tap" 2>&1 3>&- </dev/null &
+	orch=$!
+	rdc_wait_for 60 three_agents
+	seen=$(agents_running)
+	kill -KILL "$orch"
+	wait "$orch" 2>/dev/null
+	sleep 10
+	left=$(agents_running)
+	if [ "$seen" -ge 3 ] && [ "$left" = 0 ]; then
+		tap_ok "$name: SIGKILLed orchestrator: $seen agents running before, none on any host 10 s after"
+	else
+		pids=$(rdc_agents | paste -sd, -)
+		[ -z "$pids" ] || ps -o pid,args -p "$pids" | sed 's/^/# /'
+		tap_fail "$name: SIGKILLed orchestrator" "agents before $seen, after 10 s $left"
+	fi
+}
+
+killed ssh
+if [ -n "$MPIRUN" ]; then killed mpirun --launcher mpirun; else tap_skip "mpirun: SIGKILLed orchestrator" "no mpirun"; fi
 
 dirs=$(run_dirs)
 rdc_rdmacap down --hosts "$HOSTS_TCP" >"$W/down.tap" 2>&1
