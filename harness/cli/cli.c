@@ -23,7 +23,7 @@ const char *const hp_names[HP_NCMD] = {
 const char *const hp_usages[HP_NCMD] = {
 	[HP_ENV] = "rdmacap env [--deep] [--json FILE]",
 	[HP_UP] = "rdmacap up [--topology loop|pair|star:K] [--rxe] [--run ID]",
-	[HP_DOWN] = "rdmacap down [--run ID] [--hosts FILE|LIST]",
+	[HP_DOWN] = "rdmacap down [--run ID] [--hosts FILE|LIST [--launcher L]]",
 	[HP_RUN] = "rdmacap run [LOAD OPTIONS] [--clients N]",
 	[HP_RAMP] = "rdmacap ramp [LOAD OPTIONS] [--clients N1,N2,...]",
 	[HP_LIMIT] = "rdmacap limit [LOAD OPTIONS] [--max N] [--start N] [--steps S] [--budget SEC]",
@@ -82,7 +82,7 @@ const struct hp_opt hp_opts[] = {
 	  "hosts: the agent on the remote hosts; default: the local agent's path" },
 	{ "push", 0, HP_O_PUSH, LOAD, HG_TOPO, NULL, 0, 0, NULL,
 	  "hosts: copy the agent there (scp) and check its libraries (ldd)" },
-	{ "launcher", 1, HP_O_LAUNCHER, LOAD, HG_TOPO, HOSTS_LAUNCHERS, 0, 0, "ssh",
+	{ "launcher", 1, HP_O_LAUNCHER, LOAD | B(HP_DOWN), HG_TOPO, HOSTS_LAUNCHERS, 0, 0, "ssh",
 	  "hosts: what starts the agents there: OpenSSH, Slurm job steps of this "
 	  "allocation (--hosts slurm: its nodes), Open MPI's mpirun (one job per agent)" },
 	{ "rxe", 0, HP_O_RXE, LOAD | B(HP_UP), HG_TOPO, NULL, 0, 0, NULL,

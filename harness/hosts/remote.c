@@ -224,16 +224,6 @@ static int rm_cmd_argv(const struct rm_ctx *r, int k, bool share, struct rm_sshv
 	return rm_ssh_argv(&r->list.h[k], share ? r->ctl : NULL, false, a);
 }
 
-int rm_ssh(const struct hosts_host *h, const char *cmd, char *out, size_t outlen, int timeout_s)
-{
-	struct rm_sshv a;
-	int n = rm_ssh_argv(h, NULL, false, &a);
-
-	a.v[n++] = (char *)cmd;
-	a.v[n] = NULL;
-	return rm_exec(a.v, out, outlen, timeout_s);
-}
-
 int rm_cmd(const struct rm_ctx *r, int k, const char *cmd, char *out, size_t outlen,
 	   int timeout_s)
 {
@@ -644,20 +634,22 @@ static const char rm_down_sh[] =
 	"for x in /tmp/rdmacap-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-h*; do [ -d \"$x\" ] || continue; "
 	"rm -rf \"$x\" && d=$((d+1)); done; echo \"agents=$n dirs=$d\"";
 
-int rm_down(const char *hosts, FILE *log, int *removed)
+int rm_down(const char *hosts, int launcher, FILE *log, int *removed)
 {
-	struct hosts_list *l = malloc(sizeof(*l));
+	struct rm_ctx *r = calloc(1, sizeof(*r));
+	struct hosts_list *l = r ? &r->list : NULL;
 	char out[1024], why[256];
 	int rc = 0;
 
 	*removed = 0;
 	if (!l || hosts_parse(hosts, l, why, sizeof(why))) {
 		fprintf(stderr, "rdmacap: --hosts: %s\n", l ? why : strerror(errno));
-		free(l);
+		free(r);
 		return -1;
 	}
+	r->launcher = launcher; /* no shared connection: ctl "" */
 	for (int k = 0; k < l->n; k++) {
-		int st = rm_ssh(&l->h[k], rm_down_sh, out, sizeof(out), RM_CONNECT_S + RM_CMD_S);
+		int st = rm_cmd(r, k, rm_down_sh, out, sizeof(out), RM_CONNECT_S + RM_CMD_S);
 		int a = 0, d = 0;
 		const char *last = rm_last(out);
 
@@ -671,6 +663,6 @@ int rm_down(const char *hosts, FILE *log, int *removed)
 				l->h[k].dest, a, d);
 		*removed += a + d;
 	}
-	free(l);
+	free(r);
 	return rc;
 }

@@ -113,22 +113,22 @@ int rm_argv(const struct rm_ctx *r, int k, bool share, char *const argv[], long 
 	    long watchdog_s, char *buf, size_t buflen, char **out, int max);
 
 /*
- * Runs sh command cmd on host h through ssh, stdin /dev/null, output (stdout
+ * Runs sh command cmd on host k through the run's launcher (ssh: through the
+ * host's shared connection when it is up), stdin /dev/null, output (stdout
  * and stderr) into out, within timeout_s. The exit status (255: ssh itself
- * failed), or -1 (could not run ssh, or timed out: out says which).
+ * failed), or -1 (could not run the launcher, or timed out: out says which).
  */
-int rm_ssh(const struct hosts_host *h, const char *cmd, char *out, size_t outlen, int timeout_s);
-
-/* rm_ssh on host k through its shared connection. */
 int rm_cmd(const struct rm_ctx *r, int k, const char *cmd, char *out, size_t outlen,
 	   int timeout_s);
 
 /*
- * `rdmacap down --hosts`: on every host, ends the agents the pid files of any
- * rdmacap run directory name (only processes whose command line names
- * rdmacap-agent), then removes those directories. 'removed' counts what went.
- * 0, or -1 when a host could not be reached or something stayed.
+ * `rdmacap down --hosts`: on every host, reached with 'launcher', ends the
+ * agents the pid files of any rdmacap run directory name (only processes
+ * whose command line names rdmacap-agent), then removes those directories
+ * (under srun and mpirun, what a SIGKILLed run left: the job step or MPI job
+ * ended its agents). 'removed' counts what went. 0, or -1 when a host could
+ * not be reached or something stayed.
  */
-int rm_down(const char *hosts, FILE *log, int *removed);
+int rm_down(const char *hosts, int launcher, FILE *log, int *removed);
 
 #endif

@@ -17,6 +17,8 @@
 #                             pattern of its section: "host=NAME role=client
 #                             ..."), a section for the server too, the total
 #                             and the counters back at baseline, added to why
+#   nodes_run_dirs            how many run directories of rdmacap there are
+#                             (/tmp/rdmacap-<run>-h<K>: the nodes share /tmp)
 #   nodes_remove [PID...]     the nodes' daemons (PIDs the suite started)
 #                             killed and reaped, then rxe links, namespaces
 #                             and the bridge (a namespace and its rxe together
@@ -85,4 +87,8 @@ nodes_spread() {
 	grep -q "hosts_total hosts=$(($# + 1)) agents=$(($# + 1)) clients=$n connected=$n" "$OUT" ||
 		why+=" total"
 	grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" counters not back"
+}
+
+nodes_run_dirs() {
+	find /tmp -mindepth 1 -maxdepth 1 -name 'rdmacap-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-h*' | wc -l
 }

@@ -92,9 +92,6 @@ ssh_ok() { ssh -F "$W/ssh_config" -o BatchMode=yes -o ConnectTimeout=5 "$1" true
 # agents anywhere: the hosts share this VM's process table
 agents_running() { rdc_agents | wc -l; }
 three_agents() { [ "$(agents_running)" -ge 3 ]; }
-run_dirs() {
-	find /tmp -mindepth 1 -maxdepth 1 -name 'rdmacap-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-h*' | wc -l
-}
 
 HOSTS_RC="${ADDR[0]}/${DEV[0]},${ADDR[1]}/${DEV[1]},${ADDR[2]}/${DEV[2]}"
 HOSTS_TCP="${ADDR[0]},${ADDR[1]},${ADDR[2]}"
@@ -155,10 +152,10 @@ rdc_rdmacap run --hosts "${ADDR[0]},10.78.0.99" --transport tcp --clients 2 >"$W
 RC=$?
 dt=$((${EPOCHREALTIME%.*} - t0))
 if [ "$RC" != 0 ] && grep -q "10.78.0.99: unreachable" "$W/unreach.tap" && [ "$dt" -le "$AT_ONCE" ] &&
-	[ "$(run_dirs)" = 0 ] && [ "$(agents_running)" = 0 ]; then
+	[ "$(nodes_run_dirs)" = 0 ] && [ "$(agents_running)" = 0 ]; then
 	tap_ok "an unreachable host: exit $RC in ${dt} s, named, nothing left"
 else
-	tap_fail "an unreachable host" "exit $RC in $dt s, dirs $(run_dirs), agents $(agents_running): $(grep -m1 Bail "$W/unreach.tap")"
+	tap_fail "an unreachable host" "exit $RC in $dt s, dirs $(nodes_run_dirs), agents $(agents_running): $(grep -m1 Bail "$W/unreach.tap")"
 fi
 
 t0=${EPOCHREALTIME%.*}
@@ -167,10 +164,10 @@ rdc_rdmacap run --hosts "$HOSTS_TCP" --agent-path /nonexistent/rdmacap-agent --t
 RC=$?
 dt=$((${EPOCHREALTIME%.*} - t0))
 if [ "$RC" != 0 ] && grep -q "no agent at /nonexistent/rdmacap-agent" "$W/noagent.tap" &&
-	[ "$dt" -le "$AT_ONCE" ] && [ "$(run_dirs)" = 0 ] && [ "$(agents_running)" = 0 ]; then
+	[ "$dt" -le "$AT_ONCE" ] && [ "$(nodes_run_dirs)" = 0 ] && [ "$(agents_running)" = 0 ]; then
 	tap_ok "a host without the agent: exit $RC in ${dt} s, named, nothing left"
 else
-	tap_fail "a host without the agent" "exit $RC in $dt s, dirs $(run_dirs), agents $(agents_running): $(grep -m1 Bail "$W/noagent.tap")"
+	tap_fail "a host without the agent" "exit $RC in $dt s, dirs $(nodes_run_dirs), agents $(agents_running): $(grep -m1 Bail "$W/noagent.tap")"
 fi
 
 # killed NAME ARGS...: a tcp run with ARGS SIGKILLed while its agents run, one TAP result
@@ -198,13 +195,13 @@ killed() {
 killed ssh
 if [ -n "$MPIRUN" ]; then killed mpirun --launcher mpirun; else tap_skip "mpirun: SIGKILLed orchestrator" "no mpirun"; fi
 
-dirs=$(run_dirs)
+dirs=$(nodes_run_dirs)
 rdc_rdmacap down --hosts "$HOSTS_TCP" >"$W/down.tap" 2>&1
 RC=$?
-if [ "$RC" = 0 ] && [ "$dirs" -ge 1 ] && [ "$(run_dirs)" = 0 ] && grep -q '^ok 1 down --hosts' "$W/down.tap"; then
+if [ "$RC" = 0 ] && [ "$dirs" -ge 1 ] && [ "$(nodes_run_dirs)" = 0 ] && grep -q '^ok 1 down --hosts' "$W/down.tap"; then
 	tap_ok "down --hosts: the killed run's $dirs run directories removed from every host"
 else
-	tap_fail "down --hosts" "exit $RC, dirs before $dirs after $(run_dirs)"
+	tap_fail "down --hosts" "exit $RC, dirs before $dirs after $(nodes_run_dirs)"
 fi
 tap_totals
 exit "$(tap_exit_code)"

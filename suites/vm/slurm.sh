@@ -26,7 +26,9 @@
 #       every node back_at_base
 #   5   a SIGKILLed rdmacap inside an allocation that outlives it: no agent on
 #       any node 10 s later, no step of it left in the job
-#   6   the RDMA counters after the suite equal those before it
+#   6   rdmacap down --hosts slurm --launcher srun removes the run directories
+#       the killed run left on the nodes (its TLS files), as job steps
+#   7   the RDMA counters after the suite equal those before it
 #
 #   timeout 600 vm/run --share $PWD -- suites/vm/slurm.sh
 #
@@ -121,7 +123,7 @@ trap cleanup EXIT
 base=$(rdc_res)
 nodes_make "$P" "$NET" 3 || { tap_skip_all "could not make the namespace nodes"; exit 4; }
 make_cluster || { tap_skip_all "could not start munged and Slurm"; exit 4; }
-tap_plan 6
+tap_plan 7
 # srun inside an allocation: every rdmacap below runs as `salloc -N 3 rdmacap ...`
 printf '#!/bin/sh\nexec salloc -Q -N 3 %s "$@"\n' "$REAL_RDMACAP" >"$W/alloc"
 chmod 755 "$W/alloc"
@@ -152,7 +154,10 @@ if [ -z "$why" ]; then tap_ok "JSON: hosts[] n0, n1, n2 from the allocation, tot
 
 # an allocation that outlives rdmacap: its steps must end with rdmacap, not with the job
 JOB=$(salloc -N 3 --no-shell 2>&1 | tee "$W/hold.err" | grep -o 'allocation [0-9]*' | grep -o '[0-9]*')
-SLURM_JOB_ID=$JOB SLURM_JOB_NODELIST=$(squeue -h -j "$JOB" -o %N) "$REAL_RDMACAP" run --hosts slurm --launcher srun \
+export SLURM_JOB_ID=$JOB
+SLURM_JOB_NODELIST=$(squeue -h -j "$JOB" -o %N)
+export SLURM_JOB_NODELIST
+"$REAL_RDMACAP" run --hosts slurm --launcher srun \
 	--server-addr "${NODE_ADDR[0]}" --transport tcp --clients 20 --msgs 100000 --think-ms 20 \
 	>"$W/killed.tap" 2>"$W/killed.err" 3>&- </dev/null &
 orch=$!
@@ -173,7 +178,17 @@ else
 	tail -n3 "$W/killed.err" "$W/hold.err" | sed 's/^/# /'
 	tap_fail "SIGKILLed rdmacap" "job '$JOB', agents before $seen, after 10 s $left, steps $steps"
 fi
+
+dirs=$(nodes_run_dirs)
+"$REAL_RDMACAP" down --hosts slurm --launcher srun >"$W/down.tap" 2>&1
+RC=$?
+if [ "$RC" = 0 ] && [ "$dirs" = 3 ] && [ "$(nodes_run_dirs)" = 0 ] && grep -q '^ok 1 down --hosts' "$W/down.tap"; then
+	tap_ok "down --hosts slurm --launcher srun: the killed run's $dirs run directories removed, as job steps"
+else
+	tap_fail "down --hosts slurm --launcher srun" "exit $RC, dirs before $dirs after $(nodes_run_dirs)"
+fi
 scancel "$JOB" 2>/dev/null
+unset SLURM_JOB_ID SLURM_JOB_NODELIST
 JOB=
 
 nodes_remove "${PIDS[@]}"
