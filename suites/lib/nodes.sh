@@ -20,7 +20,7 @@
 #   nodes_run_dirs            how many run directories of rdmacap there are
 #                             (/tmp/rdmacap-<run>-h<K>: the nodes share /tmp)
 #   nodes_remove [PID...]     the nodes' daemons (PIDs the suite started)
-#                             killed and reaped, then rxe links, namespaces
+#                             ended (SIGTERM, SIGKILL 10 s later) and reaped, then rxe links, namespaces
 #                             and the bridge (a namespace and its rxe together
 #                             race in the kernel's teardown)
 
@@ -54,7 +54,9 @@ nodes_remove() {
 	for pid in "$@"; do
 		kill "$pid" 2>/dev/null
 	done
+	# a slurmd waits KillWait (5 s) for its steps' processes: twice that, then SIGKILL
 	for pid in "$@"; do
+		rdc_wait_gone "$pid" 10 || kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	done
 	for k in "${!NODE_NS[@]}"; do
