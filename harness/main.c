@@ -73,6 +73,22 @@ static int hm_up(struct hp_plan *p, struct tap *t)
 	return 0;
 }
 
+/* --hosts slurm: the allocation's nodes, named before the plan is written; 0 or -1 (said) */
+static int hm_slurm(struct hp_plan *p, struct tap *t)
+{
+	static char nodes[HOSTS_MAX * 64];
+	char why[256];
+
+	if (!p->hosts || strcmp(p->hosts, HOSTS_SLURM))
+		return 0;
+	if (rm_slurm_nodes(nodes, sizeof(nodes), why, sizeof(why))) {
+		tap_bail(t, "--hosts %s: %s", HOSTS_SLURM, why);
+		return -1;
+	}
+	p->hosts = nodes;
+	return 0;
+}
+
 static int hm_down(struct hp_plan *p, struct tap *t)
 {
 	int removed = 0, restored = 0, rc;
@@ -80,7 +96,7 @@ static int hm_down(struct hp_plan *p, struct tap *t)
 	if (p->hosts) {
 		/* the hosts' leftovers only: this host's namespaces are not theirs */
 		tap_plan(t, 1);
-		rc = rm_down(p->hosts, stderr, &removed);
+		rc = rm_down(p->hosts, p->launcher, stderr, &removed);
 		tap_kv(t, "removed", "%d", removed);
 		tap_result(t, rc ? TAP_FAIL : TAP_PASS, NULL,
 			   "down --hosts: no agent or run directory of rdmacap left on any host");
@@ -151,9 +167,13 @@ int main(int argc, char **argv)
 		rc = hm_up(p, &t);
 		break;
 	case HP_DOWN:
-		rc = hm_down(p, &t);
+		rc = hm_slurm(p, &t) ? -1 : hm_down(p, &t);
 		break;
 	default:
+		if (hm_slurm(p, &t)) {
+			rc = -1;
+			break;
+		}
 		mf_oom_protect();
 		if (p->transport != OPT_TR_TCP)
 			p->topo.rxe = true;

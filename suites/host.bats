@@ -76,6 +76,43 @@ host_state() {
 	[ -z "$output" ]
 }
 
+@test "--launcher: refused without --hosts, with ssh's words or --push; --hosts slurm needs srun and an allocation" {
+	run --separate-stderr "$RDMACAP" run --launcher srun
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--launcher is an option of --hosts"* ]]
+	run --separate-stderr "$RDMACAP" run --hosts a,b --launcher pbs
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--launcher"* ]]
+	run --separate-stderr "$RDMACAP" run --hosts me@a,b --launcher srun
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"user@ and :port are ssh's, not --launcher srun's"* ]]
+	run --separate-stderr "$RDMACAP" run --hosts a,b:2222 --launcher mpirun
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"not --launcher mpirun's"* ]]
+	run --separate-stderr "$RDMACAP" run --hosts a,b --launcher srun --push
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--push copies with scp"* ]]
+	run --separate-stderr "$RDMACAP" run --hosts slurm
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"reached with --launcher srun"* ]]
+	run --separate-stderr env -u SLURM_JOB_NODELIST "$RDMACAP" run --hosts slurm --launcher srun
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"not inside a Slurm allocation"* ]]
+	[ -z "$output" ]
+}
+
+@test "--hosts FILE: an Open MPI hostfile's slots= words are not hosts" {
+	local f
+	f=$(mktemp /tmp/rdc-hostfile.XXXXXX)
+	printf '# nodes\nnode0 slots=2\nnode1 slots=4 max_slots=8\n' >"$f"
+	run --separate-stderr "$RDMACAP" run --hosts "$f" --launcher mpirun --clients 0
+	rm -f "$f"
+	# past the --hosts check: only --clients 0 is refused
+	[ "$status" -eq 2 ]
+	[[ "$stderr" != *"--hosts"* ]]
+	[[ "$stderr" == *"--clients"* ]]
+}
+
 @test "--topology host --tune: a SIGKILLed run's sysctl is put back by rdmacap down, said in TAP" {
 	local cur n before dir pid i
 	rdc_require_root

@@ -13,6 +13,7 @@
 #include "harness/cli/clicheck.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/usage.h"
+#include "harness/hosts/hosts.h"
 
 const char *const hp_names[HP_NCMD] = {
 	[HP_ENV] = "env",   [HP_UP] = "up",       [HP_DOWN] = "down",   [HP_RUN] = "run",
@@ -22,7 +23,7 @@ const char *const hp_names[HP_NCMD] = {
 const char *const hp_usages[HP_NCMD] = {
 	[HP_ENV] = "rdmacap env [--deep] [--json FILE]",
 	[HP_UP] = "rdmacap up [--topology loop|pair|star:K] [--rxe] [--run ID]",
-	[HP_DOWN] = "rdmacap down [--run ID] [--hosts FILE|LIST]",
+	[HP_DOWN] = "rdmacap down [--run ID] [--hosts FILE|LIST [--launcher L]]",
 	[HP_RUN] = "rdmacap run [LOAD OPTIONS] [--clients N]",
 	[HP_RAMP] = "rdmacap ramp [LOAD OPTIONS] [--clients N1,N2,...]",
 	[HP_LIMIT] = "rdmacap limit [LOAD OPTIONS] [--max N] [--start N] [--steps S] [--budget SEC]",
@@ -82,6 +83,9 @@ const struct hp_opt hp_opts[] = {
 	  "hosts: the agent on the remote hosts; default: the local agent's path" },
 	{ "push", 0, HP_O_PUSH, LOAD, HG_TOPO, NULL, 0, 0, NULL,
 	  "hosts: copy the agent there (scp) and check its libraries (ldd)" },
+	{ "launcher", 1, HP_O_LAUNCHER, LOAD | B(HP_DOWN), HG_TOPO, HOSTS_LAUNCHERS, 0, 0, "ssh",
+	  "hosts: what starts the agents there: OpenSSH, Slurm job steps of this "
+	  "allocation (--hosts slurm: its nodes), Open MPI's mpirun (one job per agent)" },
 	{ "rxe", 0, HP_O_RXE, LOAD | B(HP_UP), HG_TOPO, NULL, 0, 0, NULL,
 	  "add Soft-RoCE (rxe) links (always with --transport rc)" },
 	{ "run", 1, HP_O_RUN, B(HP_UP) | B(HP_DOWN), HG_TOPO, "ID", 0, 0, NULL,
@@ -243,6 +247,21 @@ static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err
 	return 0;
 }
 
+/* v as the index of one of arg's '|'-separated words, the row's own spelling */
+static int hp_word(const char *arg, const char *v, int *out)
+{
+	size_t len = strlen(v);
+	int i = 0;
+
+	for (const char *w = arg; *w; w += strcspn(w, "|"), w += *w == '|', i++) {
+		if (strcspn(w, "|") == len && !strncmp(w, v, len)) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static int hp_apply(struct hp_plan *p, const struct hp_opt *o, const char *v)
 {
 	switch (o->val) {
@@ -274,6 +293,7 @@ static int hp_apply(struct hp_plan *p, const struct hp_opt *o, const char *v)
 	case HP_O_HOSTS: p->hosts = v; return 0;
 	case HP_O_AGENT_PATH: p->agent_path = v; return *v == '/' ? 0 : -1;
 	case HP_O_PUSH: p->push = true; return 0;
+	case HP_O_LAUNCHER: return hp_word(o->arg, v, &p->launcher);
 	case HP_O_JSON: p->json = v; return 0;
 	case HP_O_RXE: p->rxe = true; return 0;
 	case HP_O_DEEP: p->deep = true; return 0;

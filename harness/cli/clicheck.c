@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -98,6 +99,55 @@ static int clicheck_fault(struct hp_plan *p, FILE *err)
 }
 
 /*
+ * --launcher: another launcher than ssh starts agents on --hosts; --hosts
+ * slurm is the allocation's nodes, which only srun reaches; the words of a
+ * host that are ssh's (user@, :port) and --push (scp) mean nothing else.
+ */
+static int clicheck_launcher(const struct hp_plan *p, FILE *err)
+{
+	struct hosts_list *l;
+	char msg[320];
+	int bad = 0;
+
+	if (p->launcher != HOSTS_SSH && !p->hosts)
+		return usage_fail(err, p->cmd, "--launcher is an option of --hosts");
+	if (!p->hosts || p->launcher == HOSTS_SSH) {
+		if (p->hosts && !strcmp(p->hosts, HOSTS_SLURM))
+			return usage_fail(err, p->cmd, "--hosts %s: the nodes of a Slurm "
+					  "allocation, reached with --launcher srun", HOSTS_SLURM);
+		return 0;
+	}
+	if (p->push)
+		return usage_fail(err, p->cmd, "--push copies with scp: a --launcher ssh option");
+	if (!strcmp(p->hosts, HOSTS_SLURM)) {
+		if (p->launcher != HOSTS_SRUN)
+			return usage_fail(err, p->cmd, "--hosts %s needs --launcher srun",
+					  HOSTS_SLURM);
+		if (!getenv("SLURM_JOB_NODELIST"))
+			return usage_fail(err, p->cmd, "--hosts %s: not inside a Slurm allocation "
+					  "(no SLURM_JOB_NODELIST: run under salloc or sbatch)",
+					  HOSTS_SLURM);
+		return 0;
+	}
+	l = malloc(sizeof(*l));
+	if (!l)
+		return usage_fail(err, p->cmd, "malloc: %s", strerror(errno));
+	if (hosts_parse(p->hosts, l, msg, sizeof(msg))) {
+		free(l);
+		return usage_fail(err, p->cmd, "--hosts: %s", msg);
+	}
+	for (int k = 0; k < l->n && !bad; k++)
+		bad = l->h[k].user[0] || l->h[k].port ? k + 1 : 0;
+	if (bad)
+		snprintf(msg, sizeof(msg), "%s", l->h[bad - 1].dest);
+	free(l);
+	if (bad)
+		return usage_fail(err, p->cmd, "--hosts %s: user@ and :port are ssh's, not "
+				  "--launcher %s's", msg, hosts_launcher(p->launcher));
+	return 0;
+}
+
+/*
  * --topology host and --hosts: the options that name this host's own device and
  * address mean nothing where rdmacap makes its own rxe; --hosts is a host topology.
  */
@@ -113,7 +163,10 @@ static int clicheck_host(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 		p->topo.kind = NN_HOST;
 		p->topo.nclients = 1;
 	}
-	if (p->hosts && hosts_parse(p->hosts, NULL, msg, sizeof(msg)))
+	if (clicheck_launcher(p, err))
+		return -1;
+	if (p->hosts && strcmp(p->hosts, HOSTS_SLURM) &&
+	    hosts_parse(p->hosts, NULL, msg, sizeof(msg)))
 		return usage_fail(err, p->cmd, "--hosts: %s", msg);
 	if ((p->agent_path || p->push) && !p->hosts)
 		return usage_fail(err, p->cmd, "--%s is an option of --hosts",

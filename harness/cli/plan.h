@@ -66,6 +66,7 @@ struct hp_plan {
 	const char *hosts;
 	const char *agent_path; /* the agent's path on every remote host */
 	bool push;              /* scp the agent there first, check its libraries */
+	int launcher;           /* --launcher: enum hosts_launcher (harness/hosts/hosts.h) */
 	const char *json;       /* --json FILE */
 	const char *tls_ca, *tls_cert, *tls_key;
 	struct flt_spec fault;  /* --fault (harness/point/fault.h); kind FLT_NONE: none */

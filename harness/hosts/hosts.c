@@ -82,6 +82,11 @@ static int hosts_words(const char *s, struct hosts_list *l, char *err, size_t le
 		n = strcspn(s, ", \t\r\n#");
 		if (!n)
 			continue;
+		/* an Open MPI hostfile's "NODE slots=N max_slots=M": one host, one agent each */
+		if (!strncmp(s, "slots=", 6) || !strncmp(s, "max_slots=", 10)) {
+			s += n;
+			continue;
+		}
 		if (l->n == HOSTS_MAX) {
 			snprintf(err, len, "more than %d hosts", HOSTS_MAX);
 			return -1;
@@ -145,4 +150,17 @@ int hosts_parse(const char *spec, struct hosts_list *l, char *err, size_t len)
 	if (!l)
 		free(tmp);
 	return rc;
+}
+
+const char *hosts_launcher(int l)
+{
+	static char w[HOSTS_NLAUNCHERS][8];
+	const char *p = HOSTS_LAUNCHERS;
+
+	for (int i = 0; i < l && *p; i++)
+		p += strcspn(p, "|") + 1;
+	if (l < 0 || l >= HOSTS_NLAUNCHERS || strcspn(p, "|") >= sizeof(w[l]))
+		return "?";
+	snprintf(w[l], sizeof(w[l]), "%.*s", (int)strcspn(p, "|"), p);
+	return w[l];
 }

@@ -3,7 +3,8 @@
  * hosts: the --hosts list, "[user@]host[:port][/device]" entries (device: the
  * host's RDMA device, default --device or the one holding the address), the server host first
  * and then the client hosts, given inline (comma separated) or as a file (one
- * or more per line, '#' starts a comment).
+ * or more per line, '#' starts a comment; an Open MPI hostfile reads the same:
+ * its slots= and max_slots= words are skipped).
  *
  * Offers hosts_parse(); the ssh side is harness/hosts/remote.h. Every word is checked
  * here, before it reaches an ssh command line: a host may not start with '-'
@@ -18,6 +19,16 @@
 
 #define HOSTS_MAX 65      /* a server host and NN_MAX_CLIENTS client hosts */
 #define HOSTS_NAME_MAX 254
+
+/*
+ * --launcher, in the order of its words in the option table
+ * (harness/cli/cli.c): what starts the agents on the hosts. Under srun a
+ * host is a Slurm node name and --hosts HOSTS_SLURM names the nodes of the
+ * allocation rdmacap runs in; user@ and :port are ssh's and refused there.
+ */
+enum hosts_launcher { HOSTS_SSH, HOSTS_SRUN, HOSTS_MPIRUN, HOSTS_NLAUNCHERS };
+#define HOSTS_LAUNCHERS "ssh|srun|mpirun" /* each is the program it runs */
+#define HOSTS_SLURM "slurm"
 
 struct hosts_host {
 	char user[33];           /* "" = ssh's default (the user's config) */
@@ -37,5 +48,8 @@ struct hosts_list {
  * two hosts. l may be NULL (check only). 0, or -1 with the reason in err.
  */
 int hosts_parse(const char *spec, struct hosts_list *l, char *err, size_t len);
+
+/* Launcher l's word of HOSTS_LAUNCHERS, which is also its program's name. */
+const char *hosts_launcher(int l);
 
 #endif

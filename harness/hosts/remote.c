@@ -66,8 +66,8 @@ struct rm_proc {
 	double t0;
 };
 
-/* argv started with stdin /dev/null, output into a pipe; 0 or -1. */
-static int rm_start(char *const argv[], struct rm_proc *p)
+/* argv started with stdin 'in' (NULL: /dev/null), output into a pipe; 0 or -1. */
+static int rm_start(char *const argv[], const char *in, struct rm_proc *p)
 {
 	int fd[2];
 
@@ -81,7 +81,7 @@ static int rm_start(char *const argv[], struct rm_proc *p)
 		return -1;
 	}
 	if (!p->pid) {
-		int nul = open("/dev/null", O_RDONLY);
+		int nul = open(in ? in : "/dev/null", O_RDONLY);
 		sigset_t none;
 
 		/* ssh gets a plain signal state, not our signalfd's blocked set */
@@ -147,7 +147,7 @@ static int rm_exec(char *const argv[], char *out, size_t outlen, int timeout_s)
 {
 	struct rm_proc p;
 
-	if (rm_start(argv, &p)) {
+	if (rm_start(argv, NULL, &p)) {
 		snprintf(out, outlen, "%s: %s", argv[0], strerror(errno));
 		return -1;
 	}
@@ -179,26 +179,79 @@ static int rm_ssh_argv(const struct hosts_host *h, const char *ctl, bool master,
 	return n;
 }
 
-static int rm_ssh_ctl(const struct hosts_host *h, const char *ctl, const char *cmd, char *out,
-		      size_t outlen, int timeout_s)
+/*
+ * "srun ... -w NODE -- sh -c" (a job step of one task on that node, beside the
+ * others: --overlap) or "mpirun -np 1 --host NODE sh -c" (an MPI job of one
+ * process, whose ssh follows RDMACAP_SSH_CONFIG too): the words before the
+ * command string, which sh runs there as sshd's login shell would.
+ */
+static int rm_job_argv(int launcher, const struct hosts_host *h, struct rm_sshv *a)
+{
+	static char *const srun[] = { "srun", "--nodes=1", "--ntasks=1", "--overlap", "--quiet",
+				      "--job-name=rdmacap" };
+	const char *cfg = getenv("RDMACAP_SSH_CONFIG");
+	int n = 0;
+
+	if (launcher == HOSTS_SRUN) {
+		for (size_t i = 0; i < sizeof(srun) / sizeof(srun[0]); i++)
+			a->v[n++] = srun[i];
+		a->v[n++] = "-w";
+		a->v[n++] = (char *)h->name;
+		a->v[n++] = "--";
+	} else {
+		a->v[n++] = "mpirun";
+		if (cfg && *cfg) {
+			snprintf(a->cp, sizeof(a->cp), "-F %s", cfg);
+			a->v[n++] = "--mca";
+			a->v[n++] = "plm_rsh_args";
+			a->v[n++] = a->cp;
+		}
+		a->v[n++] = "-np";
+		a->v[n++] = "1";
+		a->v[n++] = "--host";
+		a->v[n++] = (char *)h->name;
+	}
+	a->v[n++] = "sh";
+	a->v[n++] = "-c";
+	return n;
+}
+
+/* The words before host k's command string, by the run's launcher. */
+static int rm_cmd_argv(const struct rm_ctx *r, int k, bool share, struct rm_sshv *a)
+{
+	if (r->launcher != HOSTS_SSH)
+		return rm_job_argv(r->launcher, &r->list.h[k], a);
+	return rm_ssh_argv(&r->list.h[k], share ? r->ctl : NULL, false, a);
+}
+
+int rm_cmd(const struct rm_ctx *r, int k, const char *cmd, char *out, size_t outlen,
+	   int timeout_s)
 {
 	struct rm_sshv a;
-	int n = rm_ssh_argv(h, ctl, false, &a);
+	int n = rm_cmd_argv(r, k, true, &a);
 
 	a.v[n++] = (char *)cmd;
 	a.v[n] = NULL;
 	return rm_exec(a.v, out, outlen, timeout_s);
 }
 
-int rm_ssh(const struct hosts_host *h, const char *cmd, char *out, size_t outlen, int timeout_s)
+/* The local file into path 'remote' on host k, through the launcher's stdin. */
+static int rm_copy_in(const struct rm_ctx *r, int k, const char *local, const char *remote,
+		      char *out, size_t outlen)
 {
-	return rm_ssh_ctl(h, NULL, cmd, out, outlen, timeout_s);
-}
+	char cmd[RM_PATH_MAX + 16];
+	struct rm_sshv a;
+	struct rm_proc p;
+	int n = rm_cmd_argv(r, k, true, &a);
 
-int rm_cmd(const struct rm_ctx *r, int k, const char *cmd, char *out, size_t outlen,
-	   int timeout_s)
-{
-	return rm_ssh_ctl(&r->list.h[k], r->ctl, cmd, out, outlen, timeout_s);
+	snprintf(cmd, sizeof(cmd), "cat >'%s'", remote);
+	a.v[n++] = cmd;
+	a.v[n] = NULL;
+	if (rm_start(a.v, local, &p)) {
+		snprintf(out, outlen, "%s: %s", a.v[0], strerror(errno));
+		return -1;
+	}
+	return rm_wait(&p, a.v[0], out, outlen, p.t0 + RM_CMD_S);
 }
 
 /* scp -pq LOCAL... HOST:REMOTE, through the shared connection */
@@ -280,6 +333,17 @@ static int rm_tls(struct rm_ctx *r, int k, const char *tls_dir, char *why, size_
 		v[i] = local[i];
 	}
 	v[NF] = NULL;
+	/* srun and mpirun copy nothing: one file at a time through the task's stdin */
+	for (size_t i = 0; r->launcher != HOSTS_SSH && i < NF; i++) {
+		snprintf(remote, sizeof(remote), "%s/%s", r->dir[k], f[i]);
+		if (rm_copy_in(r, k, local[i], remote, out, sizeof(out))) {
+			snprintf(why, len, "%s: %s %s: %s", r->list.h[k].dest,
+				 hosts_launcher(r->launcher), remote, rm_last(out));
+			return -1;
+		}
+	}
+	if (r->launcher != HOSTS_SSH)
+		return 0;
 	snprintf(remote, sizeof(remote), "%s/", r->dir[k]);
 	if (rm_copy(r, k, v, remote, out, sizeof(out))) {
 		snprintf(why, len, "%s: scp the TLS files: %s", r->list.h[k].dest, rm_last(out));
@@ -302,17 +366,24 @@ static int rm_masters(struct rm_ctx *r, char *why, size_t len)
 		const struct hosts_host *h = &r->list.h[k];
 		struct rm_sshv a;
 		char persist[40];
-		int n = rm_ssh_argv(h, r->ctl, true, &a) - 3;
+		int n;
 
-		/* "-T DEST --" becomes "-o ControlPersist=N -f -N DEST" */
-		snprintf(persist, sizeof(persist), "ControlPersist=%d", RM_PERSIST_S);
-		a.v[n++] = "-o";
-		a.v[n++] = persist;
-		a.v[n++] = "-f";
-		a.v[n++] = "-N";
-		a.v[n++] = (char *)h->dest;
+		if (r->launcher == HOSTS_SSH) {
+			/* "-T DEST --" becomes "-o ControlPersist=N -f -N DEST" */
+			n = rm_ssh_argv(h, r->ctl, true, &a) - 3;
+			snprintf(persist, sizeof(persist), "ControlPersist=%d", RM_PERSIST_S);
+			a.v[n++] = "-o";
+			a.v[n++] = persist;
+			a.v[n++] = "-f";
+			a.v[n++] = "-N";
+			a.v[n++] = (char *)h->dest;
+		} else {
+			/* no login to share: how long one step or job takes to start there */
+			n = rm_job_argv(r->launcher, h, &a);
+			a.v[n++] = "true";
+		}
 		a.v[n] = NULL;
-		if (rm_start(a.v, &p[k])) {
+		if (rm_start(a.v, NULL, &p[k])) {
 			snprintf(why, len, "%s: ssh: %s", h->dest, strerror(errno));
 			rc = -1;
 			break;
@@ -320,11 +391,12 @@ static int rm_masters(struct rm_ctx *r, char *why, size_t len)
 	}
 	for (int i = 0; i < k; i++) {
 		char out[1024];
-		int st = rm_wait(&p[i], "ssh", out, sizeof(out), p[i].t0 + RM_LOGIN_S);
+		const char *l = hosts_launcher(r->launcher);
+		int st = rm_wait(&p[i], l, out, sizeof(out), p[i].t0 + RM_LOGIN_S);
 
 		r->login_s = fmax(r->login_s, clock_s() - p[i].t0);
 		if (st && !rc) {
-			snprintf(why, len, "%s: unreachable over ssh: %s", r->list.h[i].dest,
+			snprintf(why, len, "%s: unreachable over %s: %s", r->list.h[i].dest, l,
 				 rm_last(out));
 			rc = -1;
 		}
@@ -346,8 +418,9 @@ static int rm_host(struct rm_ctx *r, int k, bool push, const char *tls_dir, char
 		 r->agent[k], push ? "true" : "echo no-agent");
 	st = rm_cmd(r, k, cmd, out, sizeof(out), RM_CONNECT_S + RM_CMD_S);
 	r->cmd_s = fmax(r->cmd_s, clock_s() - t0);
-	if (st == 255 || st < 0) {
-		snprintf(why, len, "%s: unreachable over ssh: %s", h->dest, rm_last(out));
+	if ((st == 255 && r->launcher == HOSTS_SSH) || st < 0) {
+		snprintf(why, len, "%s: unreachable over %s: %s", h->dest,
+			 hosts_launcher(r->launcher), rm_last(out));
 		return -1;
 	}
 	if (st) {
@@ -365,16 +438,19 @@ static int rm_host(struct rm_ctx *r, int k, bool push, const char *tls_dir, char
 	return tls_dir ? rm_tls(r, k, tls_dir, why, len) : 0;
 }
 
-int rm_open(struct rm_ctx *r, const char *hosts, const char *run, const char *agent_path,
-	    bool push, const char *tls_dir, char *why, size_t len)
+int rm_open(struct rm_ctx *r, const char *hosts, int launcher, const char *run,
+	    const char *agent_path, bool push, const char *tls_dir, char *why, size_t len)
 {
 	memset(r, 0, sizeof(*r));
+	r->launcher = launcher;
 	snprintf(r->run, sizeof(r->run), "%s", run);
 	snprintf(r->tls_dir, sizeof(r->tls_dir), "%s", tls_dir ? tls_dir : "");
 	if (hosts_parse(hosts, &r->list, why, len))
 		return -1;
 	snprintf(r->ctl, sizeof(r->ctl), "/tmp/rdmacap-ssh.XXXXXX");
-	if (!mkdtemp(r->ctl)) {
+	if (launcher != HOSTS_SSH)
+		r->ctl[0] = '\0';
+	else if (!mkdtemp(r->ctl)) {
 		snprintf(why, len, "mkdtemp %s: %s", r->ctl, strerror(errno));
 		r->ctl[0] = '\0';
 		return -1;
@@ -394,7 +470,7 @@ int rm_open(struct rm_ctx *r, const char *hosts, const char *run, const char *ag
 			return -1;
 		}
 	}
-	fprintf(stderr, "rdmacap: logging in to %d hosts\n", r->list.n);
+	fprintf(stderr, "rdmacap: reaching %d hosts with %s\n", r->list.n, hosts_launcher(launcher));
 	if (rm_masters(r, why, len)) {
 		rm_close(r);
 		return -1;
@@ -407,9 +483,41 @@ int rm_open(struct rm_ctx *r, const char *hosts, const char *run, const char *ag
 			return -1;
 		}
 	}
-	fprintf(stderr, "rdmacap: hosts ready: ssh login %.1f s, one command %.1f s (slowest)\n",
-		r->login_s, r->cmd_s);
+	fprintf(stderr, "rdmacap: hosts ready: %s %s %.1f s, one command %.1f s (slowest)\n",
+		hosts_launcher(launcher), launcher == HOSTS_SSH ? "login" : "start", r->login_s,
+		r->cmd_s);
 	return 0;
+}
+
+int rm_slurm_nodes(char *list, size_t len, char *why, size_t wlen)
+{
+	char *nodes = getenv("SLURM_JOB_NODELIST");
+	char *v[] = { "scontrol", "show", "hostnames", nodes, NULL };
+	int st;
+
+	if (!nodes || !*nodes) {
+		snprintf(why, wlen, "not inside a Slurm allocation (no SLURM_JOB_NODELIST)");
+		return -1;
+	}
+	st = rm_exec(v, list, len, RM_CMD_S);
+	if (st) {
+		snprintf(why, wlen, "scontrol show hostnames %s: %s", nodes,
+			 st < 0 ? list : rm_last(list));
+		return -1;
+	}
+	rm_last(list); /* the trailing newline off */
+	for (char *p = list; (p = strchr(p, '\n'));)
+		*p = ',';
+	if (strlen(list) + 1 >= len) {
+		snprintf(why, wlen, "%s: more nodes than --hosts takes", nodes);
+		return -1;
+	}
+	return 0;
+}
+
+int rm_deathsig(const struct rm_ctx *r)
+{
+	return r->launcher == HOSTS_SSH ? SIGKILL : SIGTERM;
 }
 
 double rm_start_s(const struct rm_ctx *r)
@@ -502,7 +610,7 @@ int rm_argv(const struct rm_ctx *r, int k, bool share, char *const argv[], long 
 	memcpy(buf, cmd, clen + 1);
 	free(cmd);
 	/* the port and ControlPath words live in buf too, after the command */
-	n = rm_ssh_argv(&r->list.h[k], share ? r->ctl : NULL, false, &a);
+	n = rm_cmd_argv(r, k, share, &a);
 	memcpy(buf + clen + 1, a.port, sizeof(a.port));
 	memcpy(buf + clen + 1 + sizeof(a.port), a.cp, sizeof(a.cp));
 	for (int i = 0; i < n; i++)
@@ -526,20 +634,22 @@ static const char rm_down_sh[] =
 	"for x in /tmp/rdmacap-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-h*; do [ -d \"$x\" ] || continue; "
 	"rm -rf \"$x\" && d=$((d+1)); done; echo \"agents=$n dirs=$d\"";
 
-int rm_down(const char *hosts, FILE *log, int *removed)
+int rm_down(const char *hosts, int launcher, FILE *log, int *removed)
 {
-	struct hosts_list *l = malloc(sizeof(*l));
+	struct rm_ctx *r = calloc(1, sizeof(*r));
+	struct hosts_list *l = r ? &r->list : NULL;
 	char out[1024], why[256];
 	int rc = 0;
 
 	*removed = 0;
 	if (!l || hosts_parse(hosts, l, why, sizeof(why))) {
 		fprintf(stderr, "rdmacap: --hosts: %s\n", l ? why : strerror(errno));
-		free(l);
+		free(r);
 		return -1;
 	}
+	r->launcher = launcher; /* no shared connection: ctl "" */
 	for (int k = 0; k < l->n; k++) {
-		int st = rm_ssh(&l->h[k], rm_down_sh, out, sizeof(out), RM_CONNECT_S + RM_CMD_S);
+		int st = rm_cmd(r, k, rm_down_sh, out, sizeof(out), RM_CONNECT_S + RM_CMD_S);
 		int a = 0, d = 0;
 		const char *last = rm_last(out);
 
@@ -553,6 +663,6 @@ int rm_down(const char *hosts, FILE *log, int *removed)
 				l->h[k].dest, a, d);
 		*removed += a + d;
 	}
-	free(l);
+	free(r);
 	return rc;
 }

@@ -1,18 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * remote: agents on other hosts through the system's OpenSSH client. No daemon
- * of ours: every remote action is one `ssh -o BatchMode=yes HOST CMD` (the
- * user's keys, agent and ~/.ssh/config; RDMACAP_SSH_CONFIG names another config
- * file, passed as -F to ssh and scp), so no password is ever asked for.
+ * remote: agents on other hosts through a launcher that is there already
+ * (--launcher, enum hosts_launcher). No daemon of ours: every remote action is
+ * one `ssh -o BatchMode=yes HOST CMD` (the user's keys, agent and
+ * ~/.ssh/config; RDMACAP_SSH_CONFIG names another config file, passed as -F to
+ * ssh and scp, and to mpirun's ssh), so no password is ever asked for; or one
+ * job step of the Slurm allocation rdmacap runs in (`srun --nodes=1 --ntasks=1
+ * --overlap -w NODE -- sh -c CMD`); or one Open MPI job of one process
+ * (`mpirun -np 1 --host NODE sh -c CMD`). The three give the same pipe pair:
+ * the command's stdin, and its stdout and stderr forwarded to ours, so every
+ * caller below reads a remote command as it reads a local one. Under srun and
+ * mpirun files reach a host through the task's stdin (`cat >FILE`), one step
+ * each: no scp, no --push.
  *
  * What a run leaves on a host while it runs, and removes at its end: one
  * directory /tmp/rdmacap-<run>-h<K> holding the TLS files of the run (oob-tls),
  * the pushed agent (--push without --agent-path) and one pid file per agent.
  *
- * An agent's life is tied to its ssh channel: its stdin is the channel, and
- * the agent stops at EOF of its control input, which comes when the
- * orchestrator closes the pipe, exits or is SIGKILLed (the ssh client dies
- * with it: PR_SET_PDEATHSIG). A watchdog (coreutils timeout, -k 5) ends it
+ * An agent's life is tied to its ssh channel, job step or MPI job: its stdin
+ * is forwarded by the launcher, and the agent stops at EOF of its control
+ * input, which comes when the orchestrator closes the pipe, exits or is
+ * SIGKILLed (the launcher dies with it: PR_SET_PDEATHSIG, rm_deathsig()). A watchdog (coreutils timeout, -k 5) ends it
  * anyway once the point's deadlines have all passed. rm_down() removes what a
  * crashed run left: the agents its pid files name, then the directories.
  *
@@ -40,6 +48,7 @@
 
 struct rm_ctx {
 	struct hosts_list list;          /* h[0] the server host, then the client hosts */
+	int launcher;                    /* enum hosts_launcher */
 	char run[8];
 	char dir[HOSTS_MAX][RM_DIR_MAX]; /* each host's run directory, "" = not made */
 	char agent[HOSTS_MAX][RM_PATH_MAX]; /* the agent's path on each host */
@@ -50,15 +59,23 @@ struct rm_ctx {
 };
 
 /*
- * Prepares every host for run 'run': reachable (ssh within 5 s), its run
+ * Prepares every host for run 'run' started by 'launcher': reachable (ssh
+ * within ConnectTimeout, a step or job started within RM_LOGIN_S), its run
  * directory made, the agent pushed (push: to agent_path, or into the run
  * directory) and its libraries checked (ldd), or found executable at
  * agent_path (NULL: the local agent's own path), the TLS files of tls_dir
  * (NULL: none) copied into the run directory. 0, or -1 with the host and the
  * cause in why, everything made so far removed.
  */
-int rm_open(struct rm_ctx *r, const char *hosts, const char *run, const char *agent_path,
-	    bool push, const char *tls_dir, char *why, size_t len);
+int rm_open(struct rm_ctx *r, const char *hosts, int launcher, const char *run,
+	    const char *agent_path, bool push, const char *tls_dir, char *why, size_t len);
+
+/*
+ * --hosts slurm: the nodes of the allocation rdmacap runs in, comma separated
+ * into list (SLURM_JOB_NODELIST expanded by `scontrol show hostnames`; the
+ * first node is the server host). 0, or -1 with why.
+ */
+int rm_slurm_nodes(char *list, size_t len, char *why, size_t wlen);
 
 /*
  * How long, past the local deadline, a remote agent may take to say hello:
@@ -66,6 +83,14 @@ int rm_open(struct rm_ctx *r, const char *hosts, const char *run, const char *ag
  * costs at most that).
  */
 double rm_start_s(const struct rm_ctx *r);
+
+/*
+ * The signal a launcher of agents gets when rdmacap dies: SIGKILL for ssh
+ * (the channel closes, the agent reads EOF); SIGTERM for srun and mpirun,
+ * which they forward to the task before they end, ending the step or job
+ * (a SIGKILLed srun forwards nothing and its step runs on).
+ */
+int rm_deathsig(const struct rm_ctx *r);
 
 /* Removes every host's run directory and closes the shared connections. */
 void rm_close(struct rm_ctx *r);
@@ -88,22 +113,22 @@ int rm_argv(const struct rm_ctx *r, int k, bool share, char *const argv[], long 
 	    long watchdog_s, char *buf, size_t buflen, char **out, int max);
 
 /*
- * Runs sh command cmd on host h through ssh, stdin /dev/null, output (stdout
+ * Runs sh command cmd on host k through the run's launcher (ssh: through the
+ * host's shared connection when it is up), stdin /dev/null, output (stdout
  * and stderr) into out, within timeout_s. The exit status (255: ssh itself
- * failed), or -1 (could not run ssh, or timed out: out says which).
+ * failed), or -1 (could not run the launcher, or timed out: out says which).
  */
-int rm_ssh(const struct hosts_host *h, const char *cmd, char *out, size_t outlen, int timeout_s);
-
-/* rm_ssh on host k through its shared connection. */
 int rm_cmd(const struct rm_ctx *r, int k, const char *cmd, char *out, size_t outlen,
 	   int timeout_s);
 
 /*
- * `rdmacap down --hosts`: on every host, ends the agents the pid files of any
- * rdmacap run directory name (only processes whose command line names
- * rdmacap-agent), then removes those directories. 'removed' counts what went.
- * 0, or -1 when a host could not be reached or something stayed.
+ * `rdmacap down --hosts`: on every host, reached with 'launcher', ends the
+ * agents the pid files of any rdmacap run directory name (only processes
+ * whose command line names rdmacap-agent), then removes those directories
+ * (under srun and mpirun, what a SIGKILLed run left: the job step or MPI job
+ * ended its agents). 'removed' counts what went. 0, or -1 when a host could
+ * not be reached or something stayed.
  */
-int rm_down(const char *hosts, FILE *log, int *removed);
+int rm_down(const char *hosts, int launcher, FILE *log, int *removed);
 
 #endif

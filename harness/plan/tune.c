@@ -136,10 +136,10 @@ static void tune_host_topo(struct pt_ctx *c, long n)
 	bool oob = p->transport == OPT_TR_TCP || p->cm == OPT_CM_OOB_TLS;
 
 	if (p->hosts) {
-		tap_diag(c->tap, "sysctls: the hosts' own, not read from here (no --tune over ssh)");
-		/* the agents' processes are on the hosts; only their ssh clients are here */
+		tap_diag(c->tap, "sysctls: the hosts' own, not read from here (no --tune on --hosts)");
+		/* the agents' processes are on the hosts; only their launchers are here */
 		tap_diag(c->tap, "process figures: srv_rss_kb, srv_fds, srv_threads and agents_* are "
-			 "this host's ssh clients', not the remote agents'");
+			 "this host's launcher processes' (ssh, srun or mpirun), not the remote agents'");
 		return;
 	}
 	if (oob)

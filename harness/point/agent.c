@@ -39,12 +39,12 @@ const char *agt_binary(void)
 }
 
 static void agt_child(const char *ns, char *const argv[], long nofile, int in, int out,
-		     pid_t parent)
+		     pid_t parent, int deathsig)
 {
 	struct rlimit rl = { .rlim_cur = (rlim_t)nofile, .rlim_max = (rlim_t)nofile };
 	struct rlimit cur;
 
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+	if (prctl(PR_SET_PDEATHSIG, deathsig ? deathsig : SIGKILL) || getppid() != parent)
 		_exit(126);
 	if (nn_enter(ns)) {
 		fprintf(stderr, "rdmacap: setns %s: %s\n", ns, strerror(errno));
@@ -93,7 +93,7 @@ int agt_spawn(struct agt_agent *a, const char *ns, char *const argv[], long nofi
 	if (a->pid < 0)
 		goto err_out;
 	if (a->pid == 0)
-		agt_child(ns, argv, nofile, in[0], out[1], parent);
+		agt_child(ns, argv, nofile, in[0], out[1], parent, a->deathsig);
 	close(in[0]);
 	close(out[1]);
 	a->in_fd = in[1];

@@ -24,6 +24,7 @@ struct agt_agent {
 	bool hello, connected, result, bye, exited;
 	int status;           /* wait status once exited */
 	long ok, fail;        /* connections reported by this agent */
+	int deathsig;         /* what it gets when rdmacap dies (PR_SET_PDEATHSIG), 0: SIGKILL */
 };
 
 /*
@@ -35,7 +36,7 @@ const char *agt_binary(void);
 /*
  * Forks and execs 'argv' (argv[0] is the binary) inside namespace 'ns' with
  * RLIMIT_NOFILE raised to 'nofile' (hard and soft). The child dies with us
- * (PR_SET_PDEATHSIG). Returns 0, or -1 with the reason in err.
+ * (PR_SET_PDEATHSIG: a->deathsig). Returns 0, or -1 with the reason in err.
  */
 int agt_spawn(struct agt_agent *a, const char *ns, char *const argv[], long nofile, char *err,
 	     size_t errlen);

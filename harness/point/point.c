@@ -157,9 +157,10 @@ static void pt_stop_side(struct run *r, long from, long to, bool (*gone)(struct 
 		agt_send(&r->ag[i], PROTO_CMD_STOP);
 		agt_close_in(&r->ag[i]);
 	}
+	/* a launcher's own signal: a SIGKILLed srun would leave its step running */
 	if (lp_loop(r, gone, clock_s() + wait) != LP_DONE)
 		for (long i = from; i < to; i++)
-			agt_kill(&r->ag[i], SIGKILL);
+			agt_kill(&r->ag[i], r->ag[i].deathsig ? r->ag[i].deathsig : SIGKILL);
 	lp_loop(r, gone, clock_s() + 5);
 }
 

@@ -137,6 +137,7 @@ static int sp_spawn(struct run *r, long i, const char *ns, struct sp_argv *av, l
 			return -1;
 		argv = ssh;
 		nofile = 1024; /* the local ssh client's */
+		a->deathsig = rm_deathsig(r->c->remote);
 	}
 	if (agt_spawn(a, ns, argv, nofile, err, sizeof(err))) {
 		snprintf(r->pt->why, sizeof(r->pt->why), "starting agent %ld: %s", i, err);

@@ -20,11 +20,13 @@
 #       with its own device, every host's counters back at its baseline
 #   3   tcp over the three hosts: 100%, verified
 #   4   --push (scp the agent, ldd there) then tcp: 100%
-#   5   the JSON carries hosts[3] and total; rdmacap report draws the per-host table
-#   6   an unreachable host: fails at once, named, nothing left on any host
-#   7   a host without the agent (--agent-path): fails at once, named, nothing left
-#   8   a SIGKILLed orchestrator: no agent on any host 10 s later
-#   9   rdmacap down --hosts removes what that run left (its run directories)
+#   5   --launcher mpirun (Open MPI, its daemon over the same sshd), rc: as 2
+#   6   the JSON carries hosts[3] and total; rdmacap report draws the per-host table
+#   7   an unreachable host: fails at once, named, nothing left on any host
+#   8   a host without the agent (--agent-path): fails at once, named, nothing left
+#   9   a SIGKILLed orchestrator: no agent on any host 10 s later
+#   10  the same under --launcher mpirun (mpirun gets SIGTERM, ends its job)
+#   11  rdmacap down --hosts removes what those runs left (their run directories)
 #
 #   timeout 900 vm/run --mem 3G --share $PWD -- suites/vm/hosts.sh
 #
@@ -33,39 +35,26 @@ set -u
 
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/nodes.sh
+. "$(dirname "$0")/../lib/nodes.sh"
 
 P=hs$(($$ % 1000))
 NS=("${P}n0" "${P}n1" "${P}n2")
 ADDR=(10.78.0.1 10.78.0.2 10.78.0.3)
 DEV=("${P}r0" "${P}r1" "${P}r2")
-BR=${P}br
 SSHD_PIDS=()
 RDC_TIMEOUT=600
 
 cleanup() {
-	local pid k
-	for pid in "${SSHD_PIDS[@]}"; do
-		kill "$pid" 2>/dev/null
-	done
-	for pid in "${SSHD_PIDS[@]}"; do
-		wait "$pid" 2>/dev/null
-	done
-	for k in 0 1 2; do
-		ip netns exec "${NS[$k]}" rdma link del "${DEV[$k]}" 2>/dev/null
-	done
-	for k in 0 1 2; do
-		ip netns del "${NS[$k]}" 2>/dev/null
-	done
-	ip link del "$BR" 2>/dev/null
+	nodes_remove "${SSHD_PIDS[@]}"
 	rm -rf "$W"
 }
 
 # the three hosts: namespace, veth into the bridge, address, rxe, sshd
 make_hosts() {
 	local k
-	modprobe -a rdma_rxe ib_uverbs rdma_ucm veth bridge || return 1
-	ip link add "$BR" type bridge && ip addr add 10.78.0.254/24 dev "$BR" &&
-		ip link set "$BR" up || return 1
+	# the names nodes.sh gives are NS, ADDR and DEV above
+	nodes_make "$P" 10.78.0 3 || return 1
 	ssh-keygen -q -t ed25519 -N '' -f "$W/id" || return 1
 	cp "$W/id.pub" "$W/authorized_keys"
 	mkdir -p /run/sshd "$W/home"
@@ -73,13 +62,6 @@ make_hosts() {
 	printf 'Host *\n  IdentityFile %s/id\n  IdentitiesOnly yes\n  User root\n  UserKnownHostsFile %s/known_hosts\n  StrictHostKeyChecking yes\n  LogLevel ERROR\n' \
 		"$W" "$W" >"$W/ssh_config"
 	for k in 0 1 2; do
-		ip netns add "${NS[$k]}" || return 1
-		ip link add "${P}v$k" type veth peer name "${P}b$k" || return 1
-		ip link set "${P}v$k" netns "${NS[$k]}" || return 1
-		ip link set "${P}b$k" master "$BR" up || return 1
-		ip -n "${NS[$k]}" addr add "${ADDR[$k]}/24" dev "${P}v$k" || return 1
-		ip -n "${NS[$k]}" link set "${P}v$k" up && ip -n "${NS[$k]}" link set lo up || return 1
-		ip netns exec "${NS[$k]}" rdma link add "${DEV[$k]}" type rxe netdev "${P}v$k" || return 1
 		ssh-keygen -q -t ed25519 -N '' -f "$W/hostkey$k" || return 1
 		echo "${ADDR[$k]} $(cut -d' ' -f1,2 "$W/hostkey$k.pub")" >>"$W/known_hosts"
 		cat >"$W/sshd$k.conf" <<-CONF
@@ -110,28 +92,15 @@ ssh_ok() { ssh -F "$W/ssh_config" -o BatchMode=yes -o ConnectTimeout=5 "$1" true
 # agents anywhere: the hosts share this VM's process table
 agents_running() { rdc_agents | wc -l; }
 three_agents() { [ "$(agents_running)" -ge 3 ]; }
-run_dirs() {
-	find /tmp -mindepth 1 -maxdepth 1 -name 'rdmacap-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-h*' | wc -l
-}
 
 HOSTS_RC="${ADDR[0]}/${DEV[0]},${ADDR[1]}/${DEV[1]},${ADDR[2]}/${DEV[2]}"
 HOSTS_TCP="${ADDR[0]},${ADDR[1]},${ADDR[2]}"
-
-# hrun NAME ARGS...: rdmacap run --hosts ARGS; TAP in $W/NAME.tap; why not 100% in why
-hrun() {
-	local name=$1
-	shift
-	rdc_capture "$W/$name" run "$@"
-	why=$(rdc_clean_why)
-	[ -n "$why" ] && { grep -m3 -E 'why=|Bail|cause' "$OUT"; tail -n3 "$W/$name.err"; } | sed 's/^/# /'
-	grep -h 'hosts ready' "$W/$name.err" | sed 's/^/# /'
-}
 
 rdc_rxe_suite hosts-suite "" /usr/sbin/sshd ssh rdma
 chmod 755 "$W"
 trap cleanup EXIT
 make_hosts || { tap_skip_all "could not make the namespace hosts"; exit 4; }
-tap_plan 9
+tap_plan 11
 for _ in $(seq 50); do ssh_ok "${ADDR[2]}" 2>/dev/null && break; sleep 0.2; done
 
 ok=0
@@ -147,23 +116,28 @@ tap_result "$([ $ok = 0 ] && echo pass || echo fail)" "three sshd, one per names
 AT_ONCE=$((3 * login + 10))
 tap_diag "one ssh login took up to ${login} s (guest load $(cut -d' ' -f1-3 /proc/loadavg)): a failing run must end within ${AT_ONCE} s"
 
-hrun rc --hosts "$HOSTS_RC" --transport rc --clients 40 --msgs 10 --json "$W/rc.json"
-[ "$(grep -c '# host=' "$OUT")" = 3 ] || why+=" not 3 host sections"
-for k in 1 2; do
-	grep -q "host=${ADDR[$k]} role=client device=${DEV[$k]} agents=1 clients=20 connected=20 failed=0" "$OUT" ||
-		why+=" host ${ADDR[$k]} not 20/20"
-done
-grep -q "hosts_total hosts=3 agents=3 clients=40 connected=40" "$OUT" || why+=" total"
-grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" counters not back"
+nodes_run rc --hosts "$HOSTS_RC" --transport rc --clients 40 --msgs 10 --json "$W/rc.json"
+nodes_spread 40 "host=${ADDR[1]} role=client device=${DEV[1]}" "host=${ADDR[2]} role=client device=${DEV[2]}"
 if [ -z "$why" ]; then tap_ok "rc over 3 hosts: 40/40, verified, each host 20 on its own device, every host back at baseline"; else tap_fail "rc over 3 hosts" "$why"; fi
 
-hrun tcp --hosts "$HOSTS_TCP" --transport tcp --clients 200 --msgs 5
+nodes_run tcp --hosts "$HOSTS_TCP" --transport tcp --clients 200 --msgs 5
 if [ -z "$why" ]; then tap_ok "tcp over 3 hosts: 200/200, verified"; else tap_fail "tcp over 3 hosts" "$why"; fi
 
-hrun push --hosts "$HOSTS_TCP" --push --transport tcp --clients 20 --msgs 5
+nodes_run push --hosts "$HOSTS_TCP" --push --transport tcp --clients 20 --msgs 5
 grep -q "rdmacap-agent" "$W/push.err" && grep -q "/tmp/rdmacap-.*-h1/rdmacap-agent" "$W/push.err" ||
 	why+=" the pushed path not used"
 if [ -z "$why" ]; then tap_ok "--push: the agent copied to each host's run directory, libraries checked, 100%"; else tap_fail "--push" "$why"; fi
+
+# Open MPI: one mpirun per agent, its daemon started over the same sshd and ssh config
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPIRUN=$(command -v mpirun)
+[ -z "$MPIRUN" ] || {
+	nodes_run mpirun --hosts "$HOSTS_RC" --launcher mpirun --transport rc --clients 40 --msgs 10
+	nodes_spread 40 "host=${ADDR[1]} role=client device=${DEV[1]}" "host=${ADDR[2]} role=client device=${DEV[2]}"
+}
+if [ -z "$MPIRUN" ]; then
+	tap_skip "--launcher mpirun" "no mpirun (Debian openmpi-bin)"
+elif [ -z "$why" ]; then tap_ok "--launcher mpirun, rc over 3 hosts: 40/40, verified, each host 20 on its own device, back at baseline"; else tap_fail "--launcher mpirun, rc over 3 hosts" "$why"; fi
 
 why=
 jq -e '.points[0].hosts | length == 3' "$W/rc.json" >/dev/null || why+=" hosts[]"
@@ -178,10 +152,10 @@ rdc_rdmacap run --hosts "${ADDR[0]},10.78.0.99" --transport tcp --clients 2 >"$W
 RC=$?
 dt=$((${EPOCHREALTIME%.*} - t0))
 if [ "$RC" != 0 ] && grep -q "10.78.0.99: unreachable" "$W/unreach.tap" && [ "$dt" -le "$AT_ONCE" ] &&
-	[ "$(run_dirs)" = 0 ] && [ "$(agents_running)" = 0 ]; then
+	[ "$(nodes_run_dirs)" = 0 ] && [ "$(agents_running)" = 0 ]; then
 	tap_ok "an unreachable host: exit $RC in ${dt} s, named, nothing left"
 else
-	tap_fail "an unreachable host" "exit $RC in $dt s, dirs $(run_dirs), agents $(agents_running): $(grep -m1 Bail "$W/unreach.tap")"
+	tap_fail "an unreachable host" "exit $RC in $dt s, dirs $(nodes_run_dirs), agents $(agents_running): $(grep -m1 Bail "$W/unreach.tap")"
 fi
 
 t0=${EPOCHREALTIME%.*}
@@ -190,36 +164,44 @@ rdc_rdmacap run --hosts "$HOSTS_TCP" --agent-path /nonexistent/rdmacap-agent --t
 RC=$?
 dt=$((${EPOCHREALTIME%.*} - t0))
 if [ "$RC" != 0 ] && grep -q "no agent at /nonexistent/rdmacap-agent" "$W/noagent.tap" &&
-	[ "$dt" -le "$AT_ONCE" ] && [ "$(run_dirs)" = 0 ] && [ "$(agents_running)" = 0 ]; then
+	[ "$dt" -le "$AT_ONCE" ] && [ "$(nodes_run_dirs)" = 0 ] && [ "$(agents_running)" = 0 ]; then
 	tap_ok "a host without the agent: exit $RC in ${dt} s, named, nothing left"
 else
-	tap_fail "a host without the agent" "exit $RC in $dt s, dirs $(run_dirs), agents $(agents_running): $(grep -m1 Bail "$W/noagent.tap")"
+	tap_fail "a host without the agent" "exit $RC in $dt s, dirs $(nodes_run_dirs), agents $(agents_running): $(grep -m1 Bail "$W/noagent.tap")"
 fi
 
-"$RDMACAP" run --hosts "$HOSTS_TCP" --transport tcp --clients 20 --msgs 100000 --think-ms 20 \
-	>"$W/killed.tap" 2>&1 3>&- </dev/null &
-orch=$!
-rdc_wait_for 30 three_agents
-seen=$(agents_running)
-kill -KILL "$orch"
-wait "$orch" 2>/dev/null
-sleep 10
-left=$(agents_running)
-if [ "$seen" -ge 3 ] && [ "$left" = 0 ]; then
-	tap_ok "SIGKILLed orchestrator: $seen agents running before, none on any host 10 s after"
-else
-	pids=$(rdc_agents | paste -sd, -)
-	[ -z "$pids" ] || ps -o pid,args -p "$pids" | sed 's/^/# /'
-	tap_fail "SIGKILLed orchestrator" "agents before $seen, after 10 s $left"
-fi
+# killed NAME ARGS...: a tcp run with ARGS SIGKILLed while its agents run, one TAP result
+killed() {
+	local name=$1 orch seen left pids
+	shift
+	"$RDMACAP" run --hosts "$HOSTS_TCP" "$@" --transport tcp --clients 20 --msgs 100000 \
+		--think-ms 20 >"$W/$name.tap" 2>&1 3>&- </dev/null &
+	orch=$!
+	rdc_wait_for 60 three_agents
+	seen=$(agents_running)
+	kill -KILL "$orch"
+	wait "$orch" 2>/dev/null
+	sleep 10
+	left=$(agents_running)
+	if [ "$seen" -ge 3 ] && [ "$left" = 0 ]; then
+		tap_ok "$name: SIGKILLed orchestrator: $seen agents running before, none on any host 10 s after"
+	else
+		pids=$(rdc_agents | paste -sd, -)
+		[ -z "$pids" ] || ps -o pid,args -p "$pids" | sed 's/^/# /'
+		tap_fail "$name: SIGKILLed orchestrator" "agents before $seen, after 10 s $left"
+	fi
+}
 
-dirs=$(run_dirs)
+killed ssh
+if [ -n "$MPIRUN" ]; then killed mpirun --launcher mpirun; else tap_skip "mpirun: SIGKILLed orchestrator" "no mpirun"; fi
+
+dirs=$(nodes_run_dirs)
 rdc_rdmacap down --hosts "$HOSTS_TCP" >"$W/down.tap" 2>&1
 RC=$?
-if [ "$RC" = 0 ] && [ "$dirs" -ge 1 ] && [ "$(run_dirs)" = 0 ] && grep -q '^ok 1 down --hosts' "$W/down.tap"; then
+if [ "$RC" = 0 ] && [ "$dirs" -ge 1 ] && [ "$(nodes_run_dirs)" = 0 ] && grep -q '^ok 1 down --hosts' "$W/down.tap"; then
 	tap_ok "down --hosts: the killed run's $dirs run directories removed from every host"
 else
-	tap_fail "down --hosts" "exit $RC, dirs before $dirs after $(run_dirs)"
+	tap_fail "down --hosts" "exit $RC, dirs before $dirs after $(nodes_run_dirs)"
 fi
 tap_totals
 exit "$(tap_exit_code)"

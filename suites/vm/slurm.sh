@@ -1,0 +1,198 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# slurm.sh: rdmacap --hosts slurm --launcher srun, agents as job steps of a
+# Slurm allocation, inside the rxe VM with network namespaces standing in for
+# nodes (suites/lib/nodes.sh: each its own veth, address and rxe device).
+# Debian's munge, slurmctld and slurmd (22.05), configured here per run, every
+# file under the suite's directory (SLURM_CONF, munge's socket named in
+# AuthInfo), nothing of the machine's /etc read:
+#
+#   munged         a 1,024-byte key made per run, its socket a path every
+#                  namespace reaches
+#   slurmctld      the root namespace (10.77.0.254), in its own UTS namespace
+#                  named as SlurmctldHost (it refuses to start otherwise)
+#   slurmd nK      namespace slN_nK at 10.77.0.K+1, in its own UTS and mount
+#                  namespace: hostname nK, a private /var/spool, cgroup v2
+#                  mounted (cgroup.conf: IgnoreSystemd), proctrack/linuxproc,
+#                  task/none, select/linear, CPUs=2 as the guest has
+#
+#   1   three slurmd answer: `srun -N3 hostname` says n0, n1 and n2
+#   2   salloc -N 3 rdmacap run --hosts slurm --launcher srun --transport rc:
+#       40/40, payloads verified, a section per node, every node back at
+#       its baseline
+#   3   the same with --transport tcp, 200 clients: 100%, verified
+#   4   the JSON carries hosts[3] (node names from the allocation), total, and
+#       every node back_at_base
+#   5   a SIGKILLed rdmacap inside an allocation that outlives it: no agent on
+#       any node 10 s later, no step of it left in the job
+#   6   rdmacap down --hosts slurm --launcher srun removes the run directories
+#       the killed run left on the nodes (its TLS files), as job steps
+#   7   the RDMA counters after the suite equal those before it
+#
+#   timeout 600 vm/run --share $PWD -- suites/vm/slurm.sh
+#
+# TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
+set -u
+
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/nodes.sh
+. "$(dirname "$0")/../lib/nodes.sh"
+
+P=sl$(($$ % 1000))
+NET=10.77.0
+PIDS=()
+RDC_TIMEOUT=300
+REAL_RDMACAP=$RDMACAP
+
+cleanup() {
+	[ -z "${JOB:-}" ] || scancel "$JOB" 2>/dev/null
+	nodes_remove "${PIDS[@]}"
+	rm -rf "$W"
+}
+
+# munged, slurmctld and one slurmd per namespace, all configured in $W
+make_cluster() {
+	local k
+	dd if=/dev/urandom of="$W/munge.key" bs=1024 count=1 2>/dev/null && chmod 400 "$W/munge.key" ||
+		return 1
+	munged --force --foreground --key-file "$W/munge.key" --socket "$W/munge.sock" \
+		--pid-file "$W/munged.pid" --log-file "$W/munged.log" --seed-file "$W/munge.seed" \
+		</dev/null 2>"$W/munged.err" &
+	PIDS+=($!)
+	mkdir -p "$W/state"
+	{
+		echo "ClusterName=rdc$P"
+		echo "SlurmctldHost=ctl$P($NET.254)"
+		echo "AuthType=auth/munge"
+		echo "AuthInfo=socket=$W/munge.sock"
+		echo "SlurmUser=root"
+		echo "StateSaveLocation=$W/state"
+		echo "SlurmctldPidFile=$W/slurmctld.pid"
+		echo "SlurmdSpoolDir=/var/spool/slurmd"
+		echo "SlurmdPidFile=/var/spool/slurmd/slurmd.pid"
+		echo "ProctrackType=proctrack/linuxproc"
+		echo "TaskPlugin=task/none"
+		echo "SelectType=select/linear"
+		echo "MpiDefault=none"
+		echo "ReturnToService=2"
+		echo "KillWait=5"
+		for k in 0 1 2; do
+			echo "NodeName=n$k NodeAddr=${NODE_ADDR[$k]} CPUs=2 State=UNKNOWN"
+		done
+		echo "PartitionName=rdc Nodes=n0,n1,n2 Default=YES MaxTime=INFINITE State=UP"
+	} >"$W/slurm.conf"
+	printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\n' >"$W/cgroup.conf"
+	export SLURM_CONF=$W/slurm.conf
+	for _ in $(seq 50); do [ -S "$W/munge.sock" ] && break; sleep 0.1; done
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	unshare --uts sh -c 'hostname "$1" && exec slurmctld -D -i -f "$2" -L "$3"' \
+		sh "ctl$P" "$W/slurm.conf" "$W/slurmctld.log" </dev/null >"$W/slurmctld.out" 2>&1 &
+	PIDS+=($!)
+	for k in 0 1 2; do
+		mkdir -p "$W/spool$k"
+		# shellcheck disable=SC2016 # expanded by the inner sh
+		ip netns exec "${NODE_NS[$k]}" unshare --uts --mount --propagation private sh -c '
+			hostname "$1" && mount --bind "$2" /var/spool && mkdir -p /var/spool/slurmd &&
+			mount -t cgroup2 none /sys/fs/cgroup && mkdir -p /sys/fs/cgroup/system.slice &&
+			exec slurmd -D -f "$3" -N "$1" -L "$4"' \
+			sh "n$k" "$W/spool$k" "$W/slurm.conf" "$W/slurmd$k.log" </dev/null \
+			>"$W/slurmd$k.out" 2>&1 &
+		PIDS+=($!)
+	done
+}
+
+idle3() { [ "$(sinfo -h -N -o %T 2>/dev/null | grep -c '^idle')" = 3 ]; }
+
+# agents anywhere: the nodes share this VM's process table
+agents_running() { rdc_agents | wc -l; }
+three_agents() { [ "$(agents_running)" -ge 3 ]; }
+no_agent() { [ "$(agents_running)" = 0 ]; }
+
+# srun_run NAME ARGS...: salloc -N 3 rdmacap run --hosts slurm --launcher srun ARGS
+srun_run() {
+	local name=$1
+	shift
+	nodes_run "$name" --hosts slurm --launcher srun --server-addr "${NODE_ADDR[0]}" "$@"
+}
+
+rdc_rxe_suite slurm-suite "" munged slurmctld slurmd srun salloc scontrol sinfo
+chmod 755 "$W"
+trap cleanup EXIT
+base=$(rdc_res)
+nodes_make "$P" "$NET" 3 || { tap_skip_all "could not make the namespace nodes"; exit 4; }
+make_cluster || { tap_skip_all "could not start munged and Slurm"; exit 4; }
+tap_plan 7
+# srun inside an allocation: every rdmacap below runs as `salloc -N 3 rdmacap ...`
+printf '#!/bin/sh\nexec salloc -Q -N 3 %s "$@"\n' "$REAL_RDMACAP" >"$W/alloc"
+chmod 755 "$W/alloc"
+RDMACAP=$W/alloc
+
+rdc_wait_for 60 idle3
+names=$(timeout 60 srun -N3 hostname 2>"$W/srun.err" | sort | paste -sd, -)
+if [ "$names" = n0,n1,n2 ]; then
+	tap_ok "three slurmd, one per namespace: srun -N3 hostname says $names"
+else
+	tap_diag "sinfo: $(sinfo -h -N -o '%N %T' 2>&1 | paste -sd';' -)"
+	tail -n3 "$W/srun.err" "$W/slurmctld.log" "$W/slurmd1.log" 2>/dev/null | sed 's/^/# /'
+	tap_fail "three slurmd answer srun" "got '$names'"
+fi
+
+srun_run rc --transport rc --clients 40 --msgs 10 --json "$W/rc.json"
+nodes_spread 40 "host=n1 role=client .*" "host=n2 role=client .*"
+if [ -z "$why" ]; then tap_ok "srun, rc over 3 nodes: 40/40, verified, 20 per client node, every node back at baseline"; else tap_fail "srun, rc over 3 nodes" "$why"; fi
+
+srun_run tcp --transport tcp --clients 200 --msgs 5
+if [ -z "$why" ]; then tap_ok "srun, tcp over 3 nodes: 200/200, verified"; else tap_fail "srun, tcp over 3 nodes" "$why"; fi
+
+why=
+jq -e '[.points[0].hosts[].host] == ["n0", "n1", "n2"]' "$W/rc.json" >/dev/null || why+=" hosts[] names"
+jq -e '.points[0].total.connected == 40' "$W/rc.json" >/dev/null || why+=" total"
+jq -e '[.points[0].hosts[] | .back_at_base] | all' "$W/rc.json" >/dev/null || why+=" back_at_base"
+if [ -z "$why" ]; then tap_ok "JSON: hosts[] n0, n1, n2 from the allocation, total 40, every node back at base"; else tap_fail "JSON per node" "$why"; fi
+
+# an allocation that outlives rdmacap: its steps must end with rdmacap, not with the job
+JOB=$(salloc -N 3 --no-shell 2>&1 | tee "$W/hold.err" | grep -o 'allocation [0-9]*' | grep -o '[0-9]*')
+export SLURM_JOB_ID=$JOB
+SLURM_JOB_NODELIST=$(squeue -h -j "$JOB" -o %N)
+export SLURM_JOB_NODELIST
+"$REAL_RDMACAP" run --hosts slurm --launcher srun \
+	--server-addr "${NODE_ADDR[0]}" --transport tcp --clients 20 --msgs 100000 --think-ms 20 \
+	>"$W/killed.tap" 2>"$W/killed.err" 3>&- </dev/null &
+orch=$!
+rdc_wait_for 60 three_agents
+seen=$(agents_running)
+kill -KILL "$orch"
+wait "$orch" 2>/dev/null
+t0=${EPOCHREALTIME%.*}
+rdc_wait_for 10 no_agent
+gone=$((${EPOCHREALTIME%.*} - t0))
+left=$(agents_running)
+steps=$(squeue -h -s -j "$JOB" -o %i 2>/dev/null | grep -vc '\.extern$')
+if [ -n "$JOB" ] && [ "$seen" -ge 3 ] && [ "$left" = 0 ] && [ "$steps" = 0 ]; then
+	tap_ok "SIGKILLed rdmacap in job $JOB: $seen agents before, none on any node ${gone} s after, no step left"
+else
+	pids=$(rdc_agents | paste -sd, -)
+	[ -z "$pids" ] || ps -o pid,args -p "$pids" | sed 's/^/# /'
+	tail -n3 "$W/killed.err" "$W/hold.err" | sed 's/^/# /'
+	tap_fail "SIGKILLed rdmacap" "job '$JOB', agents before $seen, after 10 s $left, steps $steps"
+fi
+
+dirs=$(nodes_run_dirs)
+"$REAL_RDMACAP" down --hosts slurm --launcher srun >"$W/down.tap" 2>&1
+RC=$?
+if [ "$RC" = 0 ] && [ "$dirs" = 3 ] && [ "$(nodes_run_dirs)" = 0 ] && grep -q '^ok 1 down --hosts' "$W/down.tap"; then
+	tap_ok "down --hosts slurm --launcher srun: the killed run's $dirs run directories removed, as job steps"
+else
+	tap_fail "down --hosts slurm --launcher srun" "exit $RC, dirs before $dirs after $(nodes_run_dirs)"
+fi
+scancel "$JOB" 2>/dev/null
+unset SLURM_JOB_ID SLURM_JOB_NODELIST
+JOB=
+
+nodes_remove "${PIDS[@]}"
+PIDS=()
+rdc_res_back "$base"
+tap_totals
+exit "$(tap_exit_code)"
