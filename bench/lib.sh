@@ -29,6 +29,7 @@
 BN_REPEAT_DEF=5
 # a reference whose figure moves more than this factor between repeats is named
 # beside its ratios (bench/table): they measure the host more than the tools
+# shellcheck disable=SC2034 # read by bench/table, which sources this file
 BN_VARIES=2
 
 # bn_init PART: BENCH_* settings (the quick mode of `make check` shrinks them).
