@@ -125,7 +125,7 @@ nodes_make "$P" "$NET" 3 || { tap_skip_all "could not make the namespace nodes";
 make_cluster || { tap_skip_all "could not start munged and Slurm"; exit 4; }
 tap_plan 7
 # srun inside an allocation: every rdmacap below runs as `salloc -N 3 rdmacap ...`
-printf '#!/bin/sh\nexec salloc -Q -N 3 %s "$@"\n' "$REAL_RDMACAP" >"$W/alloc"
+printf '#!/bin/sh\nexec salloc -Q -N 3 %q "$@"\n' "$REAL_RDMACAP" >"$W/alloc"
 chmod 755 "$W/alloc"
 RDMACAP=$W/alloc
 
