@@ -175,7 +175,8 @@ static int ag_check(const struct ag_opts *o, const uint8_t *seen, char *err, siz
 		shared[i] = seen[O_SHARED + i - O_ROLE];
 	if (opt_rules(o->transport, shared, err, errlen) || opt_cm_rules(o->cm, shared, err, errlen) ||
 	    opt_ud_rules(o->transport, o->cm, o->size, err, errlen) ||
-	    opt_uc_rules(o->transport, o->op, err, errlen))
+	    opt_uc_rules(o->transport, o->op, err, errlen) ||
+	    opt_thread_rules(o->transport, o->model, o->cq, o->srq, o->cm, err, errlen))
 		return -1;
 	if (o->transport != OPT_TR_TCP && o->cm == OPT_CM_OOB_TLS &&
 	    (!o->tls_ca || !o->tls_cert || !o->tls_key))

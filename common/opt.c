@@ -302,6 +302,19 @@ int opt_uc_rules(enum opt_transport tr, enum opt_op op, char *err, size_t errlen
 	return 0;
 }
 
+int opt_thread_rules(enum opt_transport tr, enum opt_model model, enum opt_cq cq, bool srq,
+		     enum opt_cm cm, char *err, size_t errlen)
+{
+	if (model != OPT_MODEL_THREAD || (tr != OPT_TR_RC && tr != OPT_TR_UC))
+		return 0;
+	if (cq != OPT_CQ_PER_CONN || srq || cm != OPT_CM_OOB_TLS) {
+		snprintf(err, errlen, "--server-model thread takes --cq per-conn, no --srq and "
+			 "--cm oob-tls (a thread per client owns its connection's CQs)");
+		return -1;
+	}
+	return 0;
+}
+
 int opt_cm_rules(enum opt_cm cm, const bool seen[OPT_N], char *err, size_t errlen)
 {
 	for (int i = 0; cm != OPT_CM_OOB_TLS && i < OPT_N; i++)

@@ -177,6 +177,14 @@ int opt_ud_rules(enum opt_transport tr, enum opt_cm cm, long long size, char *er
 int opt_uc_rules(enum opt_transport tr, enum opt_op op, char *err, size_t errlen);
 
 /*
+ * The rule of --server-model thread with rc and uc: a thread per client owns its
+ * connection's CQs and is connected by oob-tls, so --cq per-conn, no --srq and
+ * --cm oob-tls. 0, or -1 with the reason in err.
+ */
+int opt_thread_rules(enum opt_transport tr, enum opt_model model, enum opt_cq cq, bool srq,
+		     enum opt_cm cm, char *err, size_t errlen);
+
+/*
  * The rule of options marked OPT_F_OOB_TLS: not with --cm rdmacm (cm is the
  * value given or the default). 0, or -1 with the reason in err.
  */

@@ -212,7 +212,7 @@ static const char *const garbage[] = { "", "x", "1x", " 1", "+1", "-1", "0x10", 
 				       "99999999999999999999" };
 #define NGARBAGE (int)(sizeof(garbage) / sizeof(garbage[0]))
 #define NDEFECTS (14 + NRCOPS)
-#define NRCOPS 7
+#define NRCOPS 13
 static const char *const baddev[] = { "", ":1", "rxe0:", "rxe0:0", "rxe0:256", "rxe0:x",
 				      "rxe 0", "rxe0:1:1",
 				      "a123456789012345678901234567890123456789012345678901234567890123" };
@@ -440,6 +440,32 @@ static void t_rcops(void)
 	rc = ag_opts_parse(&ag, 7, av, aerr, sizeof(aerr));
 	tap_ok(&t, rc == -1 && strstr(aerr, "--op atomic needs --transport rc"),
 	       "agent uc --op atomic: rejected, named (%s)", aerr);
+	/* a thread per client owns its CQs and is connected by oob-tls */
+	rc = h_line("rdmacap run --transport rc --server-model thread --cq shared");
+	tap_ok(&t, rc == -1 && strstr(herr, "--server-model thread takes --cq per-conn"),
+	       "rc thread --cq shared: rejected, named (%s)", h_msg());
+	rc = h_line("rdmacap run --transport uc --server-model thread --srq");
+	tap_ok(&t, rc == -1 && strstr(herr, "--server-model thread takes"),
+	       "uc thread --srq: rejected (%s)", h_msg());
+	rc = h_line("rdmacap run --transport rc --server-model thread --cm rdmacm");
+	tap_ok(&t, rc == -1 && strstr(herr, "--server-model thread takes"),
+	       "rc thread --cm rdmacm: rejected (%s)", h_msg());
+	rc = h_line("rdmacap run --transport rc --server-model thread");
+	tap_ok(&t, !rc && plan.server_model == OPT_MODEL_THREAD,
+	       "rc thread, per-conn CQs, oob-tls: accepted (%s)", h_msg());
+	rc = h_line("rdmacap run --transport tcp --server-model thread");
+	tap_ok(&t, !rc && plan.server_model == OPT_MODEL_THREAD,
+	       "tcp thread: accepted (%s)", h_msg());
+	{
+		char *tv[] = { "rdmacap-agent", "--role=server", "--transport=rc",
+			       "--server-model=thread", "--srq", "--tls-ca=x.pem",
+			       "--tls-cert=x.pem", "--tls-key=x.pem", NULL };
+
+		memset(aerr, 0, sizeof(aerr));
+		rc = ag_opts_parse(&ag, 8, tv, aerr, sizeof(aerr));
+		tap_ok(&t, rc == -1 && strstr(aerr, "--server-model thread takes"),
+		       "agent rc thread --srq: rejected, named (%s)", aerr);
+	}
 }
 
 int main(void)

@@ -511,11 +511,6 @@ int rc_server_thread_run(const struct ag_opts *o)
 	int ret = 1;
 	bool clean = true;
 
-	if (o->cq != OPT_CQ_PER_CONN || o->srq || o->cm != OPT_CM_OOB_TLS) {
-		ag_fatal("rc_server_thread", "--server-model thread takes --cq per-conn, "
-			  "no --srq, --cm oob-tls", EINVAL);
-		return 1;
-	}
 	pthread_mutex_init(&s.mu, NULL);
 	pthread_cond_init(&s.cv, NULL);
 	if (pthread_attr_init(&s.attr) || pthread_attr_setstacksize(&s.attr, RCT_STACK) ||

@@ -254,7 +254,9 @@ int clicheck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 	if (opt_rules(p->transport, seen, msg, sizeof(msg)) ||
 	    opt_cm_rules(p->cm, seen, msg, sizeof(msg)) ||
 	    opt_ud_rules(p->transport, p->cm, p->size, msg, sizeof(msg)) ||
-	    opt_uc_rules(p->transport, p->op, msg, sizeof(msg)))
+	    opt_uc_rules(p->transport, p->op, msg, sizeof(msg)) ||
+	    opt_thread_rules(p->transport, p->server_model, p->cq, p->srq, p->cm, msg,
+			     sizeof(msg)))
 		return usage_fail(err, p->cmd, "%s", msg);
 	/* the user's PKI, as the agents will use it, before the topology exists */
 	if (p->tls_ca && certs_check(p->tls_ca, p->tls_cert, p->tls_key, msg, sizeof(msg)))
