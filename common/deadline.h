@@ -61,6 +61,15 @@ static inline uint32_t dl_tcp_keepidle_s(uint64_t conns)
 {
 	uint64_t s = (conns + DL_TCP_KEEP_RATE - 1) / DL_TCP_KEEP_RATE;
 
+/*
+ * rdma_cm: the timeout of one address or route resolution of a client
+ * (rdma_resolve_addr, rdma_resolve_route). The connection as a whole has the
+ * phase deadline; this one is rdmacap's own, so it must never be what a point
+ * measures: 10 s, five times the first IPv6 neighbour resolution of a boot under
+ * TCG, which ran past 2 s. A cause it ends names it (harness/point/cause.c).
+ */
+#define DL_CM_STEP_MS 10000
+
 	if (s < DL_TCP_KEEPIDLE_S)
 		return DL_TCP_KEEPIDLE_S;
 	return s > DL_TCP_KEEPIDLE_MAX_S ? DL_TCP_KEEPIDLE_MAX_S : (uint32_t)s;

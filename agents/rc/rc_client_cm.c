@@ -32,8 +32,6 @@
 #include "common/deadline.h"
 #include "common/proto.h"
 
-/* per step; the connection as a whole has --timeout */
-#define RCC_CM_STEP_MS 2000
 
 /* endpoints made per loop turn, between two reads of the CM events */
 #define RCC_CM_MAKE 8
@@ -87,7 +85,7 @@ void rcc_cm_start(struct rcc *x, uint32_t i)
 	}
 	c->step = RCC_CM_ADDR;
 	if (rdma_resolve_addr(c->id, (struct sockaddr *)&src, (struct sockaddr *)&dst,
-			      RCC_CM_STEP_MS)) {
+			      DL_CM_STEP_MS)) {
 		rcc_fail(x, i, "rdma_resolve_addr", errno, NULL, false);
 		rcc_cm_drop(x, i);
 	}
@@ -127,7 +125,7 @@ static void rcc_cm_make1(struct rcc *x, uint32_t i)
 	}
 	ph_step(&x->ph, i, PROTO_STEP_QP);
 	c->step = RCC_CM_ROUTE;
-	if (rdma_resolve_route(c->id, RCC_CM_STEP_MS)) {
+	if (rdma_resolve_route(c->id, DL_CM_STEP_MS)) {
 		rcc_fail(x, i, "rdma_resolve_route", errno, NULL, false);
 		rcc_cm_drop(x, i);
 	}

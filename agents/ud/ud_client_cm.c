@@ -18,9 +18,9 @@
 #include "agents/ag.h"
 #include "agents/cm.h"
 #include "agents/ud/ud_client.h"
+#include "common/deadline.h"
 #include "common/proto.h"
 
-#define UDCM_STEP_MS 2000	/* per step; the client as a whole has --timeout */
 enum { UDCM_ADDR, UDCM_ROUTE, UDCM_CONNECT };
 
 int udcm_init(struct uc *x)
@@ -56,7 +56,7 @@ void udcm_start(struct uc *x, uint32_t i)
 		return;
 	}
 	if (rdma_resolve_addr(c->id, (struct sockaddr *)&src, (struct sockaddr *)&dst,
-			      UDCM_STEP_MS)) {
+			      DL_CM_STEP_MS)) {
 		udc_fail(x, i, "rdma_resolve_addr", errno, NULL, false);
 		udcm_drop(x, i);
 	}
@@ -108,7 +108,7 @@ static void udcm_on(struct uc *x, uint32_t i, const struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		ph_step(&x->ph, i, PROTO_STEP_ADDR);
 		c->step = UDCM_ROUTE;
-		if (rdma_resolve_route(c->id, UDCM_STEP_MS))
+		if (rdma_resolve_route(c->id, DL_CM_STEP_MS))
 			udc_fail(x, i, "rdma_resolve_route", errno, NULL, false);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:

@@ -125,6 +125,13 @@ static void cause_explain(const struct pt_ctx *c, const char *call, int err, con
 			 call, errname, n, DL_TCP_USER_TIMEOUT_MS / 1000.0);
 		return;
 	}
+	if (err == ETIMEDOUT && (!strcmp(call, "rdma_resolve_addr") ||
+				 !strcmp(call, "rdma_resolve_route"))) {
+		snprintf(out, len, "%s %s (%ld times): not resolved within rdmacap's %.0f s rdma_cm "
+			 "step timeout (common/deadline.h): no neighbour or route answer for the "
+			 "address", call, errname, n, DL_CM_STEP_MS / 1000.0);
+		return;
+	}
 	if (!strcmp(errname, "timeout") || err == ETIMEDOUT) {
 		snprintf(out, len, "%s %s (%ld times): not done within the phase deadline (--timeout)",
 			 call, errname, n);
