@@ -88,7 +88,9 @@ static int htp_device(const struct hp_plan *p, struct nn_host *h, char *why, siz
 		return e.err == ENODEV && !p->device.name[0] ? 1 : -1;
 	}
 	snprintf(h->rxe, sizeof(h->rxe), "%s", ibv_get_device_name(ctx->device));
-	ipa_from_gid(&a, rp.gids[gidx].gid.raw);
+	/* the address named is the server's; a GID holds one only on RoCE (iWARP's is its MAC) */
+	if (!w.has_addr)
+		ipa_from_gid(&a, rp.gids[gidx].gid.raw);
 	ipa_str(&a, h->addr, sizeof(h->addr));
 	rport_free(&rp);
 	if (ibv_close_device(ctx)) {
