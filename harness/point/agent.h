@@ -22,6 +22,7 @@ struct agt_agent {
 	char *buf;            /* partial line */
 	size_t len;
 	bool hello, connected, result, bye, exited;
+	bool fatal;           /* it sent its fatal-error record */
 	int status;           /* wait status once exited */
 	long ok, fail;        /* connections reported by this agent */
 	int deathsig;         /* what it gets when rdmacap dies (PR_SET_PDEATHSIG), 0: SIGKILL */

@@ -137,6 +137,10 @@ static void cause_explain(const struct pt_ctx *c, const char *call, int err, con
 			 call, errname, n);
 		return;
 	}
+	if (!strcmp(call, "host")) {
+		snprintf(out, len, "lost with their host (%s, %ld times)", errname, n);
+		return;
+	}
 	if (!strcmp(call, "agent")) {
 		snprintf(out, len, "agent process ended early (%s, %ld times)", errname, n);
 		return;
@@ -263,6 +267,7 @@ static void cause_mem_floor(struct run *r)
 void cause_pick(struct run *r)
 {
 	cause_errno(r);
+	lost_cause(r);
 	cause_oom(r);
 	cause_mem_floor(r);
 	cause_fault(r);

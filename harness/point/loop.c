@@ -79,7 +79,7 @@ void lp_drain(struct run *r, struct agt_agent *a)
 /* An agent ended: what it wrote last counts, then what its end means for the point. */
 static void lp_ended(struct run *r, struct agt_agent *a, pid_t pid, int status)
 {
-	bool clean = WIFEXITED(status) && !WEXITSTATUS(status);
+	bool clean = WIFEXITED(status) && !WEXITSTATUS(status), lost;
 	char st[48];
 
 	a->exited = true;
@@ -90,17 +90,19 @@ static void lp_ended(struct run *r, struct agt_agent *a, pid_t pid, int status)
 	if (r->phase == RUN_STOP && clean)
 		return;
 	agt_status_str(status, st, sizeof(st));
+	/* its host lost (lost.c): named there, its clients failed with that cause */
+	lost = lost_ended(r, a, status);
 	if (a->server) {
-		if (r->phase < RUN_STOP && !r->pt->why[0] && !r->srv_kill_expected)
+		if (!lost && r->phase < RUN_STOP && !r->pt->why[0] && !r->srv_kill_expected)
 			snprintf(r->pt->why, sizeof(r->pt->why), "server agent %s", st);
 		return;
 	}
-	if (r->phase < RUN_STOP && !clean)
+	if (r->phase < RUN_STOP && !clean && !lost)
 		fprintf(stderr, "rdmacap: client agent %d (pid %d) %s\n", a->idx, (int)pid, st);
 	/* its pending clients fail; connected ones are lost unless it reported them */
 	rec_fail_pending(r, a, "agent", st);
 	if (r->phase < RUN_STOP)
-		rec_agent_lost(r, a, st);
+		rec_agent_lost(r, a, "agent", st);
 	if (!a->connected) {
 		a->connected = true;
 		r->n_connected_agents++;
@@ -124,6 +126,10 @@ void lp_progress(struct run *r, bool force)
 {
 	double now = clock_s();
 
+	/* not a terminal: one plain line when a phase settles */
+	if (!r->c->tty && force)
+		fprintf(stderr, "rdmacap: [%ld clients] connected %ld failed %ld  %.1fs\n",
+			r->pt->clients, r->nconn_ok, r->nconn_fail, r->t_go ? now - r->t_go : 0.0);
 	if (!r->c->tty || (!force && now - r->last_progress < 0.2))
 		return;
 	r->last_progress = now;

@@ -98,9 +98,15 @@ static int pt_connect(struct run *r)
 		return -1;
 	if (e == LP_DEADLINE) {
 		pt->timeout_connect = true;
-		for (long i = r->nsrv; i < r->nag; i++)
-			if (!r->ag[i].connected)
-				rec_fail_pending(r, &r->ag[i], "connect-phase", "timeout");
+		for (long i = r->nsrv; i < r->nag; i++) {
+			struct agt_agent *a = &r->ag[i];
+
+			/* not one record since "go": its host, not its clients, is what failed */
+			if (!a->connected && !a->ok && !a->fail)
+				lost_silent(r, a, clock_s() - r->t_go);
+			if (!a->connected)
+				rec_fail_pending(r, a, "connect-phase", "timeout");
+		}
 	}
 	return 0;
 }
@@ -133,13 +139,18 @@ static void pt_traffic(struct run *r)
 		fprintf(stderr, "rdmacap: client agent %d (pid %d): run: %s\n", a->idx, (int)a->pid,
 			strerror(errno));
 		lp_reap(r);
-		rec_agent_lost(r, a, "run: EPIPE");
+		rec_agent_lost(r, a, "agent", "run: EPIPE");
 	}
 	if (waiting &&
 	    pf_traffic(r, pt_all_results, t0,
 		       t0 + (double)dl_traffic_ns((uint64_t)pt->timeout_s, (uint64_t)p->think_ms,
-						  (uint64_t)p->msgs) / 1e9 + DL_GRACE_S) == LP_DEADLINE)
+						  (uint64_t)p->msgs) / 1e9 + DL_GRACE_S) == LP_DEADLINE) {
 		pt->timeout_traffic = true;
+		/* an agent's own deadline sends its result DL_GRACE_S before this one */
+		for (long i = r->nsrv; i < r->nag; i++)
+			if (!r->ag[i].result)
+				lost_silent(r, &r->ag[i], clock_s() - t0);
+	}
 	pt->t_traffic_s = clock_s() - t0;
 	pf_undo(r);
 }

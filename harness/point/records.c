@@ -77,14 +77,14 @@ void rec_agent_done(struct run *r, struct agt_agent *a)
 	r->n_result_agents++;
 }
 
-void rec_agent_lost(struct run *r, struct agt_agent *a, const char *why)
+void rec_agent_lost(struct run *r, struct agt_agent *a, const char *call, const char *why)
 {
 	if (a->result)
 		return;
 	if (a->ok) {
 		/* connected clients whose traffic never reported: lost, and why */
 		r->pt->lost += (uint64_t)a->ok;
-		rec_fail(r, -1, "agent", 0, why);
+		rec_fail(r, -1, call, 0, why);
 		for (long id = a->first; id < a->first + a->n; id++)
 			if (r->st[id] == RUN_OK)
 				pf_mark_lost(r, id);
@@ -160,6 +160,7 @@ static void rec_conn(struct run *r, struct agt_agent *a, const struct proto_rec 
 static void rec_error(struct run *r, struct agt_agent *a, const struct proto_fail *f)
 {
 	fprintf(stderr, "rdmacap: agent %d: %s: %s\n", a->idx, f->call, f->errname);
+	a->fatal = true;
 	if (a->server)
 		snprintf(r->pt->why, sizeof(r->pt->why), "server agent: %s: %s", f->call,
 			 f->errname);

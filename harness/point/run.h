@@ -17,6 +17,7 @@
  *   pfault.c   --fault in the traffic phase: when, the wait, the undo,
  *              what it cost (fault.h strikes)                            pf_
  *   memfloor.c MemAvailable against --mem-floor at the sampler's tick    mf_
+ *   lost.c     a --hosts host lost mid-point: named, its clients failed  lost_
  *
  * Data flows one way: plan -> layout -> agents -> records -> verdict; the
  * TAP and JSON writers (harness/out/: pointtap.c, json.c, through fig.h) read
@@ -97,8 +98,8 @@ void lp_progress(struct run *r, bool force);
 int rec_line(void *ctx, struct agt_agent *a, char *line);
 void rec_fail(struct run *r, long id, const char *call, int err, const char *errname);
 void rec_fail_pending(struct run *r, struct agt_agent *a, const char *call, const char *errname);
-/* Agent a will send no result: its connected clients are lost, named by 'why'. */
-void rec_agent_lost(struct run *r, struct agt_agent *a, const char *why);
+/* Agent a will send no result: its connected clients are lost, named by call and 'why'. */
+void rec_agent_lost(struct run *r, struct agt_agent *a, const char *call, const char *why);
 /* Agent a owes no result (nothing to run, or lost): stop waiting for it. */
 void rec_agent_done(struct run *r, struct agt_agent *a);
 
@@ -134,6 +135,17 @@ void vd_verdict(struct run *r);
 
 /* cause.c: the cause behind the point's failures, explained into pt->cause. */
 void cause_pick(struct run *r);
+
+/*
+ * lost.c: a --hosts host lost mid-point. lost_ended: agent a's launcher ended
+ * with 'status' before "stop"; true when that means its host is lost (then
+ * named, its clients failed, a server host's loss the point's why).
+ * lost_silent: a's phase deadline (deadline_s) passed with no record from it.
+ * lost_cause: the lost hosts first in pt->cause.
+ */
+bool lost_ended(struct run *r, struct agt_agent *a, int status);
+void lost_silent(struct run *r, struct agt_agent *a, double deadline_s);
+void lost_cause(struct run *r);
 
 /* pfault.c */
 void pf_init(struct run *r);               /* before the agents start: flt_arm */

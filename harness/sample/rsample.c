@@ -56,10 +56,13 @@ static int rsmp_read(struct run *r, enum rsmp_when w)
 
 	for (int k = 0; hs && k < hs->n; k++) {
 		struct rsmp_host *h = &hs->h[k];
-		int st = rm_cmd(rm, k, RSMP_CMD, out, sizeof(out), RSMP_TIMEOUT_S);
+		int st = h->lost[0] ? -1 : rm_cmd(rm, k, RSMP_CMD, out, sizeof(out), RSMP_TIMEOUT_S);
 
 		h->valid[w] = false;
-		if (st) {
+		if (h->lost[0]) {
+			snprintf(h->err, sizeof(h->err), "%s: not read: lost", rsmp_when_name[w]);
+			bad++;
+		} else if (st) {
 			snprintf(h->err, sizeof(h->err), "%s: %.120s", rsmp_when_name[w], out);
 			bad++;
 		} else if (rsmp_parse(h, w, out)) {
@@ -195,6 +198,10 @@ void rsmp_tap(struct tap *t, const struct rsmp_hosts *hs)
 			 h->server ? "server" : "client", h->device[0] ? h->device : "all", h->agents,
 			 h->clients, h->connected, h->failed, h->slab_kb[RSMP_BASE],
 			 h->slab_kb[RSMP_PEAK], b, p, a, h->err[0] ? " error=" : "", h->err);
+		if (h->lost[0])
+			tap_diag(t, "host_lost host=%s role=%s phase=%s after_s=%.1f clients=%ld cause=%s",
+				 h->dest, h->server ? "server" : "client", h->lost_phase, h->lost_s,
+				 h->lost_clients, h->lost);
 		ag += h->agents;
 		cl += h->clients;
 		ok += h->connected;
@@ -226,6 +233,11 @@ json_t *rsmp_json(const struct rsmp_hosts *hs)
 					    json_null());
 		if (h->err[0])
 			json_object_set_new(o, "error", json_string(h->err));
+		if (h->lost[0])
+			json_object_set_new(o, "lost", json_pack("{s:s, s:s, s:f, s:I}", "cause", h->lost,
+								 "phase", h->lost_phase, "after_s",
+								 h->lost_s, "clients",
+								 (json_int_t)h->lost_clients));
 		json_array_append_new(arr, o);
 		ag += h->agents;
 		cl += h->clients;

@@ -30,6 +30,8 @@
 
 enum rsmp_when { RSMP_BASE, RSMP_PEAK, RSMP_AFTER, RSMP_N };
 
+#define RSMP_LOST_MAX 128
+
 struct rsmp_host {
 	char dest[HOSTS_NAME_MAX + 34];
 	char device[64];
@@ -39,6 +41,11 @@ struct rsmp_host {
 	uint64_t res[RSMP_N][SMP_NRES];
 	long slab_kb[RSMP_N];
 	char err[160];          /* why a reading failed, "" if none did */
+	/* lost mid-point (harness/point/lost.c): not read again in this point */
+	char lost[RSMP_LOST_MAX]; /* the cause, "" = not lost */
+	const char *lost_phase;   /* the phase it was lost in */
+	double lost_s;            /* when: seconds after "go" (before it: after the start) */
+	long lost_clients;        /* its clients failed or lost with it */
 };
 
 struct rsmp_hosts {
@@ -55,9 +62,13 @@ void rsmp_peak(struct run *r);
 /* Agents gone: each host back at its baseline within a few seconds, or a leak. */
 void rsmp_after(struct run *r);
 
-/* "# host=... role=... agents=..." per host, then "# hosts_total ...". */
+/*
+ * "# host=... role=... agents=..." per host, "# host_lost host=... role=...
+ * phase=... after_s=... clients=... cause=..." after a lost one's, then
+ * "# hosts_total ...".
+ */
 void rsmp_tap(struct tap *t, const struct rsmp_hosts *hs);
-/* {"hosts": [...], "total": {...}} */
+/* {"hosts": [...], "total": {...}}; a lost host has "lost": {cause, phase, after_s, clients} */
 json_t *rsmp_json(const struct rsmp_hosts *hs);
 
 #endif

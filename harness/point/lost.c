@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A host lost mid-point (--hosts): its launcher's channel ended before "stop"
+ * (ssh exits 255 when the connection closed or ServerAlive found the peer
+ * silent; srun or mpirun end when their step or job lost the node), or a phase
+ * deadline passed with no record from its agent. The host is named once, with
+ * the first cause and when (stderr now, TAP and JSON through rsample.h); its
+ * clients count as failed with that cause; a lost server host ends the point,
+ * whose figures so far are kept.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "common/clock.h"
+#include "harness/hosts/remote.h"
+#include "harness/sample/rsample.h"
+#include "harness/point/run.h"
+
+static const char *const lost_phase[RUN_NPHASES] = {
+	[RUN_START] = "start", [RUN_CONNECT] = "connect",
+	[RUN_TRAFFIC] = "traffic", [RUN_STOP] = "stop",
+};
+
+/* The servers are on host 0, client agent j on 1 + j % client hosts (spawn.c). */
+static struct rsmp_host *lost_host(struct run *r, const struct agt_agent *a)
+{
+	struct rsmp_hosts *hs = r->pt->hosts;
+	long i = a - r->ag;
+
+	if (!hs || hs->n < 2)
+		return NULL;
+	return &hs->h[i < r->nsrv ? 0 : 1 + (i - r->nsrv) % (hs->n - 1)];
+}
+
+/* The host of agent a lost by 'cause'; its clients fail as call "host", errname 'word'. */
+static void lost_mark(struct run *r, struct agt_agent *a, const char *word, const char *cause)
+{
+	struct rsmp_host *h = lost_host(r, a);
+	long before = r->nconn_fail, ok = a->result ? 0 : a->ok;
+
+	if (!h)
+		return;
+	if (!h->lost[0]) {
+		snprintf(h->lost, sizeof(h->lost), "%s", cause);
+		h->lost_phase = lost_phase[r->phase];
+		h->lost_s = clock_s() - (r->t_go ? r->t_go : r->t_start);
+		fprintf(stderr, "rdmacap: host %s (%s) lost in the %s phase, %.1f s after %s: %s\n",
+			h->dest, h->server ? "server" : "client", h->lost_phase, h->lost_s,
+			r->t_go ? "go" : "the start", cause);
+	}
+	if (a->server) {
+		if (!r->pt->why[0])
+			snprintf(r->pt->why, sizeof(r->pt->why), "server host %s lost in the %s phase: %s",
+				 h->dest, h->lost_phase, h->lost);
+		return;
+	}
+	rec_fail_pending(r, a, "host", word);
+	rec_agent_lost(r, a, "host", word);
+	h->lost_clients += r->nconn_fail - before + ok;
+}
+
+bool lost_ended(struct run *r, struct agt_agent *a, int status)
+{
+	const struct rm_ctx *rm = r->c->remote;
+	bool gone;
+	char st[48], cause[RSMP_LOST_MAX];
+
+	if (!rm || r->phase >= RUN_STOP || (a->server && r->srv_kill_expected))
+		return false;
+	/*
+	 * ssh's own failure is exit 255, the agent's end is its status; a step or
+	 * job that lost its node ends without the agent's fatal record.
+	 */
+	if (rm->launcher == HOSTS_SSH)
+		gone = WIFEXITED(status) && WEXITSTATUS(status) == 255;
+	else
+		gone = !a->fatal && !(WIFEXITED(status) && !WEXITSTATUS(status));
+	if (!gone)
+		return false;
+	agt_status_str(status, st, sizeof(st));
+	snprintf(cause, sizeof(cause), "channel EOF: %s ended (%s)", hosts_launcher(rm->launcher),
+		 st);
+	lost_mark(r, a, "channel-eof", cause);
+	return true;
+}
+
+void lost_silent(struct run *r, struct agt_agent *a, double deadline_s)
+{
+	char cause[RSMP_LOST_MAX];
+
+	if (!r->c->remote || a->exited)
+		return;
+	snprintf(cause, sizeof(cause), "deadline: no record within the %s phase's %.0f s",
+		 lost_phase[r->phase], deadline_s);
+	lost_mark(r, a, "no-record", cause);
+}
+
+void lost_cause(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	const struct rsmp_hosts *hs = pt->hosts;
+	char rest[sizeof(pt->cause)], *p = pt->cause;
+	size_t left = sizeof(pt->cause);
+
+	if (!hs)
+		return;
+	snprintf(rest, sizeof(rest), "%s", pt->cause);
+	for (int k = 0; k < hs->n; k++) {
+		const struct rsmp_host *h = &hs->h[k];
+		int n;
+
+		if (!h->lost[0])
+			continue;
+		n = snprintf(p, left, "%shost %s (%s) lost in the %s phase, %.1f s in: %s, %ld clients "
+			     "failed with it", p == pt->cause ? "" : "; ", h->dest,
+			     h->server ? "server" : "client", h->lost_phase, h->lost_s, h->lost,
+			     h->lost_clients);
+		if (n < 0 || (size_t)n >= left)
+			return;
+		p += n;
+		left -= (size_t)n;
+	}
+	if (p != pt->cause && rest[0])
+		snprintf(p, left, "; %s", rest);
+}
