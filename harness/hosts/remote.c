@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Remote hosts over OpenSSH: run one command, copy one file, and the ssh
- * command line of an agent whose life ends with its channel (see remote.h).
+ * Remote hosts through a launcher (launch.h builds its words): run one
+ * command, copy one file, and the command line of an agent whose life ends
+ * with its channel, step or job (see remote.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,48 +18,13 @@
 
 #include "common/clock.h"
 #include "harness/point/agent.h"
+#include "harness/hosts/launch.h"
 #include "harness/hosts/remote.h"
 
-/*
- * ssh ConnectTimeout: the TCP connect and the server's banner. A host that does
- * not exist fails at once (no route, no ARP answer); this bounds a silent one.
- * An sshd under emulation sends its banner up to ~5 s after it accepted: the
- * bound is 3 times that.
- */
-#define RM_CONNECT_S 15
 #define RM_CMD_S 30      /* one remote command or copy */
 #define RM_LOGIN_S 120   /* one ssh login (key exchange and the user's shell), see remote.h */
-#define RM_ALIVE_S 2     /* ServerAliveInterval: a dead peer is noticed in ~6 s */
 #define RM_PERSIST_S 30  /* a shared connection outlives its last use by this */
 #define RM_WATCHDOG_KILL_S 5
-
-/*
- * Options of every ssh and scp: no prompt, fail fast, notice a dead peer;
- * with ctl, through the host's shared connection (rm_masters) when it is up,
- * or as that connection (master).
- */
-static int rm_opts(char **v, int n, const char *ctl, bool master, char *cp, size_t cplen)
-{
-	static char *const o[] = { "-o", "BatchMode=yes", "-o", "ConnectTimeout=15",
-				   "-o", "ServerAliveInterval=2", "-o", "ServerAliveCountMax=3" };
-	const char *cfg = getenv("RDMACAP_SSH_CONFIG");
-
-	_Static_assert(RM_CONNECT_S == 15 && RM_ALIVE_S == 2, "the options above");
-	for (size_t i = 0; i < sizeof(o) / sizeof(o[0]); i++)
-		v[n++] = o[i];
-	if (cfg && *cfg) {
-		v[n++] = "-F";
-		v[n++] = (char *)cfg;
-	}
-	if (ctl && *ctl) {
-		snprintf(cp, cplen, "ControlPath=%s/%%C", ctl);
-		v[n++] = "-o";
-		v[n++] = cp;
-		v[n++] = "-o";
-		v[n++] = master ? "ControlMaster=yes" : "ControlMaster=no";
-	}
-	return n;
-}
 
 struct rm_proc {
 	pid_t pid;
@@ -154,80 +120,22 @@ static int rm_exec(char *const argv[], char *out, size_t outlen, int timeout_s)
 	return rm_wait(&p, argv[0], out, outlen, p.t0 + timeout_s);
 }
 
-struct rm_sshv {
-	char *v[32];
-	char port[8];
-	char cp[RM_DIR_MAX + 32];
-};
-
-/* "ssh OPTIONS [-p PORT] -T DEST --": the words before the command. */
-static int rm_ssh_argv(const struct hosts_host *h, const char *ctl, bool master,
-		       struct rm_sshv *a)
+/* The words before host k's command string, by the run's launcher (launch.h). */
+static int rm_cmd_argv(const struct rm_ctx *r, int k, bool share, struct launch_argv *a)
 {
-	int n = 0;
+	const struct hosts_host *h = &r->list.h[k];
 
-	a->v[n++] = "ssh";
-	n = rm_opts(a->v, n, ctl, master, a->cp, sizeof(a->cp));
-	if (h->port) {
-		snprintf(a->port, sizeof(a->port), "%u", h->port);
-		a->v[n++] = "-p";
-		a->v[n++] = a->port;
-	}
-	a->v[n++] = "-T";
-	a->v[n++] = (char *)h->dest;
-	a->v[n++] = "--";
-	return n;
-}
-
-/*
- * "srun ... -w NODE -- sh -c" (a job step of one task on that node, beside the
- * others: --overlap) or "mpirun -np 1 --host NODE sh -c" (an MPI job of one
- * process, whose ssh follows RDMACAP_SSH_CONFIG too): the words before the
- * command string, which sh runs there as sshd's login shell would.
- */
-static int rm_job_argv(int launcher, const struct hosts_host *h, struct rm_sshv *a)
-{
-	static char *const srun[] = { "srun", "--nodes=1", "--ntasks=1", "--overlap", "--quiet",
-				      "--job-name=rdmacap" };
-	const char *cfg = getenv("RDMACAP_SSH_CONFIG");
-	int n = 0;
-
-	if (launcher == HOSTS_SRUN) {
-		for (size_t i = 0; i < sizeof(srun) / sizeof(srun[0]); i++)
-			a->v[n++] = srun[i];
-		a->v[n++] = "-w";
-		a->v[n++] = (char *)h->name;
-		a->v[n++] = "--";
-	} else {
-		a->v[n++] = "mpirun";
-		if (cfg && *cfg) {
-			snprintf(a->cp, sizeof(a->cp), "-F %s", cfg);
-			a->v[n++] = "--mca";
-			a->v[n++] = "plm_rsh_args";
-			a->v[n++] = a->cp;
-		}
-		a->v[n++] = "-np";
-		a->v[n++] = "1";
-		a->v[n++] = "--host";
-		a->v[n++] = (char *)h->name;
-	}
-	a->v[n++] = "sh";
-	a->v[n++] = "-c";
-	return n;
-}
-
-/* The words before host k's command string, by the run's launcher. */
-static int rm_cmd_argv(const struct rm_ctx *r, int k, bool share, struct rm_sshv *a)
-{
-	if (r->launcher != HOSTS_SSH)
-		return rm_job_argv(r->launcher, &r->list.h[k], a);
-	return rm_ssh_argv(&r->list.h[k], share ? r->ctl : NULL, false, a);
+	if (r->launcher == HOSTS_SRUN)
+		return lsrun_argv(h, a);
+	if (r->launcher == HOSTS_MPIRUN)
+		return lmpi_argv(h, a);
+	return lssh_argv(h, share ? r->ctl : NULL, false, a);
 }
 
 int rm_cmd(const struct rm_ctx *r, int k, const char *cmd, char *out, size_t outlen,
 	   int timeout_s)
 {
-	struct rm_sshv a;
+	struct launch_argv a;
 	int n = rm_cmd_argv(r, k, true, &a);
 
 	a.v[n++] = (char *)cmd;
@@ -240,7 +148,7 @@ static int rm_copy_in(const struct rm_ctx *r, int k, const char *local, const ch
 		      char *out, size_t outlen)
 {
 	char cmd[RM_PATH_MAX + 16];
-	struct rm_sshv a;
+	struct launch_argv a;
 	struct rm_proc p;
 	int n = rm_cmd_argv(r, k, true, &a);
 
@@ -258,24 +166,11 @@ static int rm_copy_in(const struct rm_ctx *r, int k, const char *local, const ch
 static int rm_copy(const struct rm_ctx *r, int k, char *const local[], const char *remote,
 		   char *out, size_t outlen)
 {
-	const struct hosts_host *h = &r->list.h[k];
-	char *v[40], port[8], cp[RM_DIR_MAX + 32], dst[HOSTS_NAME_MAX + 64 + RM_PATH_MAX];
-	int n = 0;
+	char dst[HOSTS_NAME_MAX + 64 + RM_PATH_MAX];
+	struct launch_argv a;
 
-	v[n++] = "scp";
-	n = rm_opts(v, n, r->ctl, false, cp, sizeof(cp));
-	if (h->port) {
-		snprintf(port, sizeof(port), "%u", h->port);
-		v[n++] = "-P";
-		v[n++] = port;
-	}
-	snprintf(dst, sizeof(dst), "%s:%s", h->dest, remote);
-	v[n++] = "-pq";
-	for (int i = 0; local[i] && n < 36; i++)
-		v[n++] = local[i];
-	v[n++] = dst;
-	v[n] = NULL;
-	return rm_exec(v, out, outlen, RM_CMD_S);
+	lssh_scp(&r->list.h[k], r->ctl, local, remote, dst, sizeof(dst), &a);
+	return rm_exec(a.v, out, outlen, RM_CMD_S);
 }
 
 /* The last line ssh or the command said, for a one-line cause. */
@@ -364,25 +259,17 @@ static int rm_masters(struct rm_ctx *r, char *why, size_t len)
 
 	for (k = 0; k < r->list.n; k++) {
 		const struct hosts_host *h = &r->list.h[k];
-		struct rm_sshv a;
-		char persist[40];
+		struct launch_argv a;
 		int n;
 
 		if (r->launcher == HOSTS_SSH) {
-			/* "-T DEST --" becomes "-o ControlPersist=N -f -N DEST" */
-			n = rm_ssh_argv(h, r->ctl, true, &a) - 3;
-			snprintf(persist, sizeof(persist), "ControlPersist=%d", RM_PERSIST_S);
-			a.v[n++] = "-o";
-			a.v[n++] = persist;
-			a.v[n++] = "-f";
-			a.v[n++] = "-N";
-			a.v[n++] = (char *)h->dest;
+			lssh_master(h, r->ctl, RM_PERSIST_S, &a);
 		} else {
 			/* no login to share: how long one step or job takes to start there */
-			n = rm_job_argv(r->launcher, h, &a);
+			n = rm_cmd_argv(r, k, false, &a);
 			a.v[n++] = "true";
+			a.v[n] = NULL;
 		}
-		a.v[n] = NULL;
 		if (rm_start(a.v, NULL, &p[k])) {
 			snprintf(why, len, "%s: ssh: %s", h->dest, strerror(errno));
 			rc = -1;
@@ -416,7 +303,7 @@ static int rm_host(struct rm_ctx *r, int k, bool push, const char *tls_dir, char
 	snprintf(dir, sizeof(dir), "/tmp/rdmacap-%s-h%d", r->run, k);
 	snprintf(cmd, sizeof(cmd), "mkdir -m 700 '%s' && { test -x '%s' || %s; }", dir,
 		 r->agent[k], push ? "true" : "echo no-agent");
-	st = rm_cmd(r, k, cmd, out, sizeof(out), RM_CONNECT_S + RM_CMD_S);
+	st = rm_cmd(r, k, cmd, out, sizeof(out), LSSH_CONNECT_S + RM_CMD_S);
 	r->cmd_s = fmax(r->cmd_s, clock_s() - t0);
 	if ((st == 255 && r->launcher == HOSTS_SSH) || st < 0) {
 		snprintf(why, len, "%s: unreachable over %s: %s", h->dest,
@@ -534,13 +421,9 @@ static void rm_unshare(struct rm_ctx *r)
 	if (!r->ctl[0])
 		return;
 	for (int k = 0; k < r->list.n; k++) {
-		struct rm_sshv a;
-		int n = rm_ssh_argv(&r->list.h[k], r->ctl, false, &a) - 3;
+		struct launch_argv a;
 
-		a.v[n++] = "-O";
-		a.v[n++] = "exit";
-		a.v[n++] = (char *)r->list.h[k].dest;
-		a.v[n] = NULL;
+		lssh_exit(&r->list.h[k], r->ctl, &a);
 		rm_exec(a.v, out, sizeof(out), RM_CMD_S);
 	}
 	d = opendir(r->ctl);
@@ -565,7 +448,7 @@ void rm_close(struct rm_ctx *r)
 		if (!r->dir[k][0])
 			continue;
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->dir[k]);
-		if (rm_cmd(r, k, cmd, out, sizeof(out), RM_CONNECT_S + RM_CMD_S))
+		if (rm_cmd(r, k, cmd, out, sizeof(out), LSSH_CONNECT_S + RM_CMD_S))
 			fprintf(stderr, "rdmacap: %s: %s not removed: %s (rdmacap down --hosts)\n",
 				r->list.h[k].dest, r->dir[k], rm_last(out));
 		r->dir[k][0] = '\0';
@@ -591,7 +474,7 @@ int rm_argv(const struct rm_ctx *r, int k, bool share, char *const argv[], long 
 {
 	char *cmd = NULL;
 	size_t clen = 0;
-	struct rm_sshv a;
+	struct launch_argv a;
 	FILE *f = open_memstream(&cmd, &clen);
 	int n, rc = 0;
 
@@ -649,7 +532,7 @@ int rm_down(const char *hosts, int launcher, FILE *log, int *removed)
 	}
 	r->launcher = launcher; /* no shared connection: ctl "" */
 	for (int k = 0; k < l->n; k++) {
-		int st = rm_cmd(r, k, rm_down_sh, out, sizeof(out), RM_CONNECT_S + RM_CMD_S);
+		int st = rm_cmd(r, k, rm_down_sh, out, sizeof(out), LSSH_CONNECT_S + RM_CMD_S);
 		int a = 0, d = 0;
 		const char *last = rm_last(out);
 

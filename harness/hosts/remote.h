@@ -32,7 +32,8 @@
  * emulation: rm_open measures both and rm_start_s() derives from them how
  * long an agent may take to start there.
  *
- * Uses: harness/hosts/hosts.h, libc. Logs to stderr ("rdmacap: HOST: ...").
+ * Uses: harness/hosts/hosts.h, harness/hosts/launch.h (each launcher's
+ * words), libc. Logs to stderr ("rdmacap: HOST: ...").
  */
 #ifndef RDC_HARNESS_REMOTE_H
 #define RDC_HARNESS_REMOTE_H
