@@ -76,16 +76,17 @@ static int hm_up(struct hp_plan *p, struct tap *t)
 /* --hosts slurm: the allocation's nodes, named before the plan is written; 0 or -1 (said) */
 static int hm_slurm(struct hp_plan *p, struct tap *t)
 {
-	static char nodes[HOSTS_MAX * 64];
+	static char nodes[HOSTS_MAX * 64], hosts[HOSTS_MAX * 128];
 	char why[256];
 
-	if (!p->hosts || strcmp(p->hosts, HOSTS_SLURM))
+	if (!p->hosts || !hosts_is_slurm(p->hosts))
 		return 0;
-	if (rm_slurm_nodes(nodes, sizeof(nodes), why, sizeof(why))) {
-		tap_bail(t, "--hosts %s: %s", HOSTS_SLURM, why);
+	if (rm_slurm_nodes(nodes, sizeof(nodes), why, sizeof(why)) ||
+	    hosts_slurm(p->hosts, nodes, hosts, sizeof(hosts), why, sizeof(why))) {
+		tap_bail(t, "--hosts %s: %s", p->hosts, why);
 		return -1;
 	}
-	p->hosts = nodes;
+	p->hosts = hosts;
 	return 0;
 }
 

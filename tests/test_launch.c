@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the launchers' words (harness/hosts/launch.h) and of a lost
- * host in a --hosts point's TAP and JSON (harness/sample/rsample.h).
+ * Unit tests of the launchers' words (harness/hosts/launch.h), --server-host
+ * and --hosts slurm's node devices (harness/hosts/hosts.h), and of a lost host
+ * in a --hosts point's TAP and JSON (harness/sample/rsample.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,30 @@ static void t_words(void)
 	unsetenv("RDMACAP_SSH_CONFIG");
 }
 
+static void t_hosts(void)
+{
+	struct hosts_list l;
+	char out[256], err[256];
+
+	tap_ok(&t, !hosts_parse("a,b/rxe1,c", &l, err, sizeof(err)) &&
+		   !hosts_server_first(&l, "c", err, sizeof(err)) && !strcmp(l.h[0].name, "c") &&
+		   !strcmp(l.h[1].name, "a") && !strcmp(l.h[2].name, "b") &&
+		   !strcmp(l.h[2].device, "rxe1"), "--server-host: that host first, the others in order");
+	tap_ok(&t, hosts_server_first(&l, "d", err, sizeof(err)) && strstr(err, "d: not one"),
+	       "--server-host: a host not in the list refused: %s", err);
+	tap_ok(&t, hosts_is_slurm("slurm") && hosts_is_slurm("slurm:n1/x") &&
+		   !hosts_is_slurm("slurmy,b"), "--hosts slurm and slurm:... are the allocation's");
+	tap_ok(&t, !hosts_slurm("slurm:n2/mlx5_1,n0/mlx5_0", "n0,n1,n2", out, sizeof(out), err,
+				sizeof(err)) && !strcmp(out, "n0/mlx5_0,n1,n2/mlx5_1"),
+	       "--hosts slurm:NODE/DEV: each node's device, the allocation's order: %s", out);
+	tap_ok(&t, hosts_slurm("slurm:n5/x", "n0,n1", out, sizeof(out), err, sizeof(err)) &&
+		   strstr(err, "not in the allocation"), "--hosts slurm: a node outside it refused");
+	tap_ok(&t, hosts_slurm_check("slurm:n1", err, sizeof(err)) &&
+		   hosts_slurm_check("slurm:root@n1/x", err, sizeof(err)) &&
+		   !hosts_slurm_check("slurm", err, sizeof(err)),
+	       "--hosts slurm: NODE/DEVICE words only");
+}
+
 static void t_lost(void)
 {
 	struct rsmp_hosts hs = { .n = 3 };
@@ -104,8 +129,9 @@ static void t_lost(void)
 int main(void)
 {
 	tap_init(&t, stdout);
-	tap_plan(&t, 10);
+	tap_plan(&t, 16);
 	t_words();
+	t_hosts();
 	t_lost();
 	tap_totals(&t);
 	return tap_exit_code(&t);

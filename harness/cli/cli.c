@@ -77,8 +77,12 @@ const struct hp_opt hp_opts[] = {
 	  "host: the server's IPv4 or IPv6 address; default: the device's, or the server host's" },
 	{ "tune", 0, HP_O_TUNE, LOAD, HG_TOPO, NULL, 0, 0, NULL,
 	  "host: set the sysctls that would help, restored at the end" },
-	{ "hosts", 1, HP_O_HOSTS, LOAD | B(HP_DOWN), HG_TOPO, "FILE|LIST", 0, 0, NULL,
-	  "[user@]host[:port],...: the server host, then the client hosts (over ssh)" },
+	{ "hosts", 1, HP_O_HOSTS, LOAD | B(HP_DOWN), HG_TOPO, "FILE|LIST|slurm[:NODE/DEV,...]", 0, 0,
+	  NULL, "[user@]host[:port][/device],...: the server host, then the client hosts (over "
+	  "ssh); slurm: the allocation's nodes, NODE/DEV naming a node's device" },
+	{ "server-host", 1, HP_O_SERVER_HOST, LOAD, HG_TOPO, "NAME", 0, 0, NULL,
+	  "hosts: the host of --hosts that runs the server agents (slurm: a node of the "
+	  "allocation); default: the first" },
 	{ "agent-path", 1, HP_O_AGENT_PATH, LOAD | B(HP_DOWN), HG_TOPO, "PATH", 0, 0, NULL,
 	  "hosts: the agent on the remote hosts; default: the local agent's path" },
 	{ "push", 0, HP_O_PUSH, LOAD, HG_TOPO, NULL, 0, 0, NULL,
@@ -291,6 +295,7 @@ static int hp_apply(struct hp_plan *p, const struct hp_opt *o, const char *v)
 	}
 	case HP_O_TUNE: p->tune = true; return 0;
 	case HP_O_HOSTS: p->hosts = v; return 0;
+	case HP_O_SERVER_HOST: p->server_host = v; return *v && *v != '-' ? 0 : -1;
 	case HP_O_AGENT_PATH: p->agent_path = v; return *v == '/' ? 0 : -1;
 	case HP_O_PUSH: p->push = true; return 0;
 	case HP_O_LAUNCHER: return hp_word(o->arg, v, &p->launcher);

@@ -112,14 +112,16 @@ static int clicheck_launcher(const struct hp_plan *p, FILE *err)
 	if (p->launcher != HOSTS_SSH && !p->hosts)
 		return usage_fail(err, p->cmd, "--launcher is an option of --hosts");
 	if (!p->hosts || p->launcher == HOSTS_SSH) {
-		if (p->hosts && !strcmp(p->hosts, HOSTS_SLURM))
+		if (p->hosts && hosts_is_slurm(p->hosts))
 			return usage_fail(err, p->cmd, "--hosts %s: the nodes of a Slurm "
 					  "allocation, reached with --launcher srun", HOSTS_SLURM);
 		return 0;
 	}
 	if (p->push)
 		return usage_fail(err, p->cmd, "--push copies with scp: a --launcher ssh option");
-	if (!strcmp(p->hosts, HOSTS_SLURM)) {
+	if (hosts_is_slurm(p->hosts)) {
+		if (hosts_slurm_check(p->hosts, msg, sizeof(msg)))
+			return usage_fail(err, p->cmd, "--hosts %s", msg);
 		if (p->launcher != HOSTS_SRUN)
 			return usage_fail(err, p->cmd, "--hosts %s needs --launcher srun",
 					  HOSTS_SLURM);
@@ -147,6 +149,23 @@ static int clicheck_launcher(const struct hp_plan *p, FILE *err)
 	return 0;
 }
 
+/* The --hosts list, and --server-host one of its hosts. 0, or -1 with msg. */
+static int clicheck_hosts(const struct hp_plan *p, char *msg, size_t len)
+{
+	struct hosts_list *l = malloc(sizeof(*l));
+	int rc;
+
+	if (!l) {
+		snprintf(msg, len, "malloc: %s", strerror(errno));
+		return -1;
+	}
+	rc = hosts_parse(p->hosts, l, msg, len);
+	if (!rc && p->server_host)
+		rc = hosts_server_first(l, p->server_host, msg, len);
+	free(l);
+	return rc;
+}
+
 /*
  * --topology host and --hosts: the options that name this host's own device and
  * address mean nothing where rdmacap makes its own rxe; --hosts is a host topology.
@@ -165,9 +184,10 @@ static int clicheck_host(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 	}
 	if (clicheck_launcher(p, err))
 		return -1;
-	if (p->hosts && strcmp(p->hosts, HOSTS_SLURM) &&
-	    hosts_parse(p->hosts, NULL, msg, sizeof(msg)))
+	if (p->hosts && !hosts_is_slurm(p->hosts) && clicheck_hosts(p, msg, sizeof(msg)))
 		return usage_fail(err, p->cmd, "--hosts: %s", msg);
+	if (p->server_host && !p->hosts)
+		return usage_fail(err, p->cmd, "--server-host is an option of --hosts");
 	if ((p->agent_path || p->push) && !p->hosts)
 		return usage_fail(err, p->cmd, "--%s is an option of --hosts",
 			       p->push ? "push" : "agent-path");

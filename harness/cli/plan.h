@@ -64,6 +64,7 @@ struct hp_plan {
 	bool tune;              /* set the sysctls that would help, restore at the end */
 	/* --hosts: agents on other machines over OpenSSH (harness/hosts/hosts.h) */
 	const char *hosts;
+	const char *server_host; /* --server-host: the server host's name, NULL = the first */
 	const char *agent_path; /* the agent's path on every remote host */
 	bool push;              /* scp the agent there first, check its libraries */
 	int launcher;           /* --launcher: enum hosts_launcher (harness/hosts/hosts.h) */

@@ -152,6 +152,114 @@ int hosts_parse(const char *spec, struct hosts_list *l, char *err, size_t len)
 	return rc;
 }
 
+int hosts_server_first(struct hosts_list *l, const char *name, char *err, size_t len)
+{
+	struct hosts_host h;
+	int k;
+
+	for (k = 0; k < l->n && strcmp(l->h[k].name, name); k++)
+		;
+	if (k == l->n) {
+		snprintf(err, len, "--server-host %s: not one of the hosts", name);
+		return -1;
+	}
+	h = l->h[k];
+	memmove(&l->h[1], &l->h[0], (size_t)k * sizeof(l->h[0]));
+	l->h[0] = h;
+	return 0;
+}
+
+int hosts_is_slurm(const char *spec)
+{
+	size_t n = strlen(HOSTS_SLURM);
+
+	return !strncmp(spec, HOSTS_SLURM, n) && (!spec[n] || spec[n] == ':');
+}
+
+/* The NODE/DEVICE words after "slurm:", each into l (no count rule). */
+static int hosts_slurm_words(const char *spec, struct hosts_list *l, char *err, size_t len)
+{
+	const char *s = spec + strlen(HOSTS_SLURM);
+
+	l->n = 0;
+	if (!*s)
+		return 0;
+	for (s++; *s; s += *s == ',') {
+		size_t n = strcspn(s, ",");
+		struct hosts_host *h = &l->h[l->n];
+
+		if (l->n == HOSTS_MAX) {
+			snprintf(err, len, "more than %d nodes", HOSTS_MAX);
+			return -1;
+		}
+		if (hosts_word(s, n, h, err, len))
+			return -1;
+		if (h->user[0] || h->port || !h->device[0]) {
+			snprintf(err, len, "'%.*s': a node's device is NODE/DEVICE", (int)n, s);
+			return -1;
+		}
+		l->n++;
+		s += n;
+	}
+	return 0;
+}
+
+int hosts_slurm_check(const char *spec, char *err, size_t len)
+{
+	struct hosts_list *l = malloc(sizeof(*l));
+	int rc;
+
+	if (!l) {
+		snprintf(err, len, "malloc: %s", strerror(errno));
+		return -1;
+	}
+	rc = hosts_slurm_words(spec, l, err, len);
+	free(l);
+	return rc;
+}
+
+int hosts_slurm(const char *spec, const char *nodes, char *out, size_t olen, char *err,
+		size_t len)
+{
+	struct hosts_list *l = malloc(sizeof(*l));
+	size_t used = 0;
+	int rc = -1, found = 0;
+
+	if (!l) {
+		snprintf(err, len, "malloc: %s", strerror(errno));
+		return -1;
+	}
+	if (hosts_slurm_words(spec, l, err, len))
+		goto out;
+	for (const char *s = nodes; *s; s += *s == ',') {
+		size_t n = strcspn(s, ",");
+		const char *dev = "";
+		int w;
+
+		for (int k = 0; k < l->n; k++)
+			if (strlen(l->h[k].name) == n && !strncmp(l->h[k].name, s, n)) {
+				dev = l->h[k].device;
+				found++;
+			}
+		w = snprintf(out + used, olen - used, "%s%.*s%s%s", used ? "," : "", (int)n, s,
+			     *dev ? "/" : "", dev);
+		if (w < 0 || (size_t)w >= olen - used) {
+			snprintf(err, len, "%s: more nodes than --hosts takes", nodes);
+			goto out;
+		}
+		used += (size_t)w;
+		s += n;
+	}
+	if (found < l->n) {
+		snprintf(err, len, "%s: names a node not in the allocation (%s)", spec, nodes);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(l);
+	return rc;
+}
+
 const char *hosts_launcher(int l)
 {
 	static char w[HOSTS_NLAUNCHERS][8];

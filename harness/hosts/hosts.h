@@ -49,6 +49,25 @@ struct hosts_list {
  */
 int hosts_parse(const char *spec, struct hosts_list *l, char *err, size_t len);
 
+/*
+ * --server-host NAME: the host of l named NAME (its name, without user@,
+ * :port or /device) becomes h[0], the others keep their order. 0, or -1
+ * with err (no such host).
+ */
+int hosts_server_first(struct hosts_list *l, const char *name, char *err, size_t len);
+
+/*
+ * --hosts slurm[:NODE/DEVICE,...]: whether spec names the allocation's nodes;
+ * hosts_slurm_check: the words after "slurm:" are NODE/DEVICE each (no user@
+ * or :port), 0 or -1 with err; hosts_slurm: the node list 'nodes' ("n0,n1",
+ * scontrol's order) with the devices spec names, into out. 0, or -1 with err
+ * (a node not in the allocation, out too small).
+ */
+int hosts_is_slurm(const char *spec);
+int hosts_slurm_check(const char *spec, char *err, size_t len);
+int hosts_slurm(const char *spec, const char *nodes, char *out, size_t olen, char *err,
+		size_t len);
+
 /* Launcher l's word of HOSTS_LAUNCHERS, which is also its program's name. */
 const char *hosts_launcher(int l);
 

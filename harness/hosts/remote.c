@@ -325,14 +325,16 @@ static int rm_host(struct rm_ctx *r, int k, bool push, const char *tls_dir, char
 	return tls_dir ? rm_tls(r, k, tls_dir, why, len) : 0;
 }
 
-int rm_open(struct rm_ctx *r, const char *hosts, int launcher, const char *run,
+int rm_open(struct rm_ctx *r, const char *hosts, const char *server_host, int launcher,
+	    const char *run,
 	    const char *agent_path, bool push, const char *tls_dir, char *why, size_t len)
 {
 	memset(r, 0, sizeof(*r));
 	r->launcher = launcher;
 	snprintf(r->run, sizeof(r->run), "%s", run);
 	snprintf(r->tls_dir, sizeof(r->tls_dir), "%s", tls_dir ? tls_dir : "");
-	if (hosts_parse(hosts, &r->list, why, len))
+	if (hosts_parse(hosts, &r->list, why, len) ||
+	    (server_host && hosts_server_first(&r->list, server_host, why, len)))
 		return -1;
 	snprintf(r->ctl, sizeof(r->ctl), "/tmp/rdmacap-ssh.XXXXXX");
 	if (launcher != HOSTS_SSH)

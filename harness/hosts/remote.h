@@ -60,7 +60,8 @@ struct rm_ctx {
 };
 
 /*
- * Prepares every host for run 'run' started by 'launcher': reachable (ssh
+ * Prepares every host for run 'run' started by 'launcher', server_host (NULL:
+ * the first) first in r->list: reachable (ssh
  * within ConnectTimeout, a step or job started within RM_LOGIN_S), its run
  * directory made, the agent pushed (push: to agent_path, or into the run
  * directory) and its libraries checked (ldd), or found executable at
@@ -68,7 +69,8 @@ struct rm_ctx {
  * (NULL: none) copied into the run directory. 0, or -1 with the host and the
  * cause in why, everything made so far removed.
  */
-int rm_open(struct rm_ctx *r, const char *hosts, int launcher, const char *run,
+int rm_open(struct rm_ctx *r, const char *hosts, const char *server_host, int launcher,
+	    const char *run,
 	    const char *agent_path, bool push, const char *tls_dir, char *why, size_t len);
 
 /*

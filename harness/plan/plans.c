@@ -131,7 +131,7 @@ static int pl_remote(struct pt_ctx *c, const char *run, char *why, size_t len)
 		snprintf(why, len, "malloc: %s", strerror(errno));
 		return -1;
 	}
-	if (rm_open(c->remote, p->hosts, p->launcher, run, p->agent_path, p->push,
+	if (rm_open(c->remote, p->hosts, p->server_host, p->launcher, run, p->agent_path, p->push,
 		    c->tls_dir[0] ? c->tls_dir : NULL, why, len)) {
 		free(c->remote);
 		c->remote = NULL;

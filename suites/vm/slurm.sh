@@ -24,11 +24,13 @@
 #   3   the same with --transport tcp, 200 clients: 100%, verified
 #   4   the JSON carries hosts[3] (node names from the allocation), total, and
 #       every node back_at_base
-#   5   a SIGKILLed rdmacap inside an allocation that outlives it: no agent on
+#   5   --hosts slurm:n2/DEV2 --server-host n1: the server agents on n1, n2's
+#       section names the device given, n0 a client node; tcp 20/20
+#   6   a SIGKILLed rdmacap inside an allocation that outlives it: no agent on
 #       any node 10 s later, no step of it left in the job
-#   6   rdmacap down --hosts slurm --launcher srun removes the run directories
+#   7   rdmacap down --hosts slurm --launcher srun removes the run directories
 #       the killed run left on the nodes (its TLS files), as job steps
-#   7   the RDMA counters after the suite equal those before it
+#   8   the RDMA counters after the suite equal those before it
 #
 #   timeout 600 vm/run --share $PWD -- suites/vm/slurm.sh
 #
@@ -123,7 +125,7 @@ trap cleanup EXIT
 base=$(rdc_res)
 nodes_make "$P" "$NET" 3 || { tap_skip_all "could not make the namespace nodes"; exit 4; }
 make_cluster || { tap_skip_all "could not start munged and Slurm"; exit 4; }
-tap_plan 7
+tap_plan 8
 # srun inside an allocation: every rdmacap below runs as `salloc -N 3 rdmacap ...`
 printf '#!/bin/sh\nexec salloc -Q -N 3 %q "$@"\n' "$REAL_RDMACAP" >"$W/alloc"
 chmod 755 "$W/alloc"
@@ -151,6 +153,13 @@ jq -e '[.points[0].hosts[].host] == ["n0", "n1", "n2"]' "$W/rc.json" >/dev/null 
 jq -e '.points[0].total.connected == 40' "$W/rc.json" >/dev/null || why+=" total"
 jq -e '[.points[0].hosts[] | .back_at_base] | all' "$W/rc.json" >/dev/null || why+=" back_at_base"
 if [ -z "$why" ]; then tap_ok "JSON: hosts[] n0, n1, n2 from the allocation, total 40, every node back at base"; else tap_fail "JSON per node" "$why"; fi
+
+nodes_run server-host --hosts "slurm:n2/${NODE_DEV[2]}" --server-host n1 --launcher srun \
+	--server-addr "${NODE_ADDR[1]}" --transport tcp --clients 20 --msgs 5
+grep -q "# host=n1 role=server " "$OUT" || why+=" n1 not the server host"
+grep -q "# host=n0 role=client device=all " "$OUT" || why+=" n0 not a client node"
+grep -q "# host=n2 role=client device=${NODE_DEV[2]} " "$OUT" || why+=" n2's device not ${NODE_DEV[2]}"
+if [ -z "$why" ]; then tap_ok "--hosts slurm:n2/${NODE_DEV[2]} --server-host n1: server on n1, n2 on its named device, 20/20"; else tap_fail "--hosts slurm:NODE/DEV --server-host" "$why"; fi
 
 # an allocation that outlives rdmacap: its steps must end with rdmacap, not with the job
 JOB=$(salloc -N 3 --no-shell 2>&1 | tee "$W/hold.err" | grep -o 'allocation [0-9]*' | grep -o '[0-9]*')
