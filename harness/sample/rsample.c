@@ -60,8 +60,8 @@ static int rsmp_read(struct run *r, enum rsmp_when w)
 
 		h->valid[w] = false;
 		if (h->lost[0]) {
+			/* not waited for: its counters are unknown, the others' still count */
 			snprintf(h->err, sizeof(h->err), "%s: not read: lost", rsmp_when_name[w]);
-			bad++;
 		} else if (st) {
 			snprintf(h->err, sizeof(h->err), "%s: %.120s", rsmp_when_name[w], out);
 			bad++;
@@ -143,7 +143,8 @@ static bool rsmp_back(struct run *r)
 	if (rsmp_read(r, RSMP_AFTER))
 		return false;
 	for (int k = 0; k < hs->n; k++)
-		if (memcmp(hs->h[k].res[RSMP_AFTER], hs->h[k].res[RSMP_BASE], sizeof(hs->h[k].res[0])))
+		if (!hs->h[k].lost[0] &&
+		    memcmp(hs->h[k].res[RSMP_AFTER], hs->h[k].res[RSMP_BASE], sizeof(hs->h[k].res[0])))
 			return false;
 	return true;
 }

@@ -27,8 +27,20 @@
 #   9   a SIGKILLed orchestrator: no agent on any host 10 s later
 #   10  the same under --launcher mpirun (mpirun gets SIGTERM, ends its job)
 #   11  rdmacap down --hosts removes what those runs left (their run directories)
+#   12  a client host lost mid-run, its veth taken down inside its namespace
+#       during the traffic of a tcp run (20 clients, ~15 s of round trips):
+#       exit 1, "# host_lost host=... role=client" and hosts[1].lost in the
+#       JSON, the other client host's 10/10 kept, within LOST_S, nothing left
+#       on the other hosts; once its link is back, down --hosts leaves nothing
+#   13  the same with the client host's sshd and agents SIGKILLed
+#   14  the server host lost (link down): named, the point's why names it,
+#       both client hosts' figures kept
+#   15  the server host's sshd and agents SIGKILLed: as 14
+#   16  --launcher mpirun, a client host's link down: as 12
+#   17  --launcher mpirun, the server host's processes SIGKILLed: as 15
 #
 #   timeout 900 vm/run --mem 3G --share $PWD -- suites/vm/hosts.sh
+#   HOSTS_ONLY=lost (vm/run --env HOSTS_ONLY=lost): tests 1 and 12-17 only
 #
 # TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
 set -u
@@ -254,7 +266,8 @@ lost() {
 		--think-ms 25 --json "$W/$name.json" >"$W/$name.tap" 2>"$W/$name.err" 3>&- </dev/null &
 	orch=$!
 	rdc_wait_for 120 srv_conns 20 || why+=" never 20 connected;"
-	sleep 1
+	# past the peak's reading of each host (a command each, ~1 s): in the traffic
+	sleep 4
 	t0=${EPOCHREALTIME%.*}
 	case $how in
 	link) ip -n "${NS[$k]}" link set "${P}v$k" down ;;
