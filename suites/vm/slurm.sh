@@ -26,11 +26,15 @@
 #       every node back_at_base
 #   5   --hosts slurm:n2/DEV2 --server-host n1: the server agents on n1, n2's
 #       section names the device given, n0 a client node; tcp 20/20
-#   6   a SIGKILLed rdmacap inside an allocation that outlives it: no agent on
+#   6   a client node lost mid-run (every process in n2's namespace, its
+#       slurmd, slurmstepd and agent, SIGKILLed during a tcp run's traffic):
+#       exit 1, "# host_lost host=n2 role=client", hosts[2].lost in the JSON,
+#       n1's 10/10 kept, within 90 s; n2's slurmd started again
+#   7   a SIGKILLed rdmacap inside an allocation that outlives it: no agent on
 #       any node 10 s later, no step of it left in the job
-#   7   rdmacap down --hosts slurm --launcher srun removes the run directories
+#   8   rdmacap down --hosts slurm --launcher srun removes the run directories
 #       the killed run left on the nodes (its TLS files), as job steps
-#   8   the RDMA counters after the suite equal those before it
+#   9   the RDMA counters after the suite equal those before it
 #
 #   timeout 600 vm/run --share $PWD -- suites/vm/slurm.sh
 #
@@ -93,16 +97,23 @@ make_cluster() {
 		sh "ctl$P" "$W/slurm.conf" "$W/slurmctld.log" </dev/null >"$W/slurmctld.out" 2>&1 &
 	PIDS+=($!)
 	for k in 0 1 2; do
-		mkdir -p "$W/spool$k"
-		# shellcheck disable=SC2016 # expanded by the inner sh
-		ip netns exec "${NODE_NS[$k]}" unshare --uts --mount --propagation private sh -c '
-			hostname "$1" && mount --bind "$2" /var/spool && mkdir -p /var/spool/slurmd &&
-			mount -t cgroup2 none /sys/fs/cgroup && mkdir -p /sys/fs/cgroup/system.slice &&
-			exec slurmd -D -f "$3" -N "$1" -L "$4"' \
-			sh "n$k" "$W/spool$k" "$W/slurm.conf" "$W/slurmd$k.log" </dev/null \
-			>"$W/slurmd$k.out" 2>&1 &
-		PIDS+=($!)
+		start_slurmd "$k"
 	done
+}
+
+# node k's slurmd in its namespace, with its own UTS and mount namespace (again
+# after a test killed it)
+start_slurmd() {
+	local k=$1
+	mkdir -p "$W/spool$k"
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	ip netns exec "${NODE_NS[$k]}" unshare --uts --mount --propagation private sh -c '
+		hostname "$1" && mount --bind "$2" /var/spool && mkdir -p /var/spool/slurmd &&
+		mount -t cgroup2 none /sys/fs/cgroup && mkdir -p /sys/fs/cgroup/system.slice &&
+		exec slurmd -D -f "$3" -N "$1" -L "$4"' \
+		sh "n$k" "$W/spool$k" "$W/slurm.conf" "$W/slurmd$k.log" </dev/null \
+		>"$W/slurmd$k.out" 2>&1 &
+	PIDS+=($!)
 }
 
 idle3() { [ "$(sinfo -h -N -o %T 2>/dev/null | grep -c '^idle')" = 3 ]; }
@@ -125,7 +136,7 @@ trap cleanup EXIT
 base=$(rdc_res)
 nodes_make "$P" "$NET" 3 || { tap_skip_all "could not make the namespace nodes"; exit 4; }
 make_cluster || { tap_skip_all "could not start munged and Slurm"; exit 4; }
-tap_plan 8
+tap_plan 9
 # srun inside an allocation: every rdmacap below runs as `salloc -N 3 rdmacap ...`
 printf '#!/bin/sh\nexec salloc -Q -N 3 %q "$@"\n' "$REAL_RDMACAP" >"$W/alloc"
 chmod 755 "$W/alloc"
@@ -160,6 +171,42 @@ grep -q "# host=n1 role=server " "$OUT" || why+=" n1 not the server host"
 grep -q "# host=n0 role=client device=all " "$OUT" || why+=" n0 not a client node"
 grep -q "# host=n2 role=client device=${NODE_DEV[2]} " "$OUT" || why+=" n2's device not ${NODE_DEV[2]}"
 if [ -z "$why" ]; then tap_ok "--hosts slurm:n2/${NODE_DEV[2]} --server-host n1: server on n1, n2 on its named device, 20/20"; else tap_fail "--hosts slurm:NODE/DEV --server-host" "$why"; fi
+
+# at least N data connections held by the server node (those from the client nodes)
+srv_conns() {
+	[ "$(ip netns exec "${NODE_NS[0]}" ss -Htn state established "( dst ${NODE_ADDR[1]} or dst ${NODE_ADDR[2]} )" | wc -l)" -ge "$1" ]
+}
+
+why=
+t0=
+"$RDMACAP" run --hosts slurm --launcher srun --server-addr "${NODE_ADDR[0]}" --transport tcp \
+	--clients 20 --msgs 600 --think-ms 25 --json "$W/lost.json" >"$W/lost.tap" 2>"$W/lost.err" \
+	3>&- </dev/null &
+orch=$!
+if rdc_wait_for 120 srv_conns 20; then
+	sleep 4 # past the peak's reading of each node: in the traffic
+	t0=${EPOCHREALTIME%.*}
+	for p in $(ip netns pids "${NODE_NS[2]}"); do kill -KILL "$p" 2>/dev/null; done
+else
+	why+=" never 20 connected;"
+fi
+rdc_wait_gone "$orch" 90 || { why+=" still running 90 s after;"; kill -KILL "$orch"; }
+wait "$orch"
+RC=$?
+dt=$((${EPOCHREALTIME%.*} - ${t0:-${EPOCHREALTIME%.*}}))
+sed -n '/host_lost\|# host=\|why=/s/^ */# /p' "$W/lost.tap" | cut -c1-300
+tail -n 4 "$W/lost.err" | sed 's/^/# err: /'
+[ "$RC" = 1 ] || why+=" exit $RC;"
+grep -q "# host_lost host=n2 role=client " "$W/lost.tap" || why+=" n2 not named lost;"
+grep -q "# host=n1 role=client .* clients=10 connected=10 failed=0 " "$W/lost.tap" ||
+	why+=" n1's figures missing;"
+jq -e '.points[0].hosts[2].lost.cause | length > 0' "$W/lost.json" >/dev/null 2>&1 ||
+	why+=" no hosts[2].lost in the JSON;"
+start_slurmd 2
+scontrol update nodename=n2 state=resume >/dev/null 2>&1
+rdc_wait_for 60 idle3 || why+=" n2 not idle again;"
+rdc_wait_for 30 no_agent || why+=" agents left;"
+if [ -z "$why" ]; then tap_ok "srun: client node n2 lost (its processes SIGKILLed) mid-run: named, exit 1 ${dt} s after, n1's figures kept"; else tap_fail "srun: a client node lost mid-run" "${dt} s:$why"; fi
 
 # an allocation that outlives rdmacap: its steps must end with rdmacap, not with the job
 JOB=$(salloc -N 3 --no-shell 2>&1 | tee "$W/hold.err" | grep -o 'allocation [0-9]*' | grep -o '[0-9]*')
