@@ -449,6 +449,13 @@ void rm_close(struct rm_ctx *r)
 	for (int k = 0; k < r->list.n; k++) {
 		if (!r->dir[k][0])
 			continue;
+		if (r->lost[k]) {
+			/* it did not answer once: no launcher's timeout is spent on it again */
+			fprintf(stderr, "rdmacap: %s: lost during the run: %s stays there (rdmacap "
+				"down --hosts)\n", r->list.h[k].dest, r->dir[k]);
+			r->dir[k][0] = '\0';
+			continue;
+		}
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->dir[k]);
 		if (rm_cmd(r, k, cmd, out, sizeof(out), LSSH_CONNECT_S + RM_CMD_S))
 			fprintf(stderr, "rdmacap: %s: %s not removed: %s (rdmacap down --hosts)\n",

@@ -57,6 +57,7 @@ struct rm_ctx {
 	char ctl[RM_DIR_MAX];          /* local: the shared connections' sockets, "" = none */
 	double login_s;                /* the slowest host's measured ssh login */
 	double cmd_s;                  /* the slowest measured command over a shared connection */
+	bool lost[HOSTS_MAX];          /* lost mid-run (harness/point/lost.c): not reached again */
 };
 
 /*
@@ -95,7 +96,11 @@ double rm_start_s(const struct rm_ctx *r);
  */
 int rm_deathsig(const struct rm_ctx *r);
 
-/* Removes every host's run directory and closes the shared connections. */
+/*
+ * Removes every host's run directory (a lost host's stays, said on stderr:
+ * `rdmacap down --hosts` removes it once the host answers) and closes the
+ * shared connections.
+ */
 void rm_close(struct rm_ctx *r);
 
 /*

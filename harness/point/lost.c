@@ -42,6 +42,7 @@ static void lost_mark(struct run *r, struct agt_agent *a, const char *word, cons
 	if (!h)
 		return;
 	if (!h->lost[0]) {
+		r->c->remote->lost[h - r->pt->hosts->h] = true;
 		snprintf(h->lost, sizeof(h->lost), "%s", cause);
 		h->lost_phase = lost_phase[r->phase];
 		h->lost_s = clock_s() - (r->t_go ? r->t_go : r->t_start);

@@ -56,9 +56,9 @@ ADDR=(10.78.0.1 10.78.0.2 10.78.0.3)
 DEV=("${P}r0" "${P}r1" "${P}r2")
 SSHD_PIDS=()
 RDC_TIMEOUT=600
-# a lost host is named and the point ends within this (ssh notices a silent
-# peer in ~6 s, TCP_USER_TIMEOUT 6 s, the traffic's 15 s, the stop and the
-# hosts' readings after it)
+# a lost host is named and the run ends within this: ssh notices a silent
+# peer in ~6 s; a launcher that does not is named at the traffic deadline
+# (40 s, lost() below), then the stop and the other hosts' readings
 LOST_S=90
 
 cleanup() {
@@ -255,7 +255,8 @@ lost_cleanup() {
 
 # lost NAME K HOW [ARGS...]: a tcp run of 20 clients over the three hosts, host K
 # lost once every client is connected and the traffic runs (about 15 s of it:
-# 600 round trips 25 ms apart): HOW "link" takes its veth down inside its
+# 600 round trips 25 ms apart; --timeout 20: a silent host is named at the
+# traffic deadline, 20 + 15 + 5 s after the "run"): HOW "link" takes its veth down inside its
 # namespace, "kill" SIGKILLs every process in its namespace (its sshd, the
 # sessions and agents under it, all started by this suite). One TAP result.
 lost() {
@@ -263,7 +264,7 @@ lost() {
 	shift 3
 	[ "$k" = 0 ] && role=server
 	"$RDMACAP" run --hosts "$HOSTS_TCP" "$@" --transport tcp --clients 20 --msgs 600 \
-		--think-ms 25 --json "$W/$name.json" >"$W/$name.tap" 2>"$W/$name.err" 3>&- </dev/null &
+		--think-ms 25 --timeout 20 --json "$W/$name.json" >"$W/$name.tap" 2>"$W/$name.err" 3>&- </dev/null &
 	orch=$!
 	rdc_wait_for 120 srv_conns 20 || why+=" never 20 connected;"
 	# past the peak's reading of each host (a command each, ~1 s): in the traffic

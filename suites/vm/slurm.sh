@@ -180,7 +180,7 @@ srv_conns() {
 why=
 t0=
 "$RDMACAP" run --hosts slurm --launcher srun --server-addr "${NODE_ADDR[0]}" --transport tcp \
-	--clients 20 --msgs 600 --think-ms 25 --json "$W/lost.json" >"$W/lost.tap" 2>"$W/lost.err" \
+	--clients 20 --msgs 600 --think-ms 25 --timeout 20 --json "$W/lost.json" >"$W/lost.tap" 2>"$W/lost.err" \
 	3>&- </dev/null &
 orch=$!
 if rdc_wait_for 120 srv_conns 20; then
