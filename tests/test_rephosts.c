@@ -72,6 +72,14 @@ static void t_table(void)
 	tap_ok(&t, s && strstr(s, "| total (3 hosts) | | | 3 | 40 | 39 | 1 | | |"),
 	       "table: the total row");
 	free(s);
+	json_object_set_new(json_array_get(p.hosts, 2), "lost",
+			    json_pack("{s:s, s:s, s:f, s:i}", "cause", "channel EOF: ssh ended (exit 255)",
+				      "phase", "traffic", "after_s", 6.25, "clients", 20));
+	s = t_out(t_draw_md, &p);
+	tap_ok(&t, s && strstr(s, "\n10.0.0.3 (client) lost in the traffic phase, 6.2 s in: channel "
+			     "EOF: ssh ended (exit 255); 20 clients with it\n"),
+	       "table: a lost host named under it, with its cause");
+	free(s);
 	json_decref(p.hosts);
 	p.hosts = json_null();
 	s = t_out(t_draw_md, &p);
@@ -115,7 +123,7 @@ static void t_series(void)
 int main(void)
 {
 	tap_init(&t, stdout);
-	tap_plan(&t, 10);
+	tap_plan(&t, 11);
 	t_table();
 	t_series();
 	tap_totals(&t);

@@ -42,6 +42,16 @@ void rph_md(FILE *f, const char *transport, long clients, json_t *hosts, json_t 
 	fprintf(f, "| total (%ld hosts) | | | %ld | %ld | %ld | %ld | | |\n",
 		rph_int(total, "hosts"), rph_int(total, "agents"), rph_int(total, "clients"),
 		rph_int(total, "connected"), rph_int(total, "failed"));
+	/* a host lost mid-point (harness/point/lost.c), under the table */
+	json_array_foreach(hosts, i, h) {
+		json_t *l = json_object_get(h, "lost");
+
+		if (json_is_object(l))
+			fprintf(f, "\n%s (%s) lost in the %s phase, %.1f s in: %s; %ld clients with it\n",
+				rph_str(h, "host"), rph_str(h, "role"), rph_str(l, "phase"),
+				json_number_value(json_object_get(l, "after_s")), rph_str(l, "cause"),
+				rph_int(l, "clients"));
+	}
 }
 
 /* The point's row for host 'name', or NULL. */
