@@ -16,6 +16,7 @@
 
 #include "common/clock.h"
 #include "common/deadline.h"
+#include "harness/hosts/remote.h"
 #include "harness/sample/rsample.h"
 #include "harness/point/run.h"
 
@@ -62,6 +63,13 @@ static int pt_start(struct run *r)
 	double start_s = sp_start_wait_s(r, 30 + 0.05 * (double)r->nag);
 	enum lp_end e;
 
+	/* a host lost in an earlier point of the run is not reached again */
+	for (int k = 0; r->c->remote && k < r->c->remote->list.n; k++)
+		if (r->c->remote->lost[k]) {
+			snprintf(pt->why, sizeof(pt->why), "host %s was lost earlier in the run",
+				 r->c->remote->list.h[k].dest);
+			return -1;
+		}
 	if (sp_start_agents(r))
 		return -1;
 	ms_base(r);
