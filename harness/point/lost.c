@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * A host lost mid-point (--hosts): its launcher's channel ended before "stop"
- * (ssh exits 255 when the connection closed or ServerAlive found the peer
- * silent; srun or mpirun end when their step or job lost the node), or a phase
+ * A host lost mid-point (--hosts): its launcher's channel broke (ssh exits
+ * 255 when the connection closed or ServerAlive found the peer silent; srun
+ * or mpirun end before "stop" when their step or job lost the node), or a phase
  * deadline passed with no record from its agent. The host is named once, with
  * the first cause and when (stderr now, TAP and JSON through rsample.h); its
  * clients count as failed with that cause; a lost server host ends the point,
@@ -67,12 +67,17 @@ bool lost_ended(struct run *r, struct agt_agent *a, int status)
 	bool gone;
 	char st[48], cause[RSMP_LOST_MAX];
 
-	if (!rm || r->phase >= RUN_STOP || (a->server && r->srv_kill_expected))
+	if (!rm || (a->server && r->srv_kill_expected))
 		return false;
 	/*
-	 * ssh's own failure is exit 255, the agent's end is its status; a step or
-	 * job that lost its node ends without the agent's fatal record.
+	 * ssh's own failure is exit 255, the agent's end is its status, also
+	 * after "stop" (a server host killed ends its clients' traffic at once:
+	 * their results can come before its channel's end); a step or job that
+	 * lost its node ends without the agent's fatal record, and after "stop"
+	 * also by the signal rdmacap sends it.
 	 */
+	if (rm->launcher != HOSTS_SSH && r->phase >= RUN_STOP)
+		return false;
 	if (rm->launcher == HOSTS_SSH)
 		gone = WIFEXITED(status) && WEXITSTATUS(status) == 255;
 	else

@@ -138,7 +138,7 @@ void cause_pick(struct run *r);
 
 /*
  * lost.c: a --hosts host lost mid-point. lost_ended: agent a's launcher ended
- * with 'status' before "stop"; true when that means its host is lost (then
+ * with 'status'; true when that means its host is lost (then
  * named, its clients failed, a server host's loss the point's why).
  * lost_silent: a's phase deadline (deadline_s) passed with no record from it.
  * lost_cause: the lost hosts first in pt->cause.
