@@ -73,10 +73,10 @@ bool lost_ended(struct run *r, struct agt_agent *a, int status)
 	 * ssh's own failure is exit 255, the agent's end is its status, also
 	 * after "stop" (a server host killed ends its clients' traffic at once:
 	 * their results can come before its channel's end); a step or job that
-	 * lost its node ends without the agent's fatal record, and after "stop"
-	 * also by the signal rdmacap sends it.
+	 * lost its node ends without the agent's fatal record, but once told to
+	 * stop (its stdin closed) also by the signal rdmacap sends it.
 	 */
-	if (rm->launcher != HOSTS_SSH && r->phase >= RUN_STOP)
+	if (rm->launcher != HOSTS_SSH && r->phase >= RUN_STOP && a->in_fd < 0)
 		return false;
 	if (rm->launcher == HOSTS_SSH)
 		gone = WIFEXITED(status) && WEXITSTATUS(status) == 255;
@@ -100,6 +100,15 @@ void lost_silent(struct run *r, struct agt_agent *a, double deadline_s)
 	snprintf(cause, sizeof(cause), "deadline: no record within the %s phase's %.0f s",
 		 lost_phase[r->phase], deadline_s);
 	lost_mark(r, a, "no-record", cause);
+}
+
+void lost_stop(struct run *r, struct agt_agent *a, double wait_s)
+{
+	/* ssh names a silent host itself within ~6 s: one it still holds is slow, not lost */
+	if (!r->c->remote || r->c->remote->launcher == HOSTS_SSH || a->exited || a->bye ||
+	    a->result)
+		return;
+	lost_silent(r, a, wait_s);
 }
 
 void lost_cause(struct run *r)

@@ -178,8 +178,10 @@ static void pt_stop_side(struct run *r, long from, long to, bool (*gone)(struct 
 	}
 	/* a launcher's own signal: a SIGKILLed srun would leave its step running */
 	if (lp_loop(r, gone, clock_s() + wait) != LP_DONE)
-		for (long i = from; i < to; i++)
+		for (long i = from; i < to; i++) {
+			lost_stop(r, &r->ag[i], wait);
 			agt_kill(&r->ag[i], r->ag[i].deathsig ? r->ag[i].deathsig : SIGKILL);
+		}
 	lp_loop(r, gone, clock_s() + 5);
 }
 

@@ -141,10 +141,13 @@ void cause_pick(struct run *r);
  * with 'status'; true when that means its host is lost (then
  * named, its clients failed, a server host's loss the point's why).
  * lost_silent: a's phase deadline (deadline_s) passed with no record from it.
+ * lost_stop: a did not end within wait_s of "stop" (srun, mpirun: the
+ * launcher never heard of its node again; ssh names a silent host itself).
  * lost_cause: the lost hosts first in pt->cause.
  */
 bool lost_ended(struct run *r, struct agt_agent *a, int status);
 void lost_silent(struct run *r, struct agt_agent *a, double deadline_s);
+void lost_stop(struct run *r, struct agt_agent *a, double wait_s);
 void lost_cause(struct run *r);
 
 /* pfault.c */
