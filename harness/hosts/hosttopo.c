@@ -130,7 +130,9 @@ int htp_plan_hosts(const struct hp_plan *p, struct nn_topo *t, const char *run, 
 	int rc = -1;
 
 	*why = '\0';
-	if (!l || hosts_parse(p->hosts, l, why, len))
+	/* the same order as the agents' hosts (rm_open): --server-host's first */
+	if (!l || hosts_parse(p->hosts, l, why, len) ||
+	    (p->server_host && hosts_server_first(l, p->server_host, why, len)))
 		goto out;
 	snprintf(t->run, sizeof(t->run), "%s", run);
 	t->up = false;

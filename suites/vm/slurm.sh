@@ -25,7 +25,7 @@
 #   4   the JSON carries hosts[3] (node names from the allocation), total, and
 #       every node back_at_base
 #   5   --hosts slurm:n2/DEV2 --server-host n1: the server agents on n1, n2's
-#       section names the device given, n0 a client node; tcp 20/20
+#       section names the device given, n0 a client node; rc 20/20
 #   6   a client node lost mid-run (every process in n2's namespace, its
 #       slurmd, slurmstepd and agent, SIGKILLed during a tcp run's traffic):
 #       exit 1, "# host_lost host=n2 role=client", hosts[2].lost in the JSON,
@@ -166,9 +166,9 @@ jq -e '[.points[0].hosts[] | .back_at_base] | all' "$W/rc.json" >/dev/null || wh
 if [ -z "$why" ]; then tap_ok "JSON: hosts[] n0, n1, n2 from the allocation, total 40, every node back at base"; else tap_fail "JSON per node" "$why"; fi
 
 nodes_run server-host --hosts "slurm:n2/${NODE_DEV[2]}" --server-host n1 --launcher srun \
-	--server-addr "${NODE_ADDR[1]}" --transport tcp --clients 20 --msgs 5
+	--server-addr "${NODE_ADDR[1]}" --transport rc --clients 20 --msgs 5
 grep -q "# host=n1 role=server " "$OUT" || why+=" n1 not the server host"
-grep -q "# host=n0 role=client device=all " "$OUT" || why+=" n0 not a client node"
+grep -q "# host=n0 role=client " "$OUT" || why+=" n0 not a client node"
 grep -q "# host=n2 role=client device=${NODE_DEV[2]} " "$OUT" || why+=" n2's device not ${NODE_DEV[2]}"
 if [ -z "$why" ]; then tap_ok "--hosts slurm:n2/${NODE_DEV[2]} --server-host n1: server on n1, n2 on its named device, 20/20"; else tap_fail "--hosts slurm:NODE/DEV --server-host" "$why"; fi
 
