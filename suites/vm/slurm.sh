@@ -29,7 +29,8 @@
 #   6   a client node lost mid-run (every process in n2's namespace, its
 #       slurmd, slurmstepd and agent, SIGKILLed during a tcp run's traffic):
 #       exit 1, "# host_lost host=n2 role=client", hosts[2].lost in the JSON,
-#       n1's 10/10 kept, within 120 s; n2's slurmd started again
+#       n1's 10/10 kept, within 120 s, only n2's run directory left, which
+#       down --hosts removes; n2's slurmd started again
 #   7   a SIGKILLed rdmacap inside an allocation that outlives it: no agent on
 #       any node 10 s later, no step of it left in the job
 #   8   rdmacap down --hosts slurm --launcher srun removes the run directories
@@ -208,6 +209,10 @@ start_slurmd 2
 scontrol update nodename=n2 state=resume >/dev/null 2>&1
 rdc_wait_for 60 idle3 || why+=" n2 not idle again;"
 rdc_wait_for 30 no_agent || why+=" agents left;"
+# the lost node's run directory stays (the run does not reach it again): down removes it
+[ "$(nodes_run_dirs)" = 1 ] || why+=" $(nodes_run_dirs) run directories left, not n2's one;"
+"$RDMACAP" down --hosts slurm --launcher srun >"$W/lostdown.tap" 2>&1 || why+=" down --hosts: exit $?;"
+[ "$(nodes_run_dirs)" = 0 ] || why+=" run directories left after down --hosts;"
 if [ -z "$why" ]; then tap_ok "srun: client node n2 lost (its processes SIGKILLed) mid-run: named, exit 1 ${dt} s after, n1's figures kept"; else tap_fail "srun: a client node lost mid-run" "${dt} s:$why"; fi
 
 # an allocation that outlives rdmacap: its steps must end with rdmacap, not with the job
