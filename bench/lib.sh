@@ -62,7 +62,7 @@ bn_init() {
 # --poll mode, ib_send_lat, ibv_rc_pingpong), writeS (rc RDMA WRITE, ib_write_lat),
 # stormN (N connections at once: cmtime, rdmacap storm --cm rdmacm and oob-tls), tcpS
 # (bench/tcp), threadsN (an rdmacm storm of N with --server-threads 2 over the same
-# with 1; only when named). S and N come from BENCH_SIZES and BENCH_CONNS, threads'
+# with 1). S and N come from BENCH_SIZES and BENCH_CONNS, threads'
 # N from BENCH_THREADS.
 bn_only() {
 	[ -z "$BN_ONLY" ] || [[ ",$BN_ONLY," == *",$1,"* ]]
