@@ -166,9 +166,11 @@ static void rcs_cm_request(struct rcs_srv *s, struct rdma_cm_id *id, const void 
 		rc_ep_expose(&s->dev, &x->e, req.id);
 	}
 	rep.id = req.id;
-	/* the ACK timeout of rc_ep_connect's QPs, so a dead client is noticed alike;
-	 * set before our own QP's RTS takes it from the id */
-	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &ack, sizeof(ack)))
+	/* the ACK timeout of rc_ep_connect's QPs, so a dead client is noticed alike:
+	 * librdmacm's RTS of the id's own QP takes it from the id; ours
+	 * (rc_ep_cm_state) sets it itself, a system call less per request */
+	if (id->qp && rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &ack,
+				      sizeof(ack)))
 		goto drop;
 	if (!x->e.ready && ((!id->qp && rc_ep_cm_state(&x->e, IBV_QPS_INIT, &f)) ||
 			    rc_post_recv(&s->dev, &x->e, &f)))
