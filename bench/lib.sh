@@ -40,6 +40,7 @@ bn_init() {
 	BN_ITERS=${BENCH_ITERS:-2000}
 	BN_SIZES=${BENCH_SIZES:-64 4096}
 	BN_CONNS=${BENCH_CONNS:-2000 10000}
+	BN_THREADS=${BENCH_THREADS:-20000}
 	BN_SOCKPERF_S=${BENCH_SOCKPERF_S:-2}
 	BN_TMO=${BENCH_TIMEOUT:-300}
 	BN_OUT=${BENCH_OUT:-$RDC_ROOT/build/bench}
@@ -60,7 +61,9 @@ bn_init() {
 # Groups (BENCH_ONLY=lat64,storm2000): latS (rc SEND/RECV round trips of S bytes: every
 # --poll mode, ib_send_lat, ibv_rc_pingpong), writeS (rc RDMA WRITE, ib_write_lat),
 # stormN (N connections at once: cmtime, rdmacap storm --cm rdmacm and oob-tls), tcpS
-# (bench/tcp). S and N come from BENCH_SIZES and BENCH_CONNS.
+# (bench/tcp), threadsN (an rdmacm storm of N with --server-threads 2 over the same
+# with 1). S and N come from BENCH_SIZES and BENCH_CONNS, threads'
+# N from BENCH_THREADS.
 bn_only() {
 	[ -z "$BN_ONLY" ] || [[ ",$BN_ONLY," == *",$1,"* ]]
 }
@@ -71,8 +74,9 @@ bn_log() { echo "bench/$BN_PART: $*" >&2; }
 bn_sample() {
 	jq -cn --arg cmp "$1" --arg tool "$2" --arg kind "$3" --argjson value "$4" \
 		--arg unit "$5" --arg reported "$6" --argjson rep "$BN_REP" --arg cmd "$BN_CMD" \
+		--argjson ref "${BN_REF:-0}" \
 		'{cmp: $cmp, rep: $rep, tool: $tool, kind: $kind, value: $value, unit: $unit,
-		  reported: $reported, cmd: $cmd}' >>"$BN_JSONL"
+		  reported: $reported, cmd: $cmd} + if $ref == 1 then {ref: true} else {} end' >>"$BN_JSONL"
 	tap_kv "$3" "$4 $5: $6 ($2)"
 }
 

@@ -114,7 +114,8 @@ const struct opt_def opt_defs[OPT_N] = {
 			 .help = "IPv4 or IPv6 addresses on the topology's links (host: the "
 				 "GID's family, as --server-addr's)" },
 	[OPT_SERVER_THREADS] = { "server-threads", N(1, 64, 1), .flags = OPT_F_SERVER,
-				 .arg = "T", .help = "event loops of a server process" },
+				 .arg = "T", .help = "event loops of a server process, a thread "
+						     "each (tcp, rc, uc; ud runs one)" },
 	[OPT_WORKERS] = { "workers", N(0, 1 << 20, 0), .flags = OPT_F_CLIENT, .arg = "W",
 			  .help = "round trips in flight per agent (0 = all; ud: what "
 				  "fits the server's receive slots)" },

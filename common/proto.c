@@ -10,7 +10,7 @@
 
 #include "common/proto.h"
 
-enum pf_kind { PF_U64, PF_I64, PF_WORD, PF_HIST, PF_AT };
+enum pf_kind { PF_U64, PF_I64, PF_WORD, PF_HIST, PF_AT, PF_LOOPS };
 
 struct pf {
 	const char *key;
@@ -43,7 +43,7 @@ static const struct {
 		R(RS(echoed), "echoed", PF_U64, 0), R(RS(bytes), "bytes", PF_U64, 0),
 		R(RS(dropped), "dropped", PF_U64, 0), R(RS(rejected), "rejected", PF_U64, 1),
 		R(RS(cq_events), "cq_events", PF_U64, 1), R(RS(ah), "ah", PF_U64, 1),
-		R(RS(ah_made), "ah_made", PF_U64, 1) } },
+		R(RS(ah_made), "ah_made", PF_U64, 1), R(RS(loops), "loops", PF_LOOPS, 1) } },
 	[PROTO_RESULT_CLIENT] = { "result role=client", {
 		R(RC(ok), "ok", PF_U64, 0), R(RC(msgs), "msgs", PF_U64, 0),
 		R(RC(verified), "verified", PF_U64, 0), R(RC(bad), "bad", PF_U64, 0),
@@ -96,6 +96,7 @@ static const char *const proto_errs[] = {
 	[-PROTO_E_WORD] = "bad word",
 	[-PROTO_E_NUMBER] = "bad number",
 	[-PROTO_E_HIST] = "bad histogram",
+	[-PROTO_E_LOOPS] = "bad loops list",
 };
 
 const char *proto_type_name(enum proto_type t)
@@ -160,6 +161,11 @@ static int proto_value(const struct pf *f, const char *v, struct proto_rec *r)
 	case PF_HIST:
 		if (proto_hist_decode(v, NULL))
 			return PROTO_E_HIST;
+		*(const char **)p = v;
+		return 0;
+	case PF_LOOPS:
+		if (proto_loops_decode(v, NULL, PROTO_LOOPS_MAX) < 0)
+			return PROTO_E_LOOPS;
 		*(const char **)p = v;
 		return 0;
 	case PF_AT:
@@ -312,6 +318,7 @@ int proto_format(const struct proto_rec *r, char *buf, size_t len)
 			break;
 		case PF_WORD:
 		case PF_HIST:
+		case PF_LOOPS:
 			v = *(const char *const *)p;
 			if (!v && fs[i].opt)
 				continue;
@@ -413,4 +420,42 @@ int proto_hist_decode(const char *s, struct proto_hist *h)
 	if (h)
 		proto_hist_walk(s, h, true);
 	return 0;
+}
+
+int proto_loops_encode(const struct proto_loop *l, unsigned n, char *buf, size_t len)
+{
+	size_t off = 0;
+	int k;
+
+	if (!n || !len)
+		return -1;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < n; i++) {
+		k = snprintf(buf + off, len - off, "%s%llu:%llu", i ? "," : "",
+			     (unsigned long long)l[i].accepted, (unsigned long long)l[i].cpu_ms);
+		if (k < 0 || (size_t)k >= len - off)
+			return -1;
+		off += (size_t)k;
+	}
+	return (int)off;
+}
+
+int proto_loops_decode(const char *s, struct proto_loop *l, unsigned max)
+{
+	uint64_t a, c;
+	unsigned n = 0;
+
+	for (;;) {
+		if (proto_num(&s, &a) || *s++ != ':' || proto_num(&s, &c))
+			return -1;
+		if (n == max || n == PROTO_LOOPS_MAX)
+			return -1;
+		if (l)
+			l[n] = (struct proto_loop){ a, c };
+		n++;
+		if (!*s)
+			return (int)n;
+		if (*s++ != ',')
+			return -1;
+	}
 }

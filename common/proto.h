@@ -24,12 +24,17 @@
  *                       read the kernel's limit
  *   drop peer=ADDR reason=WORD        a peer was dropped (hostile or dead)
  *   result role=server accepted=A peak=C echoed=M bytes=B dropped=D
- *                      [rejected=R cq_events=Q] [ah=H ah_made=N]    after "stop";
+ *                      [rejected=R cq_events=Q] [ah=H ah_made=N] [loops=L]
+ *                       after "stop";
  *                       M is the echoes, or with rc --op atomic the sum of the
  *                       connections' counters (the adds they took); rc adds R
  *                       connection requests it rejected and Q CQ events; ud
  *                       adds R and Q too, H the most address handles it held
- *                       at once and N the ibv_create_ah* calls it made
+ *                       at once and N the ibv_create_ah* calls it made;
+ *                       L, from a server of several event loops
+ *                       (--server-threads), each loop's connections accepted
+ *                       and the CPU time of its thread while it served, in
+ *                       ms: "A:MS,A:MS,..." in loop order (proto_loops_decode)
  *   bye                               after the result, just before exit 0
  *
  * Client agent (--role client):
@@ -142,6 +147,7 @@ struct proto_rec {
 		struct proto_result_server {
 			uint64_t accepted, peak, echoed, bytes, dropped;
 			uint64_t rejected, cq_events, ah, ah_made; /* optional */
+			const char *loops;       /* optional, checked: proto_loops_decode */
 		} result_server;
 		struct proto_result_client {
 			uint64_t ok, msgs, verified, bad, errors, us;
@@ -181,6 +187,7 @@ enum proto_err {
 	PROTO_E_WORD = -6,     /* empty value or a byte outside the word set */
 	PROTO_E_NUMBER = -7,   /* not a canonical decimal, or out of range */
 	PROTO_E_HIST = -8,     /* malformed histogram */
+	PROTO_E_LOOPS = -9,    /* malformed loops= list */
 };
 
 /* "resolve_addr": the step's word, and its key in the record after "step_" */
@@ -237,6 +244,21 @@ enum proto_cmd { PROTO_CMD_GO, PROTO_CMD_RUN, PROTO_CMD_STOP, PROTO_NCMDS };
 const char *proto_cmd_word(enum proto_cmd c);
 /* The command of one line (len bytes, no newline), or -1 for anything else. */
 int proto_cmd_parse(const char *line, size_t len);
+
+/* --- a server's event loops (result role=server loops=) --- */
+
+/* more loops than this are not listed (--server-threads stops at 64) */
+#define PROTO_LOOPS_MAX 64
+struct proto_loop {
+	uint64_t accepted, cpu_ms;
+};
+/* "A:MS,..." of n loops into buf (NUL-terminated): its length, or -1 if too small */
+int proto_loops_encode(const struct proto_loop *l, unsigned n, char *buf, size_t len);
+/*
+ * Strict inverse: up to max loops of s into l (l NULL: only checks s). The
+ * count, 1..PROTO_LOOPS_MAX, or -1 on any malformed input or more than max.
+ */
+int proto_loops_decode(const char *s, struct proto_loop *l, unsigned max);
 
 /* --- latency histogram --- */
 

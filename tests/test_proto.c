@@ -77,6 +77,7 @@ static void t_steps(const struct proto_hist *h)
 static void t_roundtrip(void)
 {
 	static struct proto_hist h, d;
+	struct proto_loop lp[3];
 	struct proto_rec r;
 	int pid = getpid();
 
@@ -99,22 +100,41 @@ static void t_roundtrip(void)
 			   !strcmp(r.drop.reason, "x_y_"),
 	       "drop: bytes outside the word set become '_' and still parse");
 	tap_ok(&t, !t_back(proto_result_server(&(struct proto_result_server){
-				   1, 2, 3, 4, 5, PROTO_NONE, PROTO_NONE, PROTO_NONE, PROTO_NONE }), &r) &&
+				   1, 2, 3, 4, 5, PROTO_NONE, PROTO_NONE, PROTO_NONE, PROTO_NONE, NULL }), &r) &&
 			   r.type == PROTO_RESULT_SERVER && r.result_server.accepted == 1 &&
 			   r.result_server.dropped == 5 && r.result_server.rejected == PROTO_NONE &&
 			   !strcmp(t_raw, "result role=server accepted=1 peak=2 echoed=3 bytes=4 dropped=5"),
 	       "result role=server (tcp) round trip, byte for byte");
 	tap_ok(&t, !t_back(proto_result_server(&(struct proto_result_server){
-				   1, 2, 3, UINT64_MAX, 5, 0, 9, PROTO_NONE, PROTO_NONE }), &r) &&
+				   1, 2, 3, UINT64_MAX, 5, 0, 9, PROTO_NONE, PROTO_NONE, NULL }), &r) &&
 			   r.result_server.bytes == UINT64_MAX && r.result_server.rejected == 0 &&
 			   r.result_server.cq_events == 9,
 	       "result role=server (rc) with rejected and cq_events");
 	tap_ok(&t, !t_back(proto_result_server(&(struct proto_result_server){
-				   7, 7, 3, 4, 0, 1, 9, 7, 12 }), &r) &&
+				   7, 7, 3, 4, 0, 1, 9, 7, 12, NULL }), &r) &&
 			   r.result_server.ah == 7 && r.result_server.rejected == 1 &&
 			   !strcmp(t_raw, "result role=server accepted=7 peak=7 echoed=3 bytes=4 dropped=0 rejected=1 cq_events=9 ah=7 ah_made=12") &&
 			   r.result_server.ah_made == 12,
 	       "result role=server (ud) with ah and ah_made, byte for byte");
+	tap_ok(&t, !t_back(proto_result_server(&(struct proto_result_server){
+				   .accepted = 3, .peak = 3, .rejected = PROTO_NONE,
+				   .cq_events = PROTO_NONE, .ah = PROTO_NONE, .ah_made = PROTO_NONE,
+				   .loops = "2:10,1:0" }), &r) &&
+			   !strcmp(t_raw, "result role=server accepted=3 peak=3 echoed=0 bytes=0 dropped=0 loops=2:10,1:0") &&
+			   proto_loops_decode(r.result_server.loops, lp, 2) == 2 &&
+			   lp[0].accepted == 2 && lp[0].cpu_ms == 10 && lp[1].accepted == 1 &&
+			   proto_loops_decode(r.result_server.loops, lp, 1) == -1,
+	       "result role=server with loops, byte for byte; decoded, and refused past max");
+	{
+		struct proto_loop in[3] = { { 0, 1 }, { 18446744073709551615ull, 2 }, { 5, 0 } };
+		char b[64];
+
+		tap_ok(&t, proto_loops_encode(in, 3, b, sizeof(b)) > 0 &&
+				   proto_loops_decode(b, lp, 3) == 3 &&
+				   lp[1].accepted == in[1].accepted && lp[2].cpu_ms == 0 &&
+				   proto_loops_encode(in, 3, b, 8) == -1,
+		       "loops: encode then decode is the identity; a short buffer fails");
+	}
 	proto_hist_add(&h, 0);
 	proto_hist_add(&h, 1000);
 	proto_hist_add(&h, UINT64_MAX);
@@ -204,6 +224,10 @@ static const struct {
 	{ "result role=server accepted=1 peak=1 echoed=1 bytes=1 dropped=1 "
 	  "rejected=18446744073709551615", PROTO_E_NUMBER },
 	{ "result role=client ok=1 msgs=1 verified=1 bad=0 errors=0 us=1 hist=1:1,", PROTO_E_HIST },
+	{ "result role=server accepted=1 peak=1 echoed=1 bytes=1 dropped=1 loops=1:2,", PROTO_E_LOOPS },
+	{ "result role=server accepted=1 peak=1 echoed=1 bytes=1 dropped=1 loops=1", PROTO_E_LOOPS },
+	{ "result role=server accepted=1 peak=1 echoed=1 bytes=1 dropped=1 loops=01:2", PROTO_E_LOOPS },
+	{ "result role=server accepted=1 peak=1 echoed=1 bytes=1 dropped=1 loops=1:2;3:4", PROTO_E_LOOPS },
 	{ "result role=client ok=1 msgs=1 verified=1 bad=0 errors=0 us=1 hist=2:1,1:1",
 	  PROTO_E_HIST },
 	{ "result role=client ok=1 msgs=1 verified=1 bad=0 errors=0 us=1 hist=976:1",
@@ -270,7 +294,7 @@ int main(void)
 	}
 	proto_set_fd(t_fd);
 	tap_init(&t, stdout);
-	tap_plan(&t, 31);
+	tap_plan(&t, 33);
 	t_roundtrip();
 	t_malformed();
 	t_cmds();

@@ -295,7 +295,8 @@ void rc_ep_destroy(struct rc_dev *d, struct rc_ep *e);
  * An id without a QP of its own: --transport uc over rdmacm (librdmacm moves
  * only QPs of the id's type, RC, and makes UC ids only through rdma_create_ep's
  * blocking resolution), or a server's pooled RC QP, made before its id. e's own
- * QP goes to st with the attributes of its id (for UC, those UC has); the id's
+ * QP goes to st with the attributes of its id (for UC, those UC has), an RC
+ * QP's RTS with common/deadline.h's ACK timeout whatever the id's; the id's
  * connect and accept carry its qp_num.
  */
 int rc_ep_cm_state(struct rc_ep *e, enum ibv_qp_state st, struct verbs_fail *f);

@@ -394,6 +394,11 @@ int rc_ep_cm_state(struct rc_ep *e, enum ibv_qp_state st, struct verbs_fail *f)
 		 * 1 (the conn_param's), as librdmacm's ucma_modify_qp_rtr/rts set */
 		a.max_dest_rd_atomic = 1;
 		a.max_rd_atomic = 1;
+		/* how soon a dead peer is noticed: common/deadline.h, whatever the id says */
+		if (st == IBV_QPS_RTS) {
+			a.timeout = DL_RC_ACK_TIMEOUT;
+			mask |= IBV_QP_TIMEOUT;
+		}
 	} else {
 		/* the id's type is RC: leave out what UC has not */
 		mask &= ~(IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER | IBV_QP_TIMEOUT |

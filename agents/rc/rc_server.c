@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agents/ag.h"
@@ -31,8 +33,9 @@ int rcs_dev_open(struct rcs_srv *s, struct rdma_cm_id *cm)
 	if (rc_dev_open(&s->dev, s->o, &s->o->addr, cm))
 		return -1;
 	s->dev_up = true;
-	if (tag_watch(s->ep, s->dev.ctx->async_fd, EPOLLIN, TAG(RCS_T_ASYNC, 0, 0),
-		      "async event fd"))
+	/* rdmacm's context is every loop's: its async events are loop 0's (rc_server.h) */
+	if ((!cm || !s->lid) && tag_watch(s->ep, s->dev.ctx->async_fd, EPOLLIN,
+					  TAG(RCS_T_ASYNC, 0, 0), "async event fd"))
 		return -1;
 	return tag_watch(s->ep, s->dev.ch->fd, EPOLLIN, TAG(RCS_T_CHAN, 0, 0),
 			"completion channel");
@@ -125,10 +128,14 @@ static bool rcs_pool_fill(struct rcs_srv *s, uint32_t max)
 	return s->npool < rcs_pool_want(s);
 }
 
-/* The pool before the hello: the lead, or what RCS_POOL_HELLO_NS allows. */
+/*
+ * The pool before the hello: the lead, or what RCS_POOL_HELLO_NS allows, shared
+ * by the loops (made one after the other); each loop serves a T-th of --pool.
+ */
 static void rcs_pool_start(struct rcs_srv *s)
 {
-	uint64_t end = clock_ns() + RCS_POOL_HELLO_NS;
+	uint32_t n = s->top->n;
+	uint64_t end = clock_ns() + RCS_POOL_HELLO_NS / n;
 
 	/* rdmacm on a wildcard address: the device is known at the first request */
 	if (!s->o->pool || !s->dev_up)
@@ -136,7 +143,7 @@ static void rcs_pool_start(struct rcs_srv *s)
 	/* iWARP: only the iw_cm moves a QP to RTS, so each comes from rdma_create_qp */
 	if (s->dev.ctx->device->transport_type == IBV_TRANSPORT_IWARP)
 		return;
-	s->pool_left = s->o->pool;
+	s->pool_left = s->o->pool / n + (s->lid < s->o->pool % n);
 	s->pool = calloc(rcs_pool_want(s), sizeof(*s->pool));
 	if (!s->pool) {
 		s->pool_off = true;
@@ -162,10 +169,14 @@ struct rcs_ep *rcs_ep_take(struct rcs_srv *s, enum opt_op op, struct rdma_cm_id 
 
 void rcs_ep_up(struct rcs_srv *s, struct rcs_ep *x)
 {
+	struct rcs_top *t = s->top;
+	unsigned live = atomic_fetch_add(&t->live, 1) + 1;
+	unsigned peak = atomic_load(&t->peak);
+
 	x->up = true;
 	s->accepted++;
-	if (++s->live > s->peak)
-		s->peak = s->live;
+	while (live > peak && !atomic_compare_exchange_weak(&t->peak, &peak, live))
+		;
 }
 
 void rcs_ep_free(struct rcs_srv *s, struct rcs_ep *x)
@@ -174,7 +185,7 @@ void rcs_ep_free(struct rcs_srv *s, struct rcs_ep *x)
 	uint32_t slot = x->e.slot;
 
 	if (x->up)
-		s->live--;
+		atomic_fetch_sub(&s->top->live, 1);
 	if (x->sess)
 		rcs_oob_unlink(x);
 	/* --op atomic: what the client added is this side's count of its round trips */
@@ -347,6 +358,26 @@ static void rcs_async(void *arg, const struct rc_async *a)
 
 /* --- loop --- */
 
+/* Every loop stops once one has (stdin's stop, or a fatal error in any). */
+static void rcs_stop_all(struct rcs_top *t)
+{
+	uint64_t one = 1;
+
+	atomic_store(&t->stop, true);
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->loops[i].wake >= 0 && write(t->loops[i].wake, &one, sizeof(one)) < 0)
+			ag_warn("write loop %u eventfd: %s", i, strerror(errno));
+}
+
+static uint64_t rcs_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static int rcs_ctl(struct rcs_srv *s)
 {
 	enum ctl_cmd cmd;
@@ -361,16 +392,18 @@ static int rcs_ctl(struct rcs_srv *s)
 	return 0;
 }
 
-static int rcs_loop(struct rcs_srv *s)
+static int rcs_turns(struct rcs_srv *s)
 {
 	struct epoll_event ev[RCS_EVENTS];
+	/* stdin that cannot be polled (loop 0) is read every 100 ms */
+	int tmo = !s->lid && !s->ctl.pollable ? 100 : -1;
 	uint64_t exp;
 	bool filling;
 	uint32_t t;
 	int i, n;
 
-	while (!s->stop && !proto_dead()) {
-		if (!s->ctl.pollable)
+	while (!s->stop && !atomic_load(&s->top->stop) && !proto_dead()) {
+		if (!s->lid && !s->ctl.pollable)
 			rcs_ctl(s);
 		if (s->stop)
 			break;
@@ -379,7 +412,7 @@ static int rcs_loop(struct rcs_srv *s)
 			return -1;
 		filling = s->npool < rcs_pool_want(s);
 		n = epoll_wait(s->ep, ev, RCS_EVENTS, s->nready || filling ||
-			       poll_spinning(&s->dev.pl) ? 0 : s->ctl.pollable ? -1 : 100);
+			       poll_spinning(&s->dev.pl) ? 0 : tmo);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -418,6 +451,12 @@ static int rcs_loop(struct rcs_srv *s)
 			case RCS_T_CM:
 				rcs_cm_event(s);
 				break;
+			case RCS_T_WAKE:
+				if (read(s->wake, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
+					ag_warn("read loop %u eventfd: %s", s->lid, strerror(errno));
+				if (s->cmch)
+					rcs_cm_handed(s);
+				break;
 			}
 			rcs_reap(s);
 		}
@@ -427,6 +466,25 @@ static int rcs_loop(struct rcs_srv *s)
 		}
 	}
 	return 0;
+}
+
+/* One loop's run; the first loop to end ends the others. */
+static int rcs_loop(struct rcs_srv *s)
+{
+	uint64_t cpu0 = rcs_cpu_ns();
+	int ret = rcs_turns(s);
+
+	s->cpu_ns = rcs_cpu_ns() - cpu0;
+	rcs_stop_all(s->top);
+	return ret;
+}
+
+static void *rcs_thread(void *arg)
+{
+	struct rcs_srv *s = arg;
+
+	s->failed = rcs_loop(s) != 0;
+	return NULL;
 }
 
 static int rcs_init(struct rcs_srv *s)
@@ -450,23 +508,28 @@ static int rcs_init(struct rcs_srv *s)
 	}
 	if (tag_watch(s->ep, s->tick, EPOLLIN, TAG(RCS_T_TICK, 0, 0), "tick timer"))
 		return -1;
-	if (ctl_init(&s->ctl, STDIN_FILENO) ||
-	    ctl_watch(&s->ctl, s->ep, TAG(RCS_T_CTL, 0, 0)))
+	s->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (s->wake < 0) {
+		ag_fatal("eventfd", "server loop", errno);
 		return -1;
-	if (s->o->server_threads > 1)
-		ag_warn("--transport rc runs one event loop; --server-threads %u ignored",
-			s->o->server_threads);
+	}
+	if (tag_watch(s->ep, s->wake, EPOLLIN, TAG(RCS_T_WAKE, 0, 0), "loop eventfd"))
+		return -1;
+	/* stdin is loop 0's */
+	if (!s->lid && (ctl_init(&s->ctl, STDIN_FILENO) ||
+			ctl_watch(&s->ctl, s->ep, TAG(RCS_T_CTL, 0, 0))))
+		return -1;
 	if (s->o->cm == OPT_CM_RDMACM) {
 		if (rcs_cm_open(s))
 			return -1;
 	} else if (rcs_dev_open(s, NULL) || rcs_oob_open(s)) {
 		return -1;
 	}
-	rcs_pool_start(s);
 	return 0;
 }
 
-static void rcs_fini(struct rcs_srv *s)
+/* A loop's endpoints and device; the listeners go after every loop's (rcs_fini). */
+static void rcs_fini_eps(struct rcs_srv *s)
 {
 	uint32_t i;
 
@@ -480,13 +543,22 @@ static void rcs_fini(struct rcs_srv *s)
 			rcs_ep_free(s, s->eps[i]);
 	if (s->dev_up)
 		rc_dev_close(&s->dev);
+	s->dev_up = false;
+}
+
+static void rcs_fini(struct rcs_srv *s)
+{
 	if (s->o->cm == OPT_CM_RDMACM)
 		rcs_cm_close(s);
+	free(s->hq);
+	pthread_mutex_destroy(&s->hmu);
 	free(s->pool);
 	free(s->eps);
 	free(s->free);
 	free(s->gens);
 	free(s->reap);
+	if (s->wake >= 0)
+		close(s->wake);
 	if (s->tick >= 0)
 		close(s->tick);
 	if (s->ep >= 0)
@@ -497,35 +569,97 @@ static void rcs_fini(struct rcs_srv *s)
  * The result before the teardown: freeing 20,000 endpoints one by one took
  * longer under TCG than the harness waits before SIGKILL, and the figures
  * went with the process. The endpoints still held add their atomics here.
+ * With more than one loop, each loop's accepted connections and CPU time.
  */
-static void rcs_result(struct rcs_srv *s)
+static void rcs_result(struct rcs_top *t)
 {
-	for (uint32_t i = 0; i < s->neps; i++)
-		if (s->eps[i])
-			s->echoed += rc_ep_atomics(&s->dev, &s->eps[i]->e);
-	s->counted = true;
-	proto_result_server(&(struct proto_result_server){
-		.accepted = s->accepted, .peak = s->peak, .echoed = s->echoed,
-		.bytes = s->bytes, .dropped = s->dropped, .rejected = s->rejected,
-		.cq_events = s->dev.pl.events, .ah = PROTO_NONE, .ah_made = PROTO_NONE });
+	struct proto_result_server r = { .peak = atomic_load(&t->peak), .ah = PROTO_NONE,
+					 .ah_made = PROTO_NONE };
+	struct proto_loop lp[PROTO_LOOPS_MAX];
+	char loops[PROTO_LOOPS_MAX * 42];
+	struct rcs_srv *s;
+
+	for (uint32_t l = 0; l < t->n; l++) {
+		s = &t->loops[l];
+		for (uint32_t i = 0; i < s->neps; i++)
+			if (s->eps[i])
+				s->echoed += rc_ep_atomics(&s->dev, &s->eps[i]->e);
+		s->counted = true;
+		r.accepted += s->accepted;
+		r.echoed += s->echoed;
+		r.bytes += s->bytes;
+		r.dropped += s->dropped;
+		r.rejected += s->rejected;
+		r.cq_events += s->dev.pl.events;
+		if (l < PROTO_LOOPS_MAX)
+			lp[l] = (struct proto_loop){ s->accepted, s->cpu_ns / 1000000 };
+	}
+	if (t->n > 1 && proto_loops_encode(lp, t->n < PROTO_LOOPS_MAX ? t->n : PROTO_LOOPS_MAX,
+					  loops, sizeof(loops)) > 0)
+		r.loops = loops;
+	proto_result_server(&r);
+}
+
+/* Loop 0 first: another loop's rdmacm device is loop 0's listener's. */
+static int rcs_start(struct rcs_top *t)
+{
+	for (uint32_t i = 0; i < t->n; i++) {
+		t->loops[i] = (struct rcs_srv){ .o = t->o, .top = t, .lid = i, .ep = -1,
+						.tick = -1, .wake = -1 };
+		pthread_mutex_init(&t->loops[i].hmu, NULL);
+	}
+	for (uint32_t i = 0; i < t->n; i++)
+		if (rcs_init(&t->loops[i]))
+			return -1;
+	for (uint32_t i = 0; i < t->n; i++)
+		rcs_pool_start(&t->loops[i]);
+	return 0;
 }
 
 int rc_server_run(const struct ag_opts *o)
 {
-	struct rcs_srv s = { .o = o, .ep = -1, .tick = -1 };
-	int ret = 1;
+	struct rcs_top t = { .o = o, .n = o->server_threads ? o->server_threads : 1 };
+	uint32_t i;
+	int ret = 1, err;
 
 	if (o->model == OPT_MODEL_THREAD)
 		return rc_server_thread_run(o);
-	if (rcs_init(&s))
+	t.loops = calloc(t.n, sizeof(*t.loops));
+	if (!t.loops) {
+		ag_fatal("calloc", "server loops", ENOMEM);
+		return 1;
+	}
+	for (i = 0; i < t.n; i++)
+		t.loops[i].wake = t.loops[i].ep = t.loops[i].tick = -1;
+	if (rcs_start(&t))
 		goto out;
-	proto_hello_server(o->ports, o->port, o->cm == OPT_CM_RDMACM ? s.max_backlog : -1);
-	if (rcs_loop(&s))
-		goto out;
-	ret = 0;
-	rcs_result(&s);
+	proto_hello_server(o->ports, o->port, o->cm == OPT_CM_RDMACM ? t.loops[0].max_backlog : -1);
+	for (i = 1; i < t.n; i++) {
+		err = pthread_create(&t.loops[i].th, NULL, rcs_thread, &t.loops[i]);
+		if (err) {
+			ag_fatal("pthread_create", "server loop", err);
+			rcs_stop_all(&t);
+			goto join;
+		}
+		t.loops[i].started = true;
+	}
+	ret = rcs_loop(&t.loops[0]) ? 1 : 0;
+join:
+	for (i = 1; i < t.n; i++) {
+		if (t.loops[i].started && (err = pthread_join(t.loops[i].th, NULL)))
+			ag_warn("pthread_join: %s", strerror(err));
+		if (t.loops[i].failed)
+			ret = 1;
+	}
+	if (!ret)
+		rcs_result(&t);
 out:
-	rcs_fini(&s);
+	for (i = 0; i < t.n; i++)
+		rcs_fini_eps(&t.loops[i]);
+	for (i = t.n; i--;)
+		if (t.loops[i].top)
+			rcs_fini(&t.loops[i]);
+	free(t.loops);
 	if (!ret)
 		proto_bye();
 	return ret;

@@ -28,6 +28,24 @@
  * there is none: only the iw_cm moves a QP to RTS, so each request's QP is
  * rdma_create_qp's on its own cm_id (rc_server_cm.c).
  *
+ * Loops: --server-threads T runs T of these loops (struct rcs_srv each), loop 0
+ * on the main thread with stdin, the others on threads of their own; each owns
+ * its endpoints, completion channel, pool (a T-th of --pool) and counters, so
+ * no lock is taken on any connection's path. How connections reach a loop:
+ * - oob-tls: every loop has its own listeners on the same ports
+ *   (SO_REUSEPORT), so the kernel spreads the TLS sessions, and each loop its
+ *   own device context; a session's QPs stay on the loop that accepted it.
+ * - rdmacm: one port cannot have two rdma_cm listeners, so loop 0's event
+ *   channel holds them and hands each CONNECT_REQUEST to the loops in turn:
+ *   its private data copied, the event acknowledged, the id moved to the
+ *   loop's own event channel (rdma_migrate_id: the ESTABLISHED and
+ *   DISCONNECTED of that id are then read by that loop), the loop woken by
+ *   its eventfd. The request's id has had no event of its own yet, so the
+ *   migration never waits. The context and the PD are rdma_cm's, shared; the
+ *   device's async events are read by loop 0 alone (an endpoint of another
+ *   loop whose QP fails is dropped through its CQ's flush and DISCONNECTED).
+ * The loops stop together: the first to stop stops the others.
+ *
  * Echo: a received message is copied from the receive buffer (the connection's,
  * or the SRQ slot's) into the connection's send buffer, the receive is
  * reposted, then the copy is sent back (SEND, or WRITE with immediate into the
@@ -37,6 +55,8 @@
 #define RDC_AGENTS_RC_SERVER_H
 
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -48,7 +68,8 @@
 #include "agents/tag.h"
 
 /* tag types (tag.h) of the server loop */
-enum { RCS_T_CTL = 1, RCS_T_CHAN, RCS_T_TICK, RCS_T_LISTEN, RCS_T_SESS, RCS_T_CM, RCS_T_ASYNC };
+enum { RCS_T_CTL = 1, RCS_T_CHAN, RCS_T_TICK, RCS_T_LISTEN, RCS_T_SESS, RCS_T_CM, RCS_T_ASYNC,
+       RCS_T_WAKE };
 
 /* a client that does not read its replies stops being read (bytes queued) */
 #define RCS_OUT_HIGH (64 * 1024)
@@ -112,8 +133,36 @@ struct rcs_sess {
 	char peer[SK_PEER_MAX];
 };
 
+/* an rdmacm request handed from loop 0 to another loop: its id and private data */
+struct rcs_hand {
+	struct rdma_cm_id *id;
+	uint8_t len;
+	uint8_t pdata[OOB_CM_LEN];
+};
+
+struct rcs_srv;
+
+/* what the loops of one process share */
+struct rcs_top {
+	const struct ag_opts *o;
+	struct rcs_srv *loops;
+	uint32_t n;
+	uint32_t next;		/* rdmacm: the loop the next request goes to (loop 0 only) */
+	atomic_bool stop;
+	atomic_uint live, peak;	/* connections up, in all loops */
+};
+
 struct rcs_srv {
 	const struct ag_opts *o;
+	struct rcs_top *top;
+	uint32_t lid;		/* this loop's index, 0: the main thread's */
+	int wake;		/* eventfd: requests handed over, or stop */
+	pthread_t th;
+	bool started, failed;
+	pthread_mutex_t hmu;	/* guards hq */
+	struct rcs_hand *hq;
+	uint32_t nh, hcap;
+	uint64_t cpu_ns;	/* the loop's thread CPU time while it ran */
 	struct rc_dev dev;
 	bool dev_up;
 	int ep, tick;
@@ -149,7 +198,6 @@ struct rcs_srv {
 	/* counters */
 	uint64_t accepted, echoed, bytes, dropped, rejected;
 	bool counted;		/* the result is out: endpoints freed now add nothing */
-	uint32_t live, peak;
 };
 
 /* rc_server.c */
@@ -186,8 +234,11 @@ void rcs_oob_unlink(struct rcs_ep *x);
 void rcs_oob_down(struct rcs_srv *s, struct rcs_ep *x);
 
 /* rc_server_cm.c */
+/* loop 0: the listeners; another loop: its own event channel, no listener */
 int rcs_cm_open(struct rcs_srv *s);
 void rcs_cm_event(struct rcs_srv *s);
+/* another loop: the requests loop 0 handed it */
+void rcs_cm_handed(struct rcs_srv *s);
 void rcs_cm_close(struct rcs_srv *s);
 
 #endif

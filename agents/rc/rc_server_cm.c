@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <unistd.h>
 
 #include "agents/ag.h"
 #include "agents/cm.h"
@@ -44,6 +45,19 @@ static long rcs_max_backlog(void)
 int rcs_cm_open(struct rcs_srv *s)
 {
 	const struct ag_opts *o = s->o;
+	struct rdma_cm_id *l0;
+
+	if (s->lid) {
+		s->cmch = agcm_channel("server");
+		if (!s->cmch)
+			return -1;
+		/* a listener bound to a device's address: its context is known now */
+		l0 = s->top->loops[0].listen[0];
+		if (l0->verbs && rcs_dev_open(s, l0))
+			return -1;
+		return tag_watch(s->ep, s->cmch->fd, EPOLLIN, TAG(RCS_T_CM, 0, 0),
+				 "rdma_cm channel");
+	}
 
 	/* the sysctl lives in init_net only: a server in a namespace cannot see it */
 	s->max_backlog = rcs_max_backlog();
@@ -92,10 +106,9 @@ static void rcs_cm_reject(struct rcs_srv *s, struct rdma_cm_id *id, uint32_t cid
  * A connect request. What was refused is destroyed by the caller once the event
  * is acknowledged: *kill_ep (with its id), or a bare *kill_id.
  */
-static void rcs_cm_request(struct rcs_srv *s, struct rdma_cm_event *ev,
-			  struct rcs_ep **kill_ep, struct rdma_cm_id **kill_id)
+static void rcs_cm_request(struct rcs_srv *s, struct rdma_cm_id *id, const void *pdata,
+			  uint8_t plen, struct rcs_ep **kill_ep, struct rdma_cm_id **kill_id)
 {
-	struct rdma_cm_id *id = ev->id;
 	struct rdma_conn_param cp = {
 		.responder_resources = 1,
 		.initiator_depth = 1,
@@ -109,8 +122,7 @@ static void rcs_cm_request(struct rcs_srv *s, struct rdma_cm_event *ev,
 	enum oob_err e;
 	struct rcs_ep *x;
 
-	e = oob_cm_parse(ev->param.conn.private_data, ev->param.conn.private_data_len,
-			 OOB_T(OOB_REQ), &req);
+	e = oob_cm_parse(pdata, plen, OOB_T(OOB_REQ), &req);
 	if (e) {
 		rcs_cm_peer(id, peer);
 		rcs_drop(s, peer, oob_strerror(e));
@@ -154,9 +166,11 @@ static void rcs_cm_request(struct rcs_srv *s, struct rdma_cm_event *ev,
 		rc_ep_expose(&s->dev, &x->e, req.id);
 	}
 	rep.id = req.id;
-	/* the ACK timeout of rc_ep_connect's QPs, so a dead client is noticed alike;
-	 * set before our own QP's RTS takes it from the id */
-	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &ack, sizeof(ack)))
+	/* the ACK timeout of rc_ep_connect's QPs, so a dead client is noticed alike:
+	 * librdmacm's RTS of the id's own QP takes it from the id; ours
+	 * (rc_ep_cm_state) sets it itself, a system call less per request */
+	if (id->qp && rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &ack,
+				      sizeof(ack)))
 		goto drop;
 	if (!x->e.ready && ((!id->qp && rc_ep_cm_state(&x->e, IBV_QPS_INIT, &f)) ||
 			    rc_post_recv(&s->dev, &x->e, &f)))
@@ -186,6 +200,83 @@ rej:
 	*kill_ep = x;
 }
 
+/*
+ * Loop 0: request ev goes to another loop, in turn; 0 when it went (the event
+ * acknowledged here), 1 when it stays here (its turn is loop 0's), -1 when it
+ * could not be handed (rejected, acknowledged, destroyed).
+ */
+static int rcs_cm_hand(struct rcs_srv *s, struct rdma_cm_event *ev)
+{
+	struct rcs_top *t = s->top;
+	struct rcs_srv *to = &t->loops[t->next++ % t->n];
+	struct rcs_hand h = { .id = ev->id };
+	struct rcs_hand *q;
+	uint64_t one = 1;
+	char peer[SK_PEER_MAX];
+
+	if (to == s)
+		return 1;
+	h.len = ev->param.conn.private_data_len < sizeof(h.pdata) ?
+		ev->param.conn.private_data_len : sizeof(h.pdata);
+	if (ev->param.conn.private_data)
+		memcpy(h.pdata, ev->param.conn.private_data, h.len);
+	if (agcm_ack(ev))
+		s->stop = true;
+	if (rdma_migrate_id(h.id, to->cmch))
+		goto err;
+	pthread_mutex_lock(&to->hmu);
+	if (to->nh == to->hcap) {
+		q = realloc(to->hq, (to->hcap ? to->hcap * 2 : 64) * sizeof(*q));
+		if (!q) {
+			pthread_mutex_unlock(&to->hmu);
+			errno = ENOMEM;
+			goto err;
+		}
+		to->hq = q;
+		to->hcap = to->hcap ? to->hcap * 2 : 64;
+	}
+	to->hq[to->nh++] = h;
+	pthread_mutex_unlock(&to->hmu);
+	if (write(to->wake, &one, sizeof(one)) < 0)
+		ag_warn("write loop %u eventfd: %s", to->lid, strerror(errno));
+	return 0;
+err:
+	rcs_cm_peer(h.id, peer);
+	rcs_drop(s, peer, proto_errname(errno));
+	if (rdma_reject(h.id, NULL, 0))
+		ag_warn("rdma_reject: %s", strerror(errno));
+	if (rdma_destroy_id(h.id))
+		ag_warn("rdma_destroy_id: %s", strerror(errno));
+	return -1;
+}
+
+void rcs_cm_handed(struct rcs_srv *s)
+{
+	struct rcs_ep *kill_ep;
+	struct rdma_cm_id *kill;
+	struct rcs_hand h;
+
+	for (;;) {
+		pthread_mutex_lock(&s->hmu);
+		if (!s->nh) {
+			pthread_mutex_unlock(&s->hmu);
+			return;
+		}
+		/* order is not kept: any request may be served first */
+		h = s->hq[--s->nh];
+		pthread_mutex_unlock(&s->hmu);
+		kill = NULL;
+		kill_ep = NULL;
+		rcs_cm_request(s, h.id, h.pdata, h.len, &kill_ep, &kill);
+		if (kill && rdma_destroy_id(kill))
+			ag_warn("rdma_destroy_id: %s", strerror(errno));
+		if (kill_ep)
+			rcs_ep_free(s, kill_ep);
+		if (s->stop)
+			return;
+	}
+}
+
 void rcs_cm_event(struct rcs_srv *s)
 {
 	struct rdma_cm_event *ev;
@@ -208,7 +299,10 @@ void rcs_cm_event(struct rcs_srv *s)
 		switch (type) {
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
 			x = NULL;
-			rcs_cm_request(s, ev, &kill_ep, &kill);
+			if (s->top->n > 1 && rcs_cm_hand(s, ev) <= 0)
+				continue;	/* handed over (or refused): acknowledged */
+			rcs_cm_request(s, ev->id, ev->param.conn.private_data,
+				       ev->param.conn.private_data_len, &kill_ep, &kill);
 			break;
 		case RDMA_CM_EVENT_ESTABLISHED:
 			if (x && !x->up)
@@ -245,5 +339,10 @@ void rcs_cm_event(struct rcs_srv *s)
 
 void rcs_cm_close(struct rcs_srv *s)
 {
-	agcm_close(&s->cmch, &s->listen, s->o->ports);
+	/* what was handed and never served: rejected by the id's end */
+	for (uint32_t i = 0; i < s->nh; i++)
+		if (rdma_destroy_id(s->hq[i].id))
+			ag_warn("rdma_destroy_id: %s", strerror(errno));
+	s->nh = 0;
+	agcm_close(&s->cmch, &s->listen, s->lid ? 0 : s->o->ports);
 }

@@ -296,6 +296,9 @@ const struct fig fig_table[] = {
 	{ "srv_ah_made", "address handles", "address handles the ud server created",
 	  FIG_L_SERVER, "%ld", "server.ah_made", FIG_UD, 0,
 	  L(srv_ah_made) },
+	{ "srv_loops", "accepted:ms", "each server event loop's connections accepted and its "
+	  "thread's CPU ms while it served (--server-threads > 1)",
+	  FIG_L_SERVER, "%s", "server.loops", FIG_NONZERO, 0, S(srv_loops) },
 	{ "tcp_inuse_peak", "sockets", "TCP sockets in use in the server namespace, peak",
 	  FIG_L_TCP, "%ld", "server.tcp_inuse_peak", FIG_TCP, 0,
 	  L(tcp_inuse_peak) },

@@ -94,6 +94,8 @@ struct pt_point {
 	long srv_atomics;                  /* --op atomic: the servers' counters, summed */
 	long cli_qps;                      /* rc, uc: the QPs the clients' round trips rode */
 	long srv_ah_made;                  /* ud: address handles the servers created */
+	/* --server-threads > 1: each event loop's "accepted:cpu_ms", servers in turn */
+	char srv_loops[1024];
 	long proto_errors;                 /* malformed agent records */
 
 	bool have_res;                     /* RDMA counters were sampled */

@@ -114,6 +114,15 @@ static void rec_result_server(struct run *r, struct agt_agent *a,
 		r->pt->srv_ah += (long)s->ah;
 	if (s->ah_made != PROTO_NONE)
 		r->pt->srv_ah_made += (long)s->ah_made;
+	/* checked by the parser; a list that does not fit is cut at a loop */
+	if (s->loops) {
+		char *l = r->pt->srv_loops;
+		size_t n = strlen(l), k = strlen(s->loops);
+
+		if (n + k + 2 <= sizeof(r->pt->srv_loops))
+			snprintf(l + n, sizeof(r->pt->srv_loops) - n, "%s%s", n ? "," : "",
+				 s->loops);
+	}
 }
 
 static void rec_result_client(struct run *r, struct agt_agent *a,
