@@ -39,52 +39,19 @@ set -u
 . "$(dirname "$0")/../lib/nodes.sh"
 
 P=hs$(($$ % 1000))
-NS=("${P}n0" "${P}n1" "${P}n2")
 ADDR=(10.78.0.1 10.78.0.2 10.78.0.3)
 DEV=("${P}r0" "${P}r1" "${P}r2")
-SSHD_PIDS=()
 RDC_TIMEOUT=600
 
 cleanup() {
-	nodes_remove "${SSHD_PIDS[@]}"
+	nodes_remove "${NODE_SSHD[@]}"
 	rm -rf "$W"
 }
 
 # the three hosts: namespace, veth into the bridge, address, rxe, sshd
 make_hosts() {
-	local k
-	# the names nodes.sh gives are NS, ADDR and DEV above
-	nodes_make "$P" 10.78.0 3 || return 1
-	ssh-keygen -q -t ed25519 -N '' -f "$W/id" || return 1
-	cp "$W/id.pub" "$W/authorized_keys"
-	mkdir -p /run/sshd "$W/home"
-	chmod 700 "$W/home"
-	printf 'Host *\n  IdentityFile %s/id\n  IdentitiesOnly yes\n  User root\n  UserKnownHostsFile %s/known_hosts\n  StrictHostKeyChecking yes\n  LogLevel ERROR\n' \
-		"$W" "$W" >"$W/ssh_config"
-	for k in 0 1 2; do
-		ssh-keygen -q -t ed25519 -N '' -f "$W/hostkey$k" || return 1
-		echo "${ADDR[$k]} $(cut -d' ' -f1,2 "$W/hostkey$k.pub")" >>"$W/known_hosts"
-		cat >"$W/sshd$k.conf" <<-CONF
-			ListenAddress ${ADDR[$k]}
-			Port 22
-			HostKey $W/hostkey$k
-			PidFile $W/sshd$k.pid
-			AuthorizedKeysFile $W/authorized_keys
-			PermitRootLogin prohibit-password
-			PasswordAuthentication no
-			KbdInteractiveAuthentication no
-			UsePAM no
-			StrictModes no
-			Subsystem sftp internal-sftp
-			LogLevel ERROR
-		CONF
-		# ip netns exec gives sshd its own mount namespace: the bind stays there
-		# shellcheck disable=SC2016 # expanded by the inner sh
-		ip netns exec "${NS[$k]}" sh -c 'mount --bind "$1" /root && exec /usr/sbin/sshd -D -f "$2" -E "$3"' \
-			sshd "$W/home" "$W/sshd$k.conf" "$W/sshd$k.log" 3>&- </dev/null &
-		SSHD_PIDS+=($!)
-	done
-	export RDMACAP_SSH_CONFIG=$W/ssh_config
+	# the names nodes.sh gives are ADDR and DEV above
+	nodes_make "$P" 10.78.0 3 && nodes_sshd "$W"
 }
 
 ssh_ok() { ssh -F "$W/ssh_config" -o BatchMode=yes -o ConnectTimeout=5 "$1" true </dev/null; }
@@ -101,7 +68,6 @@ chmod 755 "$W"
 trap cleanup EXIT
 make_hosts || { tap_skip_all "could not make the namespace hosts"; exit 4; }
 tap_plan 11
-for _ in $(seq 50); do ssh_ok "${ADDR[2]}" 2>/dev/null && break; sleep 0.2; done
 
 ok=0
 login=0
