@@ -61,6 +61,21 @@ snapshot() {
 	done
 }
 
+# tk_running: each of TK_KEYS moved from its TK_LOW (the same order), and an
+# agent runs
+TK_KEYS=
+TK_LOW=
+tk_running() {
+	local -a k v
+	local i
+	read -ra k <<<"$TK_KEYS"
+	read -ra v <<<"$TK_LOW"
+	for i in "${!k[@]}"; do
+		[ "$(sysctl -n "${k[$i]}")" != "${v[$i]}" ] || return 1
+	done
+	[ -n "$(rdc_agents)" ]
+}
+
 # killed NAME KEY=LOW... -- ARGS...: lower each KEY to LOW, start `rdmacap run
 # ARGS`, SIGKILL it once it has tuned every KEY and its clients run, then
 # `rdmacap down`; one TAP result: every KEY back at LOW, each said restored
@@ -78,17 +93,19 @@ killed() {
 	RDC_BG_LOG=$W/$name.err rdc_bg sh -c "exec '$RDMACAP' run $* --clients $N --msgs 1000 \
 		--think-ms 100 --timeout 200 >'$W/$name.tap'"
 	pid=$RDC_BG_PID
-	# connected: its clients are in their traffic phase (100 s of it)
-	rdc_wait_for 120 grep -q "^  ok 2 connected" "$W/$name.tap" || why+=" clients never connected"
+	# mid-run: every KEY raised and the agents running (the TAP's results come
+	# only at the point's end)
+	TK_KEYS="${!low[*]}" TK_LOW="${low[*]}"
+	rdc_wait_for 120 tk_running || why+=" not every sysctl raised with agents running in 120 s"
 	tuned=
 	for k in "${!low[@]}"; do
 		seen=$(sysctl -n "$k")
 		grep -q "^# tuned $k=$seen (was ${low[$k]}," "$W/$name.tap" ||
-			why+=" $k not tuned (is $seen)"
+			why+=" $k not said tuned to $seen"
 		tuned+=" $k=$seen"
 	done
 	tap_kv "${name}_tuned" "${tuned# }"
-	kill -KILL "$pid"
+	kill -KILL "$pid" 2>/dev/null || why+=" the run had ended before the SIGKILL"
 	wait "$pid" 2>/dev/null
 	"$RDMACAP" down >"$W/$name.down" 2>&1 || why+=" down exit $?"
 	for k in "${!low[@]}"; do
@@ -105,6 +122,7 @@ killed() {
 		tap_ok "$name: SIGKILLed mid-run, rdmacap down restored$kv"
 	else
 		tap_fail "$name: SIGKILLed mid-run, then rdmacap down" "${why# }"
+		grep -E '^ *(not )?ok|tuned|Bail|cause' "$W/$name.tap" | head -n 20 | sed 's/^/# tap: /'
 		tail -n 5 "$W/$name.err" | sed 's/^/# err: /'
 	fi
 }
