@@ -90,8 +90,11 @@ killed() {
 		shift
 	done
 	shift
-	RDC_BG_LOG=$W/$name.err rdc_bg sh -c "exec '$RDMACAP' run $* --clients $N --msgs 1000 \
-		--think-ms 100 --timeout 200 >'$W/$name.tap'"
+	# a hard RLIMIT_NOFILE above fs.nr_open refuses every setrlimit of it that
+	# keeps it (the agent's raise: exit 126): start rdmacap below the lowered value
+	RDC_BG_LOG=$W/$name.err rdc_bg sh -c "ulimit -n $NOFILE && ulimit -Hn $NOFILE &&
+		exec '$RDMACAP' run $* --clients $N --msgs 1000 --think-ms 100 --timeout 200 \
+		>'$W/$name.tap'"
 	pid=$RDC_BG_PID
 	# mid-run: every KEY raised and the agents running (the TAP's results come
 	# only at the point's end)
@@ -140,6 +143,7 @@ tap_plan 4
 # what each plan needs (tune.c): maps N x 4 + 512, open files N + 1024, backlogs N
 MAPS=$((N * 4 + 512 - 1))
 FILES=$((N + 1024 - 1))
+NOFILE=1024
 killed host-rc-rdmacm vm.max_map_count=$MAPS net.rdma_ucm.max_backlog=$((N - 1)) \
 	fs.nr_open=$FILES -- --topology host --tune --server-addr "$ADDR" --transport rc --cm rdmacm
 killed host-tcp net.core.somaxconn=$((N - 1)) fs.nr_open=$FILES -- \
