@@ -185,8 +185,8 @@ vm-limits-ud:
 	@$(MAKE) --no-print-directory all 1>&2
 	@vm/run --mem 6G --timeout 9000 --share "$(CURDIR)" -- suites/vm-long/limits-ud.sh
 
-# not in check: ~35 s per point under TCG (--hosts with mpirun 70-120 s), 100 points
-# (SOAK_POINTS) in about an hour (docs/faults.md)
+# not in check: ~21 s per point under TCG (--hosts with mpirun 70-120 s), 100 points
+# (SOAK_POINTS) in about 35-40 min; 5400 s leaves room for a slow host (docs/faults.md)
 soak:
 	@$(MAKE) --no-print-directory all san 1>&2
 	@vm/run --mem 4G --timeout 5400 --share "$(CURDIR)" -- suites/soak/faults-soak.sh

@@ -43,7 +43,8 @@
 # suite's fixture, a minute to start) and siw (Soft-iWARP needs the LTS kernel's
 # boot; suites/vm-lts/iwarp.sh covers it).
 #
-# Not in `make check`: about 15-25 s per point under TCG.
+# Not in `make check`: about 21 s per point under TCG on average, 70-120 s for
+# --hosts under mpirun (seed 20261126: 70 points in 1,449 s).
 #   SOAK_POINTS (100)  SOAK_SEED (the date)  SOAK_ONLY (every point; K or K,L,...)
 #   SOAK_BOUND (120 s per point)
 set -u
