@@ -38,6 +38,26 @@ const char *agt_binary(void)
 	return "rdmacap-agent";
 }
 
+/*
+ * Sets RLIMIT_NOFILE to *rl in the child. A hard limit above fs.nr_open (the
+ * sysctl lowered after the limit was given) makes the kernel refuse every
+ * setrlimit that keeps it: then the hard limit comes down to the soft one,
+ * which is ours to lower. Exits 126 saying why when even that is refused.
+ */
+static void agt_nofile(struct rlimit *rl)
+{
+	if (!setrlimit(RLIMIT_NOFILE, rl))
+		return;
+	if (errno == EPERM && rl->rlim_max > rl->rlim_cur) {
+		rl->rlim_max = rl->rlim_cur;
+		if (!setrlimit(RLIMIT_NOFILE, rl))
+			return;
+	}
+	fprintf(stderr, "rdmacap: setrlimit RLIMIT_NOFILE %llu: %s (fs.nr_open?)\n",
+		(unsigned long long)rl->rlim_cur, strerror(errno));
+	_exit(126);
+}
+
 static void agt_child(const char *ns, char *const argv[], long nofile, int in, int out,
 		     pid_t parent, int deathsig)
 {
@@ -55,12 +75,10 @@ static void agt_child(const char *ns, char *const argv[], long nofile, int in, i
 	    setrlimit(RLIMIT_NOFILE, &rl)) {
 		/* not privileged: take what the hard limit allows, the agent reports EMFILE */
 		cur.rlim_cur = cur.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &cur))
-			_exit(126);
+		agt_nofile(&cur);
 	} else if (!getrlimit(RLIMIT_NOFILE, &cur) && cur.rlim_cur < rl.rlim_cur) {
 		cur.rlim_cur = rl.rlim_cur <= cur.rlim_max ? rl.rlim_cur : cur.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &cur))
-			_exit(126);
+		agt_nofile(&cur);
 	}
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0)
 		_exit(126);

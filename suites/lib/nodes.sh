@@ -19,6 +19,15 @@
 #                             and the counters back at baseline, added to why
 #   nodes_run_dirs            how many run directories of rdmacap there are
 #                             (/tmp/rdmacap-<run>-h<K>: the nodes share /tmp)
+#   nodes_sshd DIR            an sshd in each node's namespace, listening only
+#                             on its address, keys and config made in DIR (which
+#                             must exist, mode 755), each sshd's /root an empty
+#                             DIR/home (the VM's own .bashrc may be slow: sshd
+#                             runs every command through the user's shell);
+#                             exports RDMACAP_SSH_CONFIG, adds the PIDs to
+#                             NODE_SSHD, waits until the last node answers
+#   nodes_sshd_start DIR K    node K's sshd of nodes_sshd DIR started again
+#                             (a suite killed it), its PID added to NODE_SSHD
 #   nodes_remove [PID...]     the nodes' daemons (PIDs the suite started)
 #                             ended (SIGTERM, SIGKILL 10 s later) and reaped, then rxe links, namespaces
 #                             and the bridge (a namespace and its rxe together
@@ -28,6 +37,7 @@ NODE_NS=()
 NODE_ADDR=()
 NODE_DEV=()
 NODE_BR=
+NODE_SSHD=()
 
 nodes_make() {
 	local p=$1 net=$2 n=$3 k
@@ -47,6 +57,53 @@ nodes_make() {
 		ip -n "${p}n$k" link set "${p}v$k" up && ip -n "${p}n$k" link set lo up || return 1
 		ip netns exec "${p}n$k" rdma link add "${p}r$k" type rxe netdev "${p}v$k" || return 1
 	done
+}
+
+nodes_sshd() {
+	local w=$1 k
+	ssh-keygen -q -t ed25519 -N '' -f "$w/id" || return 1
+	cp "$w/id.pub" "$w/authorized_keys"
+	mkdir -p /run/sshd "$w/home"
+	chmod 700 "$w/home"
+	printf 'Host *\n  IdentityFile %s/id\n  IdentitiesOnly yes\n  User root\n  UserKnownHostsFile %s/known_hosts\n  StrictHostKeyChecking yes\n  LogLevel ERROR\n' \
+		"$w" "$w" >"$w/ssh_config"
+	for k in "${!NODE_NS[@]}"; do
+		ssh-keygen -q -t ed25519 -N '' -f "$w/hostkey$k" || return 1
+		echo "${NODE_ADDR[$k]} $(cut -d' ' -f1,2 "$w/hostkey$k.pub")" >>"$w/known_hosts"
+		cat >"$w/sshd$k.conf" <<-CONF
+			ListenAddress ${NODE_ADDR[$k]}
+			Port 22
+			HostKey $w/hostkey$k
+			PidFile $w/sshd$k.pid
+			AuthorizedKeysFile $w/authorized_keys
+			PermitRootLogin prohibit-password
+			PasswordAuthentication no
+			KbdInteractiveAuthentication no
+			UsePAM no
+			StrictModes no
+			Subsystem sftp internal-sftp
+			LogLevel ERROR
+		CONF
+		nodes_sshd_start "$w" "$k"
+	done
+	export RDMACAP_SSH_CONFIG=$w/ssh_config
+	# sshd starts within seconds under TCG: 50 tries 0.2 s apart
+	for _ in $(seq 50); do
+		ssh -F "$w/ssh_config" -o BatchMode=yes -o ConnectTimeout=5 "${NODE_ADDR[-1]}" true \
+			</dev/null 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# node k's sshd, made by nodes_sshd (again after a suite killed it)
+nodes_sshd_start() {
+	local w=$1 k=$2
+	# ip netns exec gives sshd its own mount namespace: the bind stays there
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	ip netns exec "${NODE_NS[$k]}" sh -c 'mount --bind "$1" /root && exec /usr/sbin/sshd -D -f "$2" -E "$3"' \
+		sshd "$w/home" "$w/sshd$k.conf" "$w/sshd$k.log" 3>&- </dev/null &
+	NODE_SSHD+=($!)
 }
 
 nodes_remove() {

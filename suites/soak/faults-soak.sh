@@ -7,31 +7,54 @@
 #
 #   vm/run --mem 4G --share $PWD -- suites/soak/faults-soak.sh
 #
-# A point draws: --transport tcp|rc|uc|ud; for the RDMA ones --cm oob-tls|rdmacm,
-# --op send|write|read|atomic, --cq per-conn|shared, --srq, --qp-share 0|2|4, and
-# for ud --ah cache|wc|lru|peer; --server-model event|thread; --topology
-# pair|star:2; and one --fault of every kind with random figures. A draw the tool
-# refuses (exit 2 from its command-line checks, before anything exists) is drawn
-# again and counted, never run: the refusals are printed by reason at the end.
+# A point draws where it runs: --topology pair (half the points), star:2, host (an
+# rxe link on a veth in the VM's root namespace that the soak makes, as a driver
+# would, --server-addr its address, --device half the time) or --hosts (three
+# network namespaces standing in for machines, suites/lib/nodes.sh, each with its
+# sshd and its rxe; --launcher ssh or mpirun); pair and star take --family 6 one
+# time in four. Then the design: --transport tcp|rc|uc|ud; for the RDMA ones
+# --server-model event|thread; for rc and uc --cm oob-tls|rdmacm, --op
+# send|write|read|atomic (uc: send|write), --cq per-conn|shared, --srq, --qp-share
+# 2|4, --mr shared (the thread server: oob-tls, a CQ per connection, no SRQ); for
+# ud --cm and --ah cache|wc|lru|peer; and one --fault of every kind with random
+# figures (host and --hosts: the kill and stop faults; the link and netem ones
+# need rdmacap's own links). A draw the tool refuses (exit 2 from its
+# command-line checks, before anything exists) is drawn again and counted, never
+# run: the refusals are printed by reason at the end.
 #
 # A point passes when it ends within its bound (no hang), exits 0 (its checks,
-# the fault's included), wrote its JSON with the point's figures, has its device
-# counters back at the baseline (resources.leak false), logged no sanitizer
-# report and no leak (LeakSanitizer on), and left nothing: no rdc namespace,
-# link or rxe device, no agent, no netem qdisc. A failing point names what broke
-# and the cause the run gave.
+# the fault's included), wrote its TAP whole (version, plan, one result, totals)
+# and its JSON with the point's figures (both also when it failed), has its
+# device counters back at the baseline (resources.leak false, and with --hosts
+# every host's back_at_base), every RDMA device of the VM at the counters it had
+# before the soak, logged no sanitizer report and no leak (LeakSanitizer on),
+# and left nothing on any host: no rdc namespace, link or rxe device, no agent,
+# no netem qdisc, no --hosts run directory. A failing point names what broke and
+# the cause the run gave; a failed run that names no cause is a failure of its
+# own. What a failed point left is removed (rdmacap down) so the next starts clean.
 #
-# The seed is printed first. Each point draws from its own generator (seeded from
-# SOAK_SEED and its number), so SOAK_ONLY=K with the same SOAK_SEED re-runs point
-# K alone, with the same design and fault.
+# One line per point says its seed, number, result, time and command; a table of
+# every point ends the run. The seed is printed first. Each point draws from its
+# own generator (seeded from SOAK_SEED and its number), so SOAK_ONLY=K with the
+# same SOAK_SEED re-runs point K alone, with the same design and fault
+# (SOAK_ONLY=K,L,... those points).
 #
-# Not in `make check`: about 15-20 s per point under TCG.
-#   SOAK_POINTS (100)  SOAK_SEED (the date)  SOAK_ONLY (every point)
+# Not drawn: --launcher srun (suites/vm/slurm.sh's cluster of slurmd is its own
+# suite's fixture, a minute to start) and siw (Soft-iWARP needs the LTS kernel's
+# boot; suites/vm-lts/iwarp.sh covers it).
+#
+# Not in `make check`: about 21 s per point under TCG on average, 70-120 s for
+# --hosts under mpirun (seed 20261126: 70 points in 1,449 s).
+#   SOAK_POINTS (100)  SOAK_SEED (the date)  SOAK_ONLY (every point; K or K,L,...)
 #   SOAK_BOUND (120 s per point)
 set -u
 
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/nic.sh
+. "$(dirname "$0")/../lib/nic.sh"
+# shellcheck source=../lib/nodes.sh
+. "$(dirname "$0")/../lib/nodes.sh"
 
 POINTS=${SOAK_POINTS:-100}
 SEED=${SOAK_SEED:-$(date +%s)}
@@ -41,11 +64,23 @@ SAN=$RDC_ROOT/build/san
 # redraws of one point before it is called a failure: 8 refusals in a row of a
 # generator that mostly draws valid designs means the checks refuse too much
 REDRAWS=8
+# the soak's own fixtures: not rdc-named, so rdc_leftovers sees only rdmacap's
+NIC=sknic
+NICDEV=skrxe
+NICADDR=10.79.0.1
+HOSTS_RDMA=
+HOSTS_TCP=
+MPIRUN=
+BASE_RES=
 W=
 declare -A REFUSED=()
 NREFUSED=0
+TABLE=()
+NFAIL=0
 
 cleanup() {
+	nodes_remove "${NODE_SSHD[@]}"
+	rdc_nic_down "$NIC" "$NICDEV"
 	[ -n "$W" ] && rm -rf "$W"
 	return 0
 }
@@ -56,33 +91,15 @@ pick() {
 	P=${*:RANDOM % $# + 1:1}
 }
 
-# draw: one point's options in ARGS (an array), from the point's generator
-draw() {
-	local tr
-
-	pick tcp rc uc ud
-	tr=$P
-	ARGS=(--transport "$tr")
-	pick pair pair pair star:2
-	ARGS+=(--topology "$P")
-	pick event thread
-	ARGS+=(--server-model "$P")
-	if [ "$tr" != tcp ]; then
-		pick oob-tls oob-tls rdmacm
-		ARGS+=(--cm "$P")
-		pick send write read atomic
-		ARGS+=(--op "$P")
-		pick per-conn shared
-		ARGS+=(--cq "$P")
-		((RANDOM % 3 == 0)) && ARGS+=(--srq)
-		pick 2 4
-		((RANDOM % 3 == 0)) && ARGS+=(--qp-share "$P")
-		pick cache wc lru peer
-		[ "$tr" = ud ] && ARGS+=(--ah "$P")
+# draw_fault WHERE: one --fault of every kind the topology can take
+draw_fault() {
+	if [ "$1" = host ] || [ "$1" = hosts ]; then
+		pick kill-client kill-server stop-server
+	else
+		pick kill-client kill-server stop-server link-down loss delay reorder
 	fi
-	pick kill-client kill-server stop-server link-down loss delay reorder
 	case $P in
-	kill-client) P=kill-client:$((1 + RANDOM % 3)) ;;
+	kill-client) P=kill-client:$((1 + RANDOM % 2)) ;;
 	stop-server) P=stop-server:$((500 + RANDOM % 1500)) ;;
 	link-down)
 		P=link-down:$((500 + RANDOM % 1500))
@@ -93,6 +110,60 @@ draw() {
 	reorder) pick reorder:10 reorder:20 reorder:50 ;;
 	esac
 	ARGS+=(--fault "$P")
+}
+
+# draw: one point's options in ARGS (an array), from the point's generator
+draw() {
+	local tr where model cm
+
+	pick pair pair pair star:2 host hosts
+	where=$P
+	pick tcp rc uc ud
+	tr=$P
+	ARGS=(--transport "$tr")
+	case $where in
+	host)
+		ARGS+=(--topology host --server-addr "$NICADDR")
+		[ "$tr" != tcp ] && ((RANDOM % 2)) && ARGS+=(--device "$NICDEV")
+		;;
+	hosts)
+		ARGS+=(--hosts "$([ "$tr" = tcp ] && echo "$HOSTS_TCP" || echo "$HOSTS_RDMA")")
+		pick ssh mpirun
+		[ -n "$MPIRUN" ] && [ "$P" = mpirun ] && ARGS+=(--launcher mpirun)
+		;;
+	*)
+		ARGS+=(--topology "$where")
+		((RANDOM % 4 == 0)) && ARGS+=(--family 6)
+		;;
+	esac
+	pick event thread
+	model=$P
+	ARGS+=(--server-model "$model")
+	case $tr in
+	rc | uc)
+		# the thread server: --cq per-conn, no --srq, --cm oob-tls (opt_thread_rules)
+		cm=oob-tls
+		[ "$model" = event ] && pick oob-tls oob-tls rdmacm && cm=$P
+		ARGS+=(--cm "$cm")
+		if [ "$tr" = uc ]; then pick send write; else pick send write read atomic; fi
+		ARGS+=(--op "$P")
+		if [ "$model" = event ]; then
+			pick per-conn shared
+			ARGS+=(--cq "$P")
+			((RANDOM % 3 == 0)) && ARGS+=(--srq)
+		fi
+		pick 2 4
+		((RANDOM % 3 == 0)) && ARGS+=(--qp-share "$P")
+		((RANDOM % 3 == 0)) && ARGS+=(--mr shared)
+		;;
+	ud)
+		pick oob-tls oob-tls rdmacm
+		ARGS+=(--cm "$P")
+		pick cache wc lru peer
+		ARGS+=(--ah "$P")
+		;;
+	esac
+	draw_fault "$where"
 }
 
 # refused ERRFILE SECS: the run's exit 2 is a refusal by design: the command-line
@@ -113,12 +184,39 @@ json_why() {
 		[ (if $p.ok != true then "verdict \($p.verdict): \($p.why // "")" else empty end),
 		  (if $p.resources.leak == true then "counters not back: \($p.resources.leak_what)"
 		   else empty end),
+		  (if ($p.hosts // [] | map(select(.back_at_base != true)) | length) > 0 then
+		   "counters not back on host(s) \($p.hosts | map(select(.back_at_base != true) | .host) | join(","))"
+		   else empty end),
 		  (if ($p.clients // 0) < 1 then "no figures" else empty end) ] | join("; ")
 		end' "$1" 2>/dev/null || echo "JSON unreadable"
 }
 
+# tap_why TAP: what the point's TAP lacks of a whole run ("" when nothing)
+tap_why() {
+	local w=
+	grep -q '^TAP version 13$' "$1" || w+=" no TAP version"
+	grep -q '^1\.\.1$' "$1" || w+=" no plan"
+	grep -qE '^(not )?ok 1 ' "$1" || w+=" no result"
+	grep -q '^# Totals: ' "$1" || w+=" no totals"
+	[ -z "$w" ] || echo "TAP not whole:$w"
+}
+
+# counters_why: the VM's RDMA devices not at the counters of before the soak
+# (rdma_cm's ids go a moment after their process: up to 3 s)
+counters_why() {
+	local now i
+	for ((i = 0; i < 30; i++)); do
+		now=$(rdc_res)
+		[ "$now" = "$BASE_RES" ] && return 0
+		sleep 0.1
+	done
+	echo "devices not at the soak's baseline: $(diff <(echo "$BASE_RES") <(echo "$now") |
+		grep '^[<>]' | tr '\n' ';')"
+}
+
 one() {
-	local k=$1 out=$W/$1.tap err=$W/$1.err json=$W/$1.json rc t0 dt why='' left tries=0 desc
+	local k=$1 out=$W/$1.tap err=$W/$1.err json=$W/$1.json rc t0 dt why='' left tries=0
+	local desc cause res
 
 	RANDOM=$(((SEED + k * 7919) & 0x7fffffff))
 	while :; do
@@ -136,7 +234,9 @@ one() {
 	tap_kv "point_$k" "exit=$rc wall_s=$dt redrawn=$tries $(grep -m1 -oE \
 		'fault_survived=[0-9]+ fault_failed=[0-9]+' "$out")"
 	if [ "$rc" = 4 ]; then
-		tap_result skip "$desc" "$(grep -m1 -oE 'SKIP.*' "$out" | cut -c6-)"
+		why=$(grep -m1 -oE 'SKIP.*' "$out" | cut -c6-)
+		tap_result skip "$desc" "$why"
+		TABLE+=("$k|skip|$dt|${ARGS[*]}|$why")
 		return
 	fi
 	case $rc in
@@ -145,40 +245,75 @@ one() {
 	124 | 137) why+=" hang: killed at $BOUND s" ;;
 	*) why+=" exit $rc" ;;
 	esac
-	[ "$rc" = 2 ] || why+=" $(json_why "$json")"
+	if [ "$rc" != 2 ]; then
+		why+=" $(tap_why "$out") $(json_why "$json")"
+		cause=$(jq -r '.points[0].cause // ""' "$json" 2>/dev/null)
+		[ "$rc" = 0 ] || [ -n "$cause" ] || why+=" no cause named"
+	fi
 	if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$err"; then
 		grep -m3 -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$err" | sed 's/^/# san: /'
 		why+=" sanitizer report"
 	fi
 	left=$(rdc_leftovers | tr '\n' ' ')
+	[ "$(nodes_run_dirs)" = 0 ] || left+="$(nodes_run_dirs) run directories of --hosts"
 	[ -z "$left" ] || why+=" left: $left"
+	res=$(counters_why)
+	[ -z "$res" ] || why+=" $res"
+	why=$(echo "$why" | tr -s ' ')
 	why=${why## }
 	why=${why%% }
-	[ -z "$why" ] || tap_diag "failed: $why; cause: $(jq -r '.points[0].cause // ""' \
-		"$json" 2>/dev/null)"
+	if [ -n "$why" ]; then
+		tap_diag "failed: $why; cause: ${cause:-}"
+		# what it left goes, so that the next point starts as the first did
+		[ -z "$left" ] || "$SAN/rdmacap" down --hosts "$HOSTS_TCP" >/dev/null 2>&1
+		[ -z "$left" ] || "$SAN/rdmacap" down >/dev/null 2>&1
+		NFAIL=$((NFAIL + 1))
+	fi
+	tap_diag "seed=$SEED point=$k $([ -z "$why" ] && echo pass || echo FAIL) ${dt}s: rdmacap run ${ARGS[*]}"
+	TABLE+=("$k|$([ -z "$why" ] && echo pass || echo FAIL)|$dt|${ARGS[*]}|$why${cause:+ (cause: $cause)}")
 	rdc_result "$([ -z "$why" ] && echo 0 || echo 1)" "$desc" "$out" "$err"
 }
 
+# the fixtures every point may use: the root namespace's NIC, the three nodes
+setup() {
+	rdc_nic_up "$NIC" rxe "$NICDEV" "$NICADDR" || return 1
+	RDC_WHY="nodes: namespaces, rxe or sshd failed"
+	nodes_make sk 10.78.1 3 && nodes_sshd "$W" || return 1
+	HOSTS_TCP="${NODE_ADDR[0]},${NODE_ADDR[1]},${NODE_ADDR[2]}"
+	HOSTS_RDMA="${NODE_ADDR[0]}/${NODE_DEV[0]},${NODE_ADDR[1]}/${NODE_DEV[1]},${NODE_ADDR[2]}/${NODE_DEV[2]}"
+	MPIRUN=$(command -v mpirun)
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	RDC_WHY=
+}
+
 main() {
-	local k r
+	local k r t0=$SECONDS
 
 	tap_init
 	rdc_need rdc_have_root
 	rdc_need rdc_have_rxe
 	rdc_need rdc_have_cmd jq
 	[ -x "$SAN/rdmacap" ] || { tap_skip_all "$SAN/rdmacap not built (make san)"; exit 4; }
-	modprobe -a rdma_rxe rdma_ucm sch_netem ||
-		{ tap_skip_all "modprobe rdma_rxe rdma_ucm sch_netem failed"; exit 4; }
+	modprobe -a rdma_rxe rdma_ucm sch_netem veth bridge ||
+		{ tap_skip_all "modprobe rdma_rxe rdma_ucm sch_netem veth bridge failed"; exit 4; }
 	W=$(mktemp -d /tmp/soak.XXXXXX)
+	chmod 755 "$W"
 	trap cleanup EXIT
 	trap 'exit 130' INT TERM
+	setup || { tap_skip_all "soak fixtures: ${RDC_WHY:-failed}"; exit 4; }
+	BASE_RES=$(rdc_res)
 	export RDMACAP_AGENT=$SAN/rdmacap-agent
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 	tap_kv seed "$SEED"
 	tap_diag "re-run one point: SOAK_SEED=$SEED SOAK_ONLY=K suites/soak/faults-soak.sh"
+	tap_diag "mpirun: ${MPIRUN:-none (--launcher mpirun not drawn)}"
 	if [ -n "$ONLY" ]; then
-		tap_plan 1
-		one "$ONLY"
+		# shellcheck disable=SC2086 # a list of point numbers
+		set -- ${ONLY//,/ }
+		tap_plan $#
+		for k; do
+			one "$k"
+		done
 	else
 		tap_plan "$POINTS"
 		for ((k = 1; k <= POINTS; k++)); do
@@ -188,6 +323,11 @@ main() {
 	tap_kv refused "$NREFUSED"
 	for r in "${!REFUSED[@]}"; do
 		tap_diag "refused ${REFUSED[$r]}x: $r"
+	done
+	tap_kv soak "seed=$SEED points=${#TABLE[@]} failed=$NFAIL wall_s=$((SECONDS - t0)) guest_load=$(cut -d' ' -f1-3 /proc/loadavg)"
+	tap_diag "| point | result | s | rdmacap run ... | what broke (cause) |"
+	for r in "${TABLE[@]}"; do
+		tap_diag "| ${r//|/ | } |"
 	done
 }
 

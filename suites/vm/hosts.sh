@@ -51,10 +51,8 @@ set -u
 . "$(dirname "$0")/../lib/nodes.sh"
 
 P=hs$(($$ % 1000))
-NS=("${P}n0" "${P}n1" "${P}n2")
 ADDR=(10.78.0.1 10.78.0.2 10.78.0.3)
 DEV=("${P}r0" "${P}r1" "${P}r2")
-SSHD_PIDS=()
 RDC_TIMEOUT=600
 # a lost host is named and the run ends within this: ssh notices a silent
 # peer in ~6 s; a launcher that does not is named at the traffic deadline
@@ -63,51 +61,14 @@ RDC_TIMEOUT=600
 LOST_S=120
 
 cleanup() {
-	nodes_remove "${SSHD_PIDS[@]}"
+	nodes_remove "${NODE_SSHD[@]}"
 	rm -rf "$W"
 }
 
 # the three hosts: namespace, veth into the bridge, address, rxe, sshd
 make_hosts() {
-	local k
-	# the names nodes.sh gives are NS, ADDR and DEV above
-	nodes_make "$P" 10.78.0 3 || return 1
-	ssh-keygen -q -t ed25519 -N '' -f "$W/id" || return 1
-	cp "$W/id.pub" "$W/authorized_keys"
-	mkdir -p /run/sshd "$W/home"
-	chmod 700 "$W/home"
-	printf 'Host *\n  IdentityFile %s/id\n  IdentitiesOnly yes\n  User root\n  UserKnownHostsFile %s/known_hosts\n  StrictHostKeyChecking yes\n  LogLevel ERROR\n' \
-		"$W" "$W" >"$W/ssh_config"
-	for k in 0 1 2; do
-		ssh-keygen -q -t ed25519 -N '' -f "$W/hostkey$k" || return 1
-		echo "${ADDR[$k]} $(cut -d' ' -f1,2 "$W/hostkey$k.pub")" >>"$W/known_hosts"
-		cat >"$W/sshd$k.conf" <<-CONF
-			ListenAddress ${ADDR[$k]}
-			Port 22
-			HostKey $W/hostkey$k
-			PidFile $W/sshd$k.pid
-			AuthorizedKeysFile $W/authorized_keys
-			PermitRootLogin prohibit-password
-			PasswordAuthentication no
-			KbdInteractiveAuthentication no
-			UsePAM no
-			StrictModes no
-			Subsystem sftp internal-sftp
-			LogLevel ERROR
-		CONF
-		start_sshd "$k"
-	done
-	export RDMACAP_SSH_CONFIG=$W/ssh_config
-}
-
-# host k's sshd, in its namespace (again after a test killed it)
-start_sshd() {
-	local k=$1
-	# ip netns exec gives sshd its own mount namespace: the bind stays there
-	# shellcheck disable=SC2016 # expanded by the inner sh
-	ip netns exec "${NS[$k]}" sh -c 'mount --bind "$1" /root && exec /usr/sbin/sshd -D -f "$2" -E "$3"' \
-		sshd "$W/home" "$W/sshd$k.conf" "$W/sshd$k.log" 3>&- </dev/null &
-	SSHD_PIDS+=($!)
+	# the names nodes.sh gives are ADDR and DEV above
+	nodes_make "$P" 10.78.0 3 && nodes_sshd "$W"
 }
 
 ssh_ok() { ssh -F "$W/ssh_config" -o BatchMode=yes -o ConnectTimeout=5 "$1" true </dev/null; }
@@ -236,7 +197,7 @@ base_tests() {
 # the rdmacap-agent processes in host k's namespace
 agents_on() {
 	local p n=0
-	for p in $(ip netns pids "${NS[$1]}"); do
+	for p in $(ip netns pids "${NODE_NS[$1]}"); do
 		case $(readlink "/proc/$p/exe" 2>/dev/null) in */rdmacap-agent*) n=$((n + 1)) ;; esac
 	done
 	echo "$n"
@@ -245,7 +206,7 @@ agents_on() {
 # at least N of the server host's data connections (those from the client
 # hosts) have echoed data: the traffic runs (ss shows bytes_acked once non-zero)
 srv_traffic() {
-	[ "$(ip netns exec "${NS[0]}" ss -Htni state established "( dst ${ADDR[1]} or dst ${ADDR[2]} )" |
+	[ "$(ip netns exec "${NODE_NS[0]}" ss -Htni state established "( dst ${ADDR[1]} or dst ${ADDR[2]} )" |
 		grep -c bytes_acked)" -ge "$1" ]
 }
 
@@ -273,8 +234,8 @@ lost() {
 	sleep 1
 	t0=${EPOCHREALTIME%.*}
 	case $how in
-	link) ip -n "${NS[$k]}" link set "${P}v$k" down ;;
-	kill) for p in $(ip netns pids "${NS[$k]}"); do kill -KILL "$p" 2>/dev/null; done ;;
+	link) ip -n "${NODE_NS[$k]}" link set "${P}v$k" down ;;
+	kill) for p in $(ip netns pids "${NODE_NS[$k]}"); do kill -KILL "$p" 2>/dev/null; done ;;
 	esac
 	rdc_wait_gone "$orch" "$LOST_S" || { why+=" still running ${LOST_S} s after;"; kill -KILL "$orch"; }
 	wait "$orch" || rc=$?
@@ -305,8 +266,8 @@ lost() {
 	done
 	# the lost host back: its sshd again, or its link
 	case $how in
-	link) ip -n "${NS[$k]}" link set "${P}v$k" up ;;
-	kill) start_sshd "$k" ;;
+	link) ip -n "${NODE_NS[$k]}" link set "${P}v$k" up ;;
+	kill) nodes_sshd_start "$W" "$k" ;;
 	esac
 	rdc_wait_for 30 ssh_ok "$host" 2>/dev/null || why+=" $host did not come back;"
 	lost_cleanup "$@"
