@@ -186,6 +186,22 @@ static int clicheck_host(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 	return 0;
 }
 
+/*
+ * --family names the GID's family on the host topology, as --server-addr's
+ * address has one: the two given apart must agree.
+ */
+static int clicheck_family(const struct hp_plan *p, const bool seen[OPT_N], FILE *err)
+{
+	struct ipa a;
+
+	if (!seen[OPT_FAMILY] || !p->server_addr[0] || ipa_parse(&a, p->server_addr) ||
+	    a.family == p->topo.family)
+		return 0;
+	return usage_fail(err, p->cmd, "--family %s and --server-addr %s disagree: %s is an %s address",
+			  p->topo.family == AF_INET6 ? "6" : "4", p->server_addr, p->server_addr,
+			  a.family == AF_INET6 ? "IPv6" : "IPv4");
+}
+
 unsigned clicheck_cap_need(const struct hp_plan *p)
 {
 	unsigned need = 0;
@@ -237,7 +253,7 @@ int clicheck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 		if (nn_parse(p->topo_spec, &p->topo, msg, sizeof(msg)))
 			return usage_fail(err, p->cmd, "--topology: %s", msg);
 	}
-	if (clicheck_host(p, seen, err))
+	if (clicheck_host(p, seen, err) || clicheck_family(p, seen, err))
 		return -1;
 	if (!(HP_LOAD & HP_B(p->cmd)))
 		return 0;
