@@ -137,12 +137,13 @@ static int clicheck_launcher(const struct hp_plan *p, FILE *err)
 		return usage_fail(err, p->cmd, "--hosts: %s", msg);
 	}
 	for (int k = 0; k < l->n && !bad; k++)
-		bad = l->h[k].user[0] || l->h[k].port ? k + 1 : 0;
+		bad = l->h[k].user[0] || l->h[k].port || strchr(l->h[k].name, ':') ? k + 1 : 0;
 	if (bad)
-		snprintf(msg, sizeof(msg), "%s", l->h[bad - 1].dest);
+		snprintf(msg, sizeof(msg), "%s", l->h[bad - 1].scp);
 	free(l);
+	/* srun takes node names; mpirun's --host reads a colon as its slot count */
 	if (bad)
-		return usage_fail(err, p->cmd, "--hosts %s: user@ and :port are ssh's, not "
+		return usage_fail(err, p->cmd, "--hosts %s: user@, :port and [IPv6] are ssh's, not "
 				  "--launcher %s's", msg, hosts_launcher(p->launcher));
 	return 0;
 }

@@ -269,7 +269,7 @@ static int rm_copy(const struct rm_ctx *r, int k, char *const local[], const cha
 		v[n++] = "-P";
 		v[n++] = port;
 	}
-	snprintf(dst, sizeof(dst), "%s:%s", h->dest, remote);
+	snprintf(dst, sizeof(dst), "%s:%s", h->scp, remote);
 	v[n++] = "-pq";
 	for (int i = 0; local[i] && n < 36; i++)
 		v[n++] = local[i];
