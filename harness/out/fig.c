@@ -296,7 +296,7 @@ const struct fig fig_table[] = {
 	{ "srv_ah_made", "address handles", "address handles the ud server created",
 	  FIG_L_SERVER, "%ld", "server.ah_made", FIG_UD, 0,
 	  L(srv_ah_made) },
-	{ "tcp_inuse_peak", "sockets", "TCP sockets in use in the server namespace, peak",
+	{ "tcp_inuse_peak", "sockets", "TCP sockets in use in the server namespace (IPv4 and IPv6), peak",
 	  FIG_L_TCP, "%ld", "server.tcp_inuse_peak", FIG_TCP, 0,
 	  L(tcp_inuse_peak) },
 	/* system-wide (both ends when they share a kernel), baseline to peak */
