@@ -21,7 +21,6 @@
 #include "agents/ud/ud_client.h"
 #include "common/clock.h"
 #include "common/proto.h"
-#include "rdma/dev.h"
 
 void udc_fail(struct udc *x, uint32_t i, const char *call, int err, const char *ename,
 	     bool at_server)
