@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* rdev: RDMA device facts and the RoCEv2 GID lookup. See dev.h. */
+/* rdev: RDMA device facts, the GID table, the route to a peer. See dev.h. */
 #include "rdma/dev.h"
 
 #include <arpa/inet.h>
@@ -54,34 +54,6 @@ static int rdev_gid_v4(const struct ibv_gid_entry *ent, struct in_addr *a)
 	return 1;
 }
 
-int rdev_gid_pick(const struct ibv_gid_entry *ents, ssize_t n, const struct rdev_sel *s,
-		  struct rdev_gid *g)
-{
-	struct in_addr a;
-
-	for (ssize_t i = 0; i < n; i++) {
-		const struct ibv_gid_entry *ent = &ents[i];
-
-		/* ah_attr.port_num and grh.sgid_index are 8 bits wide */
-		if (ent->gid_index > UINT8_MAX || ent->port_num > UINT8_MAX)
-			continue;
-		if ((s->port && ent->port_num != s->port) ||
-		    (s->gid_index >= 0 && ent->gid_index != (uint32_t)s->gid_index))
-			continue;
-		if (!rdev_gid_v4(ent, &a) ||
-		    (s->addr.s_addr != INADDR_ANY && a.s_addr != s->addr.s_addr))
-			continue;
-		g->port = (uint8_t)ent->port_num;
-		g->index = (uint8_t)ent->gid_index;
-		g->gid = ent->gid;
-		g->addr = a;
-		g->ndev_ifindex = ent->ndev_ifindex;
-		return 0;
-	}
-	errno = EADDRNOTAVAIL;
-	return -1;
-}
-
 /* The table must have room for every port's entries or the kernel refuses it. */
 ssize_t rdev_gid_table(struct ibv_context *ctx, uint8_t nports, struct ibv_gid_entry **ents,
 		       struct rdev_err *e)
@@ -111,32 +83,6 @@ ssize_t rdev_gid_table(struct ibv_context *ctx, uint8_t nports, struct ibv_gid_e
 	return n;
 }
 
-/* ctx's attributes and the GID of s on it. */
-static int rdev_ctx_gid(struct ibv_context *ctx, const struct rdev_sel *s,
-			struct ibv_device_attr *attr, struct rdev_gid *g, struct rdev_err *e)
-{
-	const char *dev = ibv_get_device_name(ctx->device);
-	struct ibv_gid_entry *ents;
-	char want[INET_ADDRSTRLEN] = "any address";
-	ssize_t n;
-	int ret;
-
-	ret = ibv_query_device(ctx, attr);
-	if (ret)
-		return rdev_fail(e, "ibv_query_device", ret, "%s", dev);
-	n = rdev_gid_table(ctx, attr->phys_port_cnt, &ents, e);
-	if (n < 0)
-		return -1;
-	ret = rdev_gid_pick(ents, n, s, g);
-	free(ents);
-	if (!ret)
-		return 0;
-	if (s->addr.s_addr != INADDR_ANY)
-		inet_ntop(AF_INET, &s->addr, want, sizeof(want));
-	return rdev_fail(e, "ibv_query_gid_table", EADDRNOTAVAIL, "%s (RoCEv2 GID of %s)", dev,
-			 want);
-}
-
 /* No uverbs at all (no RDMA in the kernel) means no devices. */
 static struct ibv_device **rdev_devices(int *n, struct rdev_err *e)
 {
@@ -149,43 +95,6 @@ static struct ibv_device **rdev_devices(int *n, struct rdev_err *e)
 		rdev_fail(e, "ibv_get_device_list", err, "devices");
 	}
 	return list;
-}
-
-int rdev_open(const struct rdev_sel *s, struct ibv_context **ctx, struct ibv_device_attr *attr,
-	      struct rdev_gid *g, struct rdev_err *e)
-{
-	const char *name = s->name && s->name[0] ? s->name : NULL;
-	struct ibv_device **list;
-	int i, n, err;
-
-	*ctx = NULL;
-	list = rdev_devices(&n, e);
-	if (!list)
-		return -1;
-	rdev_fail(e, "ibv_get_device_list", ENODEV, "%s", name ? name : "devices");
-	for (i = 0; i < n; i++) {
-		const char *dev = ibv_get_device_name(list[i]);
-
-		if (name && strcmp(dev, name))
-			continue;
-		*ctx = ibv_open_device(list[i]);
-		if (!*ctx)
-			rdev_fail(e, "ibv_open_device", errno ? errno : ENODEV, "%s", dev);
-		else if (!rdev_ctx_gid(*ctx, s, attr, g, e))
-			break;
-		else {
-			err = errno;
-			ibv_close_device(*ctx);
-			*ctx = NULL;
-			errno = err;
-		}
-		if (name)
-			break;
-	}
-	err = errno;
-	ibv_free_device_list(list);
-	errno = err;
-	return *ctx ? 0 : -1;
 }
 
 /* sysfs names the netdev behind a GID; fall back to the GID's ifindex. */
@@ -234,10 +143,9 @@ static void rdev_attrs(struct rdev_info *d, const struct ibv_device_attr *da)
 /* The port's state, MTU, netdev and first IPv4 RoCEv2 GID. */
 static int rdev_port(struct ibv_context *ctx, struct rdev_info *d, struct rdev_err *e)
 {
-	struct rdev_sel s = RDEV_SEL_ANY;
 	struct ibv_gid_entry *ents;
 	struct ibv_port_attr pa;
-	struct rdev_gid g;
+	struct in_addr a;
 	ssize_t n;
 	int ret;
 
@@ -256,10 +164,14 @@ static int rdev_port(struct ibv_context *ctx, struct rdev_info *d, struct rdev_e
 	for (ssize_t i = 0; i < n && !d->netdev[0]; i++)
 		if (ents[i].port_num == d->port)
 			rdev_netdev(d, &ents[i]);
-	s.port = d->port;
-	if (!rdev_gid_pick(ents, n, &s, &g)) {
-		d->roce4_gid_index = g.index;
-		inet_ntop(AF_INET, &g.addr, d->roce4_addr, sizeof(d->roce4_addr));
+	for (ssize_t i = 0; i < n; i++) {
+		/* grh.sgid_index is 8 bits wide */
+		if (ents[i].port_num != d->port || ents[i].gid_index > UINT8_MAX ||
+		    !rdev_gid_v4(&ents[i], &a))
+			continue;
+		d->roce4_gid_index = (int)ents[i].gid_index;
+		inet_ntop(AF_INET, &a, d->roce4_addr, sizeof(d->roce4_addr));
+		break;
 	}
 	free(ents);
 	return 0;

@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rdev: facts about the RDMA devices of this host, read with libibverbs, for both
- * programs: `rdmacap env` and cause naming in the harness, the device context of
- * an rc agent. Part of rdma/, which uses libc, libibverbs and libmnl only.
+ * programs: `rdmacap env` and cause naming in the harness, an agent's source
+ * address. Part of rdma/, which uses libc, libibverbs and libmnl only.
  *
  * Offers
- *  - one GID lookup: the RoCEv2 GID that is an IPv4-mapped address, chosen by
- *    device, port, GID index and address, any of which may be left open
- *    (struct rdev_sel, what --device NAME[:PORT] and a GID index override fill);
- *    rdev_gid_pick() is the rule, on a table, with no device;
- *  - rdev_open(): the device context that holds such a GID;
- *  - rdev_list(): the attributes and port facts of every device;
+ *  - rdev_list(): the attributes and port facts of every device, with the
+ *    first RoCEv2 IPv4-mapped GID of its port for `rdmacap env`;
+ *  - rdev_gid_table(): a device's whole GID table in one call, which
+ *    rdma/port.h's readers place by port;
  *  - rdev_route_src(): the local address the kernel would use to reach a peer,
- *    i.e. the address whose GID a client uses.
+ *    i.e. the address whose GID a client uses;
+ *  - rdev_vfail(): the error filler of rdma/'s verbs readers.
+ * Which device, port and GID a QP uses is rdma/port.h's (rport_open, and
+ * rdma_cm's own id for --cm rdmacm): this file opens no device for an agent.
  *
  * Limits are read at run time (ibv_query_device); they differ across kernels.
  * Opening a device creates a context (the "ctx" counter of rnl) for as long as it
@@ -20,9 +21,9 @@
  * watched.
  *
  * GIDs come from one ibv_query_gid_table() call per device (one ioctl on kernels
- * with the uverbs GID table method), not from 1024 sysfs reads. The lookup skips
- * GIDs whose port or index does not fit the 8 bits of ibv_ah_attr: it returns
- * only GIDs a QP can use.
+ * with the uverbs GID table method), not from 1024 sysfs reads. env's GID skips
+ * indexes beyond the 8 bits of ibv_ah_attr's sgid_index, as rdma/port's rules
+ * do: only GIDs a QP can use.
  *
  * Errors: -1 with errno, and, when the caller passes a struct rdev_err, the
  * failing call, the object and errno in it, with the message
@@ -59,49 +60,12 @@ struct rdev_err {
 int rdev_vfail(struct rdev_err *e, const char *who, const char *call, int err, const char *fmt,
 	       va_list ap) __attribute__((format(printf, 5, 0)));
 
-/* Which GID: each field may be left open (zeroed struct: any device, any GID). */
-struct rdev_sel {
-	const char *name;     /* device; NULL or "": the first device that has the GID */
-	uint8_t port;         /* 0: any port */
-	int gid_index;        /* < 0: any index (set -1: 0 is a real index) */
-	struct in_addr addr;  /* INADDR_ANY: any IPv4-mapped address */
-};
-
-#define RDEV_SEL_ANY { .name = NULL, .port = 0, .gid_index = -1 }
-
-struct rdev_gid {
-	uint8_t port;
-	uint8_t index;        /* ibv_ah_attr.grh.sgid_index */
-	union ibv_gid gid;    /* ::ffff:a.b.c.d */
-	struct in_addr addr;  /* a.b.c.d */
-	uint32_t ndev_ifindex; /* the netdev the kernel bound the GID to, 0 if none */
-};
-
-/*
- * The first entry of ents[0..n-1] that is a RoCEv2, IPv4-mapped GID matching s
- * (s->name is not looked at), in table order. 0 and *g, or -1 with errno
- * EADDRNOTAVAIL.
- */
-int rdev_gid_pick(const struct ibv_gid_entry *ents, ssize_t n, const struct rdev_sel *s,
-		  struct rdev_gid *g);
-
 /*
  * Every valid GID entry of every port of ctx, nports ports (phys_port_cnt), in one
  * call: *ents is malloc'ed, the caller frees it. The count, or -1.
  */
 ssize_t rdev_gid_table(struct ibv_context *ctx, uint8_t nports, struct ibv_gid_entry **ents,
 		       struct rdev_err *e);
-
-/*
- * Opens the device s->name, or the first device whose GID table holds a GID
- * matching s, and finds that GID. 0 with *ctx open (the caller closes it with
- * ibv_close_device), *attr its ibv_query_device and *g; or -1 with errno: ENODEV
- * no such device (or no device at all), EADDRNOTAVAIL no such GID (yet: the
- * kernel adds it shortly after the address appears on the netdev), or the errno
- * of the failing call. Without a name, e names the last device tried.
- */
-int rdev_open(const struct rdev_sel *s, struct ibv_context **ctx, struct ibv_device_attr *attr,
-	      struct rdev_gid *g, struct rdev_err *e);
 
 struct rdev_info {
 	char name[RDEV_NAME_MAX];
@@ -122,7 +86,8 @@ struct rdev_info {
 	int gid_tbl_len;
 	char netdev[RDEV_IFNAME_MAX]; /* "" when the port has no netdev */
 
-	/* the first RoCEv2 GID of the port that is an IPv4-mapped address, -1 when none */
+	/* the first RoCEv2 GID of the port that is an IPv4-mapped address and fits
+	 * sgid_index (8 bits), -1 when none */
 	int roce4_gid_index;
 	char roce4_addr[16];       /* dotted IPv4 of that GID */
 };

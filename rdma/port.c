@@ -254,7 +254,8 @@ int rport_usable(const struct rport *p, char *why, size_t len)
 /* The index of the first RoCE entry of type 'type' that w accepts, or -1. */
 static int rport_roce_find(const struct rport *p, const struct rport_want *w, uint32_t type)
 {
-	for (int i = 0; i < p->gid_tbl_len; i++) {
+	/* grh.sgid_index is 8 bits: rxe's 1024-entry table has indexes no AV names */
+	for (int i = 0; i < p->gid_tbl_len && i <= UINT8_MAX; i++) {
 		const struct rport_gid *g = &p->gids[i];
 
 		if (g->type != type || g->kind == RPORT_GK_EMPTY || g->kind == RPORT_GK_LL)
@@ -293,6 +294,10 @@ int rport_gid_choose(const struct rport *p, const struct rport_want *w, char *wh
 			return rport_why(why, len, ERANGE,
 					 "--gid-index %d is beyond the GID table of %s port %u (table of %d)",
 					 w->gid_index, p->dev, p->port, p->gid_tbl_len);
+		if (w->gid_index > UINT8_MAX)
+			return rport_why(why, len, ERANGE,
+					 "--gid-index %d of %s port %u does not fit an address vector's 8-bit sgid_index",
+					 w->gid_index, p->dev, p->port);
 		if (p->gids[w->gid_index].kind == RPORT_GK_EMPTY)
 			return rport_why(why, len, ENODATA, "--gid-index %d of %s port %u is empty",
 					 w->gid_index, p->dev, p->port);

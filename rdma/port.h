@@ -29,7 +29,8 @@
  *    RoCE: among the entries that are not link-local (fe80::/10,
  *    ::ffff:169.254.0.0/16) and have the wanted address family (IPv4-mapped for
  *    AF_INET, IPv6 global for AF_INET6) and equal the wanted address if one is
- *    given, a RoCE v2 entry before a RoCE v1 one, lower index first.
+ *    given, a RoCE v2 entry before a RoCE v1 one, lower index first; never an
+ *    index beyond 255, which ibv_ah_attr's 8-bit sgid_index cannot name.
  *    InfiniBand: index 0, the port GID (subnet prefix + port GUID), used only
  *    when a GRH is wanted. iWARP: index 0, the port's one GID (its MAC, not an
  *    address: rdma_cm addresses iWARP connections).

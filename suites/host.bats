@@ -87,10 +87,13 @@ host_state() {
 	[[ "$stderr" == *"--launcher"* ]]
 	run --separate-stderr "$RDMACAP" run --hosts me@a,b --launcher srun
 	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"user@ and :port are ssh's, not --launcher srun's"* ]]
+	[[ "$stderr" == *"user@, :port and [IPv6] are ssh's, not --launcher srun's"* ]]
 	run --separate-stderr "$RDMACAP" run --hosts a,b:2222 --launcher mpirun
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"not --launcher mpirun's"* ]]
+	run --separate-stderr "$RDMACAP" run --hosts 'a,[fd7a::2]' --launcher mpirun
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--hosts [fd7a::2]: "*"not --launcher mpirun's"* ]]
 	run --separate-stderr "$RDMACAP" run --hosts a,b --launcher srun --push
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"--push copies with scp"* ]]

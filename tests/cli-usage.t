@@ -87,12 +87,16 @@ BAD=(
 	"--mem-floor -1"
 	"--mem-floor 1048577"
 	"--mem-floor 64M"
+	# the host topology's --family and --server-addr must name one family
+	"--topology host --family 6 --server-addr 10.0.0.1"
+	"--topology host --family 4 --server-addr fd7a::2"
 )
 # what the message must name, by the index of the line above
 declare -A NAMED=(
 	[19]=no-such-dir [20]="$T" [21]=/proc/version [22]=json
 	[23]=garbage.pem [24]=missing.pem [25]=noname.key [26]=foreign.pem [27]=noname.pem
 	[28]=server-only.pem [29]=rdmacm [30]=mem-floor [31]=mem-floor [32]=mem-floor
+	[33]="--family 6 and --server-addr 10.0.0.1" [34]="--family 4 and --server-addr fd7a::2"
 )
 
 tap_init

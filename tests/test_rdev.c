@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_rdev: rdma/dev, the device facts. Without a device: the rule of its one GID
- * lookup (rdev_gid_pick) on made-up GID tables, and rdev_route_src on loopback.
- * With one: rdev_list's limits and port facts and rdev_open's GID against
- * ibv_devinfo -v (suites/vm/rnl.sh makes the device in the rxe VM):
+ * test_rdev: rdma/dev, the device facts. Without a device: rdev_route_src on
+ * loopback. With one: rdev_list's limits, port facts and RoCEv2 IPv4 GID
+ * against ibv_devinfo -v (suites/vm/rnl.sh makes the device in the rxe VM);
+ * the GID rules an agent uses are rdma/port's (tests/test_rport.c):
  *
  *   RNL_DEV=rxe0 RNL_IPV4=10.0.0.1 RNL_NETDEV=veth0 build/tests/test_rdev
  *
@@ -24,52 +24,19 @@
 #include "tap/tap.h"
 #include "tests/t_tool.h"
 
-#define T_PLAN 14
+#define T_PLAN 5
 
 static struct tap T;
 
 /* The results against a device, in order; each is written also when there is none. */
-enum { T_LIMITS, T_PORT, T_GID, T_BYADDR, T_NDEV };
+enum { T_LIMITS, T_PORT, T_GID, T_NDEV };
 static const char *const t_dev_desc[T_NDEV] = {
 	[T_LIMITS] = "rdev_list limits equal ibv_devinfo -v",
 	[T_PORT] = "rdev_list guid, port state, mtu, netdev equal ibv_devinfo -v",
-	[T_GID] = "rdev_open equals ibv_devinfo's RoCE v2 GID",
-	[T_BYADDR] = "rdev_open by address alone; other port or index EADDRNOTAVAIL",
+	[T_GID] = "rdev_list's RoCE v2 IPv4 GID equals ibv_devinfo's",
 };
 
 static char t_out[1 << 20]; /* ibv_devinfo -v of the device */
-
-/* One table entry: port, index, type, and ::ffff:v4 (v4 NULL: a link-local GID). */
-static struct ibv_gid_entry t_ent(uint32_t port, uint32_t index, uint32_t type, const char *v4)
-{
-	struct ibv_gid_entry e = { .port_num = port, .gid_index = index, .gid_type = type };
-
-	if (v4) {
-		e.gid.raw[10] = 0xff;
-		e.gid.raw[11] = 0xff;
-		if (inet_pton(AF_INET, v4, &e.gid.raw[12]) != 1)
-			tap_bail(&T, "inet_pton %s", v4);
-	} else {
-		e.gid.raw[0] = 0xfe;
-		e.gid.raw[1] = 0x80;
-		e.gid.raw[15] = (uint8_t)index;
-	}
-	return e;
-}
-
-/* The index rdev_gid_pick finds in tab for (port, index, addr), or -errno. */
-static int t_pick(const struct ibv_gid_entry *tab, ssize_t n, uint8_t port, int index,
-		  const char *v4, struct rdev_gid *g)
-{
-	struct rdev_sel s = { .port = port, .gid_index = index };
-
-	if (v4 && inet_pton(AF_INET, v4, &s.addr) != 1)
-		return -EINVAL;
-	errno = 0;
-	if (rdev_gid_pick(tab, n, &s, g))
-		return -errno;
-	return g->index;
-}
 
 /* The value of "key:" in ibv_devinfo -v text, after the separator; NULL if absent. */
 static const char *t_field(const char *text, const char *key)
@@ -145,42 +112,6 @@ static int t_devinfo_gid(const char *text, const char *ipv4)
 	return p ? atoi(p + 4) : -1;
 }
 
-/*
- * rdev_open of the GID of ipv4 on dev (NULL: any device), port (0: any), index
- * (-1: any); closes the device again. The GID index, or -errno. With want_dev,
- * the device opened must be that one.
- */
-static int t_open_gid(const char *dev, const char *ipv4, uint8_t port, int index,
-		      const char *want_dev)
-{
-	struct rdev_sel s = { .name = dev, .port = port, .gid_index = index };
-	struct ibv_device_attr attr;
-	struct ibv_context *ctx;
-	struct rdev_gid g;
-	struct rdev_err e;
-	char a[INET_ADDRSTRLEN];
-	int ret;
-
-	if (inet_pton(AF_INET, ipv4, &s.addr) != 1)
-		return -EINVAL;
-	if (rdev_open(&s, &ctx, &attr, &g, &e)) {
-		ret = -errno;
-		printf("# %s (port %u index %d): errno %d, %s\n", dev ? dev : "any device", port,
-		       index, e.err, e.msg);
-		return ret;
-	}
-	inet_ntop(AF_INET, &g.addr, a, sizeof(a));
-	printf("# rdev_open %s port %u index %d: %s port %u gid %u %s\n", dev ? dev : "any",
-	       port, index, ibv_get_device_name(ctx->device), g.port, g.index, a);
-	ret = g.index;
-	if (strcmp(a, ipv4) || g.gid.raw[10] != 0xff || g.gid.raw[11] != 0xff ||
-	    (want_dev && strcmp(ibv_get_device_name(ctx->device), want_dev)))
-		ret = -EBADMSG;
-	if (ibv_close_device(ctx))
-		ret = -errno;
-	return ret;
-}
-
 /* The device results from 'from' on, all as r (TAP_FAIL or TAP_SKIP) with why. */
 static void t_dev_rest(int from, enum tap_res r, const char *why)
 {
@@ -188,32 +119,21 @@ static void t_dev_rest(int from, enum tap_res r, const char *why)
 		tap_result(&T, r, why, "%s", t_dev_desc[i]);
 }
 
-/* rdev_open by the address RNL_IPV4, against the GID ibv_devinfo -v shows for it. */
-static void t_ibd_gid(const char *dev, const struct rdev_info *d)
+/* rdev_list's GID of the address RNL_IPV4, against the one ibv_devinfo -v shows for it. */
+static void t_ibd_gid(const struct rdev_info *d)
 {
 	const char *ipv4 = getenv("RNL_IPV4");
-	int gi, want;
-	bool ok;
+	int want;
 
 	if (!ipv4) {
 		t_dev_rest(T_GID, TAP_SKIP, "RNL_IPV4 not set");
 		return;
 	}
 	want = t_devinfo_gid(t_out, ipv4);
-	gi = t_open_gid(dev, ipv4, 0, -1, NULL);
-	printf("# gid_index=%d ibv_devinfo=%d roce4_gid_index=%d\n", gi, want,
-	       d->roce4_gid_index);
-	ok = want >= 0 && gi == want && d->roce4_gid_index == want &&
-	     !strcmp(d->roce4_addr, ipv4);
-	tap_ok(&T, ok, "%s for %s", t_dev_desc[T_GID], ipv4);
-
-	/* what an agent does without --device, and what a wrong override gets */
-	ok = t_open_gid(NULL, ipv4, 0, -1, dev) == want && want >= 0;
-	ok &= t_open_gid(dev, ipv4, 1, want, NULL) == want;
-	ok &= t_open_gid(dev, ipv4, 2, -1, NULL) == -EADDRNOTAVAIL;
-	ok &= t_open_gid(dev, ipv4, 0, want + 1, NULL) == -EADDRNOTAVAIL;
-	ok &= t_open_gid("rdcnosuchdev", ipv4, 0, -1, NULL) == -ENODEV;
-	tap_ok(&T, ok, "%s", t_dev_desc[T_BYADDR]);
+	printf("# ibv_devinfo=%d roce4_gid_index=%d roce4_addr=%s\n", want, d->roce4_gid_index,
+	       d->roce4_addr);
+	tap_ok(&T, want >= 0 && d->roce4_gid_index == want && !strcmp(d->roce4_addr, ipv4),
+	       "%s for %s", t_dev_desc[T_GID], ipv4);
 }
 
 /* rdev_list's facts of RNL_DEV (or the first device) against ibv_devinfo -v. */
@@ -279,50 +199,19 @@ static void t_ibd(void)
 	     t_num(t_out, "gid_tbl_len", d->gid_tbl_len) &&
 	     (!netdev || !strcmp(netdev, d->netdev));
 	tap_ok(&T, ok, "%s", t_dev_desc[T_PORT]);
-	t_ibd_gid(dev, d);
+	t_ibd_gid(d);
 }
 
 int main(void)
 {
-	const struct ibv_gid_entry tab[] = {
-		t_ent(1, 0, IBV_GID_TYPE_ROCE_V2, NULL),       /* fe80:: */
-		t_ent(1, 1, IBV_GID_TYPE_IB, "10.0.0.1"),      /* RoCE v1 of the same address */
-		t_ent(1, 2, IBV_GID_TYPE_ROCE_V2, "10.0.0.1"),
-		t_ent(1, 3, IBV_GID_TYPE_ROCE_V2, "10.0.0.2"),
-		t_ent(2, 2, IBV_GID_TYPE_ROCE_V2, "10.0.1.1"),
-		t_ent(1, 300, IBV_GID_TYPE_ROCE_V2, "10.0.0.9"), /* beyond sgid_index */
-	};
-	const ssize_t n = sizeof(tab) / sizeof(tab[0]);
 	struct sockaddr_in lo = { .sin_family = AF_INET };
 	struct sockaddr_in6 lo6 = { .sin6_family = AF_INET6 };
 	struct sockaddr_storage src;
-	struct rdev_gid g;
 	struct rdev_err e;
 	int r;
 
 	tap_init(&T, stdout);
 	tap_plan(&T, T_PLAN);
-
-	memset(&g, 0, sizeof(g));
-	r = t_pick(tab, n, 0, -1, "10.0.0.1", &g);
-	tap_ok(&T, r == 2 && g.port == 1 && g.addr.s_addr == htonl(0x0a000001) &&
-		   !memcmp(&g.gid, &tab[2].gid, sizeof(g.gid)),
-	       "by address: the RoCEv2 GID, not the RoCE v1 one of the same address");
-	r = t_pick(tab, n, 0, -1, NULL, &g);
-	tap_ok(&T, r == 2, "any address: the first IPv4-mapped RoCEv2 GID, not fe80::");
-	r = t_pick(tab, n, 2, -1, NULL, &g);
-	tap_ok(&T, r == 2 && g.port == 2, "by port: the same index on port 2 is port 2's");
-	r = t_pick(tab, n, 0, 3, NULL, &g);
-	tap_ok(&T, r == 3, "by index: index 3 whatever its address");
-	r = t_pick(tab, n, 0, 1, NULL, &g);
-	tap_ok(&T, r == -EADDRNOTAVAIL, "an index of a RoCE v1 GID is EADDRNOTAVAIL (got %d)", r);
-	r = t_pick(tab, n, 2, -1, "10.0.0.1", &g);
-	tap_ok(&T, r == -EADDRNOTAVAIL, "an address on another port is EADDRNOTAVAIL (got %d)", r);
-	r = t_pick(tab, n, 0, -1, "10.0.0.9", &g);
-	tap_ok(&T, r == -EADDRNOTAVAIL,
-	       "a GID index that does not fit sgid_index (>255) is skipped (got %d)", r);
-	r = t_pick(tab, 0, 0, -1, NULL, &g);
-	tap_ok(&T, r == -EADDRNOTAVAIL, "an empty table is EADDRNOTAVAIL (got %d)", r);
 
 	lo.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	memset(&src, 0, sizeof(src));

@@ -217,6 +217,35 @@ static void t_roce(void)
 	rport_free(&p);
 }
 
+/* rxe's 1024-entry table: only indexes an 8-bit sgid_index names are chosen. */
+static void t_wide(void)
+{
+	const struct ibv_gid_entry tab[] = {
+		t_ent(1, 0, IBV_GID_TYPE_ROCE_V2, "fe80::1"),
+		t_ent(1, 300, IBV_GID_TYPE_ROCE_V2, "10.0.0.9"),
+		t_ent(1, 301, IBV_GID_TYPE_ROCE_V2, "fd78::9"),
+		t_ent(1, 255, IBV_GID_TYPE_ROCE_V1, "10.0.0.9"),
+	};
+	struct rport p;
+	int r;
+
+	t_port(&p, "rxe0", IBV_LINK_LAYER_ETHERNET, IBV_TRANSPORT_IB, IBV_PORT_ACTIVE, 0, 1024, tab,
+	       sizeof(tab) / sizeof(tab[0]));
+	r = t_choose(&p, AF_INET, "10.0.0.9", -1);
+	tap_ok(&T, r == 255, "RoCE: a v2 GID at index 300 is passed over for the v1 one at 255 (got %d)", r);
+	r = t_choose(&p, AF_INET6, "fd78::9", -1);
+	tap_ok(&T, r == -EADDRNOTAVAIL, "RoCE: a GID only at index 301 is EADDRNOTAVAIL (got %d)", r);
+	r = t_choose(&p, AF_INET, NULL, 300);
+	tap_ok(&T, r == -ERANGE && strstr(t_why, "8-bit"),
+	       "--gid-index 300 of a 1024-entry table is ERANGE: sgid_index is 8 bits (got %d)", r);
+	rport_free(&p);
+
+	t_port(&p, "rxe0", IBV_LINK_LAYER_ETHERNET, IBV_TRANSPORT_IB, IBV_PORT_ACTIVE, 0, 16, tab, 0);
+	r = t_choose(&p, AF_UNSPEC, NULL, -1);
+	tap_ok(&T, r == -EADDRNOTAVAIL, "RoCE: an empty table is EADDRNOTAVAIL (got %d)", r);
+	rport_free(&p);
+}
+
 static void t_iwarp(void)
 {
 	/* siw: one GID, the netdev's MAC in its first 6 bytes */
@@ -243,9 +272,10 @@ static void t_iwarp(void)
 int main(void)
 {
 	tap_init(&T, stdout);
-	tap_plan(&T, 33);
+	tap_plan(&T, 37);
 	t_ib();
 	t_roce();
+	t_wide();
 	t_iwarp();
 	tap_totals(&T);
 	return tap_exit_code(&T);

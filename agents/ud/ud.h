@@ -54,7 +54,8 @@ int ud_client_run(const struct ag_opts *o);
 #define UD_WR_SEND (1ull << 63)	/* wr_id flag of send slots */
 
 struct ud_dev {
-	struct ibv_context *ctx;
+	struct ibv_context *ctx;	/* ours, or rdma_cm's (own_ctx false) */
+	bool own_ctx;
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *ch;	/* nonblocking; every CQ reports here */
 	struct ibv_device_attr attr;
@@ -78,11 +79,17 @@ struct ud_qp {
 };
 
 /*
- * Opens o->dev (or the device holding local), its PD and completion channel,
- * and checks that o->size fits the active MTU minus the GRH. A fatal record
- * on failure; -1. ud_dev_close is safe after any outcome.
+ * The agent's device, its PD and completion channel: with cm (--cm rdmacm),
+ * the context of that id (bound or resolved: rdma_cm chose the device and
+ * port), never a GID lookup; without, o->dev or the first device holding
+ * local's GID. Either way local's GID on the port by rdma/port's rules (the
+ * address vectors' source), and o->size checked against the active MTU minus
+ * the GRH. A fatal record on failure; -1. ud_dev_close is safe after any
+ * outcome, and leaves an rdma_cm context open.
  */
-int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, const struct ipa *local);
+struct rdma_cm_id;
+int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, const struct ipa *local,
+		struct rdma_cm_id *cm);
 void ud_dev_close(struct ud_dev *d);
 
 /*

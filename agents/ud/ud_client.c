@@ -21,9 +21,8 @@
 #include "agents/ud/ud_client.h"
 #include "common/clock.h"
 #include "common/proto.h"
-#include "rdma/dev.h"
 
-void udc_fail(struct uc *x, uint32_t i, const char *call, int err, const char *ename,
+void udc_fail(struct udc *x, uint32_t i, const char *call, int err, const char *ename,
 	     bool at_server)
 {
 	struct udc_conn *c = &x->c[i];
@@ -43,7 +42,7 @@ void udc_fail(struct uc *x, uint32_t i, const char *call, int err, const char *e
  * A fixed 100 ms under a queue of 800 round trips resent nearly every one,
  * and the echoes of the resends took the server's time from the rest.
  */
-static uint64_t udc_rto(const struct uc *x)
+static uint64_t udc_rto(const struct udc *x)
 {
 	uint64_t rto = x->srtt + 4 * x->rttvar, lo = UD_RTO_MS * 1000000ull,
 		 hi = UD_RTO_MAX_MS * 1000000ull;
@@ -57,7 +56,7 @@ static uint64_t udc_rto(const struct uc *x)
  * resends raises the timeout instead of hiding from it (Karn's rule would
  * take no sample at all when every round trip is resent).
  */
-static void udc_rtt(struct uc *x, uint64_t rtt)
+static void udc_rtt(struct udc *x, uint64_t rtt)
 {
 	uint64_t d = x->srtt > rtt ? x->srtt - rtt : rtt - x->srtt;
 
@@ -70,7 +69,7 @@ static void udc_rtt(struct uc *x, uint64_t rtt)
 	x->srtt = (7 * x->srtt + rtt) / 8;
 }
 
-static int udc_send(struct uc *x, uint32_t i)
+static int udc_send(struct udc *x, uint32_t i)
 {
 	struct udc_conn *c = &x->c[i];
 	struct verbs_fail f;
@@ -91,7 +90,7 @@ static int udc_send(struct uc *x, uint32_t i)
 	return 0;
 }
 
-static void udc_tick_arm(struct uc *x, bool on)
+static void udc_tick_arm(struct udc *x, bool on)
 {
 	struct itimerspec its = { 0 };
 
@@ -107,7 +106,7 @@ static void udc_tick_arm(struct uc *x, bool on)
 
 static void udc_load_start(void *arg, uint32_t i)
 {
-	struct uc *x = arg;
+	struct udc *x = arg;
 
 	load_tx_fill(&x->ph.load, i, 0, ud_sbuf(&x->dev, &x->c[i].q, 0), x->o->size);
 	x->c[i].tries = 0;
@@ -117,7 +116,7 @@ static void udc_load_start(void *arg, uint32_t i)
 
 static const struct load_ops udc_load_ops = { .start = udc_load_start };
 
-static void udc_on_tick(struct uc *x)
+static void udc_on_tick(struct udc *x)
 {
 	uint64_t now = clock_ns(), exp, rto = udc_rto(x);
 	bool due = false;
@@ -150,7 +149,7 @@ static void udc_on_tick(struct uc *x)
 
 static void udc_wc(void *arg, const struct ibv_wc *wc)
 {
-	struct uc *x = arg;
+	struct udc *x = arg;
 	uint32_t i = (uint32_t)(wc->wr_id >> 32) & 0x7fffffffu, slot = (uint32_t)wc->wr_id;
 	struct udc_conn *c = i < x->n ? &x->c[i] : NULL;
 	struct verbs_fail f;
@@ -192,7 +191,7 @@ static void udc_wc(void *arg, const struct ibv_wc *wc)
 
 /* --- the session --- */
 
-static void udc_sess_fail(struct uc *x, const char *call, int err, const char *why)
+static void udc_sess_fail(struct udc *x, const char *call, int err, const char *why)
 {
 	x->sess_failed = true;
 	x->fail_call = call;
@@ -204,7 +203,7 @@ static void udc_sess_fail(struct uc *x, const char *call, int err, const char *w
 	tls_io_free(&x->io);
 }
 
-static void udc_sess_update(struct uc *x)
+static void udc_sess_update(struct udc *x)
 {
 	struct epoll_event ev = { .data.u64 = PH_TAG(UDC_T_SESS, 0) };
 
@@ -218,7 +217,7 @@ static void udc_sess_update(struct uc *x)
 	x->events = ev.events;
 }
 
-static int udc_sess_open(struct uc *x)
+static int udc_sess_open(struct udc *x)
 {
 	const struct ag_opts *o = x->o;
 	struct sockaddr_storage sa, src;
@@ -255,7 +254,7 @@ fail:
 	return -1;
 }
 
-int udc_answer(struct uc *x, const struct oob_rec *r, const char **why)
+int udc_answer(struct udc *x, const struct oob_rec *r, const char **why)
 {
 	uint32_t i = r->id - x->o->first_id;
 	struct verbs_fail f;
@@ -294,7 +293,7 @@ int udc_answer(struct uc *x, const struct oob_rec *r, const char **why)
 	return 0;
 }
 
-static int udc_records(struct uc *x)
+static int udc_records(struct udc *x)
 {
 	unsigned types = OOB_T(OOB_REP) | OOB_T(OOB_REJ);
 	const char *why = NULL;
@@ -321,7 +320,7 @@ static int udc_records(struct uc *x)
 	return 0;
 }
 
-static void udc_sess_run(struct uc *x)
+static void udc_sess_run(struct udc *x)
 {
 	socklen_t sl = sizeof(int);
 	int r, err = 0;
@@ -367,7 +366,7 @@ static void udc_sess_run(struct uc *x)
 
 /* --- setups --- */
 
-void udc_req(const struct uc *x, uint32_t i, uint8_t buf[OOB_REC_LEN])
+void udc_req(const struct udc *x, uint32_t i, uint8_t buf[OOB_REC_LEN])
 {
 	struct oob_rec req = { .type = OOB_REQ, .id = x->o->first_id + i, .op = OOB_OP_UD,
 			       .qpn = x->c[i].q.qp->qp_num, .mtu = (uint8_t)x->dev.mtu,
@@ -378,12 +377,31 @@ void udc_req(const struct uc *x, uint32_t i, uint8_t buf[OOB_REC_LEN])
 		memset(buf, 0, OOB_REC_LEN);	/* the server refuses it, named */
 }
 
+int udc_dev_open(struct udc *x, struct rdma_cm_id *cm)
+{
+	if (ud_dev_open(&x->dev, x->o, &x->local, cm))
+		return -1;
+	return ph_watch(&x->ph, x->dev.ch->fd, EPOLLIN, PH_TAG(UDC_T_CHAN, 0),
+			"completion channel");
+}
+
+int udc_qp(struct udc *x, uint32_t i)
+{
+	struct udc_conn *c = &x->c[i];
+	struct verbs_fail f;
+
+	if (!ud_qp_create(&x->dev, &c->q, UD_CLI_RECV, 1, UD_CLI_SEND, i, &f))
+		return 0;
+	ph_fail(&x->ph, i, f.call, f.err, NULL, false, -1);
+	c->state = UDC_FAILED;
+	return -1;
+}
+
 static void udc_start(void *arg, uint32_t i)
 {
-	struct uc *x = arg;
+	struct udc *x = arg;
 	struct udc_conn *c = &x->c[i];
 	uint8_t buf[OOB_REC_LEN];
-	struct verbs_fail f;
 	bool oob = x->o->cm == OPT_CM_OOB_TLS;
 
 	c->state = UDC_SETUP;
@@ -393,15 +411,13 @@ static void udc_start(void *arg, uint32_t i)
 		udc_fail(x, i, x->fail_call, x->fail_err, x->fail_why, false);
 		return;
 	}
-	if (ud_qp_create(&x->dev, &c->q, UD_CLI_RECV, 1, UD_CLI_SEND, i, &f)) {
-		ph_fail(&x->ph, i, f.call, f.err, NULL, false, -1);
-		c->state = UDC_FAILED;
-		return;
-	}
+	/* rdmacm: the QP is made on the id's device once its address resolves */
 	if (!oob) {
 		udcm_start(x, i);
 		return;
 	}
+	if (udc_qp(x, i))
+		return;
 	udc_req(x, i, buf);
 	if (tls_io_queue(&x->io, buf, sizeof(buf))) {
 		udc_fail(x, i, "request", ENOMEM, NULL, false);
@@ -414,12 +430,12 @@ static void udc_start(void *arg, uint32_t i)
 
 static bool udc_pending(void *arg, uint32_t i)
 {
-	return ((struct uc *)arg)->c[i].state == UDC_SETUP;
+	return ((struct udc *)arg)->c[i].state == UDC_SETUP;
 }
 
 static void udc_expire(void *arg, uint32_t i)
 {
-	struct uc *x = arg;
+	struct udc *x = arg;
 
 	if (x->o->cm == OPT_CM_RDMACM) {
 		udc_fail(x, i, udcm_pending_call(x, i), 0, "timeout", false);
@@ -433,7 +449,7 @@ static void udc_expire(void *arg, uint32_t i)
 
 static int udc_event(void *arg, uint32_t t, uint32_t v, uint32_t events)
 {
-	struct uc *x = arg;
+	struct udc *x = arg;
 	uint64_t nev = 0;
 
 	(void)v;
@@ -459,7 +475,7 @@ static const struct ph_ops udc_ph_ops = {
 	.pending = udc_pending, .expire = udc_expire, .event = udc_event,
 };
 
-static int udc_init(struct uc *x)
+static int udc_init(struct udc *x)
 {
 	const struct ag_opts *o = x->o;
 	char err[320];
@@ -477,8 +493,8 @@ static int udc_init(struct uc *x)
 	}
 	if (ag_opts_local(o, &x->local))
 		return -1;
-	if (ud_dev_open(&x->dev, o, &x->local) ||
-	    ph_watch(&x->ph, x->dev.ch->fd, EPOLLIN, PH_TAG(UDC_T_CHAN, 0), "completion channel"))
+	/* rdmacm: the device is the first resolved id's (udcm_event) */
+	if (o->cm != OPT_CM_RDMACM && udc_dev_open(x, NULL))
 		return -1;
 	x->tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (x->tick < 0) {
@@ -497,7 +513,7 @@ static int udc_init(struct uc *x)
 	return 0;
 }
 
-static void udc_fini(struct uc *x)
+static void udc_fini(struct udc *x)
 {
 	int err;
 
@@ -519,7 +535,7 @@ static void udc_fini(struct uc *x)
 
 int ud_client_run(const struct ag_opts *o)
 {
-	struct uc x = { .o = o };
+	struct udc x = { .o = o };
 	int ret = 1;
 
 	if (udc_init(&x))

@@ -27,7 +27,7 @@ struct udc_conn {
 	uint8_t state, tries, sq_out, step;
 };
 
-struct uc {
+struct udc {
 	const struct ag_opts *o;
 	struct ph ph;
 	struct ud_dev dev;
@@ -54,19 +54,31 @@ struct uc {
 	struct rdma_event_channel *cmch;	/* --cm rdmacm */
 };
 
-void udc_fail(struct uc *x, uint32_t i, const char *call, int err, const char *ename,
+void udc_fail(struct udc *x, uint32_t i, const char *call, int err, const char *ename,
 	     bool at_server);
+/*
+ * The agent's device (ud_dev_open: cm's context, or without cm the one
+ * holding x->local's GID) and its completion channel in the loop: 0, or -1
+ * after the fatal record.
+ */
+int udc_dev_open(struct udc *x, struct rdma_cm_id *cm);
+/* Client i's QP on the agent's device: 0, or -1 with client i failed, named. */
+int udc_qp(struct udc *x, uint32_t i);
 /* The REQ record of client i (its QP exists) */
-void udc_req(const struct uc *x, uint32_t i, uint8_t buf[OOB_REC_LEN]);
+void udc_req(const struct udc *x, uint32_t i, uint8_t buf[OOB_REC_LEN]);
 /* The server's REP or REJ to client r->id; -1 (why set) when it breaks the protocol. */
-int udc_answer(struct uc *x, const struct oob_rec *r, const char **why);
+int udc_answer(struct udc *x, const struct oob_rec *r, const char **why);
 
-/* --cm rdmacm: one UDP port space id per client until the server answers */
-int udcm_init(struct uc *x);
-void udcm_start(struct uc *x, uint32_t i);
-void udcm_event(struct uc *x);
-const char *udcm_pending_call(const struct uc *x, uint32_t i);
-void udcm_drop(struct uc *x, uint32_t i);
-void udcm_fini(struct uc *x);
+/*
+ * --cm rdmacm: one UDP port space id per client until the server answers; the
+ * first resolved address opens the agent's device on its id's context, and
+ * each client's QP is made there once its own address resolves.
+ */
+int udcm_init(struct udc *x);
+void udcm_start(struct udc *x, uint32_t i);
+void udcm_event(struct udc *x);
+const char *udcm_pending_call(const struct udc *x, uint32_t i);
+void udcm_drop(struct udc *x, uint32_t i);
+void udcm_fini(struct udc *x);
 
 #endif

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * ud client, --cm rdmacm: each client's QP is made first (on the agent's own
- * device context), then one id in rdma_cm's UDP port space resolves the
- * server's address and route and rdma_connect sends a SIDR REQ whose private
+ * ud client, --cm rdmacm: one id per client in rdma_cm's UDP port space
+ * resolves the server's address; the first resolution opens the agent's
+ * device on that id's context (the device rdma_cm chose, never a GID lookup),
+ * and each client's QP is made there once its id resolves. Then the route, and
+ * rdma_connect sends a SIDR REQ whose private
  * data is the oob REQ record (the client's QPN and GID). The server's
  * rdma_accept arrives as RDMA_CM_EVENT_ESTABLISHED with its QPN and Q_Key
  * (param.ud) and the REP record, which must agree; a reject arrives as
@@ -23,7 +25,7 @@
 
 enum { UDCM_ADDR, UDCM_ROUTE, UDCM_CONNECT };
 
-int udcm_init(struct uc *x)
+int udcm_init(struct udc *x)
 {
 	x->cmch = agcm_channel("client");
 	if (!x->cmch)
@@ -31,7 +33,7 @@ int udcm_init(struct uc *x)
 	return ph_watch(&x->ph, x->cmch->fd, EPOLLIN, PH_TAG(UDC_T_CM, 0), "rdma_cm channel");
 }
 
-void udcm_drop(struct uc *x, uint32_t i)
+void udcm_drop(struct udc *x, uint32_t i)
 {
 	struct udc_conn *c = &x->c[i];
 
@@ -40,7 +42,7 @@ void udcm_drop(struct uc *x, uint32_t i)
 	c->id = NULL;
 }
 
-void udcm_start(struct uc *x, uint32_t i)
+void udcm_start(struct udc *x, uint32_t i)
 {
 	const struct ag_opts *o = x->o;
 	struct udc_conn *c = &x->c[i];
@@ -62,7 +64,7 @@ void udcm_start(struct uc *x, uint32_t i)
 	}
 }
 
-static void udcm_connect(struct uc *x, uint32_t i)
+static void udcm_connect(struct udc *x, uint32_t i)
 {
 	struct udc_conn *c = &x->c[i];
 	uint8_t buf[OOB_REC_LEN];
@@ -77,7 +79,7 @@ static void udcm_connect(struct uc *x, uint32_t i)
 }
 
 /* The server's record in the SIDR REP: REP with ESTABLISHED, REJ with UNREACHABLE. */
-static bool udcm_answer(struct uc *x, uint32_t i, const struct rdma_cm_event *ev)
+static bool udcm_answer(struct udc *x, uint32_t i, const struct rdma_cm_event *ev)
 {
 	const struct rdma_ud_param *ud = &ev->param.ud;
 	unsigned type = ev->event == RDMA_CM_EVENT_ESTABLISHED ? OOB_T(OOB_REP) : OOB_T(OOB_REJ);
@@ -98,18 +100,36 @@ static bool udcm_answer(struct uc *x, uint32_t i, const struct rdma_cm_event *ev
 	return true;
 }
 
-static void udcm_on(struct uc *x, uint32_t i, const struct rdma_cm_event *ev)
+/* Address resolved: the agent's device (the first id's), client i's QP, the route. */
+static void udcm_addr(struct udc *x, uint32_t i)
 {
 	struct udc_conn *c = &x->c[i];
+
+	ph_step(&x->ph, i, PROTO_STEP_ADDR);
+	if (!x->dev.ctx && udc_dev_open(x, c->id)) {
+		x->ph.phase = PH_STOP;
+		return;
+	}
+	/* one device per agent: its QPs share one completion channel and one AH */
+	if (c->id->verbs != x->dev.ctx) {
+		udc_fail(x, i, "rdma_resolve_addr", EXDEV, NULL, false);
+		return;
+	}
+	if (udc_qp(x, i))
+		return;
+	c->step = UDCM_ROUTE;
+	if (rdma_resolve_route(c->id, DL_CM_STEP_MS))
+		udc_fail(x, i, "rdma_resolve_route", errno, NULL, false);
+}
+
+static void udcm_on(struct udc *x, uint32_t i, const struct rdma_cm_event *ev)
+{
 	int status = ev->status < 0 ? -ev->status : ev->status;
 	const char *word = agcm_word(ev->event);
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		ph_step(&x->ph, i, PROTO_STEP_ADDR);
-		c->step = UDCM_ROUTE;
-		if (rdma_resolve_route(c->id, DL_CM_STEP_MS))
-			udc_fail(x, i, "rdma_resolve_route", errno, NULL, false);
+		udcm_addr(x, i);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		udcm_connect(x, i);
@@ -133,7 +153,7 @@ static void udcm_on(struct uc *x, uint32_t i, const struct rdma_cm_event *ev)
 	}
 }
 
-void udcm_event(struct uc *x)
+void udcm_event(struct udc *x)
 {
 	struct rdma_cm_event *ev;
 	struct udc_conn *c;
@@ -160,7 +180,7 @@ void udcm_event(struct uc *x)
 	}
 }
 
-const char *udcm_pending_call(const struct uc *x, uint32_t i)
+const char *udcm_pending_call(const struct udc *x, uint32_t i)
 {
 	switch (x->c[i].step) {
 	case UDCM_ADDR: return "rdma_resolve_addr";
@@ -169,7 +189,7 @@ const char *udcm_pending_call(const struct uc *x, uint32_t i)
 	}
 }
 
-void udcm_fini(struct uc *x)
+void udcm_fini(struct udc *x)
 {
 	for (uint32_t i = 0; x->c && i < x->n; i++)
 		udcm_drop(x, i);

@@ -12,13 +12,59 @@
 #include "agents/ud/ud.h"
 #include "common/proto.h"
 #include "rdma/cap.h"
-#include "rdma/dev.h"
 
-int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, const struct ipa *local)
+/* --device (port, GID index), or the first device with a GID for local (oob-tls). */
+static int ud_open_ctx(struct ud_dev *d, const struct ag_opts *o, const struct rport_want *w,
+		       int *gidx)
+{
+	struct rdev_err e;
+
+	if (rport_open(o->dev, (uint8_t)o->device.port, w, &d->ctx, &d->attr, &d->rp, gidx, &e)) {
+		ag_fatal(e.call, e.obj, e.err);
+		return -1;
+	}
+	d->own_ctx = true;
+	return 0;
+}
+
+/*
+ * rdma_cm resolved the device and port (cm's verbs context): the port rules
+ * only pick local's GID on it, the source GID of the address vectors.
+ */
+static int ud_cm_ctx(struct ud_dev *d, const struct rport_want *w, struct rdma_cm_id *cm,
+		     int *gidx)
+{
+	struct rdev_err e;
+	char why[160];
+	int ret;
+
+	if (!cm->verbs) {
+		ag_fatal("rdma_bind_addr", "cm_id on a wildcard address (no device)", EADDRNOTAVAIL);
+		return -1;
+	}
+	d->ctx = cm->verbs;
+	ret = ibv_query_device(d->ctx, &d->attr);
+	if (ret) {
+		ag_fatal("ibv_query_device", ibv_get_device_name(d->ctx->device), ret);
+		return -1;
+	}
+	if (rport_query(d->ctx, cm->port_num ? cm->port_num : 1, &d->rp, &e)) {
+		ag_fatal(e.call, e.obj, e.err);
+		return -1;
+	}
+	*gidx = rport_gid_choose(&d->rp, w, why, sizeof(why));
+	if (*gidx < 0) {
+		ag_fatal("ibv_query_gid", why, errno);
+		return -1;
+	}
+	return 0;
+}
+
+int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, const struct ipa *local,
+		struct rdma_cm_id *cm)
 {
 	struct rport_want w = { .family = local->family, .has_addr = true, .addr = local->a,
 				.gid_index = o->gid_index };
-	struct rdev_err e;
 	char why[160];
 	int mtu, gidx;
 
@@ -26,11 +72,8 @@ int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, const struct ipa *loc
 	d->size = o->size;
 	/* rdma_cm answers a UDP port space request with its own Q_Key */
 	d->qkey = o->cm == OPT_CM_RDMACM ? RDMA_UDP_QKEY : UD_QKEY;
-	if (rport_open(o->dev, (uint8_t)o->device.port, &w, &d->ctx, &d->attr, &d->rp, &gidx,
-		       &e)) {
-		ag_fatal(e.call, e.obj, e.err);
-		return -1;
-	}
+	if (cm ? ud_cm_ctx(d, &w, cm, &gidx) : ud_open_ctx(d, o, &w, &gidx))
+		goto err;
 	/* --hosts: no orchestrator looked at this device (rdma/cap.h) */
 	if (rcap_why(ibv_get_device_name(d->ctx->device), &d->attr, d->ctx->device->transport_type,
 		     RCAP_UD, why, sizeof(why))) {
@@ -80,7 +123,7 @@ void ud_dev_close(struct ud_dev *d)
 		ag_warn("ibv_destroy_comp_channel: %s", strerror(err));
 	if (d->pd && (err = ibv_dealloc_pd(d->pd)))
 		ag_warn("ibv_dealloc_pd: %s", strerror(err));
-	if (d->ctx && ibv_close_device(d->ctx))
+	if (d->own_ctx && ibv_close_device(d->ctx))
 		ag_warn("ibv_close_device: %s", strerror(errno));
 	rport_free(&d->rp);
 	memset(d, 0, sizeof(*d));

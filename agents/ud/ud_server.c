@@ -27,7 +27,7 @@
 #include "agents/ud/ud_server.h"
 #include "common/proto.h"
 
-static void uds_sess_close(struct us *s, uint32_t i, const char *why)
+static void uds_sess_close(struct uds *s, uint32_t i, const char *why)
 {
 	struct uds_sess *ss = s->sess[i];
 
@@ -44,7 +44,7 @@ static void uds_sess_close(struct us *s, uint32_t i, const char *why)
 	s->gens[i]++;
 }
 
-static void uds_accept(struct us *s, uint32_t port)
+static void uds_accept(struct uds *s, uint32_t port)
 {
 	struct sockaddr_storage sa;
 	struct uds_sess *ss;
@@ -92,7 +92,7 @@ static void uds_accept(struct us *s, uint32_t port)
 		ag_warn("accept on port %u: %s", s->o->port + port, strerror(errno));
 }
 
-int uds_admit(struct us *s, const struct oob_rec *req, struct verbs_fail *f)
+int uds_admit(struct uds *s, const struct oob_rec *req, struct verbs_fail *f)
 {
 	struct ud_ahe *e = ud_ahmap_put(&s->ahs, req->gid, req->qpn);
 
@@ -115,7 +115,7 @@ rej:
 	return -1;
 }
 
-void uds_answer(const struct us *s, const struct oob_rec *req, const struct verbs_fail *f,
+void uds_answer(const struct uds *s, const struct oob_rec *req, const struct verbs_fail *f,
 	       struct oob_rec *rep)
 {
 	if (f) {
@@ -132,7 +132,7 @@ void uds_answer(const struct us *s, const struct oob_rec *req, const struct verb
 }
 
 /* A REP, or a REJ naming the failed call; -1 when the REQ is hostile. */
-static int uds_req(struct us *s, struct uds_sess *ss, const struct oob_rec *req, const char **why)
+static int uds_req(struct uds *s, struct uds_sess *ss, const struct oob_rec *req, const char **why)
 {
 	struct verbs_fail f = { "malloc", ENOMEM };
 	uint8_t buf[OOB_REC_LEN];
@@ -171,7 +171,7 @@ answer:
 	return 0;
 }
 
-static int uds_records(struct us *s, struct uds_sess *ss, const char **why)
+static int uds_records(struct uds *s, struct uds_sess *ss, const char **why)
 {
 	uint32_t off = 0;
 	struct oob_rec r;
@@ -196,7 +196,7 @@ static int uds_records(struct us *s, struct uds_sess *ss, const char **why)
 	return 0;
 }
 
-static void uds_sess_event(struct us *s, uint32_t i, uint16_t gen)
+static void uds_sess_event(struct uds *s, uint32_t i, uint16_t gen)
 {
 	struct uds_sess *ss = i < s->nsess ? s->sess[i] : NULL;
 	const char *why = NULL;
@@ -245,7 +245,7 @@ mod:
 /* One completion of the QP: echo a datagram to its sender, or free a send slot. */
 static void uds_wc(void *arg, const struct ibv_wc *wc)
 {
-	struct us *s = arg;
+	struct uds *s = arg;
 	uint32_t slot = (uint32_t)wc->wr_id, len;
 	struct verbs_fail f;
 	struct ud_ahe *e;
@@ -288,14 +288,21 @@ repost:
 		ag_warn("%s slot %u: %s", f.call, slot, strerror(f.err));
 }
 
-static int uds_init(struct us *s)
+static int uds_init(struct uds *s)
 {
 	const struct ag_opts *o = s->o;
 	uint32_t nr = UD_SRV_RECV, wr;
 	struct verbs_fail f;
 	char err[320];
 
-	if (ud_dev_open(&s->dev, o, &o->addr))
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (s->ep < 0) {
+		ag_fatal("epoll_create1", "server loop", errno);
+		return -1;
+	}
+	/* rdmacm: the device is the listeners' (bound to --addr), so they come first */
+	if (o->cm == OPT_CM_RDMACM ? udscm_open(s) || ud_dev_open(&s->dev, o, &o->addr, s->listen[0]) :
+				     ud_dev_open(&s->dev, o, &o->addr, NULL))
 		return -1;
 	wr = (uint32_t)s->dev.attr.max_qp_wr;
 	nr = nr < wr ? nr : wr;
@@ -313,11 +320,6 @@ static int uds_init(struct us *s)
 		ag_fatal("SSL_CTX_new", err, EINVAL);
 		return -1;
 	}
-	s->ep = epoll_create1(EPOLL_CLOEXEC);
-	if (s->ep < 0) {
-		ag_fatal("epoll_create1", "server loop", errno);
-		return -1;
-	}
 	if (tag_watch(s->ep, s->dev.ch->fd, EPOLLIN, TAG(UDS_T_CH, 0, 0), "completion channel") ||
 	    ctl_init(&s->ctl, STDIN_FILENO) || ctl_watch(&s->ctl, s->ep, TAG(UDS_T_CTL, 0, 0)))
 		return -1;
@@ -325,11 +327,11 @@ static int uds_init(struct us *s)
 		ag_warn("--transport ud runs one event loop and one QP; --server-threads %u ignored",
 			o->server_threads);
 	if (o->cm == OPT_CM_RDMACM)
-		return udscm_open(s);
+		return 0;
 	return srv_lis_open(&s->lis, o, s->ep, UDS_T_LISTEN, false, false);
 }
 
-static int uds_loop(struct us *s)
+static int uds_loop(struct uds *s)
 {
 	struct epoll_event ev[UDS_EVENTS];
 	enum ctl_cmd cmd;
@@ -368,7 +370,7 @@ static int uds_loop(struct us *s)
 	return 0;
 }
 
-static void uds_fini(struct us *s)
+static void uds_fini(struct uds *s)
 {
 	for (uint32_t i = 0; i < s->nsess; i++)
 		if (s->sess[i])
@@ -376,7 +378,6 @@ static void uds_fini(struct us *s)
 	free(s->sess);
 	free(s->gens);
 	srv_lis_close(&s->lis);
-	udscm_close(s);
 	if (s->ep >= 0)
 		close(s->ep);
 	SSL_CTX_free(s->ssl);
@@ -386,11 +387,13 @@ static void uds_fini(struct us *s)
 	udsa_fini(s);
 	ud_ahmap_free(&s->ahs);
 	ud_dev_close(&s->dev);
+	/* last: with rdmacm the device context is the listeners' */
+	udscm_close(s);
 }
 
 int ud_server_run(const struct ag_opts *o)
 {
-	struct us s = { .o = o, .ep = -1 };
+	struct uds s = { .o = o, .ep = -1 };
 	int ret = 1;
 
 	if (uds_init(&s))

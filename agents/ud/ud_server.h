@@ -31,7 +31,7 @@ struct uds_sess {
 	struct uds_key *keys;	/* the AHs of its clients */
 };
 
-struct us {
+struct uds {
 	const struct ag_opts *o;
 	struct ud_dev dev;
 	struct ud_qp qp;
@@ -60,7 +60,7 @@ struct us {
  * Admits the client of a REQ (the AH map, and under --ah cache its AH): 0, or
  * -1 with f naming the failed call (ibv_create_ah at the device's max_ah).
  */
-int uds_admit(struct us *s, const struct oob_rec *req, struct verbs_fail *f);
+int uds_admit(struct uds *s, const struct oob_rec *req, struct verbs_fail *f);
 /*
  * ud_server_ah.c: the AHs of --ah (cache, wc, lru, peer). udsa_admit gives
  * client e (just put in s->ahs) what its policy holds per client: 0, or -1
@@ -70,21 +70,21 @@ int uds_admit(struct us *s, const struct oob_rec *req, struct verbs_fail *f);
  * or was never posted. udsa_init after the QP (s->nslots set), udsa_fini after
  * it is destroyed.
  */
-int udsa_init(struct us *s);
-int udsa_admit(struct us *s, struct ud_ahe *e, struct verbs_fail *f);
-void udsa_drop(struct us *s, const struct uds_key *k);
-struct ibv_ah *udsa_reply(struct us *s, struct ud_ahe *e, const struct ibv_wc *wc,
+int udsa_init(struct uds *s);
+int udsa_admit(struct uds *s, struct ud_ahe *e, struct verbs_fail *f);
+void udsa_drop(struct uds *s, const struct uds_key *k);
+struct ibv_ah *udsa_reply(struct uds *s, struct ud_ahe *e, const struct ibv_wc *wc,
 			 uint32_t slot);
-void udsa_slot_done(struct us *s, uint32_t slot);
-void udsa_fini(struct us *s);
+void udsa_slot_done(struct uds *s, uint32_t slot);
+void udsa_fini(struct uds *s);
 
 /* The REP to an admitted REQ, or the REJ naming f (f NULL: admitted). */
-void uds_answer(const struct us *s, const struct oob_rec *req, const struct verbs_fail *f,
+void uds_answer(const struct uds *s, const struct oob_rec *req, const struct verbs_fail *f,
 	       struct oob_rec *rep);
 
 /* --cm rdmacm: listening ids on RDMA_PS_UDP, one per --port, in s->ep */
-int udscm_open(struct us *s);
-void udscm_event(struct us *s);
-void udscm_close(struct us *s);
+int udscm_open(struct uds *s);
+void udscm_event(struct uds *s);
+void udscm_close(struct uds *s);
 
 #endif

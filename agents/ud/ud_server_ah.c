@@ -17,7 +17,7 @@
 #include "agents/ag.h"
 #include "agents/ud/ud_server.h"
 
-static void udsa_count(struct us *s, int d)
+static void udsa_count(struct uds *s, int d)
 {
 	if (d > 0) {
 		s->ah_made++;
@@ -28,7 +28,7 @@ static void udsa_count(struct us *s, int d)
 	}
 }
 
-static void udsa_destroy(struct us *s, struct ibv_ah *ah)
+static void udsa_destroy(struct uds *s, struct ibv_ah *ah)
 {
 	int err = ibv_destroy_ah(ah);
 
@@ -37,14 +37,14 @@ static void udsa_destroy(struct us *s, struct ibv_ah *ah)
 	udsa_count(s, -1);
 }
 
-static void udsa_warn(struct us *s, const struct verbs_fail *f, uint32_t qpn)
+static void udsa_warn(struct uds *s, const struct verbs_fail *f, uint32_t qpn)
 {
 	if (!s->ah_failed++)
 		ag_warn("%s for QPN %u: %s", f->call, qpn, strerror(f->err));
 }
 
 /* --ah lru: an entry whose client left waits for its last send to complete */
-static void udsa_lru_drop(struct us *s, uint32_t i)
+static void udsa_lru_drop(struct uds *s, uint32_t i)
 {
 	struct ud_lru_ent *le = &s->lru.e[i];
 
@@ -60,7 +60,7 @@ static void udsa_lru_drop(struct us *s, uint32_t i)
  * recently used one when the pool is full; 0 when every AH has a send out
  * (f->err EBUSY) or ibv_create_ah failed.
  */
-static uint32_t udsa_lru_make(struct us *s, struct ud_ahe *e, struct verbs_fail *f)
+static uint32_t udsa_lru_make(struct uds *s, struct ud_ahe *e, struct verbs_fail *f)
 {
 	struct ud_lru *l = &s->lru;
 	struct ud_ahe *old;
@@ -92,7 +92,7 @@ static uint32_t udsa_lru_make(struct us *s, struct ud_ahe *e, struct verbs_fail 
 }
 
 /* --ah peer: hold the AH of the GID gid, made for its first client */
-static int udsa_peer_hold(struct us *s, uint16_t lid, const uint8_t gid[16],
+static int udsa_peer_hold(struct uds *s, uint16_t lid, const uint8_t gid[16],
 			   struct verbs_fail *f)
 {
 	struct ud_ahe *p = ud_ahmap_get(&s->peers, gid, UD_PEER_QPN);
@@ -115,7 +115,7 @@ static int udsa_peer_hold(struct us *s, uint16_t lid, const uint8_t gid[16],
 }
 
 /* --ah peer: the GID's last client gone, its AH goes too */
-static void udsa_peer_drop(struct us *s, const uint8_t gid[16])
+static void udsa_peer_drop(struct uds *s, const uint8_t gid[16])
 {
 	struct ud_ahe *p = ud_ahmap_get(&s->peers, gid, UD_PEER_QPN);
 
@@ -125,7 +125,7 @@ static void udsa_peer_drop(struct us *s, const uint8_t gid[16])
 	ud_ahmap_del(&s->peers, p);
 }
 
-int udsa_admit(struct us *s, struct ud_ahe *e, struct verbs_fail *f)
+int udsa_admit(struct uds *s, struct ud_ahe *e, struct verbs_fail *f)
 {
 	struct verbs_fail lf;
 
@@ -153,7 +153,7 @@ int udsa_admit(struct us *s, struct ud_ahe *e, struct verbs_fail *f)
 	return 0;
 }
 
-void udsa_drop(struct us *s, const struct uds_key *k)
+void udsa_drop(struct uds *s, const struct uds_key *k)
 {
 	struct ud_ahe *e = ud_ahmap_get(&s->ahs, k->gid, k->qpn);
 
@@ -173,7 +173,7 @@ void udsa_drop(struct us *s, const struct uds_key *k)
  * front of the datagram; it lives until the send completes, so the AHs held
  * never exceed the receive slots, whatever the number of clients.
  */
-static struct ibv_ah *udsa_from_wc(struct us *s, const struct ibv_wc *wc, uint32_t slot)
+static struct ibv_ah *udsa_from_wc(struct uds *s, const struct ibv_wc *wc, uint32_t slot)
 {
 	struct ibv_ah *ah;
 
@@ -191,7 +191,7 @@ static struct ibv_ah *udsa_from_wc(struct us *s, const struct ibv_wc *wc, uint32
 }
 
 /* --ah lru: client e's AH, made now if it has none (evicted, or no room at its REQ) */
-static struct ibv_ah *udsa_lru_ah(struct us *s, struct ud_ahe *e, uint32_t slot)
+static struct ibv_ah *udsa_lru_ah(struct uds *s, struct ud_ahe *e, uint32_t slot)
 {
 	struct ud_lru *l = &s->lru;
 	struct verbs_fail f;
@@ -210,7 +210,7 @@ static struct ibv_ah *udsa_lru_ah(struct us *s, struct ud_ahe *e, uint32_t slot)
 	return l->e[i].ah;
 }
 
-struct ibv_ah *udsa_reply(struct us *s, struct ud_ahe *e, const struct ibv_wc *wc,
+struct ibv_ah *udsa_reply(struct uds *s, struct ud_ahe *e, const struct ibv_wc *wc,
 			 uint32_t slot)
 {
 	struct ud_ahe *p;
@@ -228,7 +228,7 @@ struct ibv_ah *udsa_reply(struct us *s, struct ud_ahe *e, const struct ibv_wc *w
 	}
 }
 
-static void udsa_lru_sent(struct us *s, uint32_t slot)
+static void udsa_lru_sent(struct uds *s, uint32_t slot)
 {
 	uint32_t i = s->slot_lru[slot];
 
@@ -239,7 +239,7 @@ static void udsa_lru_sent(struct us *s, uint32_t slot)
 	ud_lru_put(&s->lru, i, true);
 }
 
-void udsa_slot_done(struct us *s, uint32_t slot)
+void udsa_slot_done(struct uds *s, uint32_t slot)
 {
 	if (s->slot_ah && s->slot_ah[slot]) {
 		udsa_destroy(s, s->slot_ah[slot]);
@@ -249,7 +249,7 @@ void udsa_slot_done(struct us *s, uint32_t slot)
 		udsa_lru_sent(s, slot);
 }
 
-static int udsa_lru_init(struct us *s)
+static int udsa_lru_init(struct uds *s)
 {
 	uint32_t max = (uint32_t)s->dev.attr.max_ah, cap = s->o->ah_max;
 
@@ -266,7 +266,7 @@ static int udsa_lru_init(struct us *s)
 	return 0;
 }
 
-int udsa_init(struct us *s)
+int udsa_init(struct uds *s)
 {
 	if (s->o->ah == OPT_AH_WC && !(s->slot_ah = calloc(s->nslots, sizeof(*s->slot_ah)))) {
 		ag_fatal("calloc", "reply address handles", ENOMEM);
@@ -277,7 +277,7 @@ int udsa_init(struct us *s)
 	return 0;
 }
 
-void udsa_fini(struct us *s)
+void udsa_fini(struct uds *s)
 {
 	for (uint32_t i = 0; s->slot_ah && i < s->nslots; i++)
 		if (s->slot_ah[i])

@@ -8,6 +8,8 @@
  * RDMA_UDP_QKEY) and the REP record, or rdma_reject with the REJ record
  * naming the failed call. The request's id has done its work then and goes:
  * UD keeps no connection, so the server's cm_id count stays at its listeners.
+ * The listeners are bound to --addr before the server's QP exists: their
+ * context is the server's device (ud_dev_open), never a GID lookup.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,7 +23,7 @@
 #include "agents/ud/ud_server.h"
 #include "common/proto.h"
 
-int udscm_open(struct us *s)
+int udscm_open(struct uds *s)
 {
 	s->cmch = agcm_channel("server");
 	if (!s->cmch)
@@ -61,7 +63,7 @@ static const char *udscm_parse(struct rdma_cm_id *id, const struct rdma_ud_param
 	return NULL;
 }
 
-static void udscm_request(struct us *s, struct rdma_cm_id *id, const struct rdma_ud_param *ud)
+static void udscm_request(struct uds *s, struct rdma_cm_id *id, const struct rdma_ud_param *ud)
 {
 	struct rdma_conn_param cp = { 0 };
 	uint8_t buf[OOB_REC_LEN];
@@ -96,7 +98,7 @@ static void udscm_request(struct us *s, struct rdma_cm_id *id, const struct rdma
 			strerror(errno));
 }
 
-void udscm_event(struct us *s)
+void udscm_event(struct uds *s)
 {
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
@@ -123,7 +125,7 @@ void udscm_event(struct us *s)
 	}
 }
 
-void udscm_close(struct us *s)
+void udscm_close(struct uds *s)
 {
 	agcm_close(&s->cmch, &s->listen, s->o->ports);
 }

@@ -139,12 +139,13 @@ static int clicheck_launcher(const struct hp_plan *p, FILE *err)
 		return usage_fail(err, p->cmd, "--hosts: %s", msg);
 	}
 	for (int k = 0; k < l->n && !bad; k++)
-		bad = l->h[k].user[0] || l->h[k].port ? k + 1 : 0;
+		bad = l->h[k].user[0] || l->h[k].port || strchr(l->h[k].name, ':') ? k + 1 : 0;
 	if (bad)
-		snprintf(msg, sizeof(msg), "%s", l->h[bad - 1].dest);
+		snprintf(msg, sizeof(msg), "%s", l->h[bad - 1].scp);
 	free(l);
+	/* srun takes node names; mpirun's --host reads a colon as its slot count */
 	if (bad)
-		return usage_fail(err, p->cmd, "--hosts %s: user@ and :port are ssh's, not "
+		return usage_fail(err, p->cmd, "--hosts %s: user@, :port and [IPv6] are ssh's, not "
 				  "--launcher %s's", msg, hosts_launcher(p->launcher));
 	return 0;
 }
@@ -206,6 +207,22 @@ static int clicheck_host(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 	return 0;
 }
 
+/*
+ * --family names the GID's family on the host topology, as --server-addr's
+ * address has one: the two given apart must agree.
+ */
+static int clicheck_family(const struct hp_plan *p, const bool seen[OPT_N], FILE *err)
+{
+	struct ipa a;
+
+	if (!seen[OPT_FAMILY] || !p->server_addr[0] || ipa_parse(&a, p->server_addr) ||
+	    a.family == p->topo.family)
+		return 0;
+	return usage_fail(err, p->cmd, "--family %s and --server-addr %s disagree: %s is an %s address",
+			  p->topo.family == AF_INET6 ? "6" : "4", p->server_addr, p->server_addr,
+			  a.family == AF_INET6 ? "IPv6" : "IPv4");
+}
+
 unsigned clicheck_cap_need(const struct hp_plan *p)
 {
 	unsigned need = 0;
@@ -257,7 +274,7 @@ int clicheck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 		if (nn_parse(p->topo_spec, &p->topo, msg, sizeof(msg)))
 			return usage_fail(err, p->cmd, "--topology: %s", msg);
 	}
-	if (clicheck_host(p, seen, err))
+	if (clicheck_host(p, seen, err) || clicheck_family(p, seen, err))
 		return -1;
 	if (!(HP_LOAD & HP_B(p->cmd)))
 		return 0;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * --hosts: a list or a file of "[user@]host[:port]", checked word by word
- * before any of it reaches ssh.
+ * --hosts: a list or a file of "[user@]host[:port][/device]" (host a name,
+ * an IPv4 address or "[IPv6]"), checked word by word before any of it
+ * reaches ssh.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +18,31 @@
 #define HOSTS_FILE_MAX 65536
 #define HOSTS_NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
 
+/*
+ * "[ADDR]" at name: the IPv6 literal, as OpenSSH users write it (its colons
+ * would read as a port). The address ends at name, the rest after ']' at
+ * *rest. 0, or -1.
+ */
+static int hosts_v6(char *name, char **rest)
+{
+	char *close = strchr(name, ']');
+	struct in6_addr a;
+
+	if (!close)
+		return -1;
+	*close = '\0';
+	memmove(name, name + 1, (size_t)(close - name));
+	*rest = close + 1;
+	if (**rest && **rest != ':' && **rest != '/')
+		return -1;
+	return inet_pton(AF_INET6, name, &a) == 1 ? 0 : -1;
+}
+
 static int hosts_word(const char *w, size_t n, struct hosts_host *h, char *err, size_t len)
 {
-	char buf[HOSTS_NAME_MAX + 112], *at, *colon, *slash, *name = buf;
+	char buf[HOSTS_NAME_MAX + 112], *at, *colon, *slash, *name = buf, *rest;
 	long long port = 0;
+	bool v6;
 
 	if (n >= sizeof(buf)) {
 		snprintf(err, len, "'%.40s...': too long", w);
@@ -38,7 +62,14 @@ static int hosts_word(const char *w, size_t n, struct hosts_host *h, char *err, 
 		}
 		strcpy(h->user, buf);
 	}
-	slash = strchr(name, '/');
+	rest = name;
+	v6 = *name == '[';
+	if (v6 && hosts_v6(name, &rest)) {
+		snprintf(err, len, "'%.*s': bad IPv6 address: [ADDR] holds one, no scope, "
+			 "followed by nothing, :PORT or /DEVICE", (int)n, w);
+		return -1;
+	}
+	slash = strchr(rest, '/');
 	if (slash) {
 		struct opt_dev d;
 
@@ -49,22 +80,30 @@ static int hosts_word(const char *w, size_t n, struct hosts_host *h, char *err, 
 		}
 		strcpy(h->device, d.name);
 	}
-	colon = strchr(name, ':');
+	colon = strchr(rest, ':');
 	if (colon) {
 		*colon = '\0';
+		if (!v6 && strchr(colon + 1, ':')) {
+			snprintf(err, len, "'%.*s': an IPv6 address is written in brackets, "
+				 "[ADDR] or user@[ADDR]:PORT", (int)n, w);
+			return -1;
+		}
 		if (opt_num(colon + 1, 1, 65535, &port)) {
 			snprintf(err, len, "'%.*s': port is not 1..65535", (int)n, w);
 			return -1;
 		}
 	}
-	if (!*name || *name == '-' || *name == '.' || strlen(name) >= sizeof(h->name) ||
-	    strspn(name, HOSTS_NAME_CHARS) != strlen(name)) {
+	if (!v6 && (!*name || *name == '-' || *name == '.' || strlen(name) >= sizeof(h->name) ||
+		    strspn(name, HOSTS_NAME_CHARS) != strlen(name))) {
 		snprintf(err, len, "'%.*s': bad host name", (int)n, w);
 		return -1;
 	}
 	strcpy(h->name, name);
 	h->port = (unsigned)port;
 	snprintf(h->dest, sizeof(h->dest), "%s%s%s", h->user, h->user[0] ? "@" : "", h->name);
+	/* scp reads HOST:PATH: an IPv6 literal keeps its brackets there */
+	snprintf(h->scp, sizeof(h->scp), "%s%s%s%s%s", h->user, h->user[0] ? "@" : "",
+		 v6 ? "[" : "", h->name, v6 ? "]" : "");
 	return 0;
 }
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hosts: the --hosts list, "[user@]host[:port][/device]" entries (device: the
+ * hosts: the --hosts list, "[user@]host[:port][/device]" entries (host: a DNS
+ * name, an IPv4 address, or an IPv6 address in brackets as OpenSSH users
+ * write it, "[fd7a::2]", "user@[fd7a::2]:2222/mlx5_0"; device: the
  * host's RDMA device, default --device or the one holding the address), the server host first
  * and then the client hosts, given inline (comma separated) or as a file (one
  * or more per line, '#' starts a comment; an Open MPI hostfile reads the same:
@@ -8,7 +10,10 @@
  *
  * Offers hosts_parse(); the ssh side is harness/hosts/remote.h. Every word is checked
  * here, before it reaches an ssh command line: a host may not start with '-'
- * (it would be an ssh option), names are [A-Za-z0-9._-], ports 1..65535.
+ * (it would be an ssh option), names are [A-Za-z0-9._-], an IPv6 literal is
+ * what inet_pton takes (no scope: a link-local address is refused), ports
+ * 1..65535; a bracket-less word with two colons is refused, named as an IPv6
+ * address without its brackets.
  *
  * Uses: libc only. Never prints.
  */
@@ -32,10 +37,11 @@ enum hosts_launcher { HOSTS_SSH, HOSTS_SRUN, HOSTS_MPIRUN, HOSTS_NLAUNCHERS };
 
 struct hosts_host {
 	char user[33];           /* "" = ssh's default (the user's config) */
-	char name[HOSTS_NAME_MAX]; /* DNS name or IPv4 address */
+	char name[HOSTS_NAME_MAX]; /* DNS name, IPv4 or IPv6 address (no brackets) */
 	unsigned port;           /* ssh port, 0 = ssh's default */
 	char device[64];         /* RDMA device there, "" = --device or the address's */
-	char dest[HOSTS_NAME_MAX + 34]; /* "user@name" or "name", for ssh and scp */
+	char dest[HOSTS_NAME_MAX + 34]; /* "user@name" or "name": ssh's destination */
+	char scp[HOSTS_NAME_MAX + 36];  /* dest, an IPv6 name in brackets: scp's HOST of HOST:PATH */
 };
 
 struct hosts_list {

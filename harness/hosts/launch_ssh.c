@@ -101,7 +101,7 @@ int lssh_scp(const struct hosts_host *h, const char *ctl, char *const local[], c
 		a->v[n++] = "-P";
 		a->v[n++] = a->port;
 	}
-	snprintf(dst, dlen, "%s:%s", h->dest, remote);
+	snprintf(dst, dlen, "%s:%s", h->scp, remote);
 	a->v[n++] = "-pq";
 	for (int i = 0; local[i] && n < LAUNCH_WORDS - 2; i++)
 		a->v[n++] = local[i];

@@ -299,7 +299,7 @@ const struct fig fig_table[] = {
 	{ "srv_loops", "accepted:ms", "each server event loop's connections accepted and its "
 	  "thread's CPU ms while it served (--server-threads > 1)",
 	  FIG_L_SERVER, "%s", "server.loops", FIG_NONZERO, 0, S(srv_loops) },
-	{ "tcp_inuse_peak", "sockets", "TCP sockets in use in the server namespace, peak",
+	{ "tcp_inuse_peak", "sockets", "TCP sockets in use in the server namespace (IPv4 and IPv6), peak",
 	  FIG_L_TCP, "%ld", "server.tcp_inuse_peak", FIG_TCP, 0,
 	  L(tcp_inuse_peak) },
 	/* system-wide (both ends when they share a kernel), baseline to peak */

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,13 +65,14 @@ int proc_read(pid_t pid, bool fds, struct proc_stat *p)
 	return 0;
 }
 
-int proc_sockstat(pid_t pid, long *inuse, long *mem_pages)
+int proc_sockstat_at(const char *dir, long *inuse, long *mem_pages)
 {
-	char path[64], line[256];
+	char path[PATH_MAX], line[256];
+	long v4 = 0, v6 = 0;
 	int found = -1;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/net/sockstat", (int)pid);
+	snprintf(path, sizeof(path), "%s/sockstat", dir);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
@@ -80,12 +82,31 @@ int proc_sockstat(pid_t pid, long *inuse, long *mem_pages)
 		if (strncmp(line, "TCP:", 4))
 			continue;
 		m = strstr(line, " mem ");
-		if (sscanf(line, "TCP: inuse %ld", inuse) == 1 && m &&
+		if (sscanf(line, "TCP: inuse %ld", &v4) == 1 && m &&
 		    sscanf(m, " mem %ld", mem_pages) == 1)
 			found = 0;
 	}
 	fclose(f);
+	/* IPv6 sockets are counted apart (tcpv6_prot); a kernel without IPv6 has no file */
+	snprintf(path, sizeof(path), "%s/sockstat6", dir);
+	f = fopen(path, "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "TCP6: inuse %ld", &v6) == 1)
+				break;
+		fclose(f);
+	}
+	if (!found)
+		*inuse = v4 + v6;
 	return found;
+}
+
+int proc_sockstat(pid_t pid, long *inuse, long *mem_pages)
+{
+	char dir[64];
+
+	snprintf(dir, sizeof(dir), "/proc/%d/net", (int)pid);
+	return proc_sockstat_at(dir, inuse, mem_pages);
 }
 
 int proc_tcp_retrans(pid_t pid, long *segs)

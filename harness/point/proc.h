@@ -18,8 +18,14 @@ struct proc_stat {
 /* 0, or -1 when the process is gone. */
 int proc_read(pid_t pid, bool fds, struct proc_stat *p);
 
-/* TCP sockets in use and TCP memory (pages) of the namespace 'pid' lives in. */
+/*
+ * TCP sockets in use, IPv4 and IPv6 (sockstat's TCP and sockstat6's TCP6
+ * inuse), and TCP memory (pages, both families) of the namespace 'pid' lives
+ * in: 0, or -1 when sockstat has no TCP line. proc_sockstat_at reads the two
+ * files in dir ("/proc/PID/net").
+ */
 int proc_sockstat(pid_t pid, long *inuse, long *mem_pages);
+int proc_sockstat_at(const char *dir, long *inuse, long *mem_pages);
 
 /* TCP segments retransmitted in the namespace 'pid' lives in (/proc/PID/net/snmp). */
 int proc_tcp_retrans(pid_t pid, long *segs);

@@ -6,15 +6,18 @@
 #
 #   vm/run --share $PWD -- suites/vm/ipv6.sh
 #
-#   1-5  run --topology pair --family 6 (fd7a:222::/64, nodad) with rc over
-#        oob-tls, rc over rdmacm, uc, ud and tcp, IPV6_CLIENTS clients each:
-#        100%, every payload verified, the topology's server address IPv6,
-#        RDMA counters back at the baseline (tcp: none to compare)
-#   6-9  --topology host on an rxe link whose veth has only an IPv6 address
-#        (nodad), --server-addr that address: rc over oob-tls and rdmacm, ud,
-#        tcp: 100%, verified, the device named, counters back
-#   10   the same pair run over IPv4 (no --family): rc still at 100%
-#   11   the RDMA counters after the suite equal those before it
+#   1-7  run --topology pair --family 6 (fd7a:222::/64, nodad) with rc, uc
+#        and ud, each over oob-tls and rdmacm, and tcp, IPV6_CLIENTS clients
+#        each: 100%, every payload verified, the topology's server address
+#        IPv6, RDMA counters back at the baseline (tcp: none to compare, but
+#        tcp_inuse_peak counts the server's IPv6 sockets, one per client)
+#   8-9  run --topology star:2 --family 6, rc over oob-tls and rdmacm: the
+#        same checks, the clients in two namespaces on the server's bridge
+#   10-14 --topology host on an rxe link whose veth has only an IPv6 address
+#        (nodad), --server-addr that address: rc and ud over oob-tls and
+#        rdmacm, tcp: 100%, verified, the device named, counters back
+#   15   the same pair run over IPv4 (no --family): rc still at 100%
+#   16   the RDMA counters after the suite equal those before it
 #
 # TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
 #
@@ -55,8 +58,9 @@ make_nic() {
 	return 1
 }
 
-# check DESC [rdma]: 100% and verified (rdc_clean_why), the server's address
-# IPv6, and with rdma the counters back at the baseline
+# check DESC [rdma|tcp]: 100% and verified (rdc_clean_why), the server's
+# address IPv6; rdma: the counters back at the baseline; tcp: the server
+# namespace's TCP sockets at the peak counted, one per client at least
 check() {
 	local why
 
@@ -65,6 +69,9 @@ check() {
 	grep -qE "# topology=.* server=[0-9a-f]*:[0-9a-f:]*( |\$)" "$OUT" || why+=" server address not IPv6"
 	if [ "${2-}" = rdma ]; then
 		grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" not back to baseline"
+	fi
+	if [ "${2-}" = tcp ] && ! [ "$(rdc_kv tcp_inuse_peak)" -ge "$N" ] 2>/dev/null; then
+		why+=" tcp_inuse_peak=$(rdc_kv tcp_inuse_peak) (< $N: IPv6 sockets not counted)"
 	fi
 	if [ -z "$why" ]; then
 		tap_ok "$1: $N/$N, payloads verified"
@@ -75,20 +82,28 @@ check() {
 
 rdc_rxe_suite ipv6 "" rdma
 trap cleanup EXIT
-tap_plan 11
+tap_plan 16
 BASE=$(rdc_res)
 
-for t in "rc --cm oob-tls" "rc --cm rdmacm" "uc" "ud"; do
+for t in "rc --cm oob-tls" "rc --cm rdmacm" "uc --cm oob-tls" "uc --cm rdmacm" \
+	"ud --cm oob-tls" "ud --cm rdmacm"; do
 	name=${t// /}
 	# shellcheck disable=SC2086 # the transport and its CM are two words
 	rdc_capture "$W/pair-$name" run --topology pair --family 6 --transport $t --clients "$N"
 	check "pair IPv6 --transport $t" rdma
 done
 rdc_capture "$W/pair-tcp" run --topology pair --family 6 --transport tcp --clients "$N"
-check "pair IPv6 --transport tcp"
+check "pair IPv6 --transport tcp, tcp_inuse_peak=$(rdc_kv tcp_inuse_peak)" tcp
+
+for t in "rc --cm oob-tls" "rc --cm rdmacm"; do
+	name=${t// /}
+	# shellcheck disable=SC2086
+	rdc_capture "$W/star-$name" run --topology star:2 --family 6 --transport $t --clients "$N"
+	check "star:2 IPv6 --transport $t" rdma
+done
 
 if make_nic; then
-	for t in "rc --cm oob-tls" "rc --cm rdmacm" "ud"; do
+	for t in "rc --cm oob-tls" "rc --cm rdmacm" "ud --cm oob-tls" "ud --cm rdmacm"; do
 		name=${t// /}
 		# shellcheck disable=SC2086
 		rdc_capture "$W/host-$name" run --topology host --device "$DEV" --server-addr "$ADDR" \
@@ -99,7 +114,7 @@ if make_nic; then
 	rdc_capture "$W/host-tcp" run --topology host --server-addr "$ADDR" --transport tcp --clients "$N"
 	check "host at $ADDR --transport tcp"
 else
-	for t in "rc oob-tls" "rc rdmacm" "ud" "tcp"; do
+	for t in "rc oob-tls" "rc rdmacm" "ud oob-tls" "ud rdmacm" "tcp"; do
 		tap_skip "host $t over IPv6" "could not make the IPv6-only rxe link ($NIC, $DEV)"
 	done
 fi
