@@ -28,7 +28,7 @@ static const char *t_join(char *const *v, int n)
 
 static void t_words(void)
 {
-	struct hosts_host h = { .name = "n1", .port = 2222, .dest = "root@n1" };
+	struct hosts_host h = { .name = "n1", .port = 2222, .dest = "root@n1", .scp = "root@n1" };
 	char *local[] = { "/tmp/a", "/tmp/b", NULL }, dst[128];
 	struct launch_argv a;
 	int n;
@@ -50,6 +50,14 @@ static void t_words(void)
 	tap_ok(&t, a.v[n] == NULL && !strncmp(a.v[0], "scp", 4) &&
 		   strstr(t_join(a.v, n), "-P 2222 -pq /tmp/a /tmp/b root@n1:/tmp/d/"),
 	       "scp: -P, the files, the destination");
+	{
+		struct hosts_host h6 = { .name = "fd7a::2", .dest = "root@fd7a::2",
+					 .scp = "root@[fd7a::2]" };
+
+		n = lssh_scp(&h6, "/tmp/c", local, "/tmp/d/", dst, sizeof(dst), &a);
+		tap_ok(&t, a.v[n] == NULL && strstr(t_join(a.v, n), "-pq /tmp/a /tmp/b root@[fd7a::2]:/tmp/d/"),
+		       "scp: an IPv6 destination in brackets: %s", t_join(a.v, n));
+	}
 	n = lsrun_argv(&h, &a);
 	tap_ok(&t, !strcmp(t_join(a.v, n), "srun --nodes=1 --ntasks=1 --overlap --quiet "
 		   "--job-name=rdmacap -w n1 -- sh -c"), "srun: one step of one task on the node");
@@ -129,7 +137,7 @@ static void t_lost(void)
 int main(void)
 {
 	tap_init(&t, stdout);
-	tap_plan(&t, 16);
+	tap_plan(&t, 17);
 	t_words();
 	t_hosts();
 	t_lost();
