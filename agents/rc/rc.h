@@ -177,6 +177,7 @@ struct rc_dev {
 	struct ibv_pd *pd;	/* with rdma_cm, librdmacm's PD of the device (id->pd) */
 	struct ibv_comp_channel *ch;
 	struct poll_chan pl;	/* of ch */
+	struct ibv_cq *plug;	/* siw: keeps its queues off libsiw's invalid key (rdma/siw.h) */
 	struct ibv_device_attr attr;
 	uint8_t port;
 	uint8_t gidx;

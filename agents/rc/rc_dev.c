@@ -13,6 +13,7 @@
 #include "agents/ag.h"
 #include "agents/rc/rc.h"
 #include "rdma/cap.h"
+#include "rdma/siw.h"
 
 int rc_psn(uint32_t *psn)
 {
@@ -96,6 +97,8 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, const struct ipa *loc
 		struct rdma_cm_id *cm)
 {
 	struct ibv_port_attr pa;
+	char why[160];
+	int err;
 
 	memset(d, 0, sizeof(*d));
 	d->size = o->size;
@@ -137,10 +140,17 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, const struct ipa *loc
 			goto err_ctx;
 		}
 	}
+	/* before any queue of the context is mapped: the SRQ's, the endpoints' */
+	if (rsiw_plug(d->ctx, &d->attr, &d->plug, why, sizeof(why))) {
+		err = errno ? errno : EIO;
+		ag_warn("%s", why);
+		ag_fatal("ibv_create_cq", ibv_get_device_name(d->ctx->device), err);
+		goto err_pd;
+	}
 	d->ch = ibv_create_comp_channel(d->ctx);
 	if (!d->ch) {
 		ag_fatal("ibv_create_comp_channel", ibv_get_device_name(d->ctx->device), errno);
-		goto err_pd;
+		goto err_plug;
 	}
 	if (ag_nonblock(d->ch->fd)) {
 		ag_fatal("fcntl", "completion channel", errno);
@@ -157,6 +167,9 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, const struct ipa *loc
 
 err_ch:
 	ibv_destroy_comp_channel(d->ch);
+err_plug:
+	if (d->plug)
+		ibv_destroy_cq(d->plug);
 err_pd:
 	if (d->own_ctx)
 		ibv_dealloc_pd(d->pd);
@@ -197,6 +210,8 @@ void rc_dev_close(struct rc_dev *d)
 	poll_chan_fini(&d->pl);
 	if ((err = ibv_destroy_comp_channel(d->ch)))
 		ag_warn("ibv_destroy_comp_channel: %s", strerror(err));
+	if (d->plug && (err = ibv_destroy_cq(d->plug)))
+		ag_warn("ibv_destroy_cq siw plug: %s", strerror(err));
 	if (d->own_ctx && (err = ibv_dealloc_pd(d->pd)))
 		ag_warn("ibv_dealloc_pd: %s", strerror(err));
 	if (d->own_ctx && ibv_close_device(d->ctx))

@@ -63,6 +63,8 @@ static struct poll_cq *rc_cq_new(struct rc_dev *d, struct poll_chan *pl, int cqe
 		rc_fail(f, "malloc", ENOMEM);
 		return NULL;
 	}
+	/* a provider may fail without setting errno (libsiw): EIO then, not a stale one */
+	errno = 0;
 	c->cq = ibv_create_cq(d->ctx, cqe, c, pl->ch, 0);
 	if (!c->cq) {
 		rc_fail(f, "ibv_create_cq", errno);
@@ -240,6 +242,7 @@ qp:
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = d->srq ? 0 : 1;
 	/* librdmacm moves only the QPs of the id's type (RC): a UC QP is ours */
+	errno = 0;
 	if (cm && d->qpt == IBV_QPT_RC) {
 		if (rdma_create_qp(cm, d->pd, &ia)) {
 			rc_fail(f, "rdma_create_qp", errno);
