@@ -206,7 +206,7 @@ struct rc_dev {
 	enum ibv_qp_type qpt;
 	enum opt_op op;
 	bool shared_cq, use_srq, write;
-	bool wnote;		/* --op write as RDMA WRITE + SEND of a rc_note (iWARP) */
+	bool wnote;		/* iWARP: --op write is RDMA WRITE + SEND of a rc_note */
 	bool shared_mr;		/* --mr shared: slices of mrs */
 	struct rc_mrs mrs;
 	uint32_t rx_depth;	/* --rx-depth: RQ depth, or the SRQ's fixed size; 0: ours */

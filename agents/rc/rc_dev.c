@@ -132,8 +132,9 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, const struct ipa *loc
 	d->lid = pa.lid;
 	if (rc_dev_caps(d, !cm))
 		goto err_ctx;
-	/* iWARP has no RDMA WRITE with immediate: a SEND after the WRITE says it */
-	d->wnote = d->write && d->ctx->device->transport_type == IBV_TRANSPORT_IWARP;
+	/* iWARP has no RDMA WRITE with immediate: a SEND after the WRITE says it
+	 * (for every endpoint whose op is write, whatever this agent's --op) */
+	d->wnote = d->ctx->device->transport_type == IBV_TRANSPORT_IWARP;
 	/* SRQ receives: a message, a note, or nothing (a WRITE with immediate) */
 	d->srq_len = !d->write ? d->size : d->wnote ? RC_NOTE_LEN : 0;
 	if (!d->pd) {
