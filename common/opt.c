@@ -66,7 +66,8 @@ const struct opt_def opt_defs[OPT_N] = {
 			     "connections), each connection its slice" },
 	[OPT_OP] = { "op", W(opt_ops), .flags = OPT_F_RC, .def = OPT_OP_SEND,
 		     .arg = "send|write|read|atomic",
-		     .help = "SEND/RECV, RDMA WRITE with immediate, RDMA READ of the server's "
+		     .help = "SEND/RECV, RDMA WRITE with immediate (iWARP: WRITE, then a SEND), RDMA "
+			     "READ of the server's "
 			     "buffer, or fetch-and-add on its counter" },
 	[OPT_OOB_SESSION] = { "oob-session", W(opt_oobs), .flags = OPT_F_RC,
 			      .def = OPT_OOB_PER_AGENT, .arg = "per-agent|per-conn",

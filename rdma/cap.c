@@ -45,11 +45,6 @@ const char *rcap_why(const char *name, const struct ibv_device_attr *a, enum ibv
 			 "(--cm oob-tls)", name);
 		return buf;
 	}
-	if ((need & RCAP_WRIMM) && tt == IBV_TRANSPORT_IWARP) {
-		snprintf(buf, len, "device %s: transport iWARP has no RDMA WRITE with immediate "
-			 "(--op write)", name);
-		return buf;
-	}
 	/* iWARP defines no atomic operations: say so, whatever atomic_cap reads */
 	if ((need & RCAP_ATOMIC) && tt == IBV_TRANSPORT_IWARP) {
 		snprintf(buf, len, "device %s: transport iWARP has no atomics (--op atomic)", name);

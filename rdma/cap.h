@@ -9,10 +9,11 @@
  * libibverbs only).
  *
  * iWARP (siw, Chelsio, E810 in iWARP mode) offers RC only, connected by its
- * iw_cm only, no atomics and no RDMA WRITE with immediate (--op write's
- * notice to the peer; siw has no such opcode): the kernel refuses RTS for a QP the iw_cm did
+ * iw_cm only and no atomics: the kernel refuses RTS for a QP the iw_cm did
  * not connect (siw_qp.c), so every QP of such a device comes from
- * rdma_create_qp on a cm_id.
+ * rdma_create_qp on a cm_id. It has no RDMA WRITE with immediate either, which
+ * the agents make up for (--op write: a WRITE, then a SEND; agents/rc/rc.h),
+ * so that is no need here.
  *
  * rcap_why() is the rule, on a filled struct ibv_device_attr and the device's
  * transport type, with no device (unit-tested so); rcap_probe() opens the
@@ -32,7 +33,6 @@ enum rcap_need {
 	RCAP_UD = 0x4,	   /* an IB-transport device (RoCE, IB) with address handles (max_ah > 0) */
 	RCAP_UC = 0x8,	   /* an IB-transport device: iWARP has RC only */
 	RCAP_OOB = 0x10,   /* QPs moved to RTS by hand (--cm oob-tls): not iWARP */
-	RCAP_WRIMM = 0x20, /* RDMA WRITE with immediate (--op write): not iWARP */
 };
 
 /*

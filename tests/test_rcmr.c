@@ -19,29 +19,36 @@ static size_t t_roff(uint32_t size, size_t stride, uint32_t i)
 static void t_stride(void)
 {
 	static const uint32_t sizes[] = { 1, 7, 8, 9, 64, 100, 4095, 4096, 1u << 20 };
-	int ok = 1, fit = 1;
+	int ok = 1, fit = 1, note = 1;
 
 	for (unsigned s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		uint32_t size = sizes[s], rlen = size < 8 ? 8 : size;
-		size_t st = rc_mr_stride(size);
+		size_t st = rc_mr_stride(size, false), nst = rc_mr_stride(size, true);
 
 		for (uint32_t i = 0; i < 5; i++) {
 			if (rc_mr_off(st, i) % 64 || t_roff(size, st, i) % 8)
 				ok = 0;
 			if (t_roff(size, st, i) + rlen > rc_mr_off(st, i + 1))
 				fit = 0;
+			/* rc_note: 8 bytes after the 8-aligned recv half */
+			if (t_roff(size, nst, i) + ((rlen + 7) & ~7u) + RC_NOTE_LEN >
+			    rc_mr_off(nst, i + 1) || rc_mr_off(nst, i) % 64)
+				note = 0;
 		}
 	}
 	tap_ok(&T, ok, "slices are 64-aligned and their recv halves 8-aligned (atomics)");
 	tap_ok(&T, fit, "a slice's recv half (at least 8 bytes) ends before the next slice");
-	tap_ok(&T, rc_mr_stride(1) == 64 && rc_mr_stride(64) == 128 && rc_mr_stride(100) == 256,
-	       "stride: 1 B -> 64, 64 B -> 128, 100 B -> 256 (%zu %zu %zu)", rc_mr_stride(1),
-	       rc_mr_stride(64), rc_mr_stride(100));
+	tap_ok(&T, note, "with --op write on iWARP, the note after the recv half ends there too");
+	tap_ok(&T,
+	       rc_mr_stride(1, false) == 64 && rc_mr_stride(64, false) == 128 &&
+		       rc_mr_stride(100, false) == 256,
+	       "stride: 1 B -> 64, 64 B -> 128, 100 B -> 256 (%zu %zu %zu)", rc_mr_stride(1, false),
+	       rc_mr_stride(64, false), rc_mr_stride(100, false));
 }
 
 static void t_chunks(void)
 {
-	size_t st = rc_mr_stride(64), big = rc_mr_stride(1u << 20);
+	size_t st = rc_mr_stride(64, false), big = rc_mr_stride(1u << 20, false);
 	uint64_t n = 0;
 	uint32_t c, bytes_ok = 1;
 
@@ -67,7 +74,7 @@ static void t_chunks(void)
 int main(void)
 {
 	tap_init(&T, stdout);
-	tap_plan(&T, 8);
+	tap_plan(&T, 9);
 	t_stride();
 	t_chunks();
 	tap_totals(&T);

@@ -20,6 +20,15 @@
  * are its chunk's (the exchange carries that rkey and the slice's address, as
  * it carries a connection's own). See struct rc_mrs.
  *
+ * --op write on iWARP (d->wnote), which has no RDMA WRITE with immediate: an
+ * RDMA WRITE of the payload, then a SEND of a struct rc_note (inline, 8 bytes)
+ * saying what the immediate would have said, the length and the imm; RDMAP
+ * delivers a SEND only after the WRITEs before it were placed. The note
+ * lands in the 8 bytes after the recv half (rc_note), or in an SRQ slot of
+ * RC_NOTE_LEN bytes, and rc_note_wc() turns its completion into the one a
+ * WRITE with immediate would have made, so the roles check the payload alike
+ * on every fabric. A message takes two SQ slots: the SQ is twice as deep.
+ *
  * --op read and --op atomic are one-sided: the server's recv MR is opened to
  * the peer (REMOTE_READ, REMOTE_ATOMIC) and nothing is echoed. For read it
  * holds load_payload(id, 0), which the client reads into its recv half and
@@ -87,6 +96,12 @@ int rc_client_run(const struct ag_opts *o);
 #define RC_SQ 2
 #define RC_RQ 2
 #define RC_QP_CQE (RC_SQ + RC_RQ)
+/* --op write on iWARP: the SEND after the RDMA WRITE, both in network order */
+struct rc_note {
+	uint32_t len;
+	uint32_t imm;
+};
+#define RC_NOTE_LEN ((uint32_t)sizeof(struct rc_note))
 #define RC_SRQ_CHUNK 256
 #define RC_SRQ_CHUNK_BYTES (1u << 20)
 #define RC_SRQ_INIT 1024
@@ -145,8 +160,9 @@ struct rc_mrs {
 	int access;		/* what the op lets the peer do, for every slice */
 };
 
-/* bytes of one connection's slice: send half, 8-aligned recv half of at least 8 */
-size_t rc_mr_stride(uint32_t size);
+/* bytes of one connection's slice: send half, 8-aligned recv half of at least 8,
+ * then, with note, a struct rc_note */
+size_t rc_mr_stride(uint32_t size, bool note);
 /* slices of chunk c */
 uint32_t rc_mr_slices(uint32_t c, size_t stride);
 /* byte offset of slice i of a chunk */
@@ -154,7 +170,7 @@ static inline size_t rc_mr_off(size_t stride, uint32_t i)
 {
 	return stride * i;
 }
-void rc_mr_init(struct rc_mrs *m, uint32_t size, int access);
+void rc_mr_init(struct rc_mrs *m, uint32_t size, bool note, int access);
 /* deregisters what is left (a leak, warned about) */
 void rc_mr_fini(struct rc_mrs *m);
 /*
@@ -177,6 +193,7 @@ struct rc_dev {
 	struct ibv_pd *pd;	/* with rdma_cm, librdmacm's PD of the device (id->pd) */
 	struct ibv_comp_channel *ch;
 	struct poll_chan pl;	/* of ch */
+	struct ibv_cq *plug;	/* siw: keeps its queues off libsiw's invalid key (rdma/siw.h) */
 	struct ibv_device_attr attr;
 	uint8_t port;
 	uint8_t gidx;
@@ -189,6 +206,7 @@ struct rc_dev {
 	enum ibv_qp_type qpt;
 	enum opt_op op;
 	bool shared_cq, use_srq, write;
+	bool wnote;		/* iWARP: --op write is RDMA WRITE + SEND of a rc_note */
 	bool shared_mr;		/* --mr shared: slices of mrs */
 	struct rc_mrs mrs;
 	uint32_t rx_depth;	/* --rx-depth: RQ depth, or the SRQ's fixed size; 0: ours */
@@ -198,6 +216,7 @@ struct rc_dev {
 	/* --srq */
 	struct ibv_srq *srq;
 	uint32_t srq_max, srq_posted, srq_slots;
+	uint32_t srq_len;	/* bytes of an SRQ slot; 0: receives carry no buffer */
 	uint32_t chunk;		/* slots per chunk */
 	struct rc_srqbuf *chunks;
 	uint32_t nchunks;
@@ -243,6 +262,24 @@ static inline uint8_t *rc_rbuf(const struct rc_dev *d, const struct rc_ep *e)
 {
 	return e->buf + ((d->size + 7) & ~7u);
 }
+
+/* the rc_note of --op write on iWARP: after the recv half (at least 8), 8-aligned */
+static inline uint32_t rc_note_off(const struct rc_dev *d)
+{
+	return ((d->size < 8 ? 8 : d->size) + 7) & ~7u;
+}
+
+static inline uint8_t *rc_note(const struct rc_dev *d, const struct rc_ep *e)
+{
+	return rc_rbuf(d, e) + rc_note_off(d);
+}
+
+/*
+ * d->wnote: the receive completion *wc of a rc_note (its bytes at note) made
+ * into the one a WRITE with immediate would have made (opcode, byte_len,
+ * imm_data, IBV_WC_WITH_IMM). -1: not a whole note.
+ */
+int rc_note_wc(const uint8_t *note, struct ibv_wc *wc);
 
 /* op works on the peer's buffer: its rkey, address and length are exchanged */
 static inline bool rc_op_rbuf(enum opt_op op)

@@ -184,6 +184,7 @@ static void rcc_wc(void *arg, const struct ibv_wc *wc)
 	struct rc_ep *e = NULL;
 	const uint8_t *buf;
 	struct verbs_fail f;
+	struct ibv_wc wn;
 
 	if (kind == RC_WR_SRQ) {
 		srq_slot = RC_WR_SLOT(wc->wr_id);
@@ -228,7 +229,13 @@ static void rcc_wc(void *arg, const struct ibv_wc *wc)
 		buf = rc_rbuf(&x->dev, e);
 	else
 		buf = x->dev.use_srq ? rc_srq_buf(&x->dev, srq_slot) : rc_rbuf(&x->dev, e);
-	rcc_echo(x, i, wc, buf);
+	/* iWARP: the note after the WRITE says what an immediate would have */
+	wn = *wc;
+	if (e->write && x->dev.wnote &&
+	    rc_note_wc(kind == RC_WR_SRQ ? rc_srq_buf(&x->dev, srq_slot) : rc_note(&x->dev, e), &wn))
+		load_fail(&x->ph.load, i, "ibv_poll_cq", EPROTO, "bad_note");
+	else
+		rcc_echo(x, i, &wn, buf);
 	if (kind == RC_WR_SRQ && rc_srq_repost(&x->dev, srq_slot, &f))
 		load_fail(&x->ph.load, i, f.call, f.err, NULL);
 }

@@ -13,6 +13,7 @@
 #include "agents/ag.h"
 #include "agents/rc/rc.h"
 #include "rdma/cap.h"
+#include "rdma/siw.h"
 
 int rc_psn(uint32_t *psn)
 {
@@ -65,7 +66,7 @@ static int rc_srq_open(struct rc_dev *d)
 	}
 	d->srq_max = sa.attr.max_wr;
 	/* big messages make small chunks: a chunk is pinned memory */
-	d->chunk = RC_SRQ_CHUNK_BYTES / d->size;
+	d->chunk = RC_SRQ_CHUNK_BYTES / (d->srq_len ? d->srq_len : d->size);
 	if (d->chunk > RC_SRQ_CHUNK)
 		d->chunk = RC_SRQ_CHUNK;
 	if (!d->chunk)
@@ -81,7 +82,6 @@ static int rc_dev_caps(struct rc_dev *d, bool oob)
 {
 	unsigned need = (d->op == OPT_OP_READ ? RCAP_READ : 0) |
 			(d->op == OPT_OP_ATOMIC ? RCAP_ATOMIC : 0) |
-			(d->op == OPT_OP_WRITE ? RCAP_WRIMM : 0) |
 			(d->qpt == IBV_QPT_UC ? RCAP_UC : 0) | (oob ? RCAP_OOB : 0);
 	char why[160];
 
@@ -96,6 +96,8 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, const struct ipa *loc
 		struct rdma_cm_id *cm)
 {
 	struct ibv_port_attr pa;
+	char why[160];
+	int err;
 
 	memset(d, 0, sizeof(*d));
 	d->size = o->size;
@@ -130,6 +132,11 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, const struct ipa *loc
 	d->lid = pa.lid;
 	if (rc_dev_caps(d, !cm))
 		goto err_ctx;
+	/* iWARP has no RDMA WRITE with immediate: a SEND after the WRITE says it
+	 * (for every endpoint whose op is write, whatever this agent's --op) */
+	d->wnote = d->ctx->device->transport_type == IBV_TRANSPORT_IWARP;
+	/* SRQ receives: a message, a note, or nothing (a WRITE with immediate) */
+	d->srq_len = !d->write ? d->size : d->wnote ? RC_NOTE_LEN : 0;
 	if (!d->pd) {
 		d->pd = ibv_alloc_pd(d->ctx);
 		if (!d->pd) {
@@ -137,10 +144,17 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, const struct ipa *loc
 			goto err_ctx;
 		}
 	}
+	/* before any queue of the context is mapped: the SRQ's, the endpoints' */
+	if (rsiw_plug(d->ctx, &d->attr, &d->plug, why, sizeof(why))) {
+		err = errno ? errno : EIO;
+		ag_warn("%s", why);
+		ag_fatal("ibv_create_cq", ibv_get_device_name(d->ctx->device), err);
+		goto err_pd;
+	}
 	d->ch = ibv_create_comp_channel(d->ctx);
 	if (!d->ch) {
 		ag_fatal("ibv_create_comp_channel", ibv_get_device_name(d->ctx->device), errno);
-		goto err_pd;
+		goto err_plug;
 	}
 	if (ag_nonblock(d->ch->fd)) {
 		ag_fatal("fcntl", "completion channel", errno);
@@ -152,11 +166,14 @@ int rc_dev_open(struct rc_dev *d, const struct ag_opts *o, const struct ipa *loc
 	if (d->use_srq && rc_srq_open(d))
 		goto err_ch;
 	/* the agent's own op: a slice is opened to it before any peer asks */
-	rc_mr_init(&d->mrs, d->size, IBV_ACCESS_LOCAL_WRITE | rc_op_access(d->op));
+	rc_mr_init(&d->mrs, d->size, d->wnote, IBV_ACCESS_LOCAL_WRITE | rc_op_access(d->op));
 	return 0;
 
 err_ch:
 	ibv_destroy_comp_channel(d->ch);
+err_plug:
+	if (d->plug)
+		ibv_destroy_cq(d->plug);
 err_pd:
 	if (d->own_ctx)
 		ibv_dealloc_pd(d->pd);
@@ -197,6 +214,8 @@ void rc_dev_close(struct rc_dev *d)
 	poll_chan_fini(&d->pl);
 	if ((err = ibv_destroy_comp_channel(d->ch)))
 		ag_warn("ibv_destroy_comp_channel: %s", strerror(err));
+	if (d->plug && (err = ibv_destroy_cq(d->plug)))
+		ag_warn("ibv_destroy_cq siw plug: %s", strerror(err));
 	if (d->own_ctx && (err = ibv_dealloc_pd(d->pd)))
 		ag_warn("ibv_dealloc_pd: %s", strerror(err));
 	if (d->own_ctx && ibv_close_device(d->ctx))
@@ -209,7 +228,7 @@ void rc_dev_close(struct rc_dev *d)
 
 uint8_t *rc_srq_buf(struct rc_dev *d, uint32_t slot)
 {
-	return d->chunks[slot / d->chunk].buf + (size_t)(slot % d->chunk) * d->size;
+	return d->chunks[slot / d->chunk].buf + (size_t)(slot % d->chunk) * d->srq_len;
 }
 
 /* A new chunk of slots: buffers and their MR, unless the peer writes (no buffers). */
@@ -228,11 +247,11 @@ static int rc_srq_chunk(struct rc_dev *d, struct verbs_fail *f)
 	d->srq_free = fr;
 	c = &d->chunks[d->nchunks];
 	memset(c, 0, sizeof(*c));
-	if (!d->write) {
-		c->buf = aligned_alloc(64, ((size_t)d->chunk * d->size + 63) & ~(size_t)63);
+	if (d->srq_len) {
+		c->buf = aligned_alloc(64, ((size_t)d->chunk * d->srq_len + 63) & ~(size_t)63);
 		if (!c->buf)
 			goto nomem;
-		c->mr = ibv_reg_mr(d->pd, c->buf, (size_t)d->chunk * d->size,
+		c->mr = ibv_reg_mr(d->pd, c->buf, (size_t)d->chunk * d->srq_len,
 				   IBV_ACCESS_LOCAL_WRITE);
 		if (!c->mr) {
 			f->call = "ibv_reg_mr";
@@ -257,7 +276,7 @@ static int rc_srq_post(struct rc_dev *d, uint32_t slot, struct verbs_fail *f)
 	struct rc_srqbuf *c = &d->chunks[slot / d->chunk];
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)(c->buf ? rc_srq_buf(d, slot) : NULL),
-		.length = d->size,
+		.length = d->srq_len,
 		.lkey = c->mr ? c->mr->lkey : 0,
 	};
 	struct ibv_recv_wr wr = {
@@ -336,16 +355,18 @@ int rc_srq_repost(struct rc_dev *d, uint32_t slot, struct verbs_fail *f)
 
 int rc_post_recv(struct rc_dev *d, struct rc_ep *e, struct verbs_fail *f)
 {
+	bool note = e->write && d->wnote;
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)rc_rbuf(d, e),
-		.length = d->size,
+		.addr = (uintptr_t)(note ? rc_note(d, e) : rc_rbuf(d, e)),
+		.length = note ? RC_NOTE_LEN : d->size,
 		.lkey = e->rmr ? e->rmr->lkey : 0,
 	};
 	struct ibv_recv_wr wr = {
 		.wr_id = RC_WR(RC_WR_RECV, e->gen, e->slot),
 		.sg_list = &sge,
-		/* a WRITE with immediate lands in rbuf by rkey; the receive carries none */
-		.num_sge = e->write ? 0 : 1,
+		/* a WRITE with immediate lands in rbuf by rkey; the receive carries
+		 * none, or iWARP's note */
+		.num_sge = e->write && !note ? 0 : 1,
 	}, *bad;
 	int err;
 

@@ -63,6 +63,8 @@ static struct poll_cq *rc_cq_new(struct rc_dev *d, struct poll_chan *pl, int cqe
 		rc_fail(f, "malloc", ENOMEM);
 		return NULL;
 	}
+	/* a provider may fail without setting errno (libsiw): EIO then, not a stale one */
+	errno = 0;
 	c->cq = ibv_create_cq(d->ctx, cqe, c, pl->ch, 0);
 	if (!c->cq) {
 		rc_fail(f, "ibv_create_cq", errno);
@@ -187,6 +189,9 @@ int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, enum opt_op o
 	size_t len = ((size_t)((d->size + 7) & ~7u) + rlen + 63) & ~(size_t)63;
 	int access = IBV_ACCESS_LOCAL_WRITE | rc_op_access(op);
 	bool write = op == OPT_OP_WRITE;
+	/* iWARP: the recv MR also takes the note that follows each RDMA WRITE */
+	bool note = write && d->wnote;
+	size_t rmlen = rlen;
 
 	/* a peer's REQ asks for the op (oob.h): one this QP type has, or none */
 	if (op >= OPT_OP_N || (d->qpt != IBV_QPT_RC && rc_op_onesided(op)))
@@ -200,6 +205,10 @@ int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, enum opt_op o
 	e->rbytes = rlen;
 	if (d->shared_mr && (rc_op_access(op) & ~d->mrs.access))
 		return rc_fail(f, "request", EPROTO);	/* an op the slices were not opened to */
+	if (note) {
+		rmlen = (size_t)rc_note_off(d) + RC_NOTE_LEN;
+		len = ((size_t)((d->size + 7) & ~7u) + rmlen + 63) & ~(size_t)63;
+	}
 	if (rc_ep_cqs(d, e, f))
 		return -1;
 	if (d->shared_mr) {
@@ -223,7 +232,7 @@ int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, enum opt_op o
 	/* with an SRQ, received bytes land in its buffers unless the peer's op
 	 * works on this one */
 	if (!d->use_srq || rc_op_rbuf(op)) {
-		e->rmr = ibv_reg_mr(d->pd, rc_rbuf(d, e), rlen, access);
+		e->rmr = ibv_reg_mr(d->pd, rc_rbuf(d, e), rmlen, access);
 		if (!e->rmr) {
 			rc_fail(f, "ibv_reg_mr", errno);
 			goto err_smr;
@@ -235,11 +244,14 @@ qp:
 	ia.srq = d->srq;
 	/* an async event of the QP names its endpoint (rc_async_poll) */
 	ia.qp_context = e;
-	ia.cap.max_send_wr = RC_SQ;
+	/* iWARP's write: an RDMA WRITE and its note per message */
+	ia.cap.max_send_wr = note ? 2 * RC_SQ : RC_SQ;
+	ia.cap.max_inline_data = note ? RC_NOTE_LEN : 0;
 	ia.cap.max_recv_wr = d->srq ? 0 : d->rx_depth ? d->rx_depth : RC_RQ;
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = d->srq ? 0 : 1;
 	/* librdmacm moves only the QPs of the id's type (RC): a UC QP is ours */
+	errno = 0;
 	if (cm && d->qpt == IBV_QPT_RC) {
 		if (rdma_create_qp(cm, d->pd, &ia)) {
 			rc_fail(f, "rdma_create_qp", errno);
@@ -447,9 +459,34 @@ uint64_t rc_ep_atomics(const struct rc_dev *d, const struct rc_ep *e)
 	return __atomic_load_n((const uint64_t *)(const void *)rc_rbuf(d, e), __ATOMIC_ACQUIRE);
 }
 
+int rc_note_wc(const uint8_t *note, struct ibv_wc *wc)
+{
+	struct rc_note n;
+
+	if (wc->opcode != IBV_WC_RECV || wc->byte_len != RC_NOTE_LEN)
+		return -1;
+	memcpy(&n, note, sizeof(n));
+	wc->opcode = IBV_WC_RECV_RDMA_WITH_IMM;
+	wc->byte_len = ntohl(n.len);
+	/* imm_data is in network order, as the note carries it */
+	wc->imm_data = n.imm;
+	wc->wc_flags |= IBV_WC_WITH_IMM;
+	return 0;
+}
+
 int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
 		 struct verbs_fail *f)
 {
+	struct rc_note n = { .len = htonl(len), .imm = htonl(imm) };
+	struct ibv_sge nsge = { .addr = (uintptr_t)&n, .length = RC_NOTE_LEN };
+	/* inline: the note is copied at the post, so it may live on the stack */
+	struct ibv_send_wr nwr = {
+		.wr_id = RC_WR(RC_WR_SEND, e->gen, e->slot),
+		.sg_list = &nsge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_INLINE,
+	};
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)rc_sbuf(e),
 		.length = len,
@@ -459,7 +496,7 @@ int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
 		.wr_id = RC_WR(RC_WR_SEND, e->gen, e->slot),
 		.sg_list = &sge,
 		.num_sge = 1,
-		.opcode = e->write ? IBV_WR_RDMA_WRITE_WITH_IMM :
+		.opcode = e->write ? (d->wnote ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_WRITE_WITH_IMM) :
 			  e->imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
 		.imm_data = htonl(imm),
 	}, *bad;
@@ -484,6 +521,13 @@ int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
 	}
 	if (rc_op_onesided((enum opt_op)e->op))
 		rc_wr_onesided(d, e, &wr, &sge);
+	if (e->write && d->wnote) {
+		/* the note completes after the WRITE: it carries the signal */
+		nwr.send_flags |= wr.send_flags;
+		wr.send_flags = 0;
+		wr.imm_data = 0;
+		wr.next = &nwr;
+	}
 	err = ibv_post_send(e->qp, &wr, &bad);
 	if (err)
 		return rc_fail(f, "ibv_post_send", err);

@@ -13,12 +13,13 @@
 /* chunks are whole pages: a registration pins no page another chunk has */
 #define RC_MR_ALIGN 4096
 
-size_t rc_mr_stride(uint32_t size)
+size_t rc_mr_stride(uint32_t size, bool note)
 {
 	/* an atomic's counter is 8 bytes whatever --size says */
 	size_t rlen = size < 8 ? 8 : size;
 
-	return (((size_t)size + 7) / 8 * 8 + (rlen + 7) / 8 * 8 + 63) / 64 * 64;
+	return (((size_t)size + 7) / 8 * 8 + (rlen + 7) / 8 * 8 + (note ? RC_NOTE_LEN : 0) + 63) /
+	       64 * 64;
 }
 
 uint32_t rc_mr_slices(uint32_t c, size_t stride)
@@ -33,11 +34,11 @@ uint32_t rc_mr_slices(uint32_t c, size_t stride)
 	return n;
 }
 
-void rc_mr_init(struct rc_mrs *m, uint32_t size, int access)
+void rc_mr_init(struct rc_mrs *m, uint32_t size, bool note, int access)
 {
 	memset(m, 0, sizeof(*m));
 	pthread_mutex_init(&m->mu, NULL);
-	m->stride = rc_mr_stride(size);
+	m->stride = rc_mr_stride(size, note);
 	m->access = access;
 }
 

@@ -254,16 +254,26 @@ static void rcs_reap(struct rcs_srv *s)
 
 /* --- echo --- */
 
-static void rcs_echo(struct rcs_srv *s, struct rcs_ep *x, const struct ibv_wc *wc,
+static void rcs_echo(struct rcs_srv *s, struct rcs_ep *x, const struct ibv_wc *rwc,
 		    uint32_t srq_slot)
 {
 	struct rc_dev *d = &s->dev;
 	struct verbs_fail f;
 	const uint8_t *src;
-	uint32_t len = wc->byte_len;
+	struct ibv_wc n = *rwc, *wc = &n;
+	uint32_t len;
 
 	if (RC_WR_KIND(wc->wr_id) == RC_WR_RECV)
 		x->e.rq_out--;
+	/* iWARP: the note after the WRITE says what an immediate would have */
+	if (x->e.write && d->wnote &&
+	    rc_note_wc(d->use_srq ? rc_srq_buf(d, srq_slot) : rc_note(d, &x->e), wc)) {
+		if (d->use_srq && rc_srq_repost(d, srq_slot, &f))
+			ag_warn("%s SRQ slot %u: %s", f.call, srq_slot, strerror(f.err));
+		rcs_ep_kill(s, x, "bad_note", OOB_CALL_REQUEST, EPROTO);
+		return;
+	}
+	len = wc->byte_len;
 	if (len > d->size) {
 		rcs_ep_kill(s, x, "oversized", OOB_CALL_REQUEST, EMSGSIZE);
 		return;

@@ -49,7 +49,7 @@
  * Echo: a received message is copied from the receive buffer (the connection's,
  * or the SRQ slot's) into the connection's send buffer, the receive is
  * reposted, then the copy is sent back (SEND, or WRITE with immediate into the
- * client's buffer for --op write).
+ * client's buffer for --op write; on iWARP a WRITE and its note, rc.h).
  */
 #ifndef RDC_AGENTS_RC_SERVER_H
 #define RDC_AGENTS_RC_SERVER_H

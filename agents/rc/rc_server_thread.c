@@ -101,8 +101,9 @@ static void rct_ep_free(struct rct_sess *t, uint32_t slot)
 	t->eps[slot] = NULL;
 }
 
-static void rct_wc(void *arg, const struct ibv_wc *wc)
+static void rct_wc(void *arg, const struct ibv_wc *rwc)
 {
+	struct ibv_wc n = *rwc, *wc = &n;
 	struct rct_sess *t = arg;
 	struct rc_dev *d = &t->s->dev;
 	uint32_t slot = RC_WR_SLOT(wc->wr_id);
@@ -123,6 +124,12 @@ static void rct_wc(void *arg, const struct ibv_wc *wc)
 		if (rc_ep_sent(d, &x->e, &f))
 			goto dead;
 		return;
+	}
+	/* iWARP: the note after the WRITE says what an immediate would have */
+	if (x->e.write && d->wnote && rc_note_wc(rc_note(d, &x->e), wc)) {
+		f.call = "request";
+		f.err = EPROTO;
+		goto dead;
 	}
 	if (wc->byte_len > d->size) {
 		f.call = "request";

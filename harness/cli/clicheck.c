@@ -235,8 +235,6 @@ unsigned clicheck_cap_need(const struct hp_plan *p)
 		need |= RCAP_UC;
 	if (p->cm == OPT_CM_OOB_TLS)
 		need |= RCAP_OOB;
-	if (p->op == OPT_OP_WRITE)
-		need |= RCAP_WRIMM;
 	if (p->op == OPT_OP_READ)
 		need |= RCAP_READ;
 	if (p->op == OPT_OP_ATOMIC)
