@@ -507,7 +507,8 @@ static void rcs_result(struct rcs_srv *s)
 	proto_result_server(&(struct proto_result_server){
 		.accepted = s->accepted, .peak = s->peak, .echoed = s->echoed,
 		.bytes = s->bytes, .dropped = s->dropped, .rejected = s->rejected,
-		.cq_events = s->dev.pl.events, .ah = PROTO_NONE, .ah_made = PROTO_NONE });
+		.cq_events = s->dev.pl.n.events, .ah = PROTO_NONE, .ah_made = PROTO_NONE,
+		.cq_arms = s->dev.pl.n.arms, .cq_spins = s->dev.pl.n.spins });
 }
 
 int rc_server_run(const struct ag_opts *o)

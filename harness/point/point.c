@@ -117,6 +117,7 @@ static void pt_traffic(struct run *r)
 	long waiting = 0;
 
 	r->phase = RUN_TRAFFIC;
+	ms_cpu_start(r);
 	for (long i = r->nsrv; i < r->nag; i++) {
 		struct agt_agent *a = &r->ag[i];
 
@@ -141,6 +142,7 @@ static void pt_traffic(struct run *r)
 						  (uint64_t)p->msgs) / 1e9 + DL_GRACE_S) == LP_DEADLINE)
 		pt->timeout_traffic = true;
 	pt->t_traffic_s = clock_s() - t0;
+	ms_cpu_end(r);
 	pf_undo(r);
 }
 

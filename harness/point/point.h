@@ -94,6 +94,13 @@ struct pt_point {
 	long srv_atomics;                  /* --op atomic: the servers' counters, summed */
 	long cli_qps;                      /* rc, uc: the QPs the clients' round trips rode */
 	long srv_ah_made;                  /* ud: address handles the servers created */
+	/* rc, uc: what the completion pollers did (common/proto.h struct proto_cq) */
+	struct proto_cq srv_cq, cli_cq;
+	/*
+	 * utime + stime of the agents during the traffic phase, from /proc ("run"
+	 * to the last result); -1 when not read (agents on other hosts)
+	 */
+	double srv_cpu_s, cli_cpu_s;
 	long proto_errors;                 /* malformed agent records */
 
 	bool have_res;                     /* RDMA counters were sampled */

@@ -18,6 +18,12 @@ struct proc_stat {
 /* 0, or -1 when the process is gone. */
 int proc_read(pid_t pid, bool fds, struct proc_stat *p);
 
+/*
+ * CPU time the process has used, user and system, all its threads
+ * (/proc/PID/stat utime + stime), in seconds. 0, or -1 when it is gone.
+ */
+int proc_cpu(pid_t pid, double *s);
+
 /* TCP sockets in use and TCP memory (pages) of the namespace 'pid' lives in. */
 int proc_sockstat(pid_t pid, long *inuse, long *mem_pages);
 
