@@ -15,7 +15,8 @@
 #   bn_rdmacap LOG ARGS.. build/rdmacap with the deadline; its figures in RDC_KV
 #   bn_sample CMP TOOL KIND VALUE UNIT REPORTED
 #                         one JSON line in $BENCH_OUT/$PART.jsonl (bench/table),
-#                         with BN_CMD (the command measured) and BN_REP
+#                         with BN_CMD (the command measured) and BN_REP; BN_REF=1
+#                         marks an rdmacap row as the reference of its table
 #   bn_parse_*            one parser per reference tool's text output
 #
 # Units: every sample's VALUE is a round trip in microseconds or connections per
@@ -40,6 +41,8 @@ bn_init() {
 	BN_ITERS=${BENCH_ITERS:-2000}
 	BN_SIZES=${BENCH_SIZES:-64 4096}
 	BN_CONNS=${BENCH_CONNS:-2000 10000}
+	BN_CPU_CLIENTS=${BENCH_CPU_CLIENTS:-10000}
+	BN_CPU_MSGS=${BENCH_CPU_MSGS:-10}
 	BN_SOCKPERF_S=${BENCH_SOCKPERF_S:-2}
 	BN_TMO=${BENCH_TIMEOUT:-300}
 	BN_OUT=${BENCH_OUT:-$RDC_ROOT/build/bench}
@@ -58,9 +61,11 @@ bn_init() {
 }
 
 # Groups (BENCH_ONLY=lat64,storm2000): latS (rc SEND/RECV round trips of S bytes: every
-# --poll mode, ib_send_lat, ibv_rc_pingpong), writeS (rc RDMA WRITE, ib_write_lat),
-# stormN (N connections at once: cmtime, rdmacap storm --cm rdmacm and oob-tls), tcpS
-# (bench/tcp). S and N come from BENCH_SIZES and BENCH_CONNS.
+# --poll mode, ib_send_lat, ibv_rc_pingpong), eventS, busyS and adaptiveS (that --poll
+# mode and ib_send_lat), writeS (rc RDMA WRITE, ib_write_lat), stormN (N connections
+# at once: cmtime, rdmacap storm --cm rdmacm and oob-tls), cpuN (the agents' CPU per
+# round trip of each --poll mode at N clients against --poll event's), tcpS
+# (bench/tcp). S and N come from BENCH_SIZES, BENCH_CONNS and BENCH_CPU_CLIENTS.
 bn_only() {
 	[ -z "$BN_ONLY" ] || [[ ",$BN_ONLY," == *",$1,"* ]]
 }
@@ -71,8 +76,9 @@ bn_log() { echo "bench/$BN_PART: $*" >&2; }
 bn_sample() {
 	jq -cn --arg cmp "$1" --arg tool "$2" --arg kind "$3" --argjson value "$4" \
 		--arg unit "$5" --arg reported "$6" --argjson rep "$BN_REP" --arg cmd "$BN_CMD" \
+		--argjson ref "${BN_REF:-0}" \
 		'{cmp: $cmp, rep: $rep, tool: $tool, kind: $kind, value: $value, unit: $unit,
-		  reported: $reported, cmd: $cmd}' >>"$BN_JSONL"
+		  reported: $reported, cmd: $cmd} + if $ref == 1 then {ref: true} else {} end' >>"$BN_JSONL"
 	tap_kv "$3" "$4 $5: $6 ($2)"
 }
 
