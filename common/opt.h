@@ -112,11 +112,12 @@ static inline bool opt_tr_connected(enum opt_transport tr)
 #define OPT_DEF_PORT 18515
 /*
  * --poll adaptive: the longest a CQ is polled after its last completion before
- * it is armed and the agent sleeps on the completion channel. A CQ spins for
- * twice its last gap between completions when that is shorter than this, and
- * not at all otherwise (agents/verbs/poll.c). 1 ms: rxe's slowest ping-pong
- * under TCG (4 KiB, ~460 us a round trip) still spins across its gaps, while
- * a connection that waits longer between messages is idle, not in flight.
+ * it is armed and the agent sleeps on the completion channel. A CQ whose last
+ * gap between completions was shorter than this spins for twice that gap (at
+ * most this), one with a longer gap not at all (agents/verbs/poll.c). 1 ms:
+ * rxe's slowest ping-pong under TCG (4 KiB, ~460 us a round trip; ~400 us at
+ * 64 B while it still sleeps on events) spins across its gaps, while a
+ * connection that waits longer between messages is idle, not in flight.
  */
 #define OPT_POLL_SPIN_US 1000
 /* the agent's exit status for a bad command line (as rdmacap's, TAP's 2) */

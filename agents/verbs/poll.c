@@ -133,17 +133,20 @@ static void poll_seen(struct poll_cq *c, uint64_t now)
 }
 
 /*
- * adaptive: how long c keeps spinning after its last completion. A CQ whose
- * completions come POLL_GAP_SPINS times faster than OPT_POLL_SPIN_US spins
- * across its gaps and is never armed between them (a ping-pong); a sparser
- * one (one of 10,000 connections, each waiting its turn) is armed at once,
- * as with --poll event, so the spin costs nothing where it cannot pay.
+ * adaptive: how long c keeps spinning after its last completion, 0 for not
+ * at all. A CQ whose last gap between completions was under OPT_POLL_SPIN_US
+ * spins for POLL_GAP_SPINS such gaps (at most OPT_POLL_SPIN_US) and is not
+ * armed between them (a ping-pong); a sparser one (one of 10,000 connections,
+ * each waiting its turn) is armed at once, as with --poll event, so the spin
+ * costs nothing where it cannot pay.
  */
 static uint64_t poll_budget_ns(const struct poll_cq *c)
 {
-	uint64_t b = c->gap_ns * POLL_GAP_SPINS;
+	uint64_t cap = OPT_POLL_SPIN_US * 1000ull, b = c->gap_ns * POLL_GAP_SPINS;
 
-	return b < OPT_POLL_SPIN_US * 1000ull ? b : 0;
+	if (!c->gap_ns || c->gap_ns >= cap)
+		return 0;
+	return b < cap ? b : cap;
 }
 
 /* arm before the last poll, so a completion racing it raises an event */
