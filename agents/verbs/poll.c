@@ -21,8 +21,6 @@
  * (~130 us), where a pass over one client's two CQs takes well under 1 us.
  */
 #define POLL_LINGER_NS 20000ull
-/* adaptive: a CQ spins for this many of its last gaps between completions */
-#define POLL_GAP_SPINS 2
 
 static int poll_hot_add(struct poll_chan *pl, struct poll_cq *c)
 {
@@ -135,18 +133,17 @@ static void poll_seen(struct poll_cq *c, uint64_t now)
 /*
  * adaptive: how long c keeps spinning after its last completion, 0 for not
  * at all. A CQ whose last gap between completions was under OPT_POLL_SPIN_US
- * spins for POLL_GAP_SPINS such gaps (at most OPT_POLL_SPIN_US) and is not
- * armed between them (a ping-pong); a sparser one (one of 10,000 connections,
+ * spins that long and is not armed between its completions (a ping-pong: its
+ * round trips vary several times over under a loaded host, so the budget is
+ * not a multiple of the last gap); a sparser one (one of 10,000 connections,
  * each waiting its turn) is armed at once, as with --poll event, so the spin
  * costs nothing where it cannot pay.
  */
 static uint64_t poll_budget_ns(const struct poll_cq *c)
 {
-	uint64_t cap = OPT_POLL_SPIN_US * 1000ull, b = c->gap_ns * POLL_GAP_SPINS;
+	uint64_t cap = OPT_POLL_SPIN_US * 1000ull;
 
-	if (!c->gap_ns || c->gap_ns >= cap)
-		return 0;
-	return b < cap ? b : cap;
+	return c->gap_ns && c->gap_ns < cap ? cap : 0;
 }
 
 /* arm before the last poll, so a completion racing it raises an event */
@@ -172,10 +169,9 @@ static bool poll_hot_stays(const struct poll_chan *pl, const struct poll_cq *c, 
 	return pl->mode == OPT_POLL_ADAPTIVE && now - c->last_ns < poll_budget_ns(c);
 }
 
-/* One pass over the hot CQs: completions found, or -1. */
-static int poll_pass(struct poll_chan *pl, poll_wc_cb cb, void *arg)
+/* One pass over the hot CQs at now: completions found, or -1. */
+static int poll_pass(struct poll_chan *pl, uint64_t now, poll_wc_cb cb, void *arg)
 {
-	uint64_t now = clock_ns();
 	struct poll_cq *c;
 	int got, all = 0;
 	uint32_t i;
@@ -214,12 +210,13 @@ static int poll_pass(struct poll_chan *pl, poll_wc_cb cb, void *arg)
 
 int poll_hot(struct poll_chan *pl, poll_wc_cb cb, void *arg)
 {
-	uint64_t t0 = pl->nhot ? clock_ns() : 0;
+	uint64_t t0 = pl->nhot ? clock_ns() : 0, now = t0;
 
 	while (pl->nhot) {
-		if (poll_pass(pl, cb, arg) < 0)
+		if (poll_pass(pl, now, cb, arg) < 0)
 			return -1;
-		if (clock_ns() - t0 >= POLL_LINGER_NS)
+		now = clock_ns();
+		if (now - t0 >= POLL_LINGER_NS)
 			return 0;
 	}
 	return 0;
