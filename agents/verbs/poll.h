@@ -4,9 +4,12 @@
  *
  * A struct poll_chan reads the events of its channel and polls its CQs
  * (struct poll_cq): --poll event re-arms a CQ and polls it dry on each of its
- * events; busy never arms, it polls every CQ on each loop turn; adaptive keeps
- * polling a CQ that had an event until it has been idle OPT_POLL_SPIN_US, then
- * arms it (common/opt.h says why that long). A lazy CQ (rc's per-connection send CQ) is never armed while its
+ * events; busy never arms, it polls every CQ on each loop turn; adaptive polls
+ * a CQ dry on its event and, when its last gap between completions was under
+ * OPT_POLL_SPIN_US, keeps polling it unarmed until it has been idle that long,
+ * else arms it at once as event does (common/opt.h says why that long).
+ * poll_hot() goes over the spinning CQs for up to POLL_LINGER_NS (poll.c) per
+ * call. A lazy CQ (rc's per-connection send CQ) is never armed while its
  * owner wants nothing from it: send completions are reaped when the SQ is
  * full, so a round trip wakes each side once (for the echo), not twice.
  * Events are acknowledged in batches of POLL_ACK_BATCH. poll_events() serves a
@@ -75,7 +78,7 @@ int poll_cq_want(struct poll_cq *c, bool want, struct verbs_fail *f);
  * error record.
  */
 int poll_run(struct poll_chan *pl, poll_wc_cb cb, void *arg);
-/* Only the hot CQs (a loop turn without a channel event). */
+/* Only the hot CQs (a loop turn without a channel event), for up to POLL_LINGER_NS. */
 int poll_hot(struct poll_chan *pl, poll_wc_cb cb, void *arg);
 /* Some CQ is hot: the loop must not sleep. */
 static inline bool poll_spinning(const struct poll_chan *pl)
