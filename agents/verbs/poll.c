@@ -21,6 +21,13 @@
  * (~130 us), where a pass over one client's two CQs takes well under 1 us.
  */
 #define POLL_LINGER_NS 20000ull
+/*
+ * CQ polls between two clock reads in poll_hot(): under TCG a clock_gettime
+ * (its TSC read is emulated) costs more than polling an empty CQ, and reading
+ * it once a pass made it the first item of a busy agent's profile (perf: 14%
+ * of its samples in clock_gettime, 7% in the provider's poll)
+ */
+#define POLL_CLOCK_POLLS 32
 
 static int poll_hot_add(struct poll_chan *pl, struct poll_cq *c)
 {
@@ -211,10 +218,15 @@ static int poll_pass(struct poll_chan *pl, uint64_t now, poll_wc_cb cb, void *ar
 int poll_hot(struct poll_chan *pl, poll_wc_cb cb, void *arg)
 {
 	uint64_t t0 = pl->nhot ? clock_ns() : 0, now = t0;
+	uint32_t polls = 0;
 
 	while (pl->nhot) {
+		polls += pl->nhot;
 		if (poll_pass(pl, now, cb, arg) < 0)
 			return -1;
+		if (polls < POLL_CLOCK_POLLS)
+			continue;
+		polls = 0;
 		now = clock_ns();
 		if (now - t0 >= POLL_LINGER_NS)
 			return 0;
