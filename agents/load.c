@@ -393,6 +393,7 @@ int load_report(const struct load *l, const struct proto_hist *steps)
 		.retried = l->datagram ? l->retried : PROTO_NONE,
 		.late = l->datagram ? l->late : PROTO_NONE,
 		.qps = l->qps ? l->qps : PROTO_NONE,
+		.cq = l->cq ? *l->cq : (struct proto_cq){ PROTO_NONE, PROTO_NONE, PROTO_NONE },
 	};
 
 	return proto_result_client(&c, &l->hist, steps);

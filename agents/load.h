@@ -78,6 +78,8 @@ struct load {
 	uint64_t retried, late;
 	/* a connected RDMA transport tells the QPs its connections ride (result record) */
 	uint64_t qps;
+	/* and its completion poller's counters, when it has one (result record) */
+	const struct proto_cq *cq;
 	struct proto_hist hist;
 };
 

@@ -15,7 +15,8 @@
 #   bn_rdmacap LOG ARGS.. build/rdmacap with the deadline; its figures in RDC_KV
 #   bn_sample CMP TOOL KIND VALUE UNIT REPORTED
 #                         one JSON line in $BENCH_OUT/$PART.jsonl (bench/table),
-#                         with BN_CMD (the command measured) and BN_REP
+#                         with BN_CMD (the command measured) and BN_REP; BN_REF=1
+#                         marks an rdmacap row as the reference of its table
 #   bn_parse_*            one parser per reference tool's text output
 #
 # Units: every sample's VALUE is a round trip in microseconds or connections per
@@ -41,6 +42,8 @@ bn_init() {
 	BN_SIZES=${BENCH_SIZES:-64 4096}
 	BN_CONNS=${BENCH_CONNS:-2000 10000}
 	BN_THREADS=${BENCH_THREADS:-20000}
+	BN_CPU_CLIENTS=${BENCH_CPU_CLIENTS:-10000}
+	BN_CPU_MSGS=${BENCH_CPU_MSGS:-10}
 	BN_SOCKPERF_S=${BENCH_SOCKPERF_S:-2}
 	BN_TMO=${BENCH_TIMEOUT:-300}
 	BN_OUT=${BENCH_OUT:-$RDC_ROOT/build/bench}
@@ -59,11 +62,13 @@ bn_init() {
 }
 
 # Groups (BENCH_ONLY=lat64,storm2000): latS (rc SEND/RECV round trips of S bytes: every
-# --poll mode, ib_send_lat, ibv_rc_pingpong), writeS (rc RDMA WRITE, ib_write_lat),
-# stormN (N connections at once: cmtime, rdmacap storm --cm rdmacm and oob-tls), tcpS
-# (bench/tcp), threadsN (an rdmacm storm of N with --server-threads 2 over the same
-# with 1). S and N come from BENCH_SIZES and BENCH_CONNS, threads'
-# N from BENCH_THREADS.
+# --poll mode, ib_send_lat, ibv_rc_pingpong), eventS, busyS and adaptiveS (that --poll
+# mode and ib_send_lat), writeS (rc RDMA WRITE, ib_write_lat), stormN (N connections
+# at once: cmtime, rdmacap storm --cm rdmacm and oob-tls), threadsN (an rdmacm storm
+# of N with --server-threads 2 over the same with 1), cpuN (the agents' CPU per
+# round trip of each --poll mode at N clients against --poll event's), tcpS
+# (bench/tcp). S and N come from BENCH_SIZES, BENCH_CONNS, BENCH_THREADS and
+# BENCH_CPU_CLIENTS.
 bn_only() {
 	[ -z "$BN_ONLY" ] || [[ ",$BN_ONLY," == *",$1,"* ]]
 }

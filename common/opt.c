@@ -81,7 +81,7 @@ const struct opt_def opt_defs[OPT_N] = {
 	[OPT_POLL] = { "poll", W(opt_polls), .flags = OPT_F_RC, .def = OPT_POLL_EVENT,
 		       .arg = "event|busy|adaptive",
 		       .help = "sleep on the completion channel, spin on the CQs, or spin "
-			       "until a CQ idles, then sleep" },
+			       "on a CQ whose completions come often, else sleep" },
 	[OPT_DEVICE] = { "device", OPT_DEV, .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST,
 			 .arg = "NAME[:PORT]",
 			 .help = "RDMA device and port; default: the one holding the address" },

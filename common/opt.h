@@ -111,11 +111,15 @@ static inline bool opt_tr_connected(enum opt_transport tr)
 /* first port of a run when the namespace is our own, and the agent's default */
 #define OPT_DEF_PORT 18515
 /*
- * --poll adaptive: a CQ that stops delivering completions is polled this long
- * (since its last completion) before it is armed and the agent sleeps on the
- * completion channel
+ * --poll adaptive: how long a CQ is polled after its last completion before it
+ * is armed and the agent sleeps on the completion channel, when its last gap
+ * between completions was shorter than this; one with a longer gap is armed at
+ * once (agents/verbs/poll.c). 2 ms: twice the gap of rxe's slowest ping-pong
+ * seen under TCG (64 B, one client, ~840 us a round trip while it still
+ * sleeps on events), so it starts spinning; a connection that waits longer
+ * between its messages is idle or one of thousands, not a ping-pong.
  */
-#define OPT_POLL_SPIN_US 100
+#define OPT_POLL_SPIN_US 2000
 /* the agent's exit status for a bad command line (as rdmacap's, TAP's 2) */
 #define OPT_EXIT_USAGE 2
 

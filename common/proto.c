@@ -19,7 +19,7 @@ struct pf {
 	size_t off;
 };
 
-#define PROTO_MAX_FIELDS 20
+#define PROTO_MAX_FIELDS 24
 #define R(m, k, kind, opt) { k, kind, opt, offsetof(struct proto_rec, m) }
 #define HS(f) hello_server.f
 #define RS(f) result_server.f
@@ -43,13 +43,16 @@ static const struct {
 		R(RS(echoed), "echoed", PF_U64, 0), R(RS(bytes), "bytes", PF_U64, 0),
 		R(RS(dropped), "dropped", PF_U64, 0), R(RS(rejected), "rejected", PF_U64, 1),
 		R(RS(cq_events), "cq_events", PF_U64, 1), R(RS(ah), "ah", PF_U64, 1),
-		R(RS(ah_made), "ah_made", PF_U64, 1), R(RS(loops), "loops", PF_LOOPS, 1) } },
+		R(RS(ah_made), "ah_made", PF_U64, 1), R(RS(loops), "loops", PF_LOOPS, 1),
+		R(RS(cq_arms), "cq_arms", PF_U64, 1), R(RS(cq_spins), "cq_spins", PF_U64, 1) } },
 	[PROTO_RESULT_CLIENT] = { "result role=client", {
 		R(RC(ok), "ok", PF_U64, 0), R(RC(msgs), "msgs", PF_U64, 0),
 		R(RC(verified), "verified", PF_U64, 0), R(RC(bad), "bad", PF_U64, 0),
 		R(RC(errors), "errors", PF_U64, 0), R(RC(us), "us", PF_U64, 0),
 		R(RC(hist), "hist", PF_HIST, 0), R(RC(retried), "retried", PF_U64, 1),
 		R(RC(late), "late", PF_U64, 1), R(RC(qps), "qps", PF_U64, 1),
+		R(RC(cq.events), "cq_events", PF_U64, 1), R(RC(cq.arms), "cq_arms", PF_U64, 1),
+		R(RC(cq.spins), "cq_spins", PF_U64, 1),
 		STEP(ADDR, "resolve_addr"),
 		STEP(ROUTE, "resolve_route"), STEP(QP, "create_qp"), STEP(CONN, "established"),
 		STEP(TLS, "tls"), STEP(XCHG, "exchange"), STEP(RTS, "rtr_rts") } },

@@ -25,10 +25,12 @@
  *   drop peer=ADDR reason=WORD        a peer was dropped (hostile or dead)
  *   result role=server accepted=A peak=C echoed=M bytes=B dropped=D
  *                      [rejected=R cq_events=Q] [ah=H ah_made=N] [loops=L]
- *                       after "stop";
+ *                      [cq_arms=Y cq_spins=Z]    after "stop";
  *                       M is the echoes, or with rc --op atomic the sum of the
  *                       connections' counters (the adds they took); rc adds R
- *                       connection requests it rejected and Q CQ events; ud
+ *                       connection requests it rejected, Q CQ events, Y CQs
+ *                       armed again after a completion and Z polls that found
+ *                       a spinning CQ empty (struct proto_cq); ud
  *                       adds R and Q too, H the most address handles it held
  *                       at once and N the ibv_create_ah* calls it made;
  *                       L, from a server of several event loops
@@ -50,13 +52,15 @@
  *   msg fail id=I call=C errno=E err=NAME    a connection broke during traffic
  *   verify fail id=I seq=S            an echo came back different from what was sent
  *   result role=client ok=C msgs=M verified=V bad=B errors=E us=U hist=H
- *                      [retried=R late=L] [qps=Q] [step_NAME=H ...]
+ *                      [retried=R late=L] [qps=Q] [cq_events=CE cq_arms=CA
+ *                      cq_spins=CS] [step_NAME=H ...]
  *                       M round trips, V of them byte-checked, B mismatches, E
  *                       connections lost in traffic, U us of traffic, H latencies;
  *                       ud adds R sends repeated after a timeout and L echoes
  *                       that came after their round trip was done (dropped);
  *                       rc and uc add Q, the QPs the round trips rode (fewer
- *                       than ok with --qp-share);
+ *                       than ok with --qp-share) and their poller's counters
+ *                       as the server's (struct proto_cq);
  *                       step_NAME the time of each connection's setup step NAME
  *                       (enum proto_step, e.g. step_resolve_route), one per step
  *                       the connection manager has, as histograms too
@@ -128,6 +132,16 @@ enum proto_step {
 	PROTO_STEP_ADDR, PROTO_STEP_ROUTE, PROTO_STEP_QP, PROTO_STEP_CONN,
 	PROTO_STEP_TLS, PROTO_STEP_XCHG, PROTO_STEP_RTS, PROTO_NSTEPS
 };
+/*
+ * What a completion poller did (agents/verbs/poll.h): CQ events read, CQs
+ * armed again after a completion, and polls that found a spinning CQ empty.
+ * --poll event arms on every event and never spins, busy spins and never
+ * arms, adaptive does both.
+ */
+struct proto_cq {
+	uint64_t events, arms, spins;
+};
+
 /* Words point into the parsed line (or the writer's caller): no copies. */
 struct proto_rec {
 	enum proto_type type;
@@ -148,12 +162,14 @@ struct proto_rec {
 			uint64_t accepted, peak, echoed, bytes, dropped;
 			uint64_t rejected, cq_events, ah, ah_made; /* optional */
 			const char *loops;       /* optional, checked: proto_loops_decode */
+			uint64_t cq_arms, cq_spins;                /* optional: rc */
 		} result_server;
 		struct proto_result_client {
 			uint64_t ok, msgs, verified, bad, errors, us;
 			const char *hist;        /* checked; decode with proto_hist_decode */
 			uint64_t retried, late;  /* optional: ud */
 			uint64_t qps;            /* optional: rc, the QPs that carried them */
+			struct proto_cq cq;      /* optional: rc */
 			const char *steps[PROTO_NSTEPS]; /* optional, like hist */
 		} result_client;
 		struct proto_conn_ok {

@@ -100,18 +100,20 @@ static void t_roundtrip(void)
 			   !strcmp(r.drop.reason, "x_y_"),
 	       "drop: bytes outside the word set become '_' and still parse");
 	tap_ok(&t, !t_back(proto_result_server(&(struct proto_result_server){
-				   1, 2, 3, 4, 5, PROTO_NONE, PROTO_NONE, PROTO_NONE, PROTO_NONE, NULL }), &r) &&
+				   1, 2, 3, 4, 5, PROTO_NONE, PROTO_NONE, PROTO_NONE, PROTO_NONE,
+				   NULL, PROTO_NONE, PROTO_NONE }), &r) &&
 			   r.type == PROTO_RESULT_SERVER && r.result_server.accepted == 1 &&
 			   r.result_server.dropped == 5 && r.result_server.rejected == PROTO_NONE &&
 			   !strcmp(t_raw, "result role=server accepted=1 peak=2 echoed=3 bytes=4 dropped=5"),
 	       "result role=server (tcp) round trip, byte for byte");
 	tap_ok(&t, !t_back(proto_result_server(&(struct proto_result_server){
-				   1, 2, 3, UINT64_MAX, 5, 0, 9, PROTO_NONE, PROTO_NONE, NULL }), &r) &&
+				   1, 2, 3, UINT64_MAX, 5, 0, 9, PROTO_NONE, PROTO_NONE, NULL, 6, 8 }), &r) &&
 			   r.result_server.bytes == UINT64_MAX && r.result_server.rejected == 0 &&
-			   r.result_server.cq_events == 9,
-	       "result role=server (rc) with rejected and cq_events");
+			   r.result_server.cq_events == 9 && r.result_server.cq_arms == 6 &&
+			   r.result_server.cq_spins == 8 && strstr(t_raw, " cq_events=9 cq_arms=6 cq_spins=8"),
+	       "result role=server (rc) with rejected, cq_events, cq_arms and cq_spins");
 	tap_ok(&t, !t_back(proto_result_server(&(struct proto_result_server){
-				   7, 7, 3, 4, 0, 1, 9, 7, 12, NULL }), &r) &&
+				   7, 7, 3, 4, 0, 1, 9, 7, 12, NULL, PROTO_NONE, PROTO_NONE }), &r) &&
 			   r.result_server.ah == 7 && r.result_server.rejected == 1 &&
 			   !strcmp(t_raw, "result role=server accepted=7 peak=7 echoed=3 bytes=4 dropped=0 rejected=1 cq_events=9 ah=7 ah_made=12") &&
 			   r.result_server.ah_made == 12,
@@ -119,7 +121,7 @@ static void t_roundtrip(void)
 	tap_ok(&t, !t_back(proto_result_server(&(struct proto_result_server){
 				   .accepted = 3, .peak = 3, .rejected = PROTO_NONE,
 				   .cq_events = PROTO_NONE, .ah = PROTO_NONE, .ah_made = PROTO_NONE,
-				   .loops = "2:10,1:0" }), &r) &&
+				   .loops = "2:10,1:0", .cq_arms = PROTO_NONE, .cq_spins = PROTO_NONE }), &r) &&
 			   !strcmp(t_raw, "result role=server accepted=3 peak=3 echoed=0 bytes=0 dropped=0 loops=2:10,1:0") &&
 			   proto_loops_decode(r.result_server.loops, lp, 2) == 2 &&
 			   lp[0].accepted == 2 && lp[0].cpu_ms == 10 && lp[1].accepted == 1 &&
@@ -140,7 +142,8 @@ static void t_roundtrip(void)
 	proto_hist_add(&h, UINT64_MAX);
 	memset(&d, 0, sizeof(d));
 	tap_ok(&t, !t_back(proto_result_client(&(struct proto_result_client){ 3, 100, 90, 1, 2, 77, NULL,
-										PROTO_NONE, PROTO_NONE, PROTO_NONE, { NULL } },
+										PROTO_NONE, PROTO_NONE, PROTO_NONE,
+									{ PROTO_NONE, PROTO_NONE, PROTO_NONE }, { NULL } },
 					       &h, NULL), &r) &&
 			   r.type == PROTO_RESULT_CLIENT && r.result_client.ok == 3 &&
 			   r.result_client.msgs == 100 && r.result_client.verified == 90 &&
@@ -149,15 +152,18 @@ static void t_roundtrip(void)
 			   !memcmp(&d, &h, sizeof(h)),
 	       "result role=client round trip with its histogram");
 	tap_ok(&t, !t_back(proto_result_client(&(struct proto_result_client){ 1, 5, 5, 0, 0, 9, NULL,
-										4, 2, PROTO_NONE, { NULL } }, &d, NULL), &r) &&
+										4, 2, PROTO_NONE,
+									{ PROTO_NONE, PROTO_NONE, PROTO_NONE }, { NULL } }, &d, NULL), &r) &&
 			   r.result_client.retried == 4 && r.result_client.late == 2 &&
 			   strstr(t_raw, " retried=4 late=2") && !strstr(t_raw, "qps="),
 	       "result role=client (ud) with retried and late");
 	tap_ok(&t, !t_back(proto_result_client(&(struct proto_result_client){ 8, 5, 5, 0, 0, 9, NULL,
-										PROTO_NONE, PROTO_NONE, 2, { NULL } }, &d, NULL), &r) &&
+										PROTO_NONE, PROTO_NONE, 2, { 40, 0, 1000 }, { NULL } }, &d, NULL), &r) &&
 			   r.result_client.qps == 2 && r.result_client.retried == PROTO_NONE &&
-			   strstr(t_raw, " qps=2"),
-	       "result role=client (rc --qp-share) with qps");
+			   r.result_client.cq.events == 40 && r.result_client.cq.arms == 0 &&
+			   r.result_client.cq.spins == 1000 &&
+			   strstr(t_raw, " qps=2 cq_events=40 cq_arms=0 cq_spins=1000"),
+	       "result role=client (rc --qp-share) with qps and the poller's counters");
 	tap_ok(&t, !strstr(t_raw, "step_"), "result role=client without steps has no step_ key");
 	t_steps(&h);
 	tap_ok(&t, !t_back(proto_conn_ok(7, 1234), &r) && r.type == PROTO_CONN_OK &&

@@ -95,6 +95,13 @@ int rc_client_run(const struct ag_opts *o);
  */
 #define RC_SQ 2
 #define RC_RQ 2
+/*
+ * SENDs and WRITEs of at most this many bytes go inline (IBV_SEND_INLINE): the
+ * payload travels in the work request, so the device reads no send buffer
+ * through the MR. 236 is perftest's inline size for RC SEND latency
+ * (DEF_INLINE_SEND_RC_UC); a device that refuses it gets a QP without.
+ */
+#define RC_INLINE_MAX 236
 #define RC_QP_CQE (RC_SQ + RC_RQ)
 /* --op write on iWARP: the SEND after the RDMA WRITE, both in network order */
 struct rc_note {
@@ -237,6 +244,7 @@ struct rc_ep {
 	uint32_t mrc, mri;	/* --mr shared: the slice's chunk and index */
 	uint32_t slot;
 	uint16_t gen;
+	uint32_t inl;		/* bytes a send may carry inline (the QP's max_inline_data) */
 	uint8_t sq_out;		/* sends posted since the SQ was last known empty */
 	uint8_t rq_out;		/* receives posted, not completed */
 	bool pend;		/* a send waits for room in the SQ */

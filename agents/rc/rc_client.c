@@ -377,6 +377,7 @@ static int rcc_init(struct rcc *x)
 
 	if (ph_init(&x->ph, o, &rcc_ph_ops, &rcc_load_ops, x))
 		return -1;
+	x->ph.load.cq = &x->dev.pl.n;
 	x->n = o->clients;
 	x->c = calloc(x->n, sizeof(*x->c));
 	if (!x->c) {

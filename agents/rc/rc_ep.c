@@ -180,6 +180,25 @@ static void rc_ep_cqs_free(struct rc_dev *d, struct rc_ep *e)
 	e->scq = e->rcq = NULL;
 }
 
+/* e's QP from ia, whose cap the provider updates to what the QP got */
+static int rc_qp_make(struct rc_dev *d, struct rc_ep *e, struct rdma_cm_id *cm,
+		      struct ibv_qp_init_attr *ia, struct verbs_fail *f)
+{
+	/* librdmacm moves only the QPs of the id's type (RC): a UC QP is ours;
+	 * errno cleared: a provider may fail without setting it (libsiw) */
+	errno = 0;
+	if (cm && d->qpt == IBV_QPT_RC) {
+		if (rdma_create_qp(cm, d->pd, ia)) {
+			e->qp = NULL;
+			return rc_fail(f, "rdma_create_qp", errno);
+		}
+		e->qp = cm->qp;
+		return 0;
+	}
+	e->qp = ibv_create_qp(d->pd, ia);
+	return e->qp ? 0 : rc_fail(f, "ibv_create_qp", errno);
+}
+
 int rc_ep_create(struct rc_dev *d, struct rc_ep *e, uint32_t slot, enum opt_op op,
 		 struct rdma_cm_id *cm, struct verbs_fail *f)
 {
@@ -246,25 +265,22 @@ qp:
 	ia.qp_context = e;
 	/* iWARP's write: an RDMA WRITE and its note per message */
 	ia.cap.max_send_wr = note ? 2 * RC_SQ : RC_SQ;
-	ia.cap.max_inline_data = note ? RC_NOTE_LEN : 0;
 	ia.cap.max_recv_wr = d->srq ? 0 : d->rx_depth ? d->rx_depth : RC_RQ;
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = d->srq ? 0 : 1;
-	/* librdmacm moves only the QPs of the id's type (RC): a UC QP is ours */
-	errno = 0;
-	if (cm && d->qpt == IBV_QPT_RC) {
-		if (rdma_create_qp(cm, d->pd, &ia)) {
-			rc_fail(f, "rdma_create_qp", errno);
+	/* a small SEND goes inline (perftest's RC default room); the note always */
+	ia.cap.max_inline_data = note ? RC_NOTE_LEN :
+				 d->size <= RC_INLINE_MAX && !rc_op_onesided(op) ? d->size : 0;
+	if (rc_qp_make(d, e, cm, &ia, f) && (note || !ia.cap.max_inline_data || f->err != EINVAL))
+		goto err_rmr;
+	/* a device with less inline room than asked: a QP without */
+	if (!e->qp) {
+		ia.cap.max_inline_data = 0;
+		if (rc_qp_make(d, e, cm, &ia, f))
 			goto err_rmr;
-		}
-		e->qp = cm->qp;
-	} else {
-		e->qp = ibv_create_qp(d->pd, &ia);
-		if (!e->qp) {
-			rc_fail(f, "ibv_create_qp", errno);
-			goto err_rmr;
-		}
 	}
+	/* the note's WRITE goes as it did: only a SEND's payload inline */
+	e->inl = note ? 0 : ia.cap.max_inline_data;
 	if (d->srq && rc_map_put(&d->map, e->qp->qp_num, slot)) {
 		rc_fail(f, "malloc", ENOMEM);
 		goto err_qp;
@@ -513,6 +529,8 @@ int rc_post_send(struct rc_dev *d, struct rc_ep *e, uint32_t len, uint32_t imm,
 	 * a READ or atomic is its own answer, so it always asks for its completion */
 	if (e->sq_out + 1 == RC_SQ || rc_op_onesided((enum opt_op)e->op))
 		wr.send_flags = IBV_SEND_SIGNALED;
+	if (len <= e->inl)
+		wr.send_flags |= IBV_SEND_INLINE;
 	if (rc_op_rbuf((enum opt_op)e->op)) {
 		if (len > e->rlen)
 			return rc_fail(f, "ibv_post_send", EMSGSIZE);

@@ -600,7 +600,9 @@ static void rcs_result(struct rcs_top *t)
 		r.bytes += s->bytes;
 		r.dropped += s->dropped;
 		r.rejected += s->rejected;
-		r.cq_events += s->dev.pl.events;
+		r.cq_events += s->dev.pl.n.events;
+		r.cq_arms += s->dev.pl.n.arms;
+		r.cq_spins += s->dev.pl.n.spins;
 		if (l < PROTO_LOOPS_MAX)
 			lp[l] = (struct proto_loop){ s->accepted, s->cpu_ns / 1000000 };
 	}

@@ -55,6 +55,7 @@ struct rct_srv {
 	struct srv_lis lis;
 	struct ctl ctl;
 	atomic_uint_fast64_t accepted, echoed, bytes, dropped, rejected, cq_events;
+	atomic_uint_fast64_t cq_arms, cq_spins;
 	atomic_uint live, peak;
 };
 
@@ -295,10 +296,12 @@ static const char *rct_serve(struct rct_sess *t, char *why, size_t wlen)
 			if (!r && !poll_spinning(&t->pl))
 				continue;
 			if ((pf[1].revents & POLLIN) || poll_spinning(&t->pl)) {
-				t->pl.events = 0;
+				t->pl.n = (struct proto_cq){ 0 };
 				if (poll_run(&t->pl, rct_wc, t))
 					return "ibv_get_cq_event";
-				atomic_fetch_add(&s->cq_events, t->pl.events);
+				atomic_fetch_add(&s->cq_events, t->pl.n.events);
+				atomic_fetch_add(&s->cq_arms, t->pl.n.arms);
+				atomic_fetch_add(&s->cq_spins, t->pl.n.spins);
 				reason = NULL;
 				for (i = 0; t->dead && i < t->neps; i++) {
 					if (!t->eps[i] || !t->eps[i]->e.dead)
@@ -574,7 +577,8 @@ out_attr:
 			.echoed = atomic_load(&s.echoed), .bytes = atomic_load(&s.bytes),
 			.dropped = atomic_load(&s.dropped), .rejected = atomic_load(&s.rejected),
 			.cq_events = atomic_load(&s.cq_events), .ah = PROTO_NONE,
-			.ah_made = PROTO_NONE });
+			.ah_made = PROTO_NONE, .cq_arms = atomic_load(&s.cq_arms),
+			.cq_spins = atomic_load(&s.cq_spins) });
 		proto_bye();
 	}
 	return ret;

@@ -39,7 +39,7 @@ int tcp_result(const struct tcp_stats *st, uint32_t size)
 		.accepted = atomic_load(&st->accepted), .peak = atomic_load(&st->peak),
 		.echoed = bytes / size, .bytes = bytes, .dropped = atomic_load(&st->dropped),
 		.rejected = PROTO_NONE, .cq_events = PROTO_NONE, .ah = PROTO_NONE,
-		.ah_made = PROTO_NONE });
+		.ah_made = PROTO_NONE, .cq_arms = PROTO_NONE, .cq_spins = PROTO_NONE });
 }
 
 uint32_t tcp_fd_limit(void)

@@ -408,7 +408,8 @@ out:
 		proto_result_server(&(struct proto_result_server){
 			.accepted = s.accepted, .peak = s.peak, .echoed = s.echoed,
 			.bytes = s.bytes, .dropped = s.dropped, .rejected = s.rejected,
-			.cq_events = s.cq_events, .ah = s.ah_peak, .ah_made = s.ah_made });
+			.cq_events = s.cq_events, .ah = s.ah_peak, .ah_made = s.ah_made,
+			.cq_arms = PROTO_NONE, .cq_spins = PROTO_NONE });
 		proto_bye();
 	}
 	return ret;

@@ -4,13 +4,20 @@
  *
  * A struct poll_chan reads the events of its channel and polls its CQs
  * (struct poll_cq): --poll event re-arms a CQ and polls it dry on each of its
- * events; busy never arms, it polls every CQ on each loop turn; adaptive keeps
- * polling a CQ that had an event until it has been idle OPT_POLL_SPIN_US, then
- * arms it. A lazy CQ (rc's per-connection send CQ) is never armed while its
+ * events; busy never arms, it polls every CQ on each loop turn; adaptive polls
+ * a CQ dry on its event and, when its last gap between completions was under
+ * OPT_POLL_SPIN_US, keeps polling it unarmed until it has been idle that long,
+ * else arms it at once as event does (common/opt.h says why that long).
+ * poll_hot() goes over the spinning CQs for up to POLL_LINGER_NS (poll.c) per
+ * call. A lazy CQ (rc's per-connection send CQ) is never armed while its
  * owner wants nothing from it: send completions are reaped when the SQ is
  * full, so a round trip wakes each side once (for the echo), not twice.
  * Events are acknowledged in batches of POLL_ACK_BATCH. poll_events() serves a
  * channel without a poll_chan of its own (ud: one CQ a QP, never lazy).
+ *
+ * pl->n counts what the poller did (common/proto.h struct proto_cq, the result
+ * records): events read, CQs armed again after a completion (not the first arm
+ * of a new CQ), and polls of a spinning CQ that found it empty.
  *
  * May use verbs.h, the engine's ag.h, common/ and libibverbs.
  */
@@ -24,6 +31,7 @@
 
 #include "agents/verbs/verbs.h"
 #include "common/opt.h"
+#include "common/proto.h"
 
 /* events taken before they are acknowledged: acks take a lock in the provider */
 #define POLL_ACK_BATCH 256
@@ -36,7 +44,8 @@ struct poll_cq {
 	uint32_t hot;		/* 1 + index in pl->hot; 0: waits for an event */
 	bool lazy;		/* a send CQ polled only when a send waits (want) */
 	bool want;
-	uint64_t last_ns;	/* its last completion, or when it went hot */
+	uint64_t last_ns;	/* its last completion */
+	uint64_t gap_ns;	/* between its last two completions (adaptive) */
 	uint32_t unacked;	/* events taken, not yet acknowledged */
 	uint32_t users;		/* QPs on it (shared pool) */
 	uint32_t cap;		/* QPs it can serve (shared pool) */
@@ -48,7 +57,7 @@ struct poll_chan {
 	enum opt_poll mode;
 	struct poll_cq **hot;	/* polled on every turn, not waiting for an event */
 	uint32_t nhot, cap;
-	uint64_t events;	/* CQ events read */
+	struct proto_cq n;	/* events read, re-arms, empty polls of a hot CQ */
 };
 
 typedef void (*poll_wc_cb)(void *arg, const struct ibv_wc *wc);
@@ -69,7 +78,7 @@ int poll_cq_want(struct poll_cq *c, bool want, struct verbs_fail *f);
  * error record.
  */
 int poll_run(struct poll_chan *pl, poll_wc_cb cb, void *arg);
-/* Only the hot CQs (a loop turn without a channel event). */
+/* Only the hot CQs (a loop turn without a channel event), for up to POLL_LINGER_NS. */
 int poll_hot(struct poll_chan *pl, poll_wc_cb cb, void *arg);
 /* Some CQ is hot: the loop must not sleep. */
 static inline bool poll_spinning(const struct poll_chan *pl)

@@ -90,6 +90,16 @@ static void g_clients_per_qp(const struct pt_point *pt, const struct hp_plan *p,
 			       .d = pt->cli_qps ? (double)pt->connected / (double)pt->cli_qps : 0 };
 }
 
+/* the agents' CPU per round trip of the traffic phase, both sides, in us */
+static void g_cpu_per_msg(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
+{
+	double cpu = pt->srv_cpu_s + pt->cli_cpu_s;
+
+	(void)p;
+	*v = (struct fig_val){ .type = FIG_DBL, .d = pt->msgs && pt->srv_cpu_s >= 0 &&
+			       pt->cli_cpu_s >= 0 ? cpu * 1e6 / (double)pt->msgs : -1 };
+}
+
 static void g_setup_rate(const struct pt_point *pt, const struct hp_plan *p, struct fig_val *v)
 {
 	(void)p;
@@ -255,6 +265,26 @@ const struct fig fig_table[] = {
 	  FIG_L_LAT, "%.1f", "traffic.lat_us.p99", 0, 0, G(g_lat_p99) },
 	{ "lat_us_max", "us", "round trip time, largest",
 	  FIG_L_LAT, "%.1f", "traffic.lat_us.max", 0, 0, G(g_lat_max) },
+	/* /proc utime + stime from "run" to the last result (measure.c) */
+	{ "srv_cpu_s", "s", "server agents' CPU time (user + system) in the traffic phase; -1: not read (--hosts)",
+	  FIG_L_CPU, "%.2f", "cpu.server_s", 0, 1, D(srv_cpu_s) },
+	{ "agents_cpu_s", "s", "client agents' CPU time (user + system) in the traffic phase; -1: not read (--hosts)",
+	  FIG_L_CPU, "%.2f", "cpu.agents_s", 0, 1, D(cli_cpu_s) },
+	{ "cpu_us_per_msg", "us", "server and client agents' CPU time per round trip; -1: not read",
+	  FIG_L_CPU, "%.1f", "cpu.us_per_msg", 0, 1, G(g_cpu_per_msg) },
+	/* the completion pollers (--poll; common/proto.h struct proto_cq) */
+	{ "srv_cq_events", "events", "server agents: completion events read",
+	  FIG_L_POLL, "%llu", "poll.server.events", FIG_RC, 0, U(srv_cq.events) },
+	{ "srv_cq_arms", "arms", "server agents: CQs armed again after a completion",
+	  FIG_L_POLL, "%llu", "poll.server.arms", FIG_RC, 0, U(srv_cq.arms) },
+	{ "srv_cq_spins", "polls", "server agents: polls that found a spinning CQ empty",
+	  FIG_L_POLL, "%llu", "poll.server.spins", FIG_RC, 0, U(srv_cq.spins) },
+	{ "agents_cq_events", "events", "client agents: completion events read",
+	  FIG_L_POLL, "%llu", "poll.agents.events", FIG_RC, 0, U(cli_cq.events) },
+	{ "agents_cq_arms", "arms", "client agents: CQs armed again after a completion",
+	  FIG_L_POLL, "%llu", "poll.agents.arms", FIG_RC, 0, U(cli_cq.arms) },
+	{ "agents_cq_spins", "polls", "client agents: polls that found a spinning CQ empty",
+	  FIG_L_POLL, "%llu", "poll.agents.spins", FIG_RC, 0, U(cli_cq.spins) },
 
 	{ "setup_rate_cps", "1/s", "storm: connections made per second",
 	  FIG_L_STORM_SETUP, "%.0f", NULL, FIG_STORM, 0, G(g_setup_rate) },

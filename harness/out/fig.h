@@ -30,6 +30,7 @@ enum fig_line {
 	FIG_L_STEPS,
 	FIG_L_CAUSE, FIG_L_TRAFFIC, FIG_L_LAT, FIG_L_STORM_SETUP, FIG_L_STORM_FIRST, FIG_L_SERVER,
 	FIG_L_TCP, FIG_L_KMEM, FIG_L_AGENTS, FIG_L_MAPS, FIG_L_PROTO, FIG_L_QP, FIG_L_FAULT, FIG_L_FAULT_DID,
+	FIG_L_CPU, FIG_L_POLL,
 };
 
 /* When TAP shows a row (JSON always has every row with a path). */

@@ -26,6 +26,7 @@ struct agt_agent {
 	int status;           /* wait status once exited */
 	long ok, fail;        /* connections reported by this agent */
 	int deathsig;         /* what it gets when rdmacap dies (PR_SET_PDEATHSIG), 0: SIGKILL */
+	double cpu_s;         /* its utime + stime when the traffic began (measure.c), -1: unread */
 };
 
 /*

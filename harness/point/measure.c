@@ -85,6 +85,27 @@ void ms_base(struct run *r)
 	proc_meminfo(&r->pt->mem_base);
 }
 
+void ms_cpu_start(struct run *r)
+{
+	for (long i = 0; i < r->nag; i++)
+		if (r->c->remote || r->ag[i].exited || proc_cpu(r->ag[i].pid, &r->ag[i].cpu_s))
+			r->ag[i].cpu_s = -1;
+}
+
+void ms_cpu_end(struct run *r)
+{
+	struct pt_point *pt = r->pt;
+	double now;
+
+	pt->srv_cpu_s = pt->cli_cpu_s = r->c->remote ? -1 : 0;
+	if (r->c->remote)
+		return;
+	/* an agent gone before the end is left out: its pid may be another's */
+	for (long i = 0; i < r->nag; i++)
+		if (r->ag[i].cpu_s >= 0 && !r->ag[i].exited && !proc_cpu(r->ag[i].pid, &now))
+			*(i < r->nsrv ? &pt->srv_cpu_s : &pt->cli_cpu_s) += now - r->ag[i].cpu_s;
+}
+
 /*
  * Sums reset on each reading; the most maps in one process is the most seen at
  * any reading. An agent that exited is not read: its pid may be another's.

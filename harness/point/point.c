@@ -131,6 +131,7 @@ static void pt_traffic(struct run *r)
 	long waiting = 0;
 
 	r->phase = RUN_TRAFFIC;
+	ms_cpu_start(r);
 	for (long i = r->nsrv; i < r->nag; i++) {
 		struct agt_agent *a = &r->ag[i];
 
@@ -160,6 +161,7 @@ static void pt_traffic(struct run *r)
 				lost_silent(r, &r->ag[i], clock_s() - t0);
 	}
 	pt->t_traffic_s = clock_s() - t0;
+	ms_cpu_end(r);
 	pf_undo(r);
 }
 

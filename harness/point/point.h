@@ -96,6 +96,13 @@ struct pt_point {
 	long srv_ah_made;                  /* ud: address handles the servers created */
 	/* --server-threads > 1: each event loop's "accepted:cpu_ms", servers in turn */
 	char srv_loops[1024];
+	/* rc, uc: what the completion pollers did (common/proto.h struct proto_cq) */
+	struct proto_cq srv_cq, cli_cq;
+	/*
+	 * utime + stime of the agents during the traffic phase, from /proc ("run"
+	 * to the last result); -1 when not read (agents on other hosts)
+	 */
+	double srv_cpu_s, cli_cpu_s;
 	long proto_errors;                 /* malformed agent records */
 
 	bool have_res;                     /* RDMA counters were sampled */

@@ -65,6 +65,34 @@ int proc_read(pid_t pid, bool fds, struct proc_stat *p)
 	return 0;
 }
 
+int proc_cpu(pid_t pid, double *s)
+{
+	unsigned long long ut, st;
+	char path[64], buf[1024];
+	long tck = sysconf(_SC_CLK_TCK);
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || tck <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* the name may hold spaces and ')': fields count from its last ')' */
+	p = strrchr(buf, ')');
+	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &ut, &st) != 2)
+		return -1;
+	*s = (double)(ut + st) / (double)tck;
+	return 0;
+}
+
 int proc_sockstat_at(const char *dir, long *inuse, long *mem_pages)
 {
 	char path[PATH_MAX], line[256];

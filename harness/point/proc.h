@@ -19,6 +19,12 @@ struct proc_stat {
 int proc_read(pid_t pid, bool fds, struct proc_stat *p);
 
 /*
+ * CPU time the process has used, user and system, all its threads
+ * (/proc/PID/stat utime + stime), in seconds. 0, or -1 when it is gone.
+ */
+int proc_cpu(pid_t pid, double *s);
+
+/*
  * TCP sockets in use, IPv4 and IPv6 (sockstat's TCP and sockstat6's TCP6
  * inuse), and TCP memory (pages, both families) of the namespace 'pid' lives
  * in: 0, or -1 when sockstat has no TCP line. proc_sockstat_at reads the two

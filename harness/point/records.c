@@ -102,6 +102,17 @@ static long rec_id(struct run *r, struct agt_agent *a, uint64_t v)
 	return (long)v;
 }
 
+/* a poller's counters into the point's sum; absent ones add nothing */
+static void rec_cq(struct proto_cq *sum, const struct proto_cq *c)
+{
+	if (c->events != PROTO_NONE)
+		sum->events += c->events;
+	if (c->arms != PROTO_NONE)
+		sum->arms += c->arms;
+	if (c->spins != PROTO_NONE)
+		sum->spins += c->spins;
+}
+
 static void rec_result_server(struct run *r, struct agt_agent *a,
 			      const struct proto_result_server *s)
 {
@@ -123,6 +134,7 @@ static void rec_result_server(struct run *r, struct agt_agent *a,
 			snprintf(l + n, sizeof(r->pt->srv_loops) - n, "%s%s", n ? "," : "",
 				 s->loops);
 	}
+	rec_cq(&r->pt->srv_cq, &(struct proto_cq){ s->cq_events, s->cq_arms, s->cq_spins });
 }
 
 static void rec_result_client(struct run *r, struct agt_agent *a,
@@ -141,6 +153,7 @@ static void rec_result_client(struct run *r, struct agt_agent *a,
 		pt->late += c->late;
 	if (c->qps != PROTO_NONE)
 		pt->cli_qps += (long)c->qps;
+	rec_cq(&pt->cli_cq, &c->cq);
 	/* checked by proto_parse: only a total overflow can fail here */
 	if (proto_hist_decode(c->hist, r->hist))
 		pt->proto_errors++;

@@ -120,6 +120,13 @@ void ms_peak(struct run *r);
 #define MS_CLI 2u
 void ms_agents(struct run *r, unsigned int which, bool full);
 void ms_end(struct run *r);  /* traffic done: the QPs' states */
+/*
+ * The agents' CPU over the traffic phase: ms_cpu_start before "run", ms_cpu_end
+ * once the results are in (srv_cpu_s, cli_cpu_s; -1 with --hosts, whose
+ * agents' /proc is not this host's).
+ */
+void ms_cpu_start(struct run *r);
+void ms_cpu_end(struct run *r);
 void ms_after(struct run *r);
 /* RDMA objects above the baseline now, both sides: what teardown has to free */
 uint64_t ms_held(struct run *r);

@@ -7,8 +7,14 @@
 #   vm/run --share $PWD -- suites/vm/poll.sh
 #
 # Each --poll event|busy|adaptive passes a POLL_CLIENTS point (default 100) with
-# every payload verified and the RDMA resource counters back to their baseline;
-# --server-model thread has its own poller, so busy runs there once too. Then
+# every payload verified and the RDMA resource counters back to their baseline,
+# and its pollers did what the mode says (the records' cq_events, cq_arms,
+# cq_spins; JSON poll.server and poll.agents): event arms again on every event
+# and never spins, busy spins and never arms. adaptive at one client spins
+# across a ping-pong's gaps (spins, and most echoes found without an event) and
+# arms once the traffic stops (the server arms again after its spin, on top of
+# the arm of its first message); --server-model thread has its own poller, so
+# busy runs there once too. Then
 # each --cm must report a p50 and p99 for every setup step it has, in TAP and
 # in JSON, and the JSON of the other manager's steps stays 0.
 #
@@ -55,6 +61,19 @@ t_clean() {
 	fi
 }
 
+# t_cq NAME DESC JQ-CHECK: the point's poller counters (.poll) meet the check
+t_cq() {
+	local name=$1 desc=$2 check=$3 cq
+
+	cq=$(j "$name" '.poll | tostring')
+	tap_kv "${name}_poll" "$cq"
+	if [ "$(j "$name" ".poll as \$p | $check")" = true ]; then
+		tap_ok "$desc"
+	else
+		tap_fail "$desc" "poll=$cq"
+	fi
+}
+
 # t_steps NAME CM STEPS-OF-CM OTHER-STEPS
 t_steps() {
 	local name=$1 cm=$2 mine=$3 other=$4 s bad=''
@@ -78,18 +97,31 @@ t_steps() {
 	fi
 }
 
+# the checks of t_cq are jq, whose $p must reach it unexpanded
+# shellcheck disable=SC2016
 main() {
 	local m rc
 	local cm_steps='resolve_addr create_qp resolve_route established'
 	local oob_steps='create_qp tls exchange rtr_rts'
 
 	rdc_rxe_suite poll "" jq
-	tap_plan 6
+	tap_plan 11
 	for m in event busy adaptive; do
 		rc=0
 		pt "$m" --clients "$N" --msgs 20 --poll "$m" || rc=$?
 		t_clean "$m" "--poll $m: $N clients, payloads verified, counters back to baseline" "$rc"
 	done
+	t_cq event "--poll event: every side arms again after its events and never spins" \
+		'[$p.server, $p.agents] | all(.arms > 0 and .arms >= .events and .spins == 0)'
+	t_cq busy "--poll busy: every side spins and never arms" \
+		'[$p.server, $p.agents] | all(.arms == 0 and .spins > 0)'
+	t_cq adaptive "--poll adaptive: $N clients arm again, as event does (each CQ's gaps are long)" \
+		'[$p.server, $p.agents] | all(.arms > 0)'
+	rc=0
+	pt adaptive1 --clients 1 --msgs 200 --poll adaptive || rc=$?
+	t_clean adaptive1 "--poll adaptive: 1 client, payloads verified, counters back to baseline" "$rc"
+	t_cq adaptive1 "--poll adaptive: 1 client spins across its gaps, then the server arms again" \
+		'[$p.server, $p.agents] | all(.spins > 0 and .events * 2 < 200) and $p.server.arms >= 2'
 	rc=0
 	pt thread --clients "$N" --msgs 20 --poll busy --server-model thread || rc=$?
 	t_clean thread "--poll busy --server-model thread: $N clients verified, no leak" "$rc"
