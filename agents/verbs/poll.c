@@ -153,8 +153,12 @@ static uint64_t poll_budget_ns(const struct poll_cq *c)
 	return c->gap_ns && c->gap_ns < cap ? cap : 0;
 }
 
-/* arm before the last poll, so a completion racing it raises an event */
-static int poll_arm_drain(struct poll_cq *c, poll_wc_cb cb, void *arg)
+/*
+ * Arm before the last poll, so a completion racing it raises an event. The
+ * count goes to pl, the poller serving this event: poll_events() serves CQs
+ * that belong to no poller (c->pl NULL).
+ */
+static int poll_arm_drain(struct poll_chan *pl, struct poll_cq *c, poll_wc_cb cb, void *arg)
 {
 	int err = ibv_req_notify_cq(c->cq, 0);
 
@@ -162,7 +166,7 @@ static int poll_arm_drain(struct poll_cq *c, poll_wc_cb cb, void *arg)
 		ag_fatal("ibv_req_notify_cq", "CQ", err);
 		return -1;
 	}
-	c->pl->n.arms++;
+	pl->n.arms++;
 	return poll_drain(c, cb, arg);
 }
 
@@ -203,7 +207,7 @@ static int poll_pass(struct poll_chan *pl, uint64_t now, poll_wc_cb cb, void *ar
 			poll_hot_del(pl, c);
 			continue;
 		}
-		if ((got = poll_arm_drain(c, cb, arg)) < 0)
+		if ((got = poll_arm_drain(pl, c, cb, arg)) < 0)
 			return -1;
 		if (got) {
 			poll_seen(c, now);
@@ -256,14 +260,14 @@ static int poll_on_event(struct poll_chan *pl, struct poll_cq *c, poll_wc_cb cb,
 		if (!c->want)
 			return 0;
 	} else if (pl->mode == OPT_POLL_EVENT) {
-		return poll_arm_drain(c, cb, arg) < 0 ? -1 : 0;
+		return poll_arm_drain(pl, c, cb, arg) < 0 ? -1 : 0;
 	} else if (pl->mode == OPT_POLL_ADAPTIVE) {
 		if ((got = poll_drain(c, cb, arg)) < 0)
 			return -1;
 		if (got)
 			poll_seen(c, clock_ns());
 		if (!poll_budget_ns(c))
-			return poll_arm_drain(c, cb, arg) < 0 ? -1 : 0;
+			return poll_arm_drain(pl, c, cb, arg) < 0 ? -1 : 0;
 	}
 	if (!poll_hot_add(pl, c))
 		return 0;
