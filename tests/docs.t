@@ -35,7 +35,9 @@ if RDMACAP=$RDMACAP "$D/results/render" "$T/r" 2>"$T/err"; then
 	bad=
 	for d in "$D"/results/*/; do
 		n=$(basename "$d")
-		for f in report.md report.svg; do
+		fs=(report.md report.svg)
+		[ -d "$d/samples" ] && fs=(bench.md bench.json)
+		for f in "${fs[@]}"; do
 			cmp -s "$d/$f" "$T/r/$n/$f" || bad+=" $n/$f"
 		done
 	done
@@ -50,6 +52,15 @@ bad=
 for d in "$D"/results/*/; do
 	n=$(basename "$d")
 	[ -s "$d/command" ] || bad+=" $n:command"
+	if [ -d "$d/samples" ]; then
+		# a make bench result: bench/run's env.json
+		miss=$(jq -r '[("rc_kernel", "cpus", "loadavg_start", "loadavg_end") as $k |
+			select(.[$k] == null) | $k] + [select(.rdmacap // "" |
+			test("^[0-9a-f]{7,40}$") | not) | "rdmacap (a commit, not a dirty tree)"] |
+			join(",")' "$d/samples/env.json" 2>&1) || miss="not JSON"
+		[ -z "$miss" ] || bad+=" $n/samples/env.json:$miss"
+		continue
+	fi
 	js=("$d"run.json)
 	[ -f "${js[0]}" ] || js=("$d"runs/*.json)
 	[ -f "${js[0]}" ] || js=("$d"*.json)
