@@ -79,15 +79,17 @@ static void t_enomem(long cap)
 	cause_pick(&p.r);
 	tap_ok(&t, t_has(p.pt.cause, "ibv_create_qp ENOMEM at the server (3 times): kernel memory: "
 		       "MemAvailable 71234 KiB at its lowest (the largest server process held "
-		       "30144 memory maps"),
+		       "30144 memory maps") &&
+			   /* the suites take "vm.max_map_count=N" for the maps' cause */
+			   !strstr(p.pt.cause, "vm.max_map_count="),
 	       "server's ENOMEM below vm.max_map_count: kernel memory, MemAvailable, at the server");
 
 	t_setup(&p, "ibv_create_qp", 12, "ENOMEM", true, 1);
 	p.pt.srv_maps_max = cap - 10;
 	p.pt.mem_avail_min_kb = 900000;
 	cause_pick(&p.r);
-	snprintf(want, sizeof(want), "memory maps per process: the largest server process held %ld of "
-		 "vm.max_map_count=%ld", cap - 10, cap);
+	snprintf(want, sizeof(want), "memory maps per process (vm.max_map_count=%ld; the largest server "
+		 "process held %ld;", cap, cap - 10);
 	tap_ok(&t, t_has(p.pt.cause, want), "server's ENOMEM at vm.max_map_count: its maps");
 
 	t_setup(&p, "ibv_create_cq", 12, "ENOMEM", false, 2);

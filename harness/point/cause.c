@@ -66,13 +66,13 @@ static void cause_enomem(const struct run *r, const struct pt_cause *k, const ch
 			 head, v, a[0] ? " (" : "", a[0] ? a : "");
 	else if (maps + CAUSE_MAPS_NEAR >= cap)
 		snprintf(out, len,
-			 "%s: memory maps per process: the largest %s process held %ld of "
-			 "vm.max_map_count=%ld (each QP maps its SQ and RQ, each CQ its ring)",
-			 head, side, maps, cap);
+			 "%s: memory maps per process (vm.max_map_count=%ld; the largest %s "
+			 "process held %ld; each QP maps its SQ and RQ, each CQ its ring)",
+			 head, cap, side, maps);
 	else
 		snprintf(out, len,
 			 "%s: kernel memory%s%s (the largest %s process held %ld memory maps, "
-			 "below vm.max_map_count=%ld)",
+			 "below vm.max_map_count %ld)",
 			 head, a[0] ? ": " : "", a, side, maps, cap);
 }
 
