@@ -175,10 +175,11 @@ json_t *js_point(const struct pt_point *pt, const struct hp_plan *plan, const ch
 						       "t_s", f->t_s, "res", js_res_pair(&f->res)));
 	}
 	for (int i = 0; i < pt->ncauses; i++)
-		json_array_append_new(causes, json_pack("{s:s, s:s, s:i, s:I}", "call",
+		json_array_append_new(causes, json_pack("{s:s, s:s, s:i, s:b, s:I}", "call",
 							pt->causes[i].call, "err",
 							pt->causes[i].errname, "errno",
-							pt->causes[i].err, "count",
+							pt->causes[i].err, "at_server",
+							pt->causes[i].at_server, "count",
 							(json_int_t)pt->causes[i].count));
 	o = json_object();
 	fig_json(o, pt, plan);

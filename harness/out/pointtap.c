@@ -136,8 +136,9 @@ enum tap_res ptap_point(struct pt_ctx *c, const struct pt_point *pt, const char 
 	fig_tap(t, FIG_L_CONNECT_US, pt, p);
 	fig_tap(t, FIG_L_STEPS, pt, p);
 	for (int i = 0; i < pt->ncauses; i++)
-		tap_diag(t, "failures call=%s err=%s count=%ld", pt->causes[i].call,
-			 pt->causes[i].errname, pt->causes[i].count);
+		tap_diag(t, "failures call=%s err=%s count=%ld%s", pt->causes[i].call,
+			 pt->causes[i].errname, pt->causes[i].count,
+			 pt->causes[i].at_server ? " at=server" : "");
 	if (pt->nfails)
 		tap_diag(t, "first_failure id=%ld phase=%s call=%s errno=%d err=%s t_s=%.3f",
 			 pt->fails[0].id, pt->fails[0].phase, pt->fails[0].call, pt->fails[0].err,

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -30,13 +31,65 @@ static const char *cause_nofile(char *buf, size_t len)
 	return buf;
 }
 
-static void cause_explain(const struct pt_ctx *c, const char *call, int err, const char *errname, long n,
-		char *out, size_t len)
+/*
+ * Maps below vm.max_map_count still counted as at it: the most maps read in one
+ * process come from a reading after the failed call undid its own (a QP maps 2
+ * rings, a CQ 1) and after endpoints left with their clients.
+ */
+#define CAUSE_MAPS_NEAR 64
+
+/*
+ * A verbs call's ENOMEM has two causes: the process's memory maps at
+ * vm.max_map_count, or the kernel out of memory. The side's largest process
+ * tells which (its maps, read at the peak); unread (--hosts), both are named.
+ */
+static void cause_enomem(const struct run *r, const struct pt_cause *k, const char *head,
+			 char *out, size_t len)
 {
+	const struct pt_point *pt = r->pt;
+	long maps = k->at_server ? pt->srv_maps_max : pt->cli_maps_max;
+	const char *side = k->at_server ? "server" : "client agent";
+	char v[64], a[96] = "";
+	long cap;
+
+	cause_sysctl("", "vm.max_map_count", v, sizeof(v));
+	cap = strtol(v, NULL, 10);
+	/* the lowest is read against the floor only; without one, the peak's */
+	if (pt->mem_avail_min_kb > 0)
+		snprintf(a, sizeof(a), "MemAvailable %ld KiB at its lowest", pt->mem_avail_min_kb);
+	else if (pt->mem_peak.avail_kb > 0)
+		snprintf(a, sizeof(a), "MemAvailable %ld KiB at the peak", pt->mem_peak.avail_kb);
+	if (maps <= 0 || cap <= 0)
+		snprintf(out, len,
+			 "%s: memory maps per process (vm.max_map_count=%s; each QP maps its SQ and "
+			 "RQ, each CQ its ring) or kernel memory%s%s",
+			 head, v, a[0] ? " (" : "", a[0] ? a : "");
+	else if (maps + CAUSE_MAPS_NEAR >= cap)
+		snprintf(out, len,
+			 "%s: memory maps per process (vm.max_map_count=%ld; the largest %s "
+			 "process held %ld; each QP maps its SQ and RQ, each CQ its ring)",
+			 head, cap, side, maps);
+	else
+		snprintf(out, len,
+			 "%s: kernel memory%s%s (the largest %s process held %ld memory maps, "
+			 "below vm.max_map_count %ld)",
+			 head, a[0] ? ": " : "", a, side, maps, cap);
+}
+
+static void cause_explain(const struct run *r, const struct pt_cause *k, char *out, size_t len)
+{
+	const struct pt_ctx *c = r->c;
+	const char *call = k->call, *errname = k->errname;
+	int err = k->err;
+	long n = k->count;
 	const char *cns = c->topo->cli[0].ns, *sns = c->topo->srv.ns;
 	bool verbs = !strncmp(call, "ibv_", 4) || !strncmp(call, "rdma_", 5);
-	char v[64], w[64];
+	/* a verbs call fails in one process: the server's (told to its client) or the client's */
+	const char *where = !verbs ? "" : k->at_server ? " at the server" : " in a client agent";
+	char v[64], w[64], head[128];
 	const char *why = NULL;
+
+	snprintf(head, sizeof(head), "%s %s%s (%ld times)", call, errname, where, n);
 
 	if (!strcmp(errname, "EMFILE") || err == EMFILE) {
 		snprintf(v, sizeof(v), "%s", cause_nofile(w, sizeof(w)));
@@ -74,16 +127,11 @@ static void cause_explain(const struct pt_ctx *c, const char *call, int err, con
 				 (snprintf(w, sizeof(w), "%llu", (unsigned long long)rl.rlim_cur), w));
 		else
 			snprintf(v, sizeof(v), "?");
-		snprintf(out, len, "%s %s (%ld times): locked memory (RLIMIT_MEMLOCK=%s) or memory", call,
-			 errname, n, v);
+		snprintf(out, len, "%s: locked memory (RLIMIT_MEMLOCK=%s) or memory", head, v);
 		return;
 	}
 	if (verbs && err == ENOMEM) {
-		cause_sysctl("", "vm.max_map_count", v, sizeof(v));
-		snprintf(out, len,
-			 "%s %s (%ld times): memory maps per process (vm.max_map_count=%s; each QP maps "
-			 "its SQ and RQ, each CQ its ring) or kernel memory",
-			 call, errname, n, v);
+		cause_enomem(r, k, head, out, len);
 		return;
 	}
 	if (verbs && err == EINVAL) {
@@ -149,7 +197,7 @@ static void cause_explain(const struct pt_ctx *c, const char *call, int err, con
 		snprintf(out, len, "payload mismatch (%ld times): echoed bytes differ from those sent", n);
 		return;
 	}
-	snprintf(out, len, "%s %s (%ld times)%s%s", call, errname, n, why ? ": " : "", why ? why : "");
+	snprintf(out, len, "%s%s%s", head, why ? ": " : "", why ? why : "");
 }
 
 /*
@@ -173,8 +221,7 @@ static void cause_errno(struct run *r)
 	for (int i = pt->ncauses - 1; effect && i >= 0; i--)
 		if (!strcmp(pt->causes[i].call, "server"))
 			best = i;
-	cause_explain(r->c, pt->causes[best].call, pt->causes[best].err, pt->causes[best].errname,
-		      pt->causes[best].count, pt->cause, sizeof(pt->cause));
+	cause_explain(r, &pt->causes[best], pt->cause, sizeof(pt->cause));
 }
 
 /*

@@ -42,6 +42,7 @@ struct pt_cause {
 	char call[32];
 	char errname[24];
 	int err;
+	bool at_server;	/* the server's call, told to its client (rc REJ: proto.h at=server) */
 	long count;
 };
 

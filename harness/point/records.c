@@ -11,7 +11,8 @@
 #include "common/clock.h"
 #include "harness/point/run.h"
 
-void rec_fail(struct run *r, long id, const char *call, int err, const char *errname)
+void rec_fail(struct run *r, long id, const char *call, int err, const char *errname,
+	      bool at_server)
 {
 	static const char *const phases[RUN_NPHASES] = {
 		[RUN_START] = "start", [RUN_CONNECT] = "connect",
@@ -21,12 +22,14 @@ void rec_fail(struct run *r, long id, const char *call, int err, const char *err
 	int i;
 
 	for (i = 0; i < pt->ncauses; i++)
-		if (!strcmp(pt->causes[i].call, call) && !strcmp(pt->causes[i].errname, errname))
+		if (!strcmp(pt->causes[i].call, call) && !strcmp(pt->causes[i].errname, errname) &&
+		    pt->causes[i].at_server == at_server)
 			break;
 	if (i == pt->ncauses && i < PT_MAX_CAUSES) {
 		snprintf(pt->causes[i].call, sizeof(pt->causes[i].call), "%s", call);
 		snprintf(pt->causes[i].errname, sizeof(pt->causes[i].errname), "%s", errname);
 		pt->causes[i].err = err;
+		pt->causes[i].at_server = at_server;
 		pt->ncauses++;
 	}
 	if (i < PT_MAX_CAUSES)
@@ -63,7 +66,7 @@ void rec_fail_pending(struct run *r, struct agt_agent *a, const char *call, cons
 	for (long id = a->first; id < a->first + a->n; id++) {
 		if (r->st[id] != RUN_PENDING)
 			continue;
-		rec_fail(r, id, call, 0, errname);
+		rec_fail(r, id, call, 0, errname, false);
 		rec_settle(r, id, RUN_FAIL);
 		a->fail++;
 	}
@@ -84,7 +87,7 @@ void rec_agent_lost(struct run *r, struct agt_agent *a, const char *call, const 
 	if (a->ok) {
 		/* connected clients whose traffic never reported: lost, and why */
 		r->pt->lost += (uint64_t)a->ok;
-		rec_fail(r, -1, call, 0, why);
+		rec_fail(r, -1, call, 0, why, false);
 		for (long id = a->first; id < a->first + a->n; id++)
 			if (r->st[id] == RUN_OK)
 				pf_mark_lost(r, id);
@@ -173,7 +176,8 @@ static void rec_conn(struct run *r, struct agt_agent *a, const struct proto_rec 
 		rec_settle(r, id, RUN_OK);
 		a->ok++;
 	} else {
-		rec_fail(r, id, rc->fail.call, (int)rc->fail.err, rc->fail.errname);
+		rec_fail(r, id, rc->fail.call, (int)rc->fail.err, rc->fail.errname,
+			 rc->fail.at_server);
 		rec_settle(r, id, RUN_FAIL);
 		a->fail++;
 	}
@@ -220,14 +224,15 @@ static int rec_dispatch(struct run *r, struct agt_agent *a, const struct proto_r
 	case PROTO_MSG_FAIL: {
 		long id = rec_id(r, a, rc->fail.id);
 
-		rec_fail(r, id, rc->fail.call, (int)rc->fail.err, rc->fail.errname);
+		rec_fail(r, id, rc->fail.call, (int)rc->fail.err, rc->fail.errname,
+			 rc->fail.at_server);
 		pf_mark_lost(r, id);
 		return 0;
 	}
 	case PROTO_VERIFY_FAIL: {
 		long id = rec_id(r, a, rc->verify_fail.id);
 
-		rec_fail(r, id, "verify", 0, "mismatch");
+		rec_fail(r, id, "verify", 0, "mismatch", false);
 		pf_mark_lost(r, id);
 		return 0;
 	}
@@ -246,7 +251,7 @@ static int rec_dispatch(struct run *r, struct agt_agent *a, const struct proto_r
 		return 0;
 	case PROTO_DROP:
 		/* the server side of a failure: often the real cause of a client's EOF */
-		rec_fail(r, -1, "server", 0, rc->drop.reason);
+		rec_fail(r, -1, "server", 0, rc->drop.reason, true);
 		if (r->c->plan->verbose)
 			fprintf(stderr, "rdmacap: server dropped %s: %s\n", rc->drop.peer,
 				rc->drop.reason);

@@ -96,7 +96,9 @@ void lp_progress(struct run *r, bool force);
 
 /* records.c */
 int rec_line(void *ctx, struct agt_agent *a, char *line);
-void rec_fail(struct run *r, long id, const char *call, int err, const char *errname);
+/* A client's failure under its cause (call, errname, at_server: the server's call). */
+void rec_fail(struct run *r, long id, const char *call, int err, const char *errname,
+	      bool at_server);
 void rec_fail_pending(struct run *r, struct agt_agent *a, const char *call, const char *errname);
 /* Agent a will send no result: its connected clients are lost, named by call and 'why'. */
 void rec_agent_lost(struct run *r, struct agt_agent *a, const char *call, const char *why);
