@@ -56,8 +56,9 @@
  *                      cq_spins=CS] [step_NAME=H ...]
  *                       M round trips, V of them byte-checked, B mismatches, E
  *                       connections lost in traffic, U us of traffic, H latencies;
- *                       ud adds R sends repeated after a timeout and L echoes
- *                       that came after their round trip was done (dropped);
+ *                       ud and uc add R sends repeated after a timeout and L
+ *                       echoes that came after their round trip was done, or
+ *                       of an earlier send (dropped);
  *                       rc and uc add Q, the QPs the round trips rode (fewer
  *                       than ok with --qp-share) and their poller's counters
  *                       as the server's (struct proto_cq);
@@ -167,7 +168,7 @@ struct proto_rec {
 		struct proto_result_client {
 			uint64_t ok, msgs, verified, bad, errors, us;
 			const char *hist;        /* checked; decode with proto_hist_decode */
-			uint64_t retried, late;  /* optional: ud */
+			uint64_t retried, late;  /* optional: ud, uc */
 			uint64_t qps;            /* optional: rc, the QPs that carried them */
 			struct proto_cq cq;      /* optional: rc */
 			const char *steps[PROTO_NSTEPS]; /* optional, like hist */
