@@ -80,6 +80,10 @@
  *   stop   close everything, then "result" and "bye"; EOF on stdin means stop too
  *          (the rc server writes "result" before it closes: its teardown may
  *          outlast the harness's wait, common/deadline.h)
+ *   kill   SIGKILL yourself at once, nothing closed or said: --fault
+ *          kill-server on another host, where rdmacap holds only the
+ *          launcher's pid and the agent's stdin is the one channel every
+ *          launcher keeps open to it
  *
  * Histogram H: comma-separated "bucket:count" pairs for non-empty buckets in
  * increasing bucket order, or "-" when empty. Buckets are log-linear over
@@ -256,7 +260,7 @@ int proto_bye(void);
 
 /* --- commands --- */
 
-enum proto_cmd { PROTO_CMD_GO, PROTO_CMD_RUN, PROTO_CMD_STOP, PROTO_NCMDS };
+enum proto_cmd { PROTO_CMD_GO, PROTO_CMD_RUN, PROTO_CMD_STOP, PROTO_CMD_KILL, PROTO_NCMDS };
 
 const char *proto_cmd_word(enum proto_cmd c);
 /* The command of one line (len bytes, no newline), or -1 for anything else. */
