@@ -128,7 +128,7 @@ static int rm_cmd_argv(const struct rm_ctx *r, int k, bool share, struct launch_
 	if (r->launcher == HOSTS_SRUN)
 		return lsrun_argv(h, a);
 	if (r->launcher == HOSTS_MPIRUN)
-		return lmpi_argv(h, a);
+		return lmpi_argv(h, share ? r->ctl : NULL, a);
 	return lssh_argv(h, share ? r->ctl : NULL, false, a);
 }
 
@@ -262,7 +262,8 @@ static int rm_masters(struct rm_ctx *r, char *why, size_t len)
 		struct launch_argv a;
 		int n;
 
-		if (r->launcher == HOSTS_SSH) {
+		/* mpirun's daemons start over ssh: through this login too */
+		if (r->launcher != HOSTS_SRUN) {
 			lssh_master(h, r->ctl, RM_PERSIST_S, &a);
 		} else {
 			/* no login to share: how long one step or job takes to start there */
@@ -278,7 +279,7 @@ static int rm_masters(struct rm_ctx *r, char *why, size_t len)
 	}
 	for (int i = 0; i < k; i++) {
 		char out[1024];
-		const char *l = hosts_launcher(r->launcher);
+		const char *l = r->launcher == HOSTS_SRUN ? "srun" : "ssh";
 		int st = rm_wait(&p[i], l, out, sizeof(out), p[i].t0 + RM_LOGIN_S);
 
 		r->login_s = fmax(r->login_s, clock_s() - p[i].t0);
@@ -337,7 +338,7 @@ int rm_open(struct rm_ctx *r, const char *hosts, const char *server_host, int la
 	    (server_host && hosts_server_first(&r->list, server_host, why, len)))
 		return -1;
 	snprintf(r->ctl, sizeof(r->ctl), "/tmp/rdmacap-ssh.XXXXXX");
-	if (launcher != HOSTS_SSH)
+	if (launcher == HOSTS_SRUN)
 		r->ctl[0] = '\0';
 	else if (!mkdtemp(r->ctl)) {
 		snprintf(why, len, "mkdtemp %s: %s", r->ctl, strerror(errno));
@@ -372,9 +373,9 @@ int rm_open(struct rm_ctx *r, const char *hosts, const char *server_host, int la
 			return -1;
 		}
 	}
-	fprintf(stderr, "rdmacap: hosts ready: %s %s %.1f s, one command %.1f s (slowest)\n",
-		hosts_launcher(launcher), launcher == HOSTS_SSH ? "login" : "start", r->login_s,
-		r->cmd_s);
+	fprintf(stderr, "rdmacap: hosts ready: %s %.1f s, one command (%s) %.1f s (slowest)\n",
+		launcher == HOSTS_SRUN ? "srun start" : "ssh login", r->login_s,
+		hosts_launcher(launcher), r->cmd_s);
 	return 0;
 }
 

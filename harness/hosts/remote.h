@@ -27,7 +27,8 @@
  * One login per host: rm_open logs in to every host at once and keeps the
  * connection (OpenSSH ControlMaster, sockets in a private local directory,
  * closed by rm_close, or 30 s after its last use when we were killed); every
- * later command, copy and agent is a channel of it. A login costs the key
+ * later command, copy and agent is a channel of it, under mpirun through the
+ * ssh that starts Open MPI's daemon of each job (launch_mpirun.c). A login costs the key
  * exchange and the user's shell startup on that host, seconds under
  * emulation: rm_open measures both and rm_start_s() derives from them how
  * long an agent may take to start there.
