@@ -143,23 +143,74 @@ int rm_cmd(const struct rm_ctx *r, int k, const char *cmd, char *out, size_t out
 	return rm_exec(a.v, out, outlen, timeout_s);
 }
 
-/* The local file into path 'remote' on host k, through the launcher's stdin. */
-static int rm_copy_in(const struct rm_ctx *r, int k, const char *local, const char *remote,
-		      char *out, size_t outlen)
+/*
+ * The nf local files (the directory ldir, names f[]) into the directory rdir
+ * on host k, through the launcher's stdin in one task: one file after the
+ * other, each taken there by its size (dd, iflag=fullblock: a pipe may return
+ * less than asked). Under srun and mpirun every task is a job step or an MPI
+ * job of its own, seconds each under emulation: one for all, not one per file.
+ */
+static int rm_copy_in(const struct rm_ctx *r, int k, const char *ldir, const char *const f[],
+		      int nf, const char *rdir, char *out, size_t outlen)
 {
-	char cmd[RM_PATH_MAX + 16];
+	char bundle[] = "/tmp/rdmacap-in.XXXXXX", path[RM_PATH_MAX], buf[4096];
+	char *cmd = NULL;
+	size_t clen = 0;
+	FILE *c = open_memstream(&cmd, &clen);
+	int fd = mkstemp(bundle), st = -1;
 	struct launch_argv a;
 	struct rm_proc p;
-	int n = rm_cmd_argv(r, k, true, &a);
 
-	snprintf(cmd, sizeof(cmd), "cat >'%s'", remote);
-	a.v[n++] = cmd;
-	a.v[n] = NULL;
-	if (rm_start(a.v, local, &p)) {
-		snprintf(out, outlen, "%s: %s", a.v[0], strerror(errno));
-		return -1;
+	*out = '\0';
+	if (fd < 0 || !c)
+		goto out;
+	for (int i = 0; i < nf; i++) {
+		int in;
+		ssize_t m;
+		long size = 0;
+
+		snprintf(path, sizeof(path), "%s/%s", ldir, f[i]);
+		in = open(path, O_RDONLY | O_CLOEXEC);
+		if (in < 0)
+			goto out;
+		while ((m = read(in, buf, sizeof(buf))) > 0 && write(fd, buf, (size_t)m) == m)
+			size += m;
+		close(in);
+		if (m)
+			goto out;
+		/* dd's bs=0 is no size: an empty file is made by the redirection alone */
+		if (size)
+			fprintf(c, "dd of='%s/%s' bs=%ld count=1 iflag=fullblock status=none && ",
+				rdir, f[i], size);
+		else
+			fprintf(c, ": >'%s/%s' && ", rdir, f[i]);
 	}
-	return rm_wait(&p, a.v[0], out, outlen, p.t0 + RM_CMD_S);
+	fprintf(c, "true");
+	if (fclose(c)) {
+		c = NULL;
+		goto out;
+	}
+	c = NULL;
+	{
+		int n = rm_cmd_argv(r, k, true, &a);
+
+		a.v[n++] = cmd;
+		a.v[n] = NULL;
+		if (rm_start(a.v, bundle, &p))
+			goto out;
+		st = rm_wait(&p, a.v[0], out, outlen, p.t0 + RM_CMD_S);
+	}
+out:
+	if (st < 0 && !*out)
+		snprintf(out, outlen, "%s: %s", fd < 0 ? bundle : path, strerror(errno));
+	if (c)
+		fclose(c);
+	free(cmd);
+	if (fd >= 0) {
+		close(fd);
+		unlink(bundle);
+	}
+	return st;
 }
 
 /* scp -pq LOCAL... HOST:REMOTE, through the shared connection */
@@ -228,17 +279,14 @@ static int rm_tls(struct rm_ctx *r, int k, const char *tls_dir, char *why, size_
 		v[i] = local[i];
 	}
 	v[NF] = NULL;
-	/* srun and mpirun copy nothing: one file at a time through the task's stdin */
-	for (size_t i = 0; r->launcher != HOSTS_SSH && i < NF; i++) {
-		snprintf(remote, sizeof(remote), "%s/%s", r->dir[k], f[i]);
-		if (rm_copy_in(r, k, local[i], remote, out, sizeof(out))) {
-			snprintf(why, len, "%s: %s %s: %s", r->list.h[k].dest,
-				 hosts_launcher(r->launcher), remote, rm_last(out));
-			return -1;
-		}
+	/* srun and mpirun copy nothing: the files through the task's stdin */
+	if (r->launcher != HOSTS_SSH) {
+		if (!rm_copy_in(r, k, tls_dir, f, NF, r->dir[k], out, sizeof(out)))
+			return 0;
+		snprintf(why, len, "%s: %s the TLS files into %s: %s", r->list.h[k].dest,
+			 hosts_launcher(r->launcher), r->dir[k], rm_last(out));
+		return -1;
 	}
-	if (r->launcher != HOSTS_SSH)
-		return 0;
 	snprintf(remote, sizeof(remote), "%s/", r->dir[k]);
 	if (rm_copy(r, k, v, remote, out, sizeof(out))) {
 		snprintf(why, len, "%s: scp the TLS files: %s", r->list.h[k].dest, rm_last(out));

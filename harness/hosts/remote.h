@@ -10,8 +10,8 @@
  * (`mpirun -np 1 --host NODE sh -c CMD`). The three give the same pipe pair:
  * the command's stdin, and its stdout and stderr forwarded to ours, so every
  * caller below reads a remote command as it reads a local one. Under srun and
- * mpirun files reach a host through the task's stdin (`cat >FILE`), one step
- * each: no scp, no --push.
+ * mpirun files reach a host through the task's stdin, all of them in one
+ * step or job (`dd` takes each by its size): no scp, no --push.
  *
  * What a run leaves on a host while it runs, and removes at its end: one
  * directory /tmp/rdmacap-<run>-h<K> holding the TLS files of the run (oob-tls),
