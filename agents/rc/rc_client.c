@@ -273,9 +273,10 @@ static void rcc_wc(void *arg, const struct ibv_wc *wc)
 	if (!c || wc->status != IBV_WC_SUCCESS) {
 		if (kind == RC_WR_SRQ && rc_srq_repost(&x->dev, srq_slot, &f))
 			ag_warn("%s SRQ slot %u: %s", f.call, srq_slot, strerror(f.err));
+		/* the QP is in error: every client riding it (--qp-share) is lost */
 		if (c)
-			load_fail(&x->ph.load, i, "ibv_poll_cq", 0,
-				  verbs_wc_word(rc_ep_first_err(e, wc->status)));
+			rcc_lost(x, i, "ibv_poll_cq", 0,
+				 verbs_wc_word(rc_ep_first_err(e, wc->status)));
 		return;
 	}
 	switch (wc->opcode) {
