@@ -3,6 +3,7 @@
  * Line reader for orchestrator commands on a nonblocking fd.
  */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -55,6 +56,10 @@ static enum ctl_cmd ctl_parse(const char *line, size_t len)
 		[PROTO_CMD_GO] = CTL_GO, [PROTO_CMD_RUN] = CTL_RUN, [PROTO_CMD_STOP] = CTL_STOP
 	};
 	int c = proto_cmd_parse(line, len);
+
+	/* --fault kill-server through a launcher: the kill by pid it stands for */
+	if (c == PROTO_CMD_KILL)
+		raise(SIGKILL);
 
 	if (c >= 0)
 		return of[c];

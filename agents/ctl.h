@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ctl: orchestrator commands on stdin ("go", "run", "stop"; EOF means stop).
+ * "kill" never reaches the caller: ctl_next SIGKILLs the process (proto.h).
  *
  * The fd is made nonblocking and watched by the caller's epoll loop; on
  * readiness call ctl_next() until it returns CTL_NONE. Unknown lines are logged

@@ -390,8 +390,8 @@ int load_report(const struct load *l, const struct proto_hist *steps)
 	struct proto_result_client c = {
 		.ok = l->attached, .msgs = l->msgs, .verified = l->verified, .bad = l->bad,
 		.errors = l->errors, .us = (l->t_end - l->t_run) / 1000,
-		.retried = l->datagram ? l->retried : PROTO_NONE,
-		.late = l->datagram ? l->late : PROTO_NONE,
+		.retried = l->resends ? l->retried : PROTO_NONE,
+		.late = l->resends ? l->late : PROTO_NONE,
 		.qps = l->qps ? l->qps : PROTO_NONE,
 		.cq = l->cq ? *l->cq : (struct proto_cq){ PROTO_NONE, PROTO_NONE, PROTO_NONE },
 	};

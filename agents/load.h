@@ -73,8 +73,9 @@ struct load {
 	uint32_t inflight, active, attached;
 	uint64_t t_run, t_end, deadline, armed;
 	uint64_t msgs, verified, bad, errors;
-	/* a datagram transport counts its resends and late echoes (result record) */
-	bool datagram;
+	/* a transport that resends what it lost (ud, uc: agents/rto.h) counts its
+	 * resends and the late echoes it dropped (result record) */
+	bool resends;
 	uint64_t retried, late;
 	/* a connected RDMA transport tells the QPs its connections ride (result record) */
 	uint64_t qps;

@@ -27,6 +27,10 @@
  *   rdmacm  the same ACK timeout through RDMA_OPTION_ID_ACK_TIMEOUT, the same
  *           retry counts in the connect parameters; DISCONNECTED fails the
  *           connection's traffic at once (the dead process's kernel sends DREQ).
+ *   uc      no ACKs and no retries in the transport: the client resends a
+ *           round trip whose echo has not come (agents/rto.h), DL_UC_TRIES
+ *           sends, its timeout capped so that the whole backoff fits
+ *           dl_peer_ns(), then fails it (dl_uc_rto_max_ns).
  * A 2 s link flap stays below both bounds: the link comes back before TCP's
  * user timeout or rc's last retry, so it costs latency, not connections.
  */
@@ -108,6 +112,22 @@ static inline uint64_t dl_peer_ns(void)
 	uint64_t tcp = DL_TCP_USER_TIMEOUT_MS * 1000000ull;
 
 	return rc > tcp ? rc : tcp;
+}
+
+/*
+ * uc: a message or echo lost is lost and the QP stays usable, so nothing but
+ * the client's own clock notices it. The resend timeout is at least
+ * DL_UC_RTO_MIN_MS (ud's floor: an echo under TCG takes 1-20 ms) and at most
+ * dl_uc_rto_max_ns(): DL_UC_TRIES sends waiting rto x (2^5 - 1) = 31 timeouts
+ * in all fit dl_peer_ns(), 193 ms each. Every resend goes up to one tick
+ * (agents/rto.h, 20 ms) late: DL_GRACE_S covers the 5 ticks.
+ */
+#define DL_UC_TRIES 5
+#define DL_UC_RTO_MIN_MS 100
+
+static inline uint64_t dl_uc_rto_max_ns(void)
+{
+	return dl_peer_ns() / ((1ull << DL_UC_TRIES) - 1);
 }
 
 /* One setup, from its own start. */

@@ -341,7 +341,8 @@ int proto_format(const struct proto_rec *r, char *buf, size_t len)
 /* --- commands --- */
 
 static const char *const proto_cmds[PROTO_NCMDS] = {
-	[PROTO_CMD_GO] = "go", [PROTO_CMD_RUN] = "run", [PROTO_CMD_STOP] = "stop"
+	[PROTO_CMD_GO] = "go", [PROTO_CMD_RUN] = "run", [PROTO_CMD_STOP] = "stop",
+	[PROTO_CMD_KILL] = "kill"
 };
 
 const char *proto_cmd_word(enum proto_cmd c)

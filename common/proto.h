@@ -56,8 +56,9 @@
  *                      cq_spins=CS] [step_NAME=H ...]
  *                       M round trips, V of them byte-checked, B mismatches, E
  *                       connections lost in traffic, U us of traffic, H latencies;
- *                       ud adds R sends repeated after a timeout and L echoes
- *                       that came after their round trip was done (dropped);
+ *                       ud and uc add R sends repeated after a timeout and L
+ *                       echoes that came after their round trip was done, or
+ *                       of an earlier send (dropped);
  *                       rc and uc add Q, the QPs the round trips rode (fewer
  *                       than ok with --qp-share) and their poller's counters
  *                       as the server's (struct proto_cq);
@@ -79,6 +80,10 @@
  *   stop   close everything, then "result" and "bye"; EOF on stdin means stop too
  *          (the rc server writes "result" before it closes: its teardown may
  *          outlast the harness's wait, common/deadline.h)
+ *   kill   SIGKILL yourself at once, nothing closed or said: --fault
+ *          kill-server on another host, where rdmacap holds only the
+ *          launcher's pid and the agent's stdin is the one channel every
+ *          launcher keeps open to it
  *
  * Histogram H: comma-separated "bucket:count" pairs for non-empty buckets in
  * increasing bucket order, or "-" when empty. Buckets are log-linear over
@@ -167,7 +172,7 @@ struct proto_rec {
 		struct proto_result_client {
 			uint64_t ok, msgs, verified, bad, errors, us;
 			const char *hist;        /* checked; decode with proto_hist_decode */
-			uint64_t retried, late;  /* optional: ud */
+			uint64_t retried, late;  /* optional: ud, uc */
 			uint64_t qps;            /* optional: rc, the QPs that carried them */
 			struct proto_cq cq;      /* optional: rc */
 			const char *steps[PROTO_NSTEPS]; /* optional, like hist */
@@ -255,7 +260,7 @@ int proto_bye(void);
 
 /* --- commands --- */
 
-enum proto_cmd { PROTO_CMD_GO, PROTO_CMD_RUN, PROTO_CMD_STOP, PROTO_NCMDS };
+enum proto_cmd { PROTO_CMD_GO, PROTO_CMD_RUN, PROTO_CMD_STOP, PROTO_CMD_KILL, PROTO_NCMDS };
 
 const char *proto_cmd_word(enum proto_cmd c);
 /* The command of one line (len bytes, no newline), or -1 for anything else. */

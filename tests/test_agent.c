@@ -7,11 +7,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "agents/ag.h"
@@ -374,6 +376,38 @@ static void test_ctl(void)
 	close(p[0]);
 }
 
+/* "kill" (--fault kill-server with --hosts): the reader dies of SIGKILL at once */
+static void test_ctl_kill(void)
+{
+	int p[2], st = 0;
+	pid_t pid;
+
+	if (pipe(p)) {
+		tap_ok(&tap, 0, "ctl kill: pipe");
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		struct ctl c;
+
+		close(p[1]);
+		if (ctl_init(&c, p[0]))
+			_exit(3);
+		/* "killx" is no command: only the line "kill" kills */
+		while (ctl_next(&c) != CTL_EOF)
+			;
+		_exit(0);
+	}
+	if (pid < 0 || write(p[1], "killx\ngo\nkill\n", 15) != 15)
+		perror("fork, write");
+	close(p[0]);
+	close(p[1]);
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	tap_ok(&tap, pid > 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+	       "ctl: 'kill' SIGKILLs the reader, 'killx' does not (status %#x)", st);
+}
+
 static int t_parse(struct ag_opts *o, char *err, const char *line)
 {
 	char copy[512], *argv[40], *tok;
@@ -470,7 +504,7 @@ int main(void)
 	}
 	proto_set_fd(t_rec);
 	tap_init(&tap, stdout);
-	tap_plan(&tap, 28);
+	tap_plan(&tap, 29);
 	test_hist();
 	test_payload();
 	test_load_workers();
@@ -479,6 +513,7 @@ int main(void)
 	test_load_think();
 	test_load_deadline();
 	test_ctl();
+	test_ctl_kill();
 	test_opts();
 	tap_totals(&tap);
 	return tap_exit_code(&tap);

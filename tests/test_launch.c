@@ -62,9 +62,15 @@ static void t_words(void)
 	tap_ok(&t, !strcmp(t_join(a.v, n), "srun --nodes=1 --ntasks=1 --overlap --quiet "
 		   "--job-name=rdmacap -w n1 -- sh -c"), "srun: one step of one task on the node");
 	setenv("RDMACAP_SSH_CONFIG", "/tmp/cfg", 1);
-	n = lmpi_argv(&h, &a);
-	tap_ok(&t, !strcmp(t_join(a.v, n), "mpirun --mca plm_rsh_args -F /tmp/cfg -np 1 "
-		   "--host n1 sh -c"), "mpirun: one process on the node, its ssh's config");
+	n = lmpi_argv(&h, "/tmp/c", &a);
+	tap_ok(&t, n == 10 && !strcmp(a.v[3], "-o BatchMode=yes -o ConnectTimeout=15 -o "
+		   "ServerAliveInterval=2 -o ServerAliveCountMax=3 -F /tmp/cfg -o "
+		   "ControlPath=/tmp/c/%C -o ControlMaster=no -p 2222"),
+	       "mpirun: one process on the node, its daemon's ssh with ssh's options, config, "
+	       "shared connection and port in one plm_rsh_args: %s", a.v[3]);
+	tap_ok(&t, !strcmp(a.v[1], "--mca") && !strcmp(a.v[2], "plm_rsh_args") &&
+		   !strcmp(a.v[4], "-np") && !strcmp(a.v[7], "n1") && !strcmp(a.v[9], "-c"),
+	       "mpirun: -np 1 --host NODE sh -c after it");
 	n = lssh_argv(&h, NULL, false, &a);
 	tap_ok(&t, strstr(t_join(a.v, n), "-F /tmp/cfg -p 2222") &&
 		   !strstr(t_join(a.v, n), "Control"), "ssh: -F, no shared connection without one");
@@ -137,7 +143,7 @@ static void t_lost(void)
 int main(void)
 {
 	tap_init(&t, stdout);
-	tap_plan(&t, 17);
+	tap_plan(&t, 18);
 	t_words();
 	t_hosts();
 	t_lost();

@@ -43,10 +43,9 @@
  * QP type as its one parameter and the attributes UC lacks left out of the QP
  * state changes (no retry, RNR, timeout or read/atomic depths): --op send and
  * --op write only (opt_uc_rules). Over rdmacm a UC QP is made beside an
- * RC-typed id (rc_ep_cm_state). UC may drop a message and says nothing: a
- * round trip whose message or echo is lost never completes, and the load
- * engine's traffic deadline (--timeout) ends it as "msg fail ... err=timeout",
- * the point's "lost" figure.
+ * RC-typed id (rc_ep_cm_state). UC may drop a message and says nothing: the
+ * client resends a round trip whose echo has not come, and fails it after
+ * DL_UC_TRIES sends (rc_client.h, common/deadline.h).
  *
  * All CQs report to one completion channel per process (per session thread
  * with --server-model thread), read by a struct poll_chan (agents/verbs/poll.h);

@@ -8,10 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "agents/ag.h"
 #include "agents/rc/rc_client.h"
+#include "common/clock.h"
+#include "common/deadline.h"
 #include "common/proto.h"
 #include "rdma/dev.h"
 
@@ -70,6 +73,43 @@ void rcc_rejected(struct rcc *x, uint32_t i, int status)
 
 /* --- data path --- */
 
+/*
+ * Client i's message's imm_data: its seq; with --qp-share the client's index
+ * in the agent (below 2^20, --clients' limit) above the seq's low
+ * RCC_IMM_SEQ_BITS bits. A late uc echo is at most DL_UC_TRIES round trips
+ * old, far inside the 4096 those bits tell apart.
+ */
+#define RCC_IMM_SEQ_BITS 12
+
+static uint32_t rcc_imm(const struct rcc *x, uint32_t i)
+{
+	uint32_t seq = load_seq(&x->ph.load, i);
+
+	if (!x->nqp)
+		return seq;
+	return i << RCC_IMM_SEQ_BITS | (seq & ((1u << RCC_IMM_SEQ_BITS) - 1));
+}
+
+/* the echo carries client i's imm_data (not the seq of one of its earlier round trips) */
+static bool rcc_imm_is(const struct rcc *x, uint32_t i, const struct ibv_wc *wc)
+{
+	return (wc->wc_flags & IBV_WC_WITH_IMM) && ntohl(wc->imm_data) == rcc_imm(x, i);
+}
+
+static void rcc_tick_arm(struct rcc *x, bool on)
+{
+	struct itimerspec its = { 0 };
+
+	if (on == x->ticking)
+		return;
+	if (on)
+		its.it_interval.tv_nsec = its.it_value.tv_nsec = RTO_TICK_MS * 1000000L;
+	if (timerfd_settime(x->tick, 0, &its, NULL))
+		ag_warn("uc resend tick: timerfd_settime: %s", strerror(errno));
+	else
+		x->ticking = on;
+}
+
 /* client i's round trip on QP q (q == i unless --qp-share); 0 or -1 (failed) */
 static int rcc_send(struct rcc *x, uint32_t q, uint32_t i)
 {
@@ -81,11 +121,15 @@ static int rcc_send(struct rcc *x, uint32_t q, uint32_t i)
 	    rc_post_recv(&x->dev, e, &f))
 		goto fail;
 	load_tx_fill(&x->ph.load, i, 0, rc_sbuf(e), x->o->size);
-	/* a shared QP's messages say whose they are */
-	e->imm = x->nqp != 0;
-	if (rc_post_send(&x->dev, e, x->o->size,
-			 x->nqp ? x->o->first_id + i : load_seq(&x->ph.load, i), &f))
+	/* a shared QP's messages say whose they are; uc's which send they answer */
+	e->imm = x->nqp != 0 || x->rt;
+	if (rc_post_send(&x->dev, e, x->o->size, rcc_imm(x, i), &f))
 		goto fail;
+	if (x->rt) {
+		x->rt[q].t_first = x->rt[q].t_sent = clock_ns();
+		x->rt[q].tries = 1;
+		rcc_tick_arm(x, true);
+	}
 	return 0;
 fail:
 	load_fail(&x->ph.load, i, f.call, f.err, NULL);
@@ -153,19 +197,47 @@ static void rcc_onesided(struct rcc *x, uint32_t q, const struct ibv_wc *wc)
 		rcc_share_go(x, q);
 }
 
+/*
+ * uc: an echo that is not of the round trip in flight on q answers an earlier
+ * send (a resent round trip's first echo came after all, or both did): counted
+ * and dropped. UC delivers a QP's messages in order, so such an echo lands
+ * before the one it could overwrite (--op write: the same recv half); only a
+ * reordering network could put it after. Its receive is replaced when a round
+ * trip still waits for one. true: it was late.
+ */
+static bool rcc_late(struct rcc *x, uint32_t q, uint32_t i, const struct ibv_wc *wc)
+{
+	struct rc_ep *e = &x->ep[q];
+	struct verbs_fail f;
+	bool now = i != RCC_NONE && load_want(&x->ph.load, i) && rcc_imm_is(x, i, wc);
+
+	if (!x->rt || now)
+		return false;
+	x->ph.load.late++;
+	if (i != RCC_NONE && load_want(&x->ph.load, i) && !x->dev.use_srq && !e->rq_out &&
+	    rc_post_recv(&x->dev, e, &f))
+		load_fail(&x->ph.load, i, f.call, f.err, NULL);
+	return true;
+}
+
 /* The echo of QP q's round trip arrived in buf. */
 static void rcc_echo(struct rcc *x, uint32_t q, const struct ibv_wc *wc, const uint8_t *buf)
 {
 	uint32_t i = rcc_who(x, q), want;
 
+	if (rcc_late(x, q, i, wc))
+		return;
+	if (x->rt) {
+		x->rt[q].t_sent = 0;
+		rto_sample(&x->rto, clock_ns() - x->rt[q].t_first);
+	}
 	if (i == RCC_NONE) {
 		load_fail(&x->ph.load, q, "ibv_poll_cq", EPROTO, "unasked_echo");
 		return;
 	}
 	/* a message is one completion: anything but the whole echo is an error */
 	want = load_want(&x->ph.load, i);
-	if (x->nqp && (!(wc->wc_flags & IBV_WC_WITH_IMM) ||
-		       ntohl(wc->imm_data) != x->o->first_id + i))
+	if (x->nqp && !rcc_imm_is(x, i, wc))
 		load_fail(&x->ph.load, i, "ibv_poll_cq", EPROTO, "bad_client_id");
 	else if (!want || wc->byte_len != want)
 		load_fail(&x->ph.load, i, "ibv_poll_cq", EPROTO, NULL);
@@ -201,9 +273,10 @@ static void rcc_wc(void *arg, const struct ibv_wc *wc)
 	if (!c || wc->status != IBV_WC_SUCCESS) {
 		if (kind == RC_WR_SRQ && rc_srq_repost(&x->dev, srq_slot, &f))
 			ag_warn("%s SRQ slot %u: %s", f.call, srq_slot, strerror(f.err));
+		/* the QP is in error: every client riding it (--qp-share) is lost */
 		if (c)
-			load_fail(&x->ph.load, i, "ibv_poll_cq", 0,
-				  verbs_wc_word(rc_ep_first_err(e, wc->status)));
+			rcc_lost(x, i, "ibv_poll_cq", 0,
+				 verbs_wc_word(rc_ep_first_err(e, wc->status)));
 		return;
 	}
 	switch (wc->opcode) {
@@ -238,6 +311,72 @@ static void rcc_wc(void *arg, const struct ibv_wc *wc)
 		rcc_echo(x, i, &wn, buf);
 	if (kind == RC_WR_SRQ && rc_srq_repost(&x->dev, srq_slot, &f))
 		load_fail(&x->ph.load, i, f.call, f.err, NULL);
+}
+
+/*
+ * uc: QP q's round trip, client i's, had no echo after every send: lost, named
+ * (cause.c words it), and the QP's next client goes.
+ */
+static void rcc_no_echo(struct rcc *x, uint32_t q, uint32_t i, uint64_t now)
+{
+	const struct rcc_rt *t = &x->rt[q];
+
+	ag_warn("client %u: uc: no echo after %u sends over %.0f ms; uc does not retransmit",
+		x->o->first_id + i, t->tries, (double)(now - t->t_first) / 1e6);
+	load_fail(&x->ph.load, i, "uc_retry", ETIMEDOUT, NULL);
+	if (x->nqp)
+		rcc_share_go(x, q);
+}
+
+/* uc: QP q's round trip sent again; the echo's receive is still the first send's */
+static void rcc_resend(struct rcc *x, uint32_t q, uint32_t i, uint64_t now)
+{
+	struct rc_ep *e = &x->ep[q];
+	struct verbs_fail f;
+
+	x->rt[q].t_sent = now;
+	x->rt[q].tries++;
+	x->ph.load.retried++;
+	if (!rc_post_send(&x->dev, e, x->o->size, rcc_imm(x, i), &f))
+		return;
+	x->rt[q].t_sent = 0;
+	load_fail(&x->ph.load, i, f.call, f.err, NULL);
+	if (x->nqp)
+		rcc_share_go(x, q);
+}
+
+/* uc: every QP's round trip in flight checked against agents/rto.h's rule */
+static void rcc_on_tick(struct rcc *x)
+{
+	uint64_t now = clock_ns(), exp,
+		 rto = rto_ns(&x->rto, DL_UC_RTO_MIN_MS * 1000000ull, dl_uc_rto_max_ns());
+	bool due = false;
+
+	if (read(x->tick, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
+		ag_warn("uc resend tick: %s", strerror(errno));
+	for (uint32_t q = 0; q < x->nep; q++) {
+		struct rcc_rt *t = &x->rt[q];
+		uint32_t i = rcc_who(x, q);
+
+		if (!t->t_sent)
+			continue;
+		/* failed meanwhile (its QP, its session): nothing to resend */
+		if (i == RCC_NONE || !load_want(&x->ph.load, i)) {
+			t->t_sent = 0;
+			continue;
+		}
+		due = true;
+		if (!rto_due(rto, now, t->t_sent, t->tries))
+			continue;
+		if (t->tries >= DL_UC_TRIES) {
+			rcc_no_echo(x, q, i, now);
+			t->t_sent = 0;
+			continue;
+		}
+		rcc_resend(x, q, i, now);
+	}
+	if (!due)
+		rcc_tick_arm(x, false);
 }
 
 void rcc_lost(struct rcc *x, uint32_t q, const char *call, int err, const char *ename)
@@ -350,6 +489,9 @@ static int rcc_event(void *arg, uint32_t t, uint32_t v, uint32_t events)
 	case RCC_T_CM:
 		rcc_cm_event(x);
 		break;
+	case RCC_T_TICK:
+		rcc_on_tick(x);
+		break;
 	}
 	return 0;
 }
@@ -369,6 +511,23 @@ static const struct ph_ops rcc_ph_ops = {
 	.batch = RCC_BATCH, .events = RCC_EVENTS, .start = rcc_start,
 	.pending = rcc_pending, .expire = rcc_expire, .event = rcc_event, .spin = rcc_spin,
 };
+
+/* uc: the round trips' resend state and its tick (rc_client.h) */
+static int rcc_uc_init(struct rcc *x)
+{
+	x->rt = calloc(x->nep, sizeof(*x->rt));
+	if (!x->rt) {
+		ag_fatal("calloc", "uc round trips", ENOMEM);
+		return -1;
+	}
+	x->ph.load.resends = true;
+	x->tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (x->tick < 0) {
+		ag_fatal("timerfd_create", "uc resend tick", errno);
+		return -1;
+	}
+	return ph_watch(&x->ph, x->tick, EPOLLIN, PH_TAG(RCC_T_TICK, 0), "uc resend tick");
+}
 
 static int rcc_init(struct rcc *x)
 {
@@ -394,6 +553,8 @@ static int rcc_init(struct rcc *x)
 	}
 	for (i = 0; i < x->nep; i++)
 		x->ep[i].gen = 1;
+	if (o->transport == OPT_TR_UC && rcc_uc_init(x))
+		return -1;
 	if (ag_opts_local(o, &x->local))
 		return -1;
 	if (o->cm == OPT_CM_RDMACM)
@@ -416,6 +577,9 @@ static void rcc_fini(struct rcc *x)
 		rcc_cm_fini(x);
 	else
 		rcc_oob_fini(x);
+	if (x->tick >= 0)
+		close(x->tick);
+	free(x->rt);
 	ph_fini(&x->ph);
 	rcc_share_fini(x);
 	free(x->ep);
@@ -424,7 +588,7 @@ static void rcc_fini(struct rcc *x)
 
 int rc_client_run(const struct ag_opts *o)
 {
-	struct rcc x = { .o = o };
+	struct rcc x = { .o = o, .tick = -1 };
 	int ret = 1;
 
 	if (rcc_init(&x))

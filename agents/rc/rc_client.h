@@ -14,7 +14,15 @@
  * clients set their QPs up; the others wait in RCC_WAIT and settle with their
  * QP's owner). One round trip is in flight per QP; the other clients of that
  * QP queue in FIFO order (their latency counts the wait). Each message carries
- * its client's id in imm_data, which the server echoes and the client checks.
+ * its client and seq in imm_data (rcc_imm), which the server echoes and the
+ * client checks.
+ *
+ * --transport uc: the transport neither acknowledges nor retransmits, so the
+ * client does (agents/rto.h, common/deadline.h's uc bound): a tick resends a
+ * QP's round trip whose echo has not come, DL_UC_TRIES sends in all, then
+ * fails it ("msg fail call=uc_retry errno=ETIMEDOUT"). Every uc message
+ * carries imm_data, so an echo of an earlier send (the first send's echo was
+ * only slow, or both copies arrived) is told apart, counted late and dropped.
  */
 #ifndef RDC_AGENTS_RC_CLIENT_H
 #define RDC_AGENTS_RC_CLIENT_H
@@ -27,10 +35,11 @@
 #include "agents/oob/oob.h"
 #include "agents/phase.h"
 #include "agents/rc/rc.h"
+#include "agents/rto.h"
 #include "agents/oob/tls.h"
 
 /* epoll tags (phase.h's PH_TAG) of the rc client's own fds */
-enum { RCC_T_CHAN = PH_T_USER, RCC_T_SESS, RCC_T_CM, RCC_T_ASYNC };
+enum { RCC_T_CHAN = PH_T_USER, RCC_T_SESS, RCC_T_CM, RCC_T_ASYNC, RCC_T_TICK };
 
 /* NEW -> SETUP (cm steps, or waiting for the REP) -> UP | FAILED; WAIT: --qp-share,
  * a client whose shared QP is not up yet */
@@ -46,6 +55,13 @@ struct rcc_qp {
 	const char *fail_call;	/* why its setup failed, for clients that come later */
 	int fail_err;
 };
+/* --transport uc: the round trip in flight on one QP, for its resends */
+struct rcc_rt {
+	uint64_t t_sent;	/* ns of its last send; 0: none in flight */
+	uint64_t t_first;	/* ns of its first send */
+	uint8_t tries;		/* sends so far */
+};
+
 /* rdma_cm steps, for naming the call a timeout hit; MAKE: addressed, its endpoint to make */
 enum rcc_cm_step { RCC_CM_ADDR, RCC_CM_MAKE, RCC_CM_ROUTE, RCC_CM_CONNECT };
 
@@ -100,6 +116,11 @@ struct rcc {
 	uint32_t nqp;
 	struct rcc_qp *qp;
 	uint32_t *qnext;
+	/* --transport uc: rt[q] per endpoint, the agent's round trips, the tick */
+	struct rcc_rt *rt;
+	struct rto rto;
+	int tick;
+	bool ticking;
 	/* oob-tls */
 	SSL_CTX *ssl;
 	struct rcc_sess *sess;

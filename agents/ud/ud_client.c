@@ -3,8 +3,8 @@
  * ud client: each client is one UD QP with its own CQ; the agent holds one
  * TLS session (--cm oob-tls) that carries every client's REQ, and one AH, to
  * the server's QP named in the REPs. A round trip is one datagram each way;
- * a tick (UD_TICK_MS) resends one unanswered after the resend timeout
- * (udc_rto), doubled after every resend, up to UD_TRIES sends, then fails its
+ * one unanswered is resent by agents/rto.h's rule (the resend timeout
+ * udc_rto, doubled after every resend), up to UD_TRIES sends, then fails its
  * client ("msg fail call=ud_retry err=ETIMEDOUT": lost).
  */
 #include <arpa/inet.h>
@@ -37,36 +37,14 @@ void udc_fail(struct udc *x, uint32_t i, const char *call, int err, const char *
 /* --- data path --- */
 
 /*
- * The resend timeout: UD_RTO_MS, or longer when this agent's round trips take
- * longer (the server's receive queue, a loaded host), at most UD_RTO_MAX_MS.
- * A fixed 100 ms under a queue of 800 round trips resent nearly every one,
- * and the echoes of the resends took the server's time from the rest.
+ * The resend timeout (agents/rto.h): UD_RTO_MS, or longer when this agent's
+ * round trips take longer (the server's receive queue, a loaded host), at most
+ * UD_RTO_MAX_MS. A fixed 100 ms under a queue of 800 round trips resent nearly
+ * every one, and the echoes of the resends took the server's time from the rest.
  */
 static uint64_t udc_rto(const struct udc *x)
 {
-	uint64_t rto = x->srtt + 4 * x->rttvar, lo = UD_RTO_MS * 1000000ull,
-		 hi = UD_RTO_MAX_MS * 1000000ull;
-
-	return rto < lo ? lo : rto > hi ? hi : rto;
-}
-
-/*
- * RFC 6298's estimator over round trips timed from their first send: a resent
- * one counts whole (longer than its last send's), so a queue that made
- * resends raises the timeout instead of hiding from it (Karn's rule would
- * take no sample at all when every round trip is resent).
- */
-static void udc_rtt(struct udc *x, uint64_t rtt)
-{
-	uint64_t d = x->srtt > rtt ? x->srtt - rtt : rtt - x->srtt;
-
-	if (!x->srtt) {
-		x->srtt = rtt;
-		x->rttvar = rtt / 2;
-		return;
-	}
-	x->rttvar = (3 * x->rttvar + d) / 4;
-	x->srtt = (7 * x->srtt + rtt) / 8;
+	return rto_ns(&x->rto, UD_RTO_MS * 1000000ull, UD_RTO_MAX_MS * 1000000ull);
 }
 
 static int udc_send(struct udc *x, uint32_t i)
@@ -97,7 +75,7 @@ static void udc_tick_arm(struct udc *x, bool on)
 	if (on == x->ticking)
 		return;
 	if (on)
-		its.it_interval.tv_nsec = its.it_value.tv_nsec = UD_TICK_MS * 1000000L;
+		its.it_interval.tv_nsec = its.it_value.tv_nsec = RTO_TICK_MS * 1000000L;
 	if (timerfd_settime(x->tick, 0, &its, NULL))
 		ag_warn("timerfd_settime: %s", strerror(errno));
 	else
@@ -131,9 +109,7 @@ static void udc_on_tick(struct udc *x)
 			continue;
 		}
 		due = true;
-		/* back off: try k waits rto << (k - 1), so a crowd that overran the
-		 * server does not come back all at once */
-		if (now - c->t_sent < rto << (c->tries - 1))
+		if (!rto_due(rto, now, c->t_sent, c->tries))
 			continue;
 		if (c->tries >= UD_TRIES) {
 			c->t_sent = 0;
@@ -177,7 +153,7 @@ static void udc_wc(void *arg, const struct ibv_wc *wc)
 		return;
 	} else {
 		c->t_sent = 0;
-		udc_rtt(x, clock_ns() - c->t_first);
+		rto_sample(&x->rto, clock_ns() - c->t_first);
 		if (ud_post_recv(&x->dev, &c->q, i, slot, &f)) {
 			load_fail(&x->ph.load, i, f.call, f.err, NULL);
 			return;
@@ -484,7 +460,7 @@ static int udc_init(struct udc *x)
 	x->tick = -1;
 	if (ph_init(&x->ph, o, &udc_ph_ops, &udc_load_ops, x))
 		return -1;
-	x->ph.load.datagram = true;
+	x->ph.load.resends = true;
 	x->n = o->clients;
 	x->c = calloc(x->n, sizeof(*x->c));
 	if (!x->c) {

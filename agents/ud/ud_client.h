@@ -9,6 +9,7 @@
 #define RDC_AGENTS_UD_CLIENT_H
 
 #include "agents/phase.h"
+#include "agents/rto.h"
 #include "agents/oob/oob.h"
 #include "agents/oob/tls.h"
 #include "agents/ud/ud.h"
@@ -17,7 +18,6 @@ enum { UDC_T_CHAN = PH_T_USER, UDC_T_SESS, UDC_T_TICK, UDC_T_CM };
 enum udc_state { UDC_IDLE, UDC_SETUP, UDC_UP, UDC_FAILED };
 #define UDC_BATCH 64
 #define UDC_EVENTS 256
-#define UD_TICK_MS 20
 
 struct udc_conn {
 	struct ud_qp q;
@@ -34,7 +34,7 @@ struct udc {
 	struct ipa local;
 	struct udc_conn *c;
 	uint32_t n, waiting;
-	uint64_t srtt, rttvar;	/* ns: this agent's round trips, resends included */
+	struct rto rto;		/* this agent's round trips, resends included */
 	/* the server, from the first REP */
 	struct ibv_ah *ah;
 	uint8_t srv_gid[16];

@@ -10,7 +10,8 @@
  *                    others: `srun --nodes=1 --ntasks=1 --overlap ... -w NODE
  *                    -- sh -c`                                            lsrun_
  *   launch_mpirun.c  an Open MPI job of one process: `mpirun -np 1 --host
- *                    NODE sh -c`, its ssh following RDMACAP_SSH_CONFIG     lmpi_
+ *                    NODE sh -c`, its daemon started by ssh with ssh's own
+ *                    options, through the node's shared connection          lmpi_
  *
  * Every word is a string literal, the host's own, or held in struct
  * launch_argv beside the words, so an argv lives as long as its struct.
@@ -21,6 +22,7 @@
 #define RDC_HARNESS_LAUNCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "harness/hosts/hosts.h"
 
@@ -37,11 +39,12 @@
 
 #define LAUNCH_CTL_MAX 48 /* a shared connection's socket directory */
 #define LAUNCH_WORDS 40
+#define LAUNCH_CP_MAX 512 /* ControlPath=..., or mpirun's plm_rsh_args */
 
 struct launch_argv {
 	char *v[LAUNCH_WORDS];
 	char port[8];
-	char cp[LAUNCH_CTL_MAX + 32];
+	char cp[LAUNCH_CP_MAX];
 	char opt[32];
 };
 
@@ -66,7 +69,17 @@ int lssh_scp(const struct hosts_host *h, const char *ctl, char *const local[], c
 /* "srun --nodes=1 --ntasks=1 --overlap --quiet --job-name=rdmacap -w NODE -- sh -c" */
 int lsrun_argv(const struct hosts_host *h, struct launch_argv *a);
 
-/* "mpirun [--mca plm_rsh_args '-F FILE'] -np 1 --host NODE sh -c" */
-int lmpi_argv(const struct hosts_host *h, struct launch_argv *a);
+/*
+ * ssh's options of lssh_argv as one line (mpirun's plm_rsh_args): into buf, 0,
+ * or -1 when it does not fit.
+ */
+int lssh_optline(const char *ctl, char *buf, size_t len);
+
+/*
+ * "mpirun --mca plm_rsh_args 'SSH OPTIONS' -np 1 --host NODE sh -c": the
+ * daemon's ssh with lssh's options and, with ctl, through the node's shared
+ * connection (one login per node for the run, not one per command).
+ */
+int lmpi_argv(const struct hosts_host *h, const char *ctl, struct launch_argv *a);
 
 #endif

@@ -37,6 +37,22 @@ static int lssh_opts(char **v, int n, const char *ctl, bool master, char *cp, si
 	return n;
 }
 
+int lssh_optline(const char *ctl, char *buf, size_t len)
+{
+	char *v[LAUNCH_WORDS], cp[LAUNCH_CTL_MAX + 32];
+	int n = lssh_opts(v, 0, ctl, false, cp, sizeof(cp));
+	size_t off = 0;
+
+	for (int i = 0; i < n; i++) {
+		int w = snprintf(buf + off, len - off, "%s%s", i ? " " : "", v[i]);
+
+		if (w < 0 || (size_t)w >= len - off)
+			return -1;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
 /* "ssh OPTIONS [-p PORT]": the words before the destination */
 static int lssh_head(const struct hosts_host *h, const char *ctl, bool master,
 		     struct launch_argv *a)

@@ -128,7 +128,7 @@ static int rm_cmd_argv(const struct rm_ctx *r, int k, bool share, struct launch_
 	if (r->launcher == HOSTS_SRUN)
 		return lsrun_argv(h, a);
 	if (r->launcher == HOSTS_MPIRUN)
-		return lmpi_argv(h, a);
+		return lmpi_argv(h, share ? r->ctl : NULL, a);
 	return lssh_argv(h, share ? r->ctl : NULL, false, a);
 }
 
@@ -143,23 +143,74 @@ int rm_cmd(const struct rm_ctx *r, int k, const char *cmd, char *out, size_t out
 	return rm_exec(a.v, out, outlen, timeout_s);
 }
 
-/* The local file into path 'remote' on host k, through the launcher's stdin. */
-static int rm_copy_in(const struct rm_ctx *r, int k, const char *local, const char *remote,
-		      char *out, size_t outlen)
+/*
+ * The nf local files (the directory ldir, names f[]) into the directory rdir
+ * on host k, through the launcher's stdin in one task: one file after the
+ * other, each taken there by its size (dd, iflag=fullblock: a pipe may return
+ * less than asked). Under srun and mpirun every task is a job step or an MPI
+ * job of its own, seconds each under emulation: one for all, not one per file.
+ */
+static int rm_copy_in(const struct rm_ctx *r, int k, const char *ldir, const char *const f[],
+		      int nf, const char *rdir, char *out, size_t outlen)
 {
-	char cmd[RM_PATH_MAX + 16];
+	char bundle[] = "/tmp/rdmacap-in.XXXXXX", path[RM_PATH_MAX], buf[4096];
+	char *cmd = NULL;
+	size_t clen = 0;
+	FILE *c = open_memstream(&cmd, &clen);
+	int fd = mkstemp(bundle), st = -1;
 	struct launch_argv a;
 	struct rm_proc p;
-	int n = rm_cmd_argv(r, k, true, &a);
 
-	snprintf(cmd, sizeof(cmd), "cat >'%s'", remote);
-	a.v[n++] = cmd;
-	a.v[n] = NULL;
-	if (rm_start(a.v, local, &p)) {
-		snprintf(out, outlen, "%s: %s", a.v[0], strerror(errno));
-		return -1;
+	*out = '\0';
+	if (fd < 0 || !c)
+		goto out;
+	for (int i = 0; i < nf; i++) {
+		int in;
+		ssize_t m;
+		long size = 0;
+
+		snprintf(path, sizeof(path), "%s/%s", ldir, f[i]);
+		in = open(path, O_RDONLY | O_CLOEXEC);
+		if (in < 0)
+			goto out;
+		while ((m = read(in, buf, sizeof(buf))) > 0 && write(fd, buf, (size_t)m) == m)
+			size += m;
+		close(in);
+		if (m)
+			goto out;
+		/* dd's bs=0 is no size: an empty file is made by the redirection alone */
+		if (size)
+			fprintf(c, "dd of='%s/%s' bs=%ld count=1 iflag=fullblock status=none && ",
+				rdir, f[i], size);
+		else
+			fprintf(c, ": >'%s/%s' && ", rdir, f[i]);
 	}
-	return rm_wait(&p, a.v[0], out, outlen, p.t0 + RM_CMD_S);
+	fprintf(c, "true");
+	if (fclose(c)) {
+		c = NULL;
+		goto out;
+	}
+	c = NULL;
+	{
+		int n = rm_cmd_argv(r, k, true, &a);
+
+		a.v[n++] = cmd;
+		a.v[n] = NULL;
+		if (rm_start(a.v, bundle, &p))
+			goto out;
+		st = rm_wait(&p, a.v[0], out, outlen, p.t0 + RM_CMD_S);
+	}
+out:
+	if (st < 0 && !*out)
+		snprintf(out, outlen, "%s: %s", fd < 0 ? bundle : path, strerror(errno));
+	if (c)
+		fclose(c);
+	free(cmd);
+	if (fd >= 0) {
+		close(fd);
+		unlink(bundle);
+	}
+	return st;
 }
 
 /* scp -pq LOCAL... HOST:REMOTE, through the shared connection */
@@ -228,17 +279,14 @@ static int rm_tls(struct rm_ctx *r, int k, const char *tls_dir, char *why, size_
 		v[i] = local[i];
 	}
 	v[NF] = NULL;
-	/* srun and mpirun copy nothing: one file at a time through the task's stdin */
-	for (size_t i = 0; r->launcher != HOSTS_SSH && i < NF; i++) {
-		snprintf(remote, sizeof(remote), "%s/%s", r->dir[k], f[i]);
-		if (rm_copy_in(r, k, local[i], remote, out, sizeof(out))) {
-			snprintf(why, len, "%s: %s %s: %s", r->list.h[k].dest,
-				 hosts_launcher(r->launcher), remote, rm_last(out));
-			return -1;
-		}
+	/* srun and mpirun copy nothing: the files through the task's stdin */
+	if (r->launcher != HOSTS_SSH) {
+		if (!rm_copy_in(r, k, tls_dir, f, NF, r->dir[k], out, sizeof(out)))
+			return 0;
+		snprintf(why, len, "%s: %s the TLS files into %s: %s", r->list.h[k].dest,
+			 hosts_launcher(r->launcher), r->dir[k], rm_last(out));
+		return -1;
 	}
-	if (r->launcher != HOSTS_SSH)
-		return 0;
 	snprintf(remote, sizeof(remote), "%s/", r->dir[k]);
 	if (rm_copy(r, k, v, remote, out, sizeof(out))) {
 		snprintf(why, len, "%s: scp the TLS files: %s", r->list.h[k].dest, rm_last(out));
@@ -262,7 +310,8 @@ static int rm_masters(struct rm_ctx *r, char *why, size_t len)
 		struct launch_argv a;
 		int n;
 
-		if (r->launcher == HOSTS_SSH) {
+		/* mpirun's daemons start over ssh: through this login too */
+		if (r->launcher != HOSTS_SRUN) {
 			lssh_master(h, r->ctl, RM_PERSIST_S, &a);
 		} else {
 			/* no login to share: how long one step or job takes to start there */
@@ -278,7 +327,7 @@ static int rm_masters(struct rm_ctx *r, char *why, size_t len)
 	}
 	for (int i = 0; i < k; i++) {
 		char out[1024];
-		const char *l = hosts_launcher(r->launcher);
+		const char *l = r->launcher == HOSTS_SRUN ? "srun" : "ssh";
 		int st = rm_wait(&p[i], l, out, sizeof(out), p[i].t0 + RM_LOGIN_S);
 
 		r->login_s = fmax(r->login_s, clock_s() - p[i].t0);
@@ -337,7 +386,7 @@ int rm_open(struct rm_ctx *r, const char *hosts, const char *server_host, int la
 	    (server_host && hosts_server_first(&r->list, server_host, why, len)))
 		return -1;
 	snprintf(r->ctl, sizeof(r->ctl), "/tmp/rdmacap-ssh.XXXXXX");
-	if (launcher != HOSTS_SSH)
+	if (launcher == HOSTS_SRUN)
 		r->ctl[0] = '\0';
 	else if (!mkdtemp(r->ctl)) {
 		snprintf(why, len, "mkdtemp %s: %s", r->ctl, strerror(errno));
@@ -372,9 +421,9 @@ int rm_open(struct rm_ctx *r, const char *hosts, const char *server_host, int la
 			return -1;
 		}
 	}
-	fprintf(stderr, "rdmacap: hosts ready: %s %s %.1f s, one command %.1f s (slowest)\n",
-		hosts_launcher(launcher), launcher == HOSTS_SSH ? "login" : "start", r->login_s,
-		r->cmd_s);
+	fprintf(stderr, "rdmacap: hosts ready: %s %.1f s, one command (%s) %.1f s (slowest)\n",
+		launcher == HOSTS_SRUN ? "srun start" : "ssh login", r->login_s,
+		hosts_launcher(launcher), r->cmd_s);
 	return 0;
 }
 

@@ -10,8 +10,8 @@
  * (`mpirun -np 1 --host NODE sh -c CMD`). The three give the same pipe pair:
  * the command's stdin, and its stdout and stderr forwarded to ours, so every
  * caller below reads a remote command as it reads a local one. Under srun and
- * mpirun files reach a host through the task's stdin (`cat >FILE`), one step
- * each: no scp, no --push.
+ * mpirun files reach a host through the task's stdin, all of them in one
+ * step or job (`dd` takes each by its size): no scp, no --push.
  *
  * What a run leaves on a host while it runs, and removes at its end: one
  * directory /tmp/rdmacap-<run>-h<K> holding the TLS files of the run (oob-tls),
@@ -27,7 +27,8 @@
  * One login per host: rm_open logs in to every host at once and keeps the
  * connection (OpenSSH ControlMaster, sockets in a private local directory,
  * closed by rm_close, or 30 s after its last use when we were killed); every
- * later command, copy and agent is a channel of it. A login costs the key
+ * later command, copy and agent is a channel of it, under mpirun through the
+ * ssh that starts Open MPI's daemon of each job (launch_mpirun.c). A login costs the key
  * exchange and the user's shell startup on that host, seconds under
  * emulation: rm_open measures both and rm_start_s() derives from them how
  * long an agent may take to start there.

@@ -238,10 +238,10 @@ const struct fig fig_table[] = {
 	  FIG_L_TRAFFIC, "%llu", "traffic.bad", 0, 0, U(bad) },
 	{ "lost", "round trips", "round trips that never completed",
 	  FIG_L_TRAFFIC, "%llu", "traffic.lost", 0, 0, U(lost) },
-	{ "retried", "sends", "sends repeated after a timeout (ud)",
-	  FIG_L_TRAFFIC, "%llu", "traffic.retried", FIG_UD, 0, U(retried) },
-	{ "late", "echoes", "echoes that came after their send was retried (ud)",
-	  FIG_L_TRAFFIC, "%llu", "traffic.late", FIG_UD, 0, U(late) },
+	{ "retried", "sends", "sends repeated after a timeout (ud, uc)",
+	  FIG_L_TRAFFIC, "%llu", "traffic.retried", FIG_UD | FIG_UC, 0, U(retried) },
+	{ "late", "echoes", "echoes that came after their send was retried (ud, uc)",
+	  FIG_L_TRAFFIC, "%llu", "traffic.late", FIG_UD | FIG_UC, 0, U(late) },
 	/* per QP beside per client: --qp-share puts many clients on one QP */
 	{ "qps", "QPs", "client QPs the round trips ran over",
 	  FIG_L_TRAFFIC, "%ld", "traffic.qps", FIG_RC, 0, L(cli_qps) },
@@ -479,10 +479,11 @@ void fig_get(const struct fig *f, const struct pt_point *pt, const struct hp_pla
 static bool fig_applies(const struct fig *f, const struct fig_val *v, const struct hp_plan *p)
 {
 	/* rows of some transports: shown for those only */
-	if ((f->when & (FIG_TCP | FIG_RC | FIG_UD)) &&
+	if ((f->when & (FIG_TCP | FIG_RC | FIG_UD | FIG_UC)) &&
 	    !((f->when & FIG_TCP) && p->transport == OPT_TR_TCP) &&
 	    !((f->when & FIG_RC) && opt_tr_connected(p->transport)) &&
-	    !((f->when & FIG_UD) && p->transport == OPT_TR_UD))
+	    !((f->when & FIG_UD) && p->transport == OPT_TR_UD) &&
+	    !((f->when & FIG_UC) && p->transport == OPT_TR_UC))
 		return false;
 	if ((f->when & FIG_STORM) && p->cmd != HP_STORM)
 		return false;
@@ -699,6 +700,7 @@ static void fig_doc_when(const struct fig *f, char *buf, size_t len)
 		const char *word;
 	} w[] = {
 		{ FIG_TCP, "tcp" },	    { FIG_RC, "rc, uc" },     { FIG_UD, "ud" },
+		{ FIG_UC, "uc" },
 		{ FIG_STORM, "storm" },	    { FIG_RDMACM, "rdmacm" }, { FIG_OOB, "oob-tls" },
 		{ FIG_FAULT, "--fault" },   { FIG_ATOMIC, "--op atomic" },
 		{ FIG_NONZERO, "when not 0" },

@@ -45,6 +45,7 @@ enum fig_when {
 	FIG_OOB = 1 << 6,      /* --cm oob-tls (with FIG_RC) */
 	FIG_FAULT = 1 << 7,    /* --fault */
 	FIG_ATOMIC = 1 << 8,   /* --op atomic */
+	FIG_UC = 1 << 9,       /* --transport uc */
 };
 
 enum fig_type { FIG_LONG, FIG_U64, FIG_DBL, FIG_STR };

@@ -16,6 +16,7 @@ struct agt_agent {
 	int idx;              /* 0 = server, 1.. = client agents */
 	bool server;
 	pid_t pid;
+	long host_pid;        /* its pid on its host (hello), 0: no hello yet */
 	int in_fd;            /* their stdin (we write), -1 once closed */
 	int out_fd;           /* their stdout (we read), -1 at EOF */
 	long first, n;        /* client ids [first, first + n) */

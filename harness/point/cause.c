@@ -161,6 +161,12 @@ static void cause_explain(const struct run *r, const struct pt_cause *k, char *o
 			 "(see retried)", call, errname, n);
 		return;
 	}
+	if (!strcmp(call, "uc_retry")) {
+		snprintf(out, len, "%s %s (%ld times): uc: no echo after %d sends over at most "
+			 "%.0f ms (common/deadline.h); uc does not retransmit (see retried)", call,
+			 errname, n, DL_UC_TRIES, (double)dl_peer_ns() / 1e6);
+		return;
+	}
 	/*
 	 * A socket's ETIMEDOUT is the kernel's, set by rdmacap's own policy: data
 	 * unacknowledged, or keepalive probes unanswered, for TCP_USER_TIMEOUT.

@@ -14,6 +14,7 @@
 
 #include "common/clock.h"
 #include "common/deadline.h"
+#include "harness/hosts/remote.h"
 #include "harness/point/proc.h"
 #include "harness/point/run.h"
 
@@ -43,12 +44,39 @@ static void pf_retrans(struct run *r, long *v)
 	}
 }
 
+/*
+ * kill-server with --hosts: rdmacap holds only the local launcher's pid (ssh,
+ * srun, mpirun). Killing that one is not killing the agent: over ssh the
+ * agent reads its channel's EOF and stops in order, under mpirun it outlives
+ * the launcher until Open MPI's daemon notices. Every launcher forwards the
+ * agent's stdin, so the word "kill" there (common/proto.h) makes the agent
+ * SIGKILL itself on its host, as kill(pid) does to a local one.
+ */
+static void pf_kill_remote(struct run *r)
+{
+	struct flt_result *f = &r->pt->fault;
+	const char *host = r->c->remote->list.h[0].dest;
+	size_t off = strlen(f->did);
+
+	for (long i = 0; i < r->nsrv && off < sizeof(f->did); i++) {
+		if (agt_send(&r->ag[i], PROTO_CMD_KILL)) {
+			snprintf(f->err, sizeof(f->err), "server agent %ld on %s: its stdin is closed",
+				 i + 1, host);
+			continue;
+		}
+		off += (size_t)snprintf(f->did + off, sizeof(f->did) - off,
+					"%sSIGKILL server agent %ld on %s (pid %ld there, \"kill\" on "
+					"its stdin)", off ? "; " : "", i + 1, host, r->ag[i].host_pid);
+	}
+}
+
 static void pf_apply(struct run *r)
 {
 	long nc = r->nag - r->nsrv, n = 0;
 	pid_t *srv = calloc((size_t)r->nsrv + 1, sizeof(*srv));
 	pid_t *cli = calloc((size_t)nc + 1, sizeof(*cli));
 	long *conns = calloc((size_t)nc + 1, sizeof(*conns));
+	bool remote;
 
 	if (!srv || !cli || !conns) {
 		snprintf(r->pt->fault.err, sizeof(r->pt->fault.err), "out of memory");
@@ -67,8 +95,11 @@ static void pf_apply(struct run *r)
 		pf_retrans(r, r->retrans_base);
 	if (r->flt.spec->kind == FLT_KILL_SERVER)
 		r->srv_kill_expected = true;
-	if (flt_apply(&r->flt, srv, (int)r->nsrv, cli, conns, (int)n, clock_s()))
+	remote = r->flt.spec->kind == FLT_KILL_SERVER && r->c->remote;
+	if (flt_apply(&r->flt, srv, remote ? 0 : (int)r->nsrv, cli, conns, (int)n, clock_s()))
 		fprintf(stderr, "rdmacap: --fault %s: %s\n", r->flt.spec->text, r->pt->fault.err);
+	if (remote)
+		pf_kill_remote(r);
 	fprintf(stderr, "rdmacap: --fault %s: %s\n", r->flt.spec->text, r->pt->fault.did);
 out:
 	free(srv);

@@ -205,6 +205,7 @@ static int rec_dispatch(struct run *r, struct agt_agent *a, const struct proto_r
 		if (!a->hello)
 			r->n_hello++;
 		a->hello = true;
+		a->host_pid = (long)(a->server ? rc->hello_server.pid : rc->hello_client.pid);
 		return 0;
 	case PROTO_CONN_OK:
 	case PROTO_CONN_FAIL:
