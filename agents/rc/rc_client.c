@@ -501,10 +501,15 @@ static int rcc_spin(void *arg)
 	struct rcc *x = arg;
 
 	bool more = x->o->cm == OPT_CM_RDMACM && rcc_cm_make(x);
+	int got = poll_hot(&x->dev.pl, rcc_wc, x);
 
-	if (poll_hot(&x->dev.pl, rcc_wc, x))
+	if (got < 0)
 		return -1;
-	return more || poll_spinning(&x->dev.pl);
+	/*
+	 * completions it delivered may have finished the load: the loop looks
+	 * (ph_progress) before it sleeps, even when their CQ is armed again
+	 */
+	return more || got > 0 || poll_spinning(&x->dev.pl);
 }
 
 static const struct ph_ops rcc_ph_ops = {

@@ -418,7 +418,7 @@ static int rcs_turns(struct rcs_srv *s)
 		if (s->stop)
 			break;
 		/* hot CQs (--poll busy|adaptive) are polled on every turn */
-		if (poll_hot(&s->dev.pl, rcs_wc, s))
+		if (poll_hot(&s->dev.pl, rcs_wc, s) < 0)
 			return -1;
 		filling = s->npool < rcs_pool_want(s);
 		n = epoll_wait(s->ep, ev, RCS_EVENTS, s->nready || filling ||

@@ -223,19 +223,21 @@ int poll_hot(struct poll_chan *pl, poll_wc_cb cb, void *arg)
 {
 	uint64_t t0 = pl->nhot ? clock_ns() : 0, now = t0;
 	uint32_t polls = 0;
+	int got, all = 0;
 
 	while (pl->nhot) {
 		polls += pl->nhot;
-		if (poll_pass(pl, now, cb, arg) < 0)
+		if ((got = poll_pass(pl, now, cb, arg)) < 0)
 			return -1;
+		all += got;
 		if (polls < POLL_CLOCK_POLLS)
 			continue;
 		polls = 0;
 		now = clock_ns();
 		if (now - t0 >= POLL_LINGER_NS)
-			return 0;
+			break;
 	}
-	return 0;
+	return all;
 }
 
 /*
@@ -292,7 +294,7 @@ int poll_run(struct poll_chan *pl, poll_wc_cb cb, void *arg)
 		if (poll_on_event(pl, ctx, cb, arg))
 			return -1;
 	}
-	return poll_hot(pl, cb, arg);
+	return poll_hot(pl, cb, arg) < 0 ? -1 : 0;
 }
 
 int poll_events(struct ibv_comp_channel *ch, uint64_t *nev, poll_wc_cb cb, void *arg)

@@ -78,7 +78,12 @@ int poll_cq_want(struct poll_cq *c, bool want, struct verbs_fail *f);
  * error record.
  */
 int poll_run(struct poll_chan *pl, poll_wc_cb cb, void *arg);
-/* Only the hot CQs (a loop turn without a channel event), for up to POLL_LINGER_NS. */
+/*
+ * Only the hot CQs (a loop turn without a channel event), for up to
+ * POLL_LINGER_NS: the number of completions delivered, or -1 after a fatal
+ * record. A CQ may be armed and leave the hot list in the same call that
+ * delivered its last completion, so the caller must not sleep after one.
+ */
 int poll_hot(struct poll_chan *pl, poll_wc_cb cb, void *arg);
 /* Some CQ is hot: the loop must not sleep. */
 static inline bool poll_spinning(const struct poll_chan *pl)
