@@ -14,8 +14,8 @@
 #       root namespace at CTLADDR (the nodes' bridge), in its own UTS namespace
 #       named ctlNAME as SlurmctldHost says (it refuses to start otherwise);
 #       slurm_node_start for every node of NODE_NS. Exports SLURM_CONF, adds
-#       the PIDs to SLURM_DAEMONS and returns without waiting: the nodes come
-#       up within a minute under TCG (slurm_idle says when)
+#       the PIDs to SLURM_DAEMONS and returns without waiting (slurm_idle
+#       says when the nodes answer: 2-3 s later in the VM)
 #   slurm_node_start DIR K
 #       node K's slurmd of slurm_up DIR (again after a suite killed it): node
 #       nK at NODE_ADDR[K], in namespace NODE_NS[K] with its own UTS and mount

@@ -20,16 +20,17 @@
 # --family 6 one time in four. srun points run under `salloc -N 3` with --hosts
 # slurm (slurm:nK/DEV, one node's device named, half the RDMA ones) on a Slurm
 # cluster of the same three nodes (suites/lib/slurm.sh, as suites/vm/slurm.sh
-# makes it), started for the first point that draws srun (its nodes answer
-# within a minute under TCG) and stopped, by PID, at the end. Then the design: --transport tcp|rc|uc|ud; for the RDMA ones
-# --server-model event|thread; for rc and uc --cm oob-tls|rdmacm, --op
-# send|write|read|atomic (uc: send|write), --cq per-conn|shared, --srq, --qp-share
-# 2|4, --mr shared (the thread server: oob-tls, a CQ per connection, no SRQ); for
-# ud --cm and --ah cache|wc|lru|peer; and one --fault of every kind with random
-# figures (host and --hosts: the kill and stop faults; the link and netem ones
-# need rdmacap's own links). A draw the tool refuses (exit 2 from its
-# command-line checks, before anything exists) is drawn again and counted, never
-# run: the refusals are printed by reason at the end.
+# makes it), started for the first point that draws srun (three nodes idle 2-3 s
+# after) and stopped, by PID, at the end. Then the design: --transport
+# tcp|rc|uc|ud; for the RDMA ones --server-model event|thread; for rc and uc
+# --cm oob-tls|rdmacm, --op send|write|read|atomic (uc: send|write), --cq
+# per-conn|shared, --srq, --qp-share 2|4, --mr shared (the thread server:
+# oob-tls, a CQ per connection, no SRQ); for ud --cm and --ah cache|wc|lru|peer;
+# and one --fault of every kind with random figures (host and --hosts: the kill
+# and stop faults; the link and netem ones need rdmacap's own links). A draw
+# the tool refuses (exit 2 from its command-line checks, before anything
+# exists) is drawn again and counted, never run: the refusals are printed by
+# reason at the end.
 #
 # A siw point: a siw link on each end of a veth pair in the VM's root namespace
 # (siw ignores netdevs outside init_net), --topology host, --server-addr the
@@ -398,9 +399,9 @@ soak_slurm_find() {
 }
 
 # soak_slurm_up: the Slurm cluster of the nodes (suites/lib/slurm.sh), started
-# for the first point that draws srun: its nodes take up to a minute to answer
-# under TCG, so a soak that draws none never starts it. A cluster that does not
-# come up ends the soak (Bail out!)
+# for the first point that draws srun, so that a soak that draws none runs no
+# Slurm daemon; three nodes idle 2-3 s after the start in the VM, 120 s is the
+# bound. A cluster that does not come up ends the soak (Bail out!)
 soak_slurm_up() {
 	local t0=$SECONDS
 
