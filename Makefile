@@ -188,8 +188,9 @@ vm-limits-ud:
 
 # not in check: ~21 s per point under TCG (--hosts with mpirun 70-120 s), 100 points
 # (SOAK_POINTS) in about 35-40 min; 5400 s leaves room for a slow host. Then the LTS
-# boot's SOAK_SIW_POINTS (10) siw points; a count of 0 leaves its boot out. Both boots
-# draw from one SOAK_SEED (docs/faults.md).
+# boot's SOAK_SIW_POINTS (10) siw points, 2-9 s each (1800 s: all 10 at the 120 s
+# bound); a count of 0 leaves its boot out. Both boots draw from one SOAK_SEED
+# (docs/faults.md).
 soak:
 	@$(MAKE) --no-print-directory all san 1>&2
 	@seed=$${SOAK_SEED:-$$(date +%s)}; rc=0; \

@@ -62,7 +62,8 @@
 # points are then not the seed's).
 #
 # Not in `make check`: about 21 s per point under TCG on average, 70-120 s for
-# --hosts under mpirun (seed 20261126: 70 points in 1,449 s).
+# --hosts under mpirun (seed 20261126: 70 points in 1,449 s), 27-32 s under
+# srun; a siw point 2-9 s (seed 20261126: 10 in 92 s).
 #   SOAK_POINTS (100, rxe)  SOAK_SIW_POINTS (10, siw)  SOAK_SEED (the date)
 #   SOAK_ONLY (every point; K or K,L,...)  SOAK_BOUND (120 s per point)
 #   SOAK_LAUNCHER (drawn)
