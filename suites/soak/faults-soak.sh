@@ -1,26 +1,45 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# faults-soak.sh: SOAK_POINTS (100) points in one rxe VM boot, each a random design
-# under a random --fault, run by the ASan+UBSan build of both programs (build/san,
-# `make san`). `make soak` boots the VM and runs it:
+# faults-soak.sh [rxe|siw]: random designs under a random --fault, run by the
+# ASan+UBSan build of both programs (build/san, `make san`), in one VM boot:
+# rxe (the default) SOAK_POINTS (100) points, numbered 1.., on the sid kernel;
+# siw SOAK_SIW_POINTS (10) points, numbered 1001.., on Soft-iWARP, which needs
+# the LTS kernel's boot (make vm-siw). `make soak` boots both, one after the
+# other, with one SOAK_SEED:
 #
-#   vm/run --mem 4G --share $PWD -- suites/soak/faults-soak.sh
+#   vm/run --mem 4G --share $PWD -- suites/soak/faults-soak.sh rxe
+#   vm/run --kernel build/vm/kernel/bookworm --mem 4G --share $PWD -- \
+#       suites/soak/faults-soak.sh siw
 #
 # A point draws where it runs: --topology pair (half the points), star:2, host (an
 # rxe link on a veth in the VM's root namespace that the soak makes, as a driver
 # would, --server-addr its address, --device half the time) or --hosts (three
 # network namespaces standing in for machines, suites/lib/nodes.sh, each with its
-# sshd and its rxe; --launcher ssh or mpirun); pair and star take --family 6 one
-# time in four. Then the design: --transport tcp|rc|uc|ud; for the RDMA ones
-# --server-model event|thread; for rc and uc --cm oob-tls|rdmacm, --op
-# send|write|read|atomic (uc: send|write), --cq per-conn|shared, --srq, --qp-share
-# 2|4, --mr shared (the thread server: oob-tls, a CQ per connection, no SRQ); for
-# ud --cm and --ah cache|wc|lru|peer; and one --fault of every kind with random
-# figures (host and --hosts: the kill and stop faults; the link and netem ones
-# need rdmacap's own links). A draw the tool refuses (exit 2 from its
-# command-line checks, before anything exists) is drawn again and counted, never
-# run: the refusals are printed by reason at the end.
+# sshd and its rxe; --launcher ssh, mpirun or srun); pair and star take
+# --family 6 one time in four. srun points run under `salloc -N 3` with --hosts
+# slurm (slurm:nK/DEV, one node's device named, half the RDMA ones) on a Slurm
+# cluster of the same three nodes (suites/lib/slurm.sh, as suites/vm/slurm.sh
+# makes it), started for the first point that draws srun (three nodes idle 2-3 s
+# after) and stopped, by PID, at the end. Then the design: --transport
+# tcp|rc|uc|ud; for the RDMA ones --server-model event|thread; for rc and uc
+# --cm oob-tls|rdmacm, --op send|write|read|atomic (uc: send|write), --cq
+# per-conn|shared, --srq, --qp-share 2|4, --mr shared (the thread server:
+# oob-tls, a CQ per connection, no SRQ); for ud --cm and --ah cache|wc|lru|peer;
+# and one --fault of every kind with random figures (host and --hosts: the kill
+# and stop faults; the link and netem ones need rdmacap's own links). A draw
+# the tool refuses (exit 2 from its command-line checks, before anything
+# exists) is drawn again and counted, never run: the refusals are printed by
+# reason at the end.
+#
+# A siw point: a siw link on each end of a veth pair in the VM's root namespace
+# (siw ignores netdevs outside init_net), --topology host, --server-addr the
+# first link's address, --device half the time; rc over rdmacm with the event
+# server (iWARP has no oob-tls, uc, ud or atomics: rdma/cap.h; the thread
+# server takes oob-tls only), --op send|write|read, --cq per-conn|shared,
+# --srq, --mr shared, --qp-share 2|4 with write and read (a shared QP's SEND
+# carries its client's id as an immediate, which iWARP has not); the kill and
+# stop faults.
 #
 # A point passes when it ends within its bound (no hang), exits 0 (its checks,
 # the fault's included), wrote its TAP whole (version, plan, one result, totals)
@@ -29,24 +48,25 @@
 # every host's back_at_base), every RDMA device of the VM at the counters it had
 # before the soak, logged no sanitizer report and no leak (LeakSanitizer on),
 # and left nothing on any host: no rdc namespace, link or rxe device, no agent,
-# no netem qdisc, no --hosts run directory. A failing point names what broke and
+# no netem qdisc, no --hosts run directory, no Slurm job. A failing point names what broke and
 # the cause the run gave; a failed run that names no cause is a failure of its
 # own. What a failed point left is removed (rdmacap down) so the next starts clean.
 #
 # One line per point says its seed, number, result, time and command; a table of
 # every point ends the run. The seed is printed first. Each point draws from its
 # own generator (seeded from SOAK_SEED and its number), so SOAK_ONLY=K with the
-# same SOAK_SEED re-runs point K alone, with the same design and fault
-# (SOAK_ONLY=K,L,... those points).
-#
-# Not drawn: --launcher srun (suites/vm/slurm.sh's cluster of slurmd is its own
-# suite's fixture, a minute to start) and siw (Soft-iWARP needs the LTS kernel's
-# boot; suites/vm-lts/iwarp.sh covers it).
+# same SOAK_SEED re-runs point K alone in its boot (rxe below 1001, siw from
+# 1001), with the same design and fault (SOAK_ONLY=K,L,... those points).
+# SOAK_LAUNCHER=ssh|mpirun|srun makes every rxe point a --hosts point under that
+# launcher, the rest drawn from the seed: an aid to exercise one launcher (the
+# points are then not the seed's).
 #
 # Not in `make check`: about 21 s per point under TCG on average, 70-120 s for
-# --hosts under mpirun (seed 20261126: 70 points in 1,449 s).
-#   SOAK_POINTS (100)  SOAK_SEED (the date)  SOAK_ONLY (every point; K or K,L,...)
-#   SOAK_BOUND (120 s per point)
+# --hosts under mpirun (seed 20261126: 70 points in 1,449 s), 27-32 s under
+# srun; a siw point 2-9 s (seed 20261126: 10 in 92 s).
+#   SOAK_POINTS (100, rxe)  SOAK_SIW_POINTS (10, siw)  SOAK_SEED (the date)
+#   SOAK_ONLY (every point; K or K,L,...)  SOAK_BOUND (120 s per point)
+#   SOAK_LAUNCHER (drawn)
 set -u
 
 # shellcheck source=../lib/common.sh
@@ -55,8 +75,15 @@ set -u
 . "$(dirname "$0")/../lib/nic.sh"
 # shellcheck source=../lib/nodes.sh
 . "$(dirname "$0")/../lib/nodes.sh"
+# shellcheck source=../lib/slurm.sh
+. "$(dirname "$0")/../lib/slurm.sh"
 
 POINTS=${SOAK_POINTS:-100}
+SIW_POINTS=${SOAK_SIW_POINTS:-10}
+# siw points are numbered from here: generators of their own, and SOAK_ONLY
+# says which boot a point belongs to (rxe points 1..1000)
+SIW_FIRST=1001
+FIX_LAUNCHER=${SOAK_LAUNCHER:-}
 SEED=${SOAK_SEED:-$(date +%s)}
 ONLY=${SOAK_ONLY:-}
 BOUND=${SOAK_BOUND:-120}
@@ -68,6 +95,15 @@ REDRAWS=8
 NIC=sknic
 NICDEV=skrxe
 NICADDR=10.79.0.1
+NODENET=10.78.1
+PEERDEV=
+PEERADDR=10.79.0.2
+FABRIC=rxe
+FIRST=1
+N=0
+ALLOC=()
+SRUN=
+SLURM_DIR=
 HOSTS_RDMA=
 HOSTS_TCP=
 MPIRUN=
@@ -79,8 +115,9 @@ TABLE=()
 NFAIL=0
 
 cleanup() {
-	nodes_remove "${NODE_SSHD[@]}"
-	rdc_nic_down "$NIC" "$NICDEV"
+	soak_slurm_cancel
+	nodes_remove "${NODE_SSHD[@]}" "${SLURM_DAEMONS[@]}"
+	rdc_nic_down "$NIC" "$NICDEV" ${PEERDEV:+"$PEERDEV"}
 	[ -n "$W" ] && rm -rf "$W"
 	return 0
 }
@@ -116,8 +153,11 @@ draw_fault() {
 draw() {
 	local tr where model cm
 
+	ALLOC=()
+	[ "$FABRIC" = siw ] && { draw_siw; return; }
 	pick pair pair pair star:2 host hosts
 	where=$P
+	[ -z "$FIX_LAUNCHER" ] || where=hosts
 	pick tcp rc uc ud
 	tr=$P
 	ARGS=(--transport "$tr")
@@ -126,11 +166,7 @@ draw() {
 		ARGS+=(--topology host --server-addr "$NICADDR")
 		[ "$tr" != tcp ] && ((RANDOM % 2)) && ARGS+=(--device "$NICDEV")
 		;;
-	hosts)
-		ARGS+=(--hosts "$([ "$tr" = tcp ] && echo "$HOSTS_TCP" || echo "$HOSTS_RDMA")")
-		pick ssh mpirun
-		[ -n "$MPIRUN" ] && [ "$P" = mpirun ] && ARGS+=(--launcher mpirun)
-		;;
+	hosts) draw_hosts "$tr" ;;
 	*)
 		ARGS+=(--topology "$where")
 		((RANDOM % 4 == 0)) && ARGS+=(--family 6)
@@ -164,6 +200,54 @@ draw() {
 		;;
 	esac
 	draw_fault "$where"
+}
+
+# draw_hosts TR: a --hosts point's hosts and launcher: ssh, mpirun (when
+# installed) or srun (when Slurm is: `salloc -N 3` around rdmacap, the agents
+# job steps on nodes n0-n2, --hosts slurm naming one node's device half the
+# time, the server on n0)
+draw_hosts() {
+	local k
+
+	pick ssh mpirun srun
+	[ -z "$FIX_LAUNCHER" ] || P=$FIX_LAUNCHER
+	if [ "$P" = srun ] && [ -n "$SRUN" ]; then
+		k=$((RANDOM % 3))
+		if [ "$1" != tcp ] && ((RANDOM % 2)); then
+			ARGS+=(--hosts "slurm:n$k/${NODE_DEV[$k]}")
+		else
+			ARGS+=(--hosts slurm)
+		fi
+		ARGS+=(--launcher srun --server-addr "${NODE_ADDR[0]}")
+		ALLOC=(salloc -Q -N 3)
+		return
+	fi
+	ARGS+=(--hosts "$([ "$1" = tcp ] && echo "$HOSTS_TCP" || echo "$HOSTS_RDMA")")
+	[ -n "$MPIRUN" ] && [ "$P" = mpirun ] && ARGS+=(--launcher mpirun)
+}
+
+# draw_siw: a siw point, what iWARP offers on the host topology: rc over
+# rdmacm (no oob-tls, uc, ud or atomics: rdma/cap.h), so the event server
+# (the thread server takes oob-tls only); --op send|write|read, --cq, --srq,
+# --mr shared; --qp-share with write and read only (a shared QP's SEND carries
+# its client's id as an immediate, which iWARP has not); the kill and stop
+# faults (the link and netem ones need rdmacap's own links)
+draw_siw() {
+	local op cq
+
+	# the op third: bash's first values after seeding follow the point's number
+	pick per-conn shared
+	cq=$P
+	ARGS=(--transport rc --topology host --server-addr "$NICADDR")
+	((RANDOM % 2)) && ARGS+=(--device "$NICDEV")
+	pick send write read
+	op=$P
+	ARGS+=(--server-model event --cm rdmacm --op "$op" --cq "$cq")
+	((RANDOM % 3 == 0)) && ARGS+=(--srq)
+	pick 2 4
+	[ "$op" != send ] && ((RANDOM % 3 == 0)) && ARGS+=(--qp-share "$P")
+	((RANDOM % 3 == 0)) && ARGS+=(--mr shared)
+	draw_fault host
 }
 
 # refused ERRFILE SECS: the run's exit 2 is a refusal by design: the command-line
@@ -222,9 +306,10 @@ one() {
 	while :; do
 		draw
 		desc="soak $k: ${ARGS[*]}"
+		soak_slurm_up
 		rm -f "$json"
 		t0=$SECONDS
-		rdc_timeout "$BOUND" "$SAN/rdmacap" run "${ARGS[@]}" --clients 10 --agents 2 \
+		rdc_timeout "$BOUND" "${ALLOC[@]}" "$SAN/rdmacap" run "${ARGS[@]}" --clients 10 --agents 2 \
 			--msgs 20 --think-ms 100 --json "$json" >"$out" 2>"$err"
 		rc=$?
 		dt=$((SECONDS - t0))
@@ -256,6 +341,7 @@ one() {
 	fi
 	left=$(rdc_leftovers | tr '\n' ' ')
 	[ "$(nodes_run_dirs)" = 0 ] || left+="$(nodes_run_dirs) run directories of --hosts"
+	left+=$(soak_slurm_left)
 	[ -z "$left" ] || why+=" left: $left"
 	res=$(counters_why)
 	[ -z "$res" ] || why+=" $res"
@@ -267,6 +353,7 @@ one() {
 		# what it left goes, so that the next point starts as the first did
 		[ -z "$left" ] || "$SAN/rdmacap" down --hosts "$HOSTS_TCP" >/dev/null 2>&1
 		[ -z "$left" ] || "$SAN/rdmacap" down >/dev/null 2>&1
+		[ -z "$left" ] || soak_slurm_cancel
 		NFAIL=$((NFAIL + 1))
 	fi
 	tap_diag "seed=$SEED point=$k $([ -z "$why" ] && echo pass || echo FAIL) ${dt}s: rdmacap run ${ARGS[*]}"
@@ -278,35 +365,145 @@ one() {
 setup() {
 	rdc_nic_up "$NIC" rxe "$NICDEV" "$NICADDR" || return 1
 	RDC_WHY="nodes: namespaces, rxe or sshd failed"
-	nodes_make sk 10.78.1 3 && nodes_sshd "$W" || return 1
+	nodes_make sk "$NODENET" 3 && nodes_sshd "$W" || return 1
 	HOSTS_TCP="${NODE_ADDR[0]},${NODE_ADDR[1]},${NODE_ADDR[2]}"
 	HOSTS_RDMA="${NODE_ADDR[0]}/${NODE_DEV[0]},${NODE_ADDR[1]}/${NODE_DEV[1]},${NODE_ADDR[2]}/${NODE_DEV[2]}"
 	MPIRUN=$(command -v mpirun)
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	soak_slurm_find
 	RDC_WHY=
 }
 
-main() {
-	local k r t0=$SECONDS
+# the fixture of the siw points: a siw link on each end of a veth pair in the
+# root namespace (siw ignores netdevs outside init_net), as
+# suites/vm-lts/iwarp.sh makes them
+setup_siw() {
+	NICDEV=sksiwa
+	PEERDEV=sksiwb
+	rdc_nic_up "$NIC" siw "$NICDEV" "$NICADDR" "$PEERDEV" "$PEERADDR"
+}
 
+soak_have_siw() {
+	modprobe -n siw >/dev/null 2>&1 && return 0
+	RDC_WHY="no siw module for $(uname -r) (make vm-siw builds it for the LTS kernel)"
+	return 1
+}
+
+# soak_slurm_find: SRUN when munge and Slurm are installed (else srun is not drawn)
+soak_slurm_find() {
+	local c
+
+	for c in munged slurmctld slurmd salloc sinfo squeue scancel; do
+		command -v "$c" >/dev/null || return 0
+	done
+	SRUN=$(command -v srun)
+}
+
+# soak_slurm_up: the Slurm cluster of the nodes (suites/lib/slurm.sh), started
+# for the first point that draws srun, so that a soak that draws none runs no
+# Slurm daemon; three nodes idle 2-3 s after the start in the VM, 120 s is the
+# bound. A cluster that does not come up ends the soak (Bail out!)
+soak_slurm_up() {
+	local t0=$SECONDS
+
+	[ ${#ALLOC[@]} -gt 0 ] && [ -z "$SLURM_DIR" ] || return 0
+	SLURM_DIR=$W/slurm
+	if mkdir -m 755 "$SLURM_DIR" && slurm_up "$SLURM_DIR" sk "$NODENET.254" &&
+		rdc_wait_for 120 slurm_idle 3; then
+		tap_kv slurm "nodes=3 up_s=$((SECONDS - t0))"
+		return 0
+	fi
+	tap_bail "Slurm on the soak's nodes: not 3 idle nodes $((SECONDS - t0)) s after its start" \
+		"(sinfo: $(sinfo -h -N -o '%N %T' 2>&1 | paste -sd';' -))"
+	exit 1
+}
+
+soak_slurm_nojob() { [ -z "$(slurm_jobs)" ]; }
+
+# soak_slurm_left: the jobs a point left in the cluster; salloc's job ends
+# with it, and leaves squeue once its nodes have cleaned up (15 s at most)
+soak_slurm_left() {
+	[ -n "$SLURM_DIR" ] || return 0
+	rdc_wait_for 15 soak_slurm_nojob && return 0
+	echo " slurm jobs $(slurm_jobs | paste -sd, -)"
+}
+
+# soak_slurm_cancel: the jobs a point left gone, so that the next starts clean
+soak_slurm_cancel() {
+	[ -z "$SLURM_DIR" ] || slurm_cancel
+}
+
+soak_usage() {
+	echo "faults-soak.sh: $1" >&2
+	cat >&2 <<-EOF
+		usage: faults-soak.sh [rxe|siw]
+		  rxe (default)  points 1..SOAK_POINTS (100, at most $((SIW_FIRST - 1))) on rxe: the sid kernel's boot
+		  siw            points $SIW_FIRST..$((SIW_FIRST - 1))+SOAK_SIW_POINTS (10) on Soft-iWARP: the LTS kernel's boot
+		  SOAK_SEED (the date)  SOAK_ONLY=K[,L...] (points of this boot)  SOAK_BOUND (120 s)
+		  SOAK_LAUNCHER=ssh|mpirun|srun (rxe: every point a --hosts point under it)
+	EOF
+	exit 2
+}
+
+# soak_args [rxe|siw]: the boot's fabric and its points; bad input exits 2
+# with the usage, before anything exists
+soak_args() {
+	local k
+
+	[ $# -le 1 ] || soak_usage "one argument at most"
+	FABRIC=${1:-rxe}
+	if ! [[ $POINTS =~ ^[0-9]+$ ]] || [ "$POINTS" -ge "$SIW_FIRST" ]; then
+		soak_usage "SOAK_POINTS: not a count below $SIW_FIRST: $POINTS"
+	fi
+	[[ $SIW_POINTS =~ ^[0-9]+$ ]] || soak_usage "SOAK_SIW_POINTS: not a count: $SIW_POINTS"
+	case $FIX_LAUNCHER in
+	'' | ssh | mpirun | srun) ;;
+	*) soak_usage "SOAK_LAUNCHER: not ssh, mpirun or srun: $FIX_LAUNCHER" ;;
+	esac
+	case $FABRIC in
+	rxe) FIRST=1 N=$POINTS ;;
+	siw) FIRST=$SIW_FIRST N=$SIW_POINTS ;;
+	*) soak_usage "not a fabric: $FABRIC" ;;
+	esac
+	for k in ${ONLY//,/ }; do
+		if ! [[ $k =~ ^[0-9]+$ ]] || [ "$k" -lt "$FIRST" ] ||
+			{ [ "$FABRIC" = rxe ] && [ "$k" -ge "$SIW_FIRST" ]; }; then
+			soak_usage "SOAK_ONLY: $k is not a point of the $FABRIC boot"
+		fi
+	done
+}
+
+main() {
+	local k r t0=$SECONDS mods="rdma_rxe rdma_ucm sch_netem veth bridge"
+
+	soak_args "$@"
 	tap_init
 	rdc_need rdc_have_root
-	rdc_need rdc_have_rxe
+	if [ "$FABRIC" = siw ]; then
+		rdc_need soak_have_siw
+		mods="siw ib_uverbs rdma_ucm veth"
+	else
+		rdc_need rdc_have_rxe
+	fi
 	rdc_need rdc_have_cmd jq
 	[ -x "$SAN/rdmacap" ] || { tap_skip_all "$SAN/rdmacap not built (make san)"; exit 4; }
-	modprobe -a rdma_rxe rdma_ucm sch_netem veth bridge ||
-		{ tap_skip_all "modprobe rdma_rxe rdma_ucm sch_netem veth bridge failed"; exit 4; }
+	# shellcheck disable=SC2086 # module names
+	modprobe -a $mods || { tap_skip_all "modprobe $mods failed"; exit 4; }
 	W=$(mktemp -d /tmp/soak.XXXXXX)
 	chmod 755 "$W"
 	trap cleanup EXIT
 	trap 'exit 130' INT TERM
-	setup || { tap_skip_all "soak fixtures: ${RDC_WHY:-failed}"; exit 4; }
+	if [ "$FABRIC" = siw ]; then setup_siw; else setup; fi ||
+		{ tap_skip_all "soak fixtures: ${RDC_WHY:-failed}"; exit 4; }
 	BASE_RES=$(rdc_res)
 	export RDMACAP_AGENT=$SAN/rdmacap-agent
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 	tap_kv seed "$SEED"
-	tap_diag "re-run one point: SOAK_SEED=$SEED SOAK_ONLY=K suites/soak/faults-soak.sh"
-	tap_diag "mpirun: ${MPIRUN:-none (--launcher mpirun not drawn)}"
+	tap_diag "re-run one point: SOAK_SEED=$SEED SOAK_ONLY=K suites/soak/faults-soak.sh $FABRIC"
+	if [ "$FABRIC" = rxe ]; then
+		tap_diag "mpirun: ${MPIRUN:-none (--launcher mpirun not drawn)}"
+		tap_diag "srun: ${SRUN:-none (munge or Slurm missing: --launcher srun not drawn)}"
+	fi
 	if [ -n "$ONLY" ]; then
 		# shellcheck disable=SC2086 # a list of point numbers
 		set -- ${ONLY//,/ }
@@ -315,8 +512,8 @@ main() {
 			one "$k"
 		done
 	else
-		tap_plan "$POINTS"
-		for ((k = 1; k <= POINTS; k++)); do
+		tap_plan "$N"
+		for ((k = FIRST; k < FIRST + N; k++)); do
 			one "$k"
 		done
 	fi
@@ -331,5 +528,5 @@ main() {
 	done
 }
 
-main
+main "$@"
 tap_finished

@@ -4,18 +4,9 @@
 # slurm.sh: rdmacap --hosts slurm --launcher srun, agents as job steps of a
 # Slurm allocation, inside the rxe VM with network namespaces standing in for
 # nodes (suites/lib/nodes.sh: each its own veth, address and rxe device).
-# Debian's munge, slurmctld and slurmd (22.05), configured here per run, every
-# file under the suite's directory (SLURM_CONF, munge's socket named in
-# AuthInfo), nothing of the machine's /etc read:
-#
-#   munged         a 1,024-byte key made per run, its socket a path every
-#                  namespace reaches
-#   slurmctld      the root namespace (10.77.0.254), in its own UTS namespace
-#                  named as SlurmctldHost (it refuses to start otherwise)
-#   slurmd nK      namespace slN_nK at 10.77.0.K+1, in its own UTS and mount
-#                  namespace: hostname nK, a private /var/spool, cgroup v2
-#                  mounted (cgroup.conf: IgnoreSystemd), proctrack/linuxproc,
-#                  task/none, select/linear, CPUs=2 as the guest has
+# Debian's munge, slurmctld and slurmd (22.05), configured per run in the
+# suite's directory (suites/lib/slurm.sh): slurmctld in the root namespace
+# (10.77.0.254), slurmd nK in namespace slN_nK at 10.77.0.K+1.
 #
 #   1   three slurmd answer: `srun -N3 hostname` says n0, n1 and n2
 #   2   salloc -N 3 rdmacap run --hosts slurm --launcher srun --transport rc:
@@ -46,78 +37,19 @@ set -u
 . "$(dirname "$0")/../lib/common.sh"
 # shellcheck source=../lib/nodes.sh
 . "$(dirname "$0")/../lib/nodes.sh"
+# shellcheck source=../lib/slurm.sh
+. "$(dirname "$0")/../lib/slurm.sh"
 
 P=sl$(($$ % 1000))
 NET=10.77.0
-PIDS=()
 RDC_TIMEOUT=300
 REAL_RDMACAP=$RDMACAP
 
 cleanup() {
 	[ -z "${JOB:-}" ] || scancel "$JOB" 2>/dev/null
-	nodes_remove "${PIDS[@]}"
+	nodes_remove "${SLURM_DAEMONS[@]}"
 	rm -rf "$W"
 }
-
-# munged, slurmctld and one slurmd per namespace, all configured in $W
-make_cluster() {
-	local k
-	dd if=/dev/urandom of="$W/munge.key" bs=1024 count=1 2>/dev/null && chmod 400 "$W/munge.key" ||
-		return 1
-	munged --force --foreground --key-file "$W/munge.key" --socket "$W/munge.sock" \
-		--pid-file "$W/munged.pid" --log-file "$W/munged.log" --seed-file "$W/munge.seed" \
-		</dev/null 2>"$W/munged.err" &
-	PIDS+=($!)
-	mkdir -p "$W/state"
-	{
-		echo "ClusterName=rdc$P"
-		echo "SlurmctldHost=ctl$P($NET.254)"
-		echo "AuthType=auth/munge"
-		echo "AuthInfo=socket=$W/munge.sock"
-		echo "SlurmUser=root"
-		echo "StateSaveLocation=$W/state"
-		echo "SlurmctldPidFile=$W/slurmctld.pid"
-		echo "SlurmdSpoolDir=/var/spool/slurmd"
-		echo "SlurmdPidFile=/var/spool/slurmd/slurmd.pid"
-		echo "ProctrackType=proctrack/linuxproc"
-		echo "TaskPlugin=task/none"
-		echo "SelectType=select/linear"
-		echo "MpiDefault=none"
-		echo "ReturnToService=2"
-		echo "KillWait=5"
-		for k in 0 1 2; do
-			echo "NodeName=n$k NodeAddr=${NODE_ADDR[$k]} CPUs=2 State=UNKNOWN"
-		done
-		echo "PartitionName=rdc Nodes=n0,n1,n2 Default=YES MaxTime=INFINITE State=UP"
-	} >"$W/slurm.conf"
-	printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\n' >"$W/cgroup.conf"
-	export SLURM_CONF=$W/slurm.conf
-	for _ in $(seq 50); do [ -S "$W/munge.sock" ] && break; sleep 0.1; done
-	# shellcheck disable=SC2016 # expanded by the inner sh
-	unshare --uts sh -c 'hostname "$1" && exec slurmctld -D -i -f "$2" -L "$3"' \
-		sh "ctl$P" "$W/slurm.conf" "$W/slurmctld.log" </dev/null >"$W/slurmctld.out" 2>&1 &
-	PIDS+=($!)
-	for k in 0 1 2; do
-		start_slurmd "$k"
-	done
-}
-
-# node k's slurmd in its namespace, with its own UTS and mount namespace (again
-# after a test killed it)
-start_slurmd() {
-	local k=$1
-	mkdir -p "$W/spool$k"
-	# shellcheck disable=SC2016 # expanded by the inner sh
-	ip netns exec "${NODE_NS[$k]}" unshare --uts --mount --propagation private sh -c '
-		hostname "$1" && mount --bind "$2" /var/spool && mkdir -p /var/spool/slurmd &&
-		mount -t cgroup2 none /sys/fs/cgroup && mkdir -p /sys/fs/cgroup/system.slice &&
-		exec slurmd -D -f "$3" -N "$1" -L "$4"' \
-		sh "n$k" "$W/spool$k" "$W/slurm.conf" "$W/slurmd$k.log" </dev/null \
-		>"$W/slurmd$k.out" 2>&1 &
-	PIDS+=($!)
-}
-
-idle3() { [ "$(sinfo -h -N -o %T 2>/dev/null | grep -c '^idle')" = 3 ]; }
 
 # agents anywhere: the nodes share this VM's process table
 agents_running() { rdc_agents | wc -l; }
@@ -136,14 +68,14 @@ chmod 755 "$W"
 trap cleanup EXIT
 base=$(rdc_res)
 nodes_make "$P" "$NET" 3 || { tap_skip_all "could not make the namespace nodes"; exit 4; }
-make_cluster || { tap_skip_all "could not start munged and Slurm"; exit 4; }
+slurm_up "$W" "$P" "$NET.254" || { tap_skip_all "could not start munged and Slurm"; exit 4; }
 tap_plan 9
 # srun inside an allocation: every rdmacap below runs as `salloc -N 3 rdmacap ...`
 printf '#!/bin/sh\nexec salloc -Q -N 3 %q "$@"\n' "$REAL_RDMACAP" >"$W/alloc"
 chmod 755 "$W/alloc"
 RDMACAP=$W/alloc
 
-rdc_wait_for 60 idle3
+rdc_wait_for 60 slurm_idle 3
 names=$(timeout 60 srun -N3 hostname 2>"$W/srun.err" | sort | paste -sd, -)
 if [ "$names" = n0,n1,n2 ]; then
 	tap_ok "three slurmd, one per namespace: srun -N3 hostname says $names"
@@ -207,9 +139,9 @@ grep -q "# host=n1 role=client .* clients=10 connected=10 failed=0 " "$W/lost.ta
 	why+=" n1's figures missing;"
 jq -e '.points[0].hosts[2].lost.cause | length > 0' "$W/lost.json" >/dev/null 2>&1 ||
 	why+=" no hosts[2].lost in the JSON;"
-start_slurmd 2
+slurm_node_start "$W" 2
 scontrol update nodename=n2 state=resume >/dev/null 2>&1
-rdc_wait_for 60 idle3 || why+=" n2 not idle again;"
+rdc_wait_for 60 slurm_idle 3 || why+=" n2 not idle again;"
 rdc_wait_for 30 no_agent || why+=" agents left;"
 # the lost node's run directory stays (the run does not reach it again): down removes it
 [ "$(nodes_run_dirs)" = $((dirs0 + 1)) ] ||
@@ -257,8 +189,8 @@ scancel "$JOB" 2>/dev/null
 unset SLURM_JOB_ID SLURM_JOB_NODELIST
 JOB=
 
-nodes_remove "${PIDS[@]}"
-PIDS=()
+nodes_remove "${SLURM_DAEMONS[@]}"
+SLURM_DAEMONS=()
 rdc_res_back "$base"
 tap_totals
 exit "$(tap_exit_code)"
