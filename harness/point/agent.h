@@ -24,6 +24,7 @@ struct agt_agent {
 	size_t len;
 	bool hello, connected, result, bye, exited;
 	bool fatal;           /* it sent its fatal-error record */
+	bool killed;          /* told to SIGKILL itself by a kill fault (--hosts) */
 	int status;           /* wait status once exited */
 	long ok, fail;        /* connections reported by this agent */
 	int deathsig;         /* what it gets when rdmacap dies (PR_SET_PDEATHSIG), 0: SIGKILL */

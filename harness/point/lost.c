@@ -67,7 +67,8 @@ bool lost_ended(struct run *r, struct agt_agent *a, int status)
 	bool gone;
 	char st[48], cause[RSMP_LOST_MAX];
 
-	if (!rm || (a->server && r->srv_kill_expected))
+	/* an agent a kill fault struck ended as asked: its host is not lost */
+	if (!rm || a->killed || (a->server && r->srv_kill_expected))
 		return false;
 	/*
 	 * ssh's own failure is exit 255, the agent's end is its status, also

@@ -45,28 +45,55 @@ static void pf_retrans(struct run *r, long *v)
 }
 
 /*
- * kill-server with --hosts: rdmacap holds only the local launcher's pid (ssh,
+ * A kill fault with --hosts: rdmacap holds only the local launcher's pid (ssh,
  * srun, mpirun). Killing that one is not killing the agent: over ssh the
- * agent reads its channel's EOF and stops in order, under mpirun it outlives
- * the launcher until Open MPI's daemon notices. Every launcher forwards the
- * agent's stdin, so the word "kill" there (common/proto.h) makes the agent
- * SIGKILL itself on its host, as kill(pid) does to a local one.
+ * agent reads its channel's EOF and stops in order, under srun and mpirun it
+ * outlives the launcher until Slurm or Open MPI notices. Every launcher
+ * forwards the agent's stdin, so the word "kill" there (common/proto.h) makes
+ * the agent SIGKILL itself on its host, as kill(pid) does to a local one.
+ * Servers are on host 0, client agent j on 1 + j % client hosts (spawn.c).
  */
-static void pf_kill_remote(struct run *r)
+static void pf_kill_remote1(struct run *r, long i, const char *who, long conns, size_t *off)
 {
 	struct flt_result *f = &r->pt->fault;
-	const char *host = r->c->remote->list.h[0].dest;
-	size_t off = strlen(f->did);
+	const struct hosts_list *l = &r->c->remote->list;
+	const char *host = l->h[i < r->nsrv || l->n < 2 ? 0 : 1 + (i - r->nsrv) % (l->n - 1)].dest;
+	long k = i < r->nsrv ? i + 1 : i - r->nsrv + 1;
 
-	for (long i = 0; i < r->nsrv && off < sizeof(f->did); i++) {
-		if (agt_send(&r->ag[i], PROTO_CMD_KILL)) {
-			snprintf(f->err, sizeof(f->err), "server agent %ld on %s: its stdin is closed",
-				 i + 1, host);
+	if (*off >= sizeof(f->did))
+		return;
+	if (agt_send(&r->ag[i], PROTO_CMD_KILL)) {
+		snprintf(f->err, sizeof(f->err), "%s %ld on %s: its stdin is closed", who, k, host);
+		return;
+	}
+	r->ag[i].killed = true;
+	*off += (size_t)snprintf(f->did + *off, sizeof(f->did) - *off,
+				 "%sSIGKILL %s %ld on %s (pid %ld there, \"kill\" on its stdin",
+				 *off ? "; " : "", who, k, host, r->ag[i].host_pid);
+	if (conns >= 0 && *off < sizeof(f->did))
+		*off += (size_t)snprintf(f->did + *off, sizeof(f->did) - *off, ", %ld connections",
+					 conns);
+	if (*off < sizeof(f->did))
+		*off += (size_t)snprintf(f->did + *off, sizeof(f->did) - *off, ")");
+}
+
+static void pf_kill_remote(struct run *r)
+{
+	const struct flt_spec *s = r->flt.spec;
+	size_t off = strlen(r->pt->fault.did);
+	long n = 0;
+
+	if (s->kind == FLT_KILL_SERVER) {
+		for (long i = 0; i < r->nsrv; i++)
+			pf_kill_remote1(r, i, "server agent", -1, &off);
+		return;
+	}
+	/* the client agents still running traffic, in the order they were started */
+	for (long i = r->nsrv; i < r->nag && n < s->n; i++) {
+		if (r->ag[i].exited || r->ag[i].result || !r->ag[i].ok)
 			continue;
-		}
-		off += (size_t)snprintf(f->did + off, sizeof(f->did) - off,
-					"%sSIGKILL server agent %ld on %s (pid %ld there, \"kill\" on "
-					"its stdin)", off ? "; " : "", i + 1, host, r->ag[i].host_pid);
+		pf_kill_remote1(r, i, "client agent", r->ag[i].ok, &off);
+		n++;
 	}
 }
 
@@ -95,8 +122,10 @@ static void pf_apply(struct run *r)
 		pf_retrans(r, r->retrans_base);
 	if (r->flt.spec->kind == FLT_KILL_SERVER)
 		r->srv_kill_expected = true;
-	remote = r->flt.spec->kind == FLT_KILL_SERVER && r->c->remote;
-	if (flt_apply(&r->flt, srv, remote ? 0 : (int)r->nsrv, cli, conns, (int)n, clock_s()))
+	remote = (r->flt.spec->kind == FLT_KILL_SERVER || r->flt.spec->kind == FLT_KILL_CLIENT) &&
+		 r->c->remote;
+	if (flt_apply(&r->flt, srv, remote ? 0 : (int)r->nsrv, cli, conns, remote ? 0 : (int)n,
+		      clock_s()))
 		fprintf(stderr, "rdmacap: --fault %s: %s\n", r->flt.spec->text, r->pt->fault.err);
 	if (remote)
 		pf_kill_remote(r);
