@@ -45,6 +45,11 @@ const char *rcap_why(const char *name, const struct ibv_device_attr *a, enum ibv
 			 "(--cm oob-tls)", name);
 		return buf;
 	}
+	if ((need & RCAP_IMM) && tt == IBV_TRANSPORT_IWARP) {
+		snprintf(buf, len, "device %s: transport iWARP has no SEND with immediate "
+			 "(--qp-share with --op send)", name);
+		return buf;
+	}
 	/* iWARP defines no atomic operations: say so, whatever atomic_cap reads */
 	if ((need & RCAP_ATOMIC) && tt == IBV_TRANSPORT_IWARP) {
 		snprintf(buf, len, "device %s: transport iWARP has no atomics (--op atomic)", name);
@@ -86,7 +91,9 @@ int rcap_probe(const char *name, unsigned need, const char **why, char *buf, siz
 			dev = list[i];
 	if (!dev) {
 		snprintf(buf, len, "rcap: device %s: %s", name, strerror(ENODEV));
-		goto out;
+		ibv_free_device_list(list);
+		errno = ENODEV;
+		return -1;
 	}
 	ctx = ibv_open_device(dev);
 	if (!ctx) {

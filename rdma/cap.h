@@ -13,7 +13,8 @@
  * not connect (siw_qp.c), so every QP of such a device comes from
  * rdma_create_qp on a cm_id. It has no RDMA WRITE with immediate either, which
  * the agents make up for (--op write: a WRITE, then a SEND; agents/rc/rc.h),
- * so that is no need here.
+ * so that is no need here. A SEND with immediate it has no stand-in for: rc's
+ * --qp-share with --op send names each message's client in the immediate.
  *
  * rcap_why() is the rule, on a filled struct ibv_device_attr and the device's
  * transport type, with no device (unit-tested so); rcap_probe() opens the
@@ -33,6 +34,7 @@ enum rcap_need {
 	RCAP_UD = 0x4,	   /* an IB-transport device (RoCE, IB) with address handles (max_ah > 0) */
 	RCAP_UC = 0x8,	   /* an IB-transport device: iWARP has RC only */
 	RCAP_OOB = 0x10,   /* QPs moved to RTS by hand (--cm oob-tls): not iWARP */
+	RCAP_IMM = 0x20,   /* SEND with immediate (a shared QP's messages name their client): not iWARP */
 };
 
 /*
@@ -44,8 +46,8 @@ const char *rcap_why(const char *name, const struct ibv_device_attr *attr,
 
 /*
  * rcap_why() on the device called name. 0 with *why NULL (all there) or
- * pointing at buf (a reason to SKIP); -1 when the device could not be found,
- * opened or queried (buf says which call and why). The device is closed again:
+ * pointing at buf (a reason to SKIP); -1 when the device could not be found
+ * (errno ENODEV), opened or queried (buf says which call and why). The device is closed again:
  * call it outside the load points whose counters are watched.
  */
 int rcap_probe(const char *name, unsigned need, const char **why, char *buf, size_t len);

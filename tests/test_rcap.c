@@ -36,14 +36,14 @@ static const char *t_why(const struct ibv_device_attr *a, enum ibv_transport_typ
 	return w ? w : "";
 }
 
-#define T_ALL (RCAP_READ | RCAP_ATOMIC | RCAP_UD | RCAP_UC | RCAP_OOB)
+#define T_ALL (RCAP_READ | RCAP_ATOMIC | RCAP_UD | RCAP_UC | RCAP_OOB | RCAP_IMM)
 
 int main(void)
 {
 	struct ibv_device_attr a = t_rxe();
 
 	tap_init(&T, stdout);
-	tap_plan(&T, 12);
+	tap_plan(&T, 13);
 	tap_ok(&T, !*t_why(&a, IBV_TRANSPORT_IB, T_ALL), "rxe's attributes offer every need");
 	tap_ok(&T, !*t_why(&a, IBV_TRANSPORT_IWARP, RCAP_READ),
 	       "iWARP with read resources offers --op read");
@@ -97,6 +97,12 @@ int main(void)
 	       !strcmp(t_why(&a, IBV_TRANSPORT_IWARP, RCAP_ATOMIC),
 		       "device dev0: transport iWARP has no atomics (--op atomic)"),
 	       "iWARP: atomics refused by transport, whatever atomic_cap says");
+	tap_ok(&T,
+	       !strcmp(t_why(&a, IBV_TRANSPORT_IWARP, RCAP_IMM | RCAP_READ),
+		       "device dev0: transport iWARP has no SEND with immediate "
+		       "(--qp-share with --op send)") &&
+		       !*t_why(&a, IBV_TRANSPORT_IB, RCAP_IMM),
+	       "iWARP: a shared QP's SEND refused (no immediate); IB/RoCE take it");
 	tap_ok(&T, strstr(t_why(&a, IBV_TRANSPORT_IWARP, RCAP_UD | RCAP_OOB), "no UD QPs") != NULL,
 	       "iWARP: ud over oob-tls names the missing QP type first");
 	tap_totals(&T);

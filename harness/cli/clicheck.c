@@ -239,13 +239,16 @@ unsigned clicheck_cap_need(const struct hp_plan *p)
 		need |= RCAP_READ;
 	if (p->op == OPT_OP_ATOMIC)
 		need |= RCAP_ATOMIC;
+	/* a shared QP's SEND carries its client's index in the immediate */
+	if (p->qp_share && p->op == OPT_OP_SEND)
+		need |= RCAP_IMM;
 	return need;
 }
 
 /*
- * --topology host --device NAME: a device that cannot carry the load is a
- * usage error, found before anything is made. One that cannot be opened is
- * left to htp_plan, which names what fails.
+ * --topology host --device NAME: a device this host does not have, or one
+ * that cannot carry the load, is a usage error, found before anything is
+ * made. One that cannot be opened is left to htp_plan, which names what fails.
  */
 static int clicheck_device(const struct hp_plan *p, FILE *err)
 {
@@ -253,9 +256,17 @@ static int clicheck_device(const struct hp_plan *p, FILE *err)
 	const char *why;
 	char buf[200];
 
-	if (p->topo.kind != NN_HOST || p->hosts || !p->device.name[0] || !need)
+	if (p->topo.kind != NN_HOST || p->hosts || !p->device.name[0] ||
+	    p->transport == OPT_TR_TCP)
 		return 0;
-	if (rcap_probe(p->device.name, need, &why, buf, sizeof(buf)) || !why)
+	errno = 0;
+	if (rcap_probe(p->device.name, need, &why, buf, sizeof(buf))) {
+		if (errno == ENODEV)
+			return usage_fail(err, p->cmd, "--device %s: no RDMA device of that name "
+					  "on this host (rdma link show lists them)", p->device.name);
+		return 0;
+	}
+	if (!why)
 		return 0;
 	return usage_fail(err, p->cmd, "%s", why);
 }

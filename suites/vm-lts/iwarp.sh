@@ -18,10 +18,11 @@
 #       have: iWARP has no WRITE with immediate): 100%, verified
 #   6   --op write --mr shared --srq: 100%, verified
 #   7   --srq --cq shared: 100%, verified
-#   8-11 --device named: --cm oob-tls, --transport ud, --transport uc, --op
-#       atomic exit 2 at once, naming the device and iWARP
-#   12  the device found from --server-addr: the same four SKIP (exit 4),
-#       naming the device and iWARP
+#   8-12 --device named: --cm oob-tls, --transport ud, --transport uc, --op
+#       atomic, --qp-share with --op send (no SEND with immediate) exit 2 at
+#       once, naming the device and iWARP
+#   13  the device found from --server-addr: oob-tls, ud, uc and atomic SKIP
+#       (exit 4), naming the device and iWARP
 #
 #   vm/run --kernel build/vm/kernel/bookworm --share $PWD -- suites/vm-lts/iwarp.sh
 #
@@ -97,7 +98,7 @@ refused() {
 rdc_rxe_suite iwarp "" rdma
 trap cleanup EXIT
 make_nics || { tap_skip_all "could not make siw links ($NIC, $DEV, $PEER) on $(uname -r)"; exit 4; }
-tap_plan 12
+tap_plan 13
 why=''
 
 rdc_rdmacap env >"$W/env.tap" 2>&1
@@ -121,7 +122,8 @@ ok_run writesh "--op write --mr shared --srq on $DEV: 100%, verified" --op write
 ok_run srq "--srq --cq shared on $DEV: 100%, verified" --srq --cq shared --clients 50 --msgs 20
 
 for c in "oob --transport rc --cm oob-tls" "ud --transport ud --cm rdmacm" \
-	"uc --transport uc --cm rdmacm" "atomic --transport rc --cm rdmacm --op atomic"; do
+	"uc --transport uc --cm rdmacm" "atomic --transport rc --cm rdmacm --op atomic" \
+	"qpsend --transport rc --cm rdmacm --qp-share 2 --op send"; do
 	read -r name args <<<"$c"
 	# shellcheck disable=SC2086 # args are words
 	if refused "$name" 2 --device "$DEV" $args; then

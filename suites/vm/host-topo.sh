@@ -11,7 +11,7 @@
 #   3   the same with --transport tcp
 #   4   the same with --transport ud
 #   5   --device D:1 --gid-index G (the GID env showed): 100%
-#   6   a device that does not exist: fails at once, the device named
+#   6   a device that does not exist: exit 2 (usage) at once, the device named
 #   7   a plan past net.core.somaxconn says which sysctl would have helped,
 #       and changes nothing without --tune
 #   8   with --tune: "tuned", and the sysctl is back after the run
@@ -110,8 +110,8 @@ t0=$EPOCHREALTIME
 rdc_rdmacap run --topology host --device nosuchdev0 --transport rc --clients 2 >"$W/nodev.tap" 2>&1
 RC=$?
 t1=$EPOCHREALTIME
-if [ "$RC" != 0 ] && grep -q "nosuchdev0" "$W/nodev.tap" && (( ${t1%.*} - ${t0%.*} < 10 )); then
-	tap_ok "a device that is not there: exit $RC at once, named"
+if [ "$RC" = 2 ] && grep -q "nosuchdev0" "$W/nodev.tap" && (( ${t1%.*} - ${t0%.*} < 10 )); then
+	tap_ok "a device that is not there: usage error (exit 2) at once, named"
 else
 	tap_fail "a device that is not there" "exit $RC: $(grep -m1 -i bail "$W/nodev.tap")"
 fi
