@@ -40,6 +40,13 @@ static inline bool rto_due(uint64_t rto, uint64_t now, uint64_t t_sent, uint32_t
 	return now - t_sent >= rto << (tries - 1);
 }
 
+/*
+ * The resend tick, a timerfd of RTO_TICK_MS, on or off as asked (*ticking
+ * says which it is): 0, or -1 with errno from timerfd_settime, *ticking as it
+ * was.
+ */
+int rto_tick_arm(int fd, bool *ticking, bool on);
+
 /* The longest a round trip of 'tries' sends waits before it is lost: rto x (2^tries - 1). */
 static inline uint64_t rto_span_ns(uint64_t rto, uint32_t tries)
 {

@@ -98,16 +98,8 @@ static bool rcc_imm_is(const struct rcc *x, uint32_t i, const struct ibv_wc *wc)
 
 static void rcc_tick_arm(struct rcc *x, bool on)
 {
-	struct itimerspec its = { 0 };
-
-	if (on == x->ticking)
-		return;
-	if (on)
-		its.it_interval.tv_nsec = its.it_value.tv_nsec = RTO_TICK_MS * 1000000L;
-	if (timerfd_settime(x->tick, 0, &its, NULL))
+	if (rto_tick_arm(x->tick, &x->ticking, on))
 		ag_warn("uc resend tick: timerfd_settime: %s", strerror(errno));
-	else
-		x->ticking = on;
 }
 
 /* client i's round trip on QP q (q == i unless --qp-share); 0 or -1 (failed) */

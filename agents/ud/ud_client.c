@@ -70,16 +70,8 @@ static int udc_send(struct udc *x, uint32_t i)
 
 static void udc_tick_arm(struct udc *x, bool on)
 {
-	struct itimerspec its = { 0 };
-
-	if (on == x->ticking)
-		return;
-	if (on)
-		its.it_interval.tv_nsec = its.it_value.tv_nsec = RTO_TICK_MS * 1000000L;
-	if (timerfd_settime(x->tick, 0, &its, NULL))
+	if (rto_tick_arm(x->tick, &x->ticking, on))
 		ag_warn("timerfd_settime: %s", strerror(errno));
-	else
-		x->ticking = on;
 }
 
 static void udc_load_start(void *arg, uint32_t i)
