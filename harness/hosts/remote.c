@@ -144,68 +144,42 @@ int rm_cmd(const struct rm_ctx *r, int k, const char *cmd, char *out, size_t out
 }
 
 /*
- * The nf local files (the directory ldir, names f[]) into the directory rdir
- * on host k, through the launcher's stdin in one task: one file after the
- * other, each taken there by its size (dd, iflag=fullblock: a pipe may return
- * less than asked). Under srun and mpirun every task is a job step or an MPI
- * job of its own, seconds each under emulation: one for all, not one per file.
+ * The nf (<= RM_IN_MAX) local files (the directory ldir, names f[]) into the
+ * directory rdir on host k, through the launcher's stdin in one task: a tar
+ * archive made here, unpacked there. Under srun and mpirun every task is a job
+ * step or an MPI job of its own, seconds each under emulation: one for all,
+ * not one per file.
  */
+#define RM_IN_MAX 8
 static int rm_copy_in(const struct rm_ctx *r, int k, const char *ldir, const char *const f[],
 		      int nf, const char *rdir, char *out, size_t outlen)
 {
-	char bundle[] = "/tmp/rdmacap-in.XXXXXX", path[RM_PATH_MAX], buf[4096];
-	char *cmd = NULL;
-	size_t clen = 0;
-	FILE *c = open_memstream(&cmd, &clen);
-	int fd = mkstemp(bundle), st = -1;
+	char bundle[] = "/tmp/rdmacap-in.XXXXXX", cmd[RM_PATH_MAX + 32];
+	char *tv[RM_IN_MAX + 6] = { "tar", "-C", (char *)ldir, "-cf", bundle };
+	int fd = mkstemp(bundle), st = -1, n;
 	struct launch_argv a;
 	struct rm_proc p;
 
-	*out = '\0';
-	if (fd < 0 || !c)
-		goto out;
-	for (int i = 0; i < nf; i++) {
-		int in;
-		ssize_t m;
-		long size = 0;
-
-		snprintf(path, sizeof(path), "%s/%s", ldir, f[i]);
-		in = open(path, O_RDONLY | O_CLOEXEC);
-		if (in < 0)
-			goto out;
-		while ((m = read(in, buf, sizeof(buf))) > 0 && write(fd, buf, (size_t)m) == m)
-			size += m;
-		close(in);
-		if (m)
-			goto out;
-		/* dd's bs=0 is no size: an empty file is made by the redirection alone */
-		if (size)
-			fprintf(c, "dd of='%s/%s' bs=%ld count=1 iflag=fullblock status=none && ",
-				rdir, f[i], size);
-		else
-			fprintf(c, ": >'%s/%s' && ", rdir, f[i]);
-	}
-	fprintf(c, "true");
-	if (fclose(c)) {
-		c = NULL;
+	if (fd < 0 || nf > RM_IN_MAX) {
+		snprintf(out, outlen, "%s: %s", bundle, fd < 0 ? strerror(errno) : "too many files");
 		goto out;
 	}
-	c = NULL;
-	{
-		int n = rm_cmd_argv(r, k, true, &a);
-
-		a.v[n++] = cmd;
-		a.v[n] = NULL;
-		if (rm_start(a.v, bundle, &p))
-			goto out;
-		st = rm_wait(&p, a.v[0], out, outlen, p.t0 + RM_CMD_S);
+	for (int i = 0; i < nf; i++)
+		tv[5 + i] = (char *)f[i];
+	if (rm_exec(tv, out, outlen, RM_CMD_S)) {
+		st = -1;
+		goto out;
 	}
+	n = rm_cmd_argv(r, k, true, &a);
+	snprintf(cmd, sizeof(cmd), "tar -C '%s' -xf -", rdir);
+	a.v[n++] = cmd;
+	a.v[n] = NULL;
+	if (rm_start(a.v, bundle, &p)) {
+		snprintf(out, outlen, "%s: %s", a.v[0], strerror(errno));
+		goto out;
+	}
+	st = rm_wait(&p, a.v[0], out, outlen, p.t0 + RM_CMD_S);
 out:
-	if (st < 0 && !*out)
-		snprintf(out, outlen, "%s: %s", fd < 0 ? bundle : path, strerror(errno));
-	if (c)
-		fclose(c);
-	free(cmd);
 	if (fd >= 0) {
 		close(fd);
 		unlink(bundle);
