@@ -116,7 +116,7 @@ const struct opt_def opt_defs[OPT_N] = {
 				 "GID's family, as --server-addr's)" },
 	[OPT_SERVER_THREADS] = { "server-threads", N(1, 64, 1), .flags = OPT_F_SERVER,
 				 .arg = "T", .help = "event loops of a server process, a thread "
-						     "each (tcp, rc, uc; ud runs one)" },
+						     "each (tcp, rc, uc, ud)" },
 	[OPT_WORKERS] = { "workers", N(0, 1 << 20, 0), .flags = OPT_F_CLIENT, .arg = "W",
 			  .help = "round trips in flight per agent (0 = all; ud: what "
 				  "fits the server's receive slots)" },

@@ -2,8 +2,9 @@
 /*
  * ud: the --transport ud roles and the verbs they share.
  *
- * The server process owns ONE UD QP (one CQ, one MR over its receive and send
- * slots) for every client; it answers a client through an address handle,
+ * Each server event loop (--server-threads, ud_server.h) owns ONE UD QP (one
+ * CQ, one MR over its receive and send slots) for every client it admitted;
+ * it answers a client through an address handle,
  * created when the client's REQ arrives over --cm oob-tls (the records of
  * agents/oob/oob.h with op OOB_OP_UD, the Q_Key in rkey) and cached, keyed by the
  * client's (GID, QPN), until its TLS session ends. A failed ibv_create_ah

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * ud server: one UD QP for every client. TLS sessions (--cm oob-tls) carry the
- * clients' REQs (their QPN, GID and Q_Key); each client is admitted into the
+ * ud server, one event loop's clients and echo (the loops: ud_server.h and
+ * ud_server_loop.c): one UD QP for every client of the loop. TLS sessions
+ * (--cm oob-tls) carry the clients' REQs (their QPN, GID and Q_Key); each client is admitted into the
  * map (with what its --ah policy holds per client: ud_server_ah.c) and gets a
- * REP with this QP's number and Q_Key, or a REJ naming the call that failed
+ * REP with this loop's QP number and Q_Key, or a REJ naming the call that failed
  * (ibv_create_ah at the device's max_ah). A session takes its clients with it
  * when it ends; one that breaks the protocol or TLS is dropped
  * ("drop peer=.. reason=.."). A datagram from a sender not admitted, or with
@@ -27,7 +28,7 @@
 #include "agents/ud/ud_server.h"
 #include "common/proto.h"
 
-static void uds_sess_close(struct uds *s, uint32_t i, const char *why)
+void uds_sess_close(struct uds *s, uint32_t i, const char *why)
 {
 	struct uds_sess *ss = s->sess[i];
 
@@ -44,7 +45,7 @@ static void uds_sess_close(struct uds *s, uint32_t i, const char *why)
 	s->gens[i]++;
 }
 
-static void uds_accept(struct uds *s, uint32_t port)
+void uds_accept(struct uds *s, uint32_t port)
 {
 	struct sockaddr_storage sa;
 	struct uds_sess *ss;
@@ -95,6 +96,8 @@ static void uds_accept(struct uds *s, uint32_t port)
 int uds_admit(struct uds *s, const struct oob_rec *req, struct verbs_fail *f)
 {
 	struct ud_ahe *e = ud_ahmap_put(&s->ahs, req->gid, req->qpn);
+	struct uds_top *t = s->top;
+	unsigned live, peak;
 
 	if (!e) {
 		*f = (struct verbs_fail){ errno == ENOMEM ? "malloc" : "request", errno };
@@ -106,8 +109,10 @@ int uds_admit(struct uds *s, const struct oob_rec *req, struct verbs_fail *f)
 		goto rej;
 	}
 	s->accepted++;
-	if (s->ahs.used > s->peak)
-		s->peak = s->ahs.used;
+	live = atomic_fetch_add(&t->live, 1) + 1;
+	peak = atomic_load(&t->peak);
+	while (live > peak && !atomic_compare_exchange_weak(&t->peak, &peak, live))
+		;
 	return 0;
 rej:
 	if (s->rejected++ < 8)
@@ -196,7 +201,7 @@ static int uds_records(struct uds *s, struct uds_sess *ss, const char **why)
 	return 0;
 }
 
-static void uds_sess_event(struct uds *s, uint32_t i, uint16_t gen)
+void uds_sess_event(struct uds *s, uint32_t i, uint16_t gen)
 {
 	struct uds_sess *ss = i < s->nsess ? s->sess[i] : NULL;
 	const char *why = NULL;
@@ -243,7 +248,7 @@ mod:
 }
 
 /* One completion of the QP: echo a datagram to its sender, or free a send slot. */
-static void uds_wc(void *arg, const struct ibv_wc *wc)
+void uds_wc(void *arg, const struct ibv_wc *wc)
 {
 	struct uds *s = arg;
 	uint32_t slot = (uint32_t)wc->wr_id, len;
@@ -286,131 +291,4 @@ static void uds_wc(void *arg, const struct ibv_wc *wc)
 repost:
 	if (ud_post_recv(&s->dev, &s->qp, 0, slot, &f))
 		ag_warn("%s slot %u: %s", f.call, slot, strerror(f.err));
-}
-
-static int uds_init(struct uds *s)
-{
-	const struct ag_opts *o = s->o;
-	uint32_t nr = UD_SRV_RECV, wr;
-	struct verbs_fail f;
-	char err[320];
-
-	s->ep = epoll_create1(EPOLL_CLOEXEC);
-	if (s->ep < 0) {
-		ag_fatal("epoll_create1", "server loop", errno);
-		return -1;
-	}
-	/* rdmacm: the device is the listeners' (bound to --addr), so they come first */
-	if (o->cm == OPT_CM_RDMACM ? udscm_open(s) || ud_dev_open(&s->dev, o, &o->addr, s->listen[0]) :
-				     ud_dev_open(&s->dev, o, &o->addr, NULL))
-		return -1;
-	wr = (uint32_t)s->dev.attr.max_qp_wr;
-	nr = nr < wr ? nr : wr;
-	/* no send slots of its own: echoes go out of the receive slots */
-	if (ud_qp_create(&s->dev, &s->qp, nr, 0, nr, 0, &f)) {
-		ag_fatal(f.call, "server UD QP", f.err);
-		return -1;
-	}
-	s->nslots = nr;
-	if (udsa_init(s))
-		return -1;
-	s->ssl = o->cm == OPT_CM_RDMACM ? NULL :
-		tls_ctx_new(true, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
-	if (o->cm != OPT_CM_RDMACM && !s->ssl) {
-		ag_fatal("SSL_CTX_new", err, EINVAL);
-		return -1;
-	}
-	if (tag_watch(s->ep, s->dev.ch->fd, EPOLLIN, TAG(UDS_T_CH, 0, 0), "completion channel") ||
-	    ctl_init(&s->ctl, STDIN_FILENO) || ctl_watch(&s->ctl, s->ep, TAG(UDS_T_CTL, 0, 0)))
-		return -1;
-	if (o->server_threads > 1)
-		ag_warn("--transport ud runs one event loop and one QP; --server-threads %u ignored",
-			o->server_threads);
-	if (o->cm == OPT_CM_RDMACM)
-		return 0;
-	return srv_lis_open(&s->lis, o, s->ep, UDS_T_LISTEN, false, false);
-}
-
-static int uds_loop(struct uds *s)
-{
-	struct epoll_event ev[UDS_EVENTS];
-	enum ctl_cmd cmd;
-	int n;
-
-	while (!s->stop) {
-		n = epoll_wait(s->ep, ev, UDS_EVENTS, s->ctl.pollable ? -1 : 100);
-		if (n < 0 && errno != EINTR) {
-			ag_fatal("epoll_wait", "server loop", errno);
-			return -1;
-		}
-		for (int i = 0; i < n; i++) {
-			uint64_t t = ev[i].data.u64;
-
-			switch (TAG_TYPE(t)) {
-			case UDS_T_LISTEN:
-				uds_accept(s, TAG_VAL(t));
-				break;
-			case UDS_T_CH:
-				if (poll_events(s->dev.ch, &s->cq_events, uds_wc, s))
-					return -1;
-				break;
-			case UDS_T_SESS:
-				uds_sess_event(s, TAG_VAL(t), TAG_GEN(t));
-				break;
-			case UDS_T_CM:
-				udscm_event(s);
-				break;
-			}
-		}
-		/* after EOF ctl_next says EOF forever: stop at the first stop */
-		while (!s->stop && (cmd = ctl_next(&s->ctl)) != CTL_NONE)
-			if (cmd == CTL_STOP || cmd == CTL_EOF)
-				s->stop = true;
-	}
-	return 0;
-}
-
-static void uds_fini(struct uds *s)
-{
-	for (uint32_t i = 0; i < s->nsess; i++)
-		if (s->sess[i])
-			uds_sess_close(s, i, NULL);
-	free(s->sess);
-	free(s->gens);
-	srv_lis_close(&s->lis);
-	if (s->ep >= 0)
-		close(s->ep);
-	SSL_CTX_free(s->ssl);
-	if (s->qp.qp || s->qp.cq.cq)
-		ud_qp_destroy(&s->qp);
-	/* after the QP: no send can still use them */
-	udsa_fini(s);
-	ud_ahmap_free(&s->ahs);
-	ud_dev_close(&s->dev);
-	/* last: with rdmacm the device context is the listeners' */
-	udscm_close(s);
-}
-
-int ud_server_run(const struct ag_opts *o)
-{
-	struct uds s = { .o = o, .ep = -1 };
-	int ret = 1;
-
-	if (uds_init(&s))
-		goto out;
-	proto_hello_server(o->ports, o->port, -1);
-	if (uds_loop(&s))
-		goto out;
-	ret = 0;
-out:
-	uds_fini(&s);
-	if (!ret) {
-		proto_result_server(&(struct proto_result_server){
-			.accepted = s.accepted, .peak = s.peak, .echoed = s.echoed,
-			.bytes = s.bytes, .dropped = s.dropped, .rejected = s.rejected,
-			.cq_events = s.cq_events, .ah = s.ah_peak, .ah_made = s.ah_made,
-			.cq_arms = PROTO_NONE, .cq_spins = PROTO_NONE });
-		proto_bye();
-	}
-	return ret;
 }

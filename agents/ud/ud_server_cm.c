@@ -1,21 +1,24 @@
 // SPDX-License-Identifier: MIT
 /*
  * ud server, --cm rdmacm: listening ids in rdma_cm's UDP port space
- * (RDMA_PS_UDP), one per --port. A client's rdma_connect arrives as a SIDR
- * REQ whose private data is the oob REQ record (its QPN and GID: a SIDR REQ
- * names neither); the server admits it like an oob-tls REQ and answers with
- * rdma_accept carrying its one QP's number (the CM adds its Q_Key,
- * RDMA_UDP_QKEY) and the REP record, or rdma_reject with the REJ record
- * naming the failed call. The request's id has done its work then and goes:
- * UD keeps no connection, so the server's cm_id count stays at its listeners.
- * The listeners are bound to --addr before the server's QP exists: their
- * context is the server's device (ud_dev_open), never a GID lookup.
+ * (RDMA_PS_UDP), one per --port, on loop 0's event channel. A client's
+ * rdma_connect arrives as a SIDR REQ whose private data is the oob REQ record
+ * (its QPN and GID: a SIDR REQ names neither); loop 0 checks it and gives the
+ * request to the loops in turn (ud_server.h), and that loop admits it like an
+ * oob-tls REQ and answers with rdma_accept carrying its own QP's number (the
+ * CM adds its Q_Key, RDMA_UDP_QKEY) and the REP record, or rdma_reject with
+ * the REJ record naming the failed call. The request's id has done its work
+ * then and goes: UD keeps no connection, so the server's cm_id count stays at
+ * its listeners. The listeners are bound to --addr before any QP exists:
+ * their context is every loop's device (ud_dev_open), never a GID lookup.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <unistd.h>
 
 #include "agents/ag.h"
 #include "agents/cm.h"
@@ -63,14 +66,63 @@ static const char *udscm_parse(struct rdma_cm_id *id, const struct rdma_ud_param
 	return NULL;
 }
 
-static void udscm_request(struct uds *s, struct rdma_cm_id *id, const struct rdma_ud_param *ud)
+/* Admits req's client on loop s and answers id: accept naming s's QP, or reject. */
+static void udscm_answer(struct uds *s, struct rdma_cm_id *id, const struct oob_rec *req)
 {
 	struct rdma_conn_param cp = { 0 };
 	uint8_t buf[OOB_REC_LEN];
-	struct oob_rec req, rep;
+	struct oob_rec rep;
 	struct verbs_fail f;
-	const char *why = udscm_parse(id, ud, &req);
 	bool ok;
+
+	ok = !uds_admit(s, req, &f);
+	uds_answer(s, req, ok ? NULL : &f, &rep);
+	if (oob_encode(&rep, buf)) {
+		ag_warn("REQ id %u: the answer does not encode", req->id);
+		return;
+	}
+	cp.private_data = buf;
+	cp.private_data_len = sizeof(buf);
+	cp.qp_num = s->qp.qp->qp_num;
+	if (ok ? rdma_accept(id, &cp) : rdma_reject(id, buf, sizeof(buf)))
+		ag_warn("%s id %u: %s", ok ? "rdma_accept" : "rdma_reject", req->id,
+			strerror(errno));
+}
+
+/* Queues a checked request for loop l and wakes it: -1 (ENOMEM) when it cannot. */
+static int udscm_hand(struct uds *l, struct rdma_cm_id *id, const struct oob_rec *req)
+{
+	uint64_t one = 1;
+	struct uds_hand *v;
+	int ret = -1;
+
+	pthread_mutex_lock(&l->hmu);
+	if (l->nh == l->hcap) {
+		v = realloc(l->hq, (l->hcap ? 2 * l->hcap : 64) * sizeof(*v));
+		if (!v)
+			goto out;
+		l->hq = v;
+		l->hcap = l->hcap ? 2 * l->hcap : 64;
+	}
+	l->hq[l->nh++] = (struct uds_hand){ id, *req };
+	ret = 0;
+out:
+	pthread_mutex_unlock(&l->hmu);
+	if (!ret && write(l->wake, &one, sizeof(one)) < 0)
+		ag_warn("write loop %u eventfd: %s", l->lid, strerror(errno));
+	return ret;
+}
+
+/*
+ * Loop 0: a request checked and served here, or handed to the loop whose turn
+ * it is; false when that loop destroys its id.
+ */
+static bool udscm_request(struct uds *s, struct rdma_cm_id *id, const struct rdma_ud_param *ud)
+{
+	struct uds_top *t = s->top;
+	struct oob_rec req;
+	const char *why = udscm_parse(id, ud, &req);
+	uint32_t l;
 
 	if (why) {
 		char peer[IPA_STRLEN] = "?";
@@ -82,20 +134,14 @@ static void udscm_request(struct uds *s, struct rdma_cm_id *id, const struct rdm
 		proto_drop(peer, why);
 		if (rdma_reject(id, NULL, 0))
 			ag_warn("rdma_reject: %s", strerror(errno));
-		return;
+		return true;
 	}
-	ok = !uds_admit(s, &req, &f);
-	uds_answer(s, &req, ok ? NULL : &f, &rep);
-	if (oob_encode(&rep, buf)) {
-		ag_warn("REQ id %u: the answer does not encode", req.id);
-		return;
-	}
-	cp.private_data = buf;
-	cp.private_data_len = sizeof(buf);
-	cp.qp_num = s->qp.qp->qp_num;
-	if (ok ? rdma_accept(id, &cp) : rdma_reject(id, buf, sizeof(buf)))
-		ag_warn("%s id %u: %s", ok ? "rdma_accept" : "rdma_reject", req.id,
-			strerror(errno));
+	l = t->next++ % t->n;
+	/* a request that cannot be queued is served here rather than lost */
+	if (l && !udscm_hand(&t->loops[l], id, &req))
+		return false;
+	udscm_answer(s, id, &req);
+	return true;
 }
 
 void udscm_event(struct uds *s)
@@ -114,7 +160,7 @@ void udscm_event(struct uds *s)
 		id = ev->id;
 		req = ev->event == RDMA_CM_EVENT_CONNECT_REQUEST;
 		if (req)
-			udscm_request(s, id, &ev->param.ud);
+			req = udscm_request(s, id, &ev->param.ud);
 		else if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
 			s->stop = true;
 		/* ids are destroyed only once their event is acknowledged */
@@ -125,7 +171,34 @@ void udscm_event(struct uds *s)
 	}
 }
 
+void udscm_handed(struct uds *s)
+{
+	struct uds_hand h[32];
+	uint32_t n;
+
+	do {
+		/* a batch at a time: loop 0 waits on the mutex for a copy, never a verbs call */
+		pthread_mutex_lock(&s->hmu);
+		n = s->nh < 32 ? s->nh : 32;
+		memcpy(h, s->hq, n * sizeof(*h));
+		s->nh -= n;
+		memmove(s->hq, s->hq + n, s->nh * sizeof(*h));
+		pthread_mutex_unlock(&s->hmu);
+		for (uint32_t i = 0; i < n; i++) {
+			udscm_answer(s, h[i].id, &h[i].req);
+			if (rdma_destroy_id(h[i].id))
+				ag_warn("rdma_destroy_id: %s", strerror(errno));
+		}
+	} while (n && !s->stop && !atomic_load(&s->top->stop));
+}
+
 void udscm_close(struct uds *s)
 {
-	agcm_close(&s->cmch, &s->listen, s->o->ports);
+	/* the threads are joined: requests handed over and not served go unanswered */
+	for (uint32_t i = 0; i < s->nh; i++)
+		if (rdma_destroy_id(s->hq[i].id))
+			ag_warn("rdma_destroy_id: %s", strerror(errno));
+	s->nh = 0;
+	if (!s->lid)
+		agcm_close(&s->cmch, &s->listen, s->o->ports);
 }

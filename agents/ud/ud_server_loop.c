@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ud server: its event loops (ud_server.h), loop 0 on the main thread with
+ * stdin, the others on threads; the result adds up their counters and, with
+ * more than one loop, lists each loop's clients admitted and CPU time.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agents/ag.h"
+#include "agents/tag.h"
+#include "agents/ud/ud_server.h"
+#include "common/proto.h"
+
+/* Every loop stops once one has (stdin's stop, or a fatal error in any). */
+static void udsl_stop_all(struct uds_top *t)
+{
+	uint64_t one = 1;
+
+	atomic_store(&t->stop, true);
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->loops[i].wake >= 0 && write(t->loops[i].wake, &one, sizeof(one)) < 0)
+			ag_warn("write loop %u eventfd: %s", i, strerror(errno));
+}
+
+static uint64_t udsl_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The loop's device: rdmacm's is loop 0's listeners' (bound to --addr), made first. */
+static int udsl_dev(struct uds *s)
+{
+	const struct ag_opts *o = s->o;
+
+	if (o->cm != OPT_CM_RDMACM)
+		return ud_dev_open(&s->dev, o, &o->addr, NULL);
+	if (!s->lid && udscm_open(s))
+		return -1;
+	return ud_dev_open(&s->dev, o, &o->addr, s->top->loops[0].listen[0]);
+}
+
+static int udsl_init(struct uds *s)
+{
+	const struct ag_opts *o = s->o;
+	uint32_t nr = UD_SRV_RECV, wr;
+	struct verbs_fail f;
+	char err[320];
+
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (s->ep < 0) {
+		ag_fatal("epoll_create1", "server loop", errno);
+		return -1;
+	}
+	s->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (s->wake < 0) {
+		ag_fatal("eventfd", "server loop", errno);
+		return -1;
+	}
+	if (tag_watch(s->ep, s->wake, EPOLLIN, TAG(UDS_T_WAKE, 0, 0), "loop eventfd") ||
+	    udsl_dev(s))
+		return -1;
+	wr = (uint32_t)s->dev.attr.max_qp_wr;
+	nr = nr < wr ? nr : wr;
+	/* no send slots of its own: echoes go out of the receive slots */
+	if (ud_qp_create(&s->dev, &s->qp, nr, 0, nr, 0, &f)) {
+		ag_fatal(f.call, "server UD QP", f.err);
+		return -1;
+	}
+	s->nslots = nr;
+	if (udsa_init(s))
+		return -1;
+	if (tag_watch(s->ep, s->dev.ch->fd, EPOLLIN, TAG(UDS_T_CH, 0, 0), "completion channel"))
+		return -1;
+	/* stdin is loop 0's */
+	if (!s->lid && (ctl_init(&s->ctl, STDIN_FILENO) ||
+			ctl_watch(&s->ctl, s->ep, TAG(UDS_T_CTL, 0, 0))))
+		return -1;
+	if (o->cm == OPT_CM_RDMACM)
+		return 0;
+	s->ssl = tls_ctx_new(true, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
+	if (!s->ssl) {
+		ag_fatal("SSL_CTX_new", err, EINVAL);
+		return -1;
+	}
+	return srv_lis_open(&s->lis, o, s->ep, UDS_T_LISTEN, s->top->n > 1, false);
+}
+
+static void udsl_event(struct uds *s, uint64_t t)
+{
+	uint64_t exp;
+
+	switch (TAG_TYPE(t)) {
+	case UDS_T_LISTEN:
+		uds_accept(s, TAG_VAL(t));
+		break;
+	case UDS_T_CH:
+		if (poll_events(s->dev.ch, &s->cq_events, uds_wc, s))
+			s->failed = s->stop = true;
+		break;
+	case UDS_T_SESS:
+		uds_sess_event(s, TAG_VAL(t), TAG_GEN(t));
+		break;
+	case UDS_T_CM:
+		udscm_event(s);
+		break;
+	case UDS_T_WAKE:
+		if (read(s->wake, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
+			ag_warn("read loop %u eventfd: %s", s->lid, strerror(errno));
+		if (s->o->cm == OPT_CM_RDMACM && s->lid)
+			udscm_handed(s);
+		break;
+	}
+}
+
+static void udsl_turns(struct uds *s)
+{
+	struct epoll_event ev[UDS_EVENTS];
+	/* stdin that cannot be polled (loop 0) is read every 100 ms */
+	int tmo = !s->lid && !s->ctl.pollable ? 100 : -1;
+	enum ctl_cmd cmd;
+	int n;
+
+	while (!s->stop && !atomic_load(&s->top->stop)) {
+		n = epoll_wait(s->ep, ev, UDS_EVENTS, tmo);
+		if (n < 0 && errno != EINTR) {
+			ag_fatal("epoll_wait", "server loop", errno);
+			s->failed = true;
+			return;
+		}
+		for (int i = 0; i < n && !s->stop; i++)
+			udsl_event(s, ev[i].data.u64);
+		/* after EOF ctl_next says EOF forever: stop at the first stop */
+		while (!s->lid && !s->stop && (cmd = ctl_next(&s->ctl)) != CTL_NONE)
+			if (cmd == CTL_STOP || cmd == CTL_EOF)
+				s->stop = true;
+	}
+}
+
+/* One loop's run; the first loop to end ends the others. */
+static void *udsl_thread(void *arg)
+{
+	struct uds *s = arg;
+	uint64_t cpu0 = udsl_cpu_ns();
+
+	udsl_turns(s);
+	s->cpu_ns = udsl_cpu_ns() - cpu0;
+	udsl_stop_all(s->top);
+	return NULL;
+}
+
+static void udsl_fini(struct uds *s)
+{
+	for (uint32_t i = 0; i < s->nsess; i++)
+		if (s->sess[i])
+			uds_sess_close(s, i, NULL);
+	free(s->sess);
+	free(s->gens);
+	srv_lis_close(&s->lis);
+	SSL_CTX_free(s->ssl);
+	if (s->qp.qp || s->qp.cq.cq)
+		ud_qp_destroy(&s->qp);
+	/* after the QP: no send can still use them */
+	udsa_fini(s);
+	ud_ahmap_free(&s->ahs);
+	ud_dev_close(&s->dev);
+	/* last: with rdmacm the device context is loop 0's listeners' */
+	if (s->o->cm == OPT_CM_RDMACM)
+		udscm_close(s);
+	free(s->hq);
+	pthread_mutex_destroy(&s->hmu);
+	if (s->wake >= 0)
+		close(s->wake);
+	if (s->ep >= 0)
+		close(s->ep);
+}
+
+/* The counters of every loop; with more than one, each loop's clients and CPU time. */
+static void udsl_result(struct uds_top *t)
+{
+	struct proto_result_server r = {
+		.peak = atomic_load(&t->peak), .ah = atomic_load(&t->ah_peak),
+		.cq_arms = PROTO_NONE, .cq_spins = PROTO_NONE };
+	struct proto_loop lp[PROTO_LOOPS_MAX];
+	char loops[PROTO_LOOPS_MAX * 42];
+	struct uds *s;
+
+	for (uint32_t l = 0; l < t->n; l++) {
+		s = &t->loops[l];
+		r.accepted += s->accepted;
+		r.echoed += s->echoed;
+		r.bytes += s->bytes;
+		r.dropped += s->dropped;
+		r.rejected += s->rejected;
+		r.cq_events += s->cq_events;
+		r.ah_made += s->ah_made;
+		if (l < PROTO_LOOPS_MAX)
+			lp[l] = (struct proto_loop){ s->accepted, s->cpu_ns / 1000000 };
+	}
+	if (t->n > 1 && proto_loops_encode(lp, t->n < PROTO_LOOPS_MAX ? t->n : PROTO_LOOPS_MAX,
+					  loops, sizeof(loops)) > 0)
+		r.loops = loops;
+	proto_result_server(&r);
+}
+
+int ud_server_run(const struct ag_opts *o)
+{
+	struct uds_top t = { .o = o, .n = o->server_threads ? o->server_threads : 1 };
+	uint32_t i;
+	int ret = 1, err;
+
+	t.loops = calloc(t.n, sizeof(*t.loops));
+	if (!t.loops) {
+		ag_fatal("calloc", "server loops", ENOMEM);
+		return 1;
+	}
+	for (i = 0; i < t.n; i++) {
+		t.loops[i] = (struct uds){ .o = o, .top = &t, .lid = i, .ep = -1, .wake = -1 };
+		pthread_mutex_init(&t.loops[i].hmu, NULL);
+	}
+	/* loop 0 first: with rdmacm the others' device is its listeners' */
+	for (i = 0; i < t.n; i++)
+		if (udsl_init(&t.loops[i]))
+			goto out;
+	proto_hello_server(o->ports, o->port, -1);
+	for (i = 1; i < t.n; i++) {
+		err = pthread_create(&t.loops[i].th, NULL, udsl_thread, &t.loops[i]);
+		if (err) {
+			ag_fatal("pthread_create", "server loop", err);
+			udsl_stop_all(&t);
+			t.loops[0].failed = true;
+			break;
+		}
+		t.loops[i].started = true;
+	}
+	if (!t.loops[0].failed)
+		udsl_thread(&t.loops[0]);
+	ret = 0;
+	for (i = 0; i < t.n; i++) {
+		if (t.loops[i].started && (err = pthread_join(t.loops[i].th, NULL)))
+			ag_warn("pthread_join: %s", strerror(err));
+		if (t.loops[i].failed)
+			ret = 1;
+	}
+	if (!ret)
+		udsl_result(&t);
+out:
+	/* the others first: with rdmacm their device and ids are loop 0's listeners' */
+	for (i = t.n; i--;)
+		udsl_fini(&t.loops[i]);
+	free(t.loops);
+	if (!ret)
+		proto_bye();
+	return ret;
+}
