@@ -2,7 +2,8 @@
 /*
  * ud client: each client is one UD QP with its own CQ; the agent holds one
  * TLS session (--cm oob-tls) that carries every client's REQ, and one AH, to
- * the server's QP named in the REPs. A round trip is one datagram each way;
+ * the server's port; each client sends to the QP its REP named (one per
+ * server loop, --server-threads). A round trip is one datagram each way;
  * one unanswered is resent by agents/rto.h's rule (the resend timeout
  * udc_rto, doubled after every resend), up to UD_TRIES sends, then fails its
  * client ("msg fail call=ud_retry err=ETIMEDOUT": lost).
@@ -59,7 +60,7 @@ static int udc_send(struct udc *x, uint32_t i)
 	if (c->sq_out >= c->q.nsend)
 		return 0;
 	if (ud_post_send(&x->dev, &c->q, i, 0, 0, x->o->size, load_seq(&x->ph.load, i), x->ah,
-			 x->srv_qpn, x->srv_qkey, &f)) {
+			 c->srv_qpn, x->srv_qkey, &f)) {
 		load_fail(&x->ph.load, i, f.call, f.err, NULL);
 		c->t_sent = 0;
 		return -1;
@@ -242,7 +243,8 @@ int udc_answer(struct udc *x, const struct oob_rec *r, const char **why)
 		*why = "bad_op";
 		return -1;
 	}
-	if (x->ah && (memcmp(r->gid, x->srv_gid, 16) || r->qpn != x->srv_qpn)) {
+	/* one port, one Q_Key; the QP is the server loop's that took this client */
+	if (x->ah && (memcmp(r->gid, x->srv_gid, 16) || r->rkey != x->srv_qkey)) {
 		*why = "bad_server";
 		return -1;
 	}
@@ -253,9 +255,9 @@ int udc_answer(struct udc *x, const struct oob_rec *r, const char **why)
 			return 0;
 		}
 		memcpy(x->srv_gid, r->gid, 16);
-		x->srv_qpn = r->qpn;
 		x->srv_qkey = r->rkey;
 	}
+	x->c[i].srv_qpn = r->qpn;
 	x->c[i].state = UDC_UP;
 	ph_up(&x->ph, i);
 	return 0;

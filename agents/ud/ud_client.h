@@ -24,6 +24,7 @@ struct udc_conn {
 	struct rdma_cm_id *id;	/* --cm rdmacm, until the server answers */
 	uint64_t t_sent;	/* ns of the last send of the due round trip; 0: none due */
 	uint64_t t_first;	/* ns of its first send */
+	uint32_t srv_qpn;	/* the server loop's QP its REP named */
 	uint8_t state, tries, sq_out, step;
 };
 
@@ -35,10 +36,10 @@ struct udc {
 	struct udc_conn *c;
 	uint32_t n, waiting;
 	struct rto rto;		/* this agent's round trips, resends included */
-	/* the server, from the first REP */
+	/* the server's port, from the first REP: its loops' QPs share it (ud_server.h) */
 	struct ibv_ah *ah;
 	uint8_t srv_gid[16];
-	uint32_t srv_qpn, srv_qkey;
+	uint32_t srv_qkey;
 	/* the session */
 	SSL_CTX *ssl;
 	struct tls_io io;
