@@ -26,7 +26,14 @@
 #   8   --size = active MTU (1024 on the veth) minus the 40-byte GRH: passes
 #   9   --size one byte more: the agents refuse it at start, named (EMSGSIZE
 #       from ibv_query_port), nothing connects
-#   10  the RDMA counters after the suite equal those before it
+#   10-11 --server-threads 2, 40 clients, 20 round trips each, over oob-tls
+#       (--agents 8: SO_REUSEPORT spreads the 8 sessions, all on one loop
+#       with odds of 1 in 128) and over rdmacm (--agents 2: loop 0 hands the
+#       requests to the loops in turn): 100%, every round trip verified, none
+#       lost, srv_loops lists 2 loops that together admitted every client and
+#       each some, the server's device delta 2 QPs (one per loop), one AH per
+#       client
+#   12  the RDMA counters after the suite equal those before it
 #
 # TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
 #
@@ -49,7 +56,7 @@ ud_run() {
 }
 
 rdc_rxe_suite ud-suite ""
-tap_plan $((2 * ${#COUNTS[@]} + 6))
+tap_plan $((2 * ${#COUNTS[@]} + 8))
 BASE=$(rdc_res)
 
 # ud_one_qp: why grows unless the server's device delta was 1 QP, 1 CQ and
@@ -150,6 +157,32 @@ if [ "$RC" = 1 ] && grep -q "EMSGSIZE" "$OUT" "$W/big.err" &&
 else
 	tap_fail "ud --size $((MTU - GRH + 1))" "exit $RC; $(grep -m1 -E 'why|cause' "$OUT")"
 fi
+
+# ud_loops CM ARGS...: --server-threads 2 over CM, each loop admitting some
+ud_loops() {
+	local cm=$1 why n s m
+	shift
+	ud_run "loops-$cm" --cm "$cm" --server-threads 2 --clients 40 --msgs 20 "$@"
+	why=$(rdc_carried_why 40)
+	[ "$(rdc_kv verified)" = 800 ] || why+=" verified=$(rdc_kv verified)"
+	read -r n s m <<<"$(rdc_kv srv_loops 2>/dev/null | tr ',' '\n' |
+		awk -F: 'NF == 2 { n++; s += $1; if (!n1++ || $1 < m) m = $1 }
+			 END { print n + 0, s + 0, m + 0 }')"
+	[ "$n" = 2 ] || why+=" loops=$n"
+	[ "$s" = 40 ] || why+=" admitted_sum=$s"
+	[ "$m" -gt 0 ] || why+=" a loop admitted none"
+	[ "$(rdc_kv srv_ah)" = 40 ] || why+=" srv_ah=$(rdc_kv srv_ah)"
+	rdc_fig_is srv_dev_delta qp 2 || why+=" server qp delta not 2"
+	grep -q "ok 4 RDMA resources back to baseline" "$OUT" || why+=" not back to baseline"
+	if [ -z "$why" ]; then
+		tap_ok "ud --cm $cm --server-threads 2 $*: 800 round trips verified, srv_loops=$(rdc_kv srv_loops), a QP per loop"
+	else
+		tap_fail "ud --cm $cm --server-threads 2" "$why"
+	fi
+}
+
+ud_loops oob-tls --agents 8
+ud_loops rdmacm --agents 2
 
 rdc_res_back "$BASE"
 tap_totals
