@@ -2,10 +2,11 @@
 /*
  * ud server, one event loop's clients and echo (the loops: ud_server.h and
  * ud_server_loop.c): one UD QP for every client of the loop. TLS sessions
- * (--cm oob-tls) carry the clients' REQs (their QPN, GID and Q_Key); each client is admitted into the
- * map (with what its --ah policy holds per client: ud_server_ah.c) and gets a
- * REP with this loop's QP number and Q_Key, or a REJ naming the call that failed
- * (ibv_create_ah at the device's max_ah). A session takes its clients with it
+ * (--cm oob-tls) carry the clients' REQs (their QPN, GID and Q_Key); each
+ * client is admitted into the map (with what its --ah policy holds per
+ * client: ud_server_ah.c) and gets a REP with this loop's QP number and
+ * Q_Key, or a REJ naming the call that failed (ibv_create_ah at the device's
+ * max_ah). A session takes its clients with it
  * when it ends; one that breaks the protocol or TLS is dropped
  * ("drop peer=.. reason=.."). A datagram from a sender not admitted, or with
  * no AH to answer it, is dropped and counted. The echo is sent from the

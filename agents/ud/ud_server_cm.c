@@ -26,6 +26,9 @@
 #include "agents/ud/ud_server.h"
 #include "common/proto.h"
 
+/* handed requests taken per lock: loop 0 waits on it for a copy, never a verbs call */
+#define UDSCM_BATCH 32
+
 int udscm_open(struct uds *s)
 {
 	s->cmch = agcm_channel("server");
@@ -173,13 +176,12 @@ void udscm_event(struct uds *s)
 
 void udscm_handed(struct uds *s)
 {
-	struct uds_hand h[32];
+	struct uds_hand h[UDSCM_BATCH];
 	uint32_t n;
 
 	do {
-		/* a batch at a time: loop 0 waits on the mutex for a copy, never a verbs call */
 		pthread_mutex_lock(&s->hmu);
-		n = s->nh < 32 ? s->nh : 32;
+		n = s->nh < UDSCM_BATCH ? s->nh : UDSCM_BATCH;
 		memcpy(h, s->hq, n * sizeof(*h));
 		s->nh -= n;
 		memmove(s->hq, s->hq + n, s->nh * sizeof(*h));
