@@ -290,6 +290,14 @@ const struct fig fig_table[] = {
 	  FIG_L_STORM_SETUP, "%.0f", NULL, FIG_STORM, 0, G(g_setup_rate) },
 	{ "t_all_connected_s", "s", "storm: from \"go\" until all connected",
 	  FIG_L_STORM_SETUP, "%.3f", NULL, FIG_STORM, 0, D(t_connect_s) },
+	{ "setup_srv_cpu_ms", "ms/ms", "storm: each server process's CPU time over the wall "
+	  "time from \"go\" until all connected (a process near 1:1 held the setup)",
+	  FIG_L_STORM_SETUP, "%s", "setup_cpu_ms.server", FIG_STORM | FIG_NONZERO, 0,
+	  S(setup_srv_cpu) },
+	{ "setup_agents_cpu_ms", "ms/ms", "storm: each client agent's CPU time over its wall "
+	  "time from \"go\" to its last connection settled",
+	  FIG_L_STORM_SETUP, "%s", "setup_cpu_ms.agents", FIG_STORM | FIG_NONZERO, 0,
+	  S(setup_cli_cpu) },
 	{ "first_msg_us_p50", "us", "storm: first round trip after connecting, median",
 	  FIG_L_STORM_FIRST, "%.1f", NULL, FIG_STORM, 0, G(g_lat_p50) },
 	{ "first_msg_us_p99", "us", "storm: first round trip after connecting, 99th percentile",

@@ -29,6 +29,10 @@ struct agt_agent {
 	long ok, fail;        /* connections reported by this agent */
 	int deathsig;         /* what it gets when rdmacap dies (PR_SET_PDEATHSIG), 0: SIGKILL */
 	double cpu_s;         /* its utime + stime when the traffic began (measure.c), -1: unread */
+	double go_cpu_s;      /* its utime + stime at "go" (measure.c), -1: unread */
+	double setup_cpu_s;   /* CPU from "go" to its "connected" (client) or to the end of
+				 the connect phase (server), -1: unread */
+	double setup_s;       /* the same span's wall time */
 };
 
 /*

@@ -106,6 +106,61 @@ void ms_cpu_end(struct run *r)
 			*(i < r->nsrv ? &pt->srv_cpu_s : &pt->cli_cpu_s) += now - r->ag[i].cpu_s;
 }
 
+void ms_setup_start(struct run *r)
+{
+	for (long i = 0; i < r->nag; i++) {
+		struct agt_agent *a = &r->ag[i];
+
+		a->setup_cpu_s = -1;
+		if (r->c->remote || a->exited || proc_cpu(a->pid, &a->go_cpu_s))
+			a->go_cpu_s = -1;
+	}
+}
+
+void ms_setup_agent(struct run *r, struct agt_agent *a)
+{
+	double now;
+
+	if (a->go_cpu_s < 0 || a->setup_cpu_s >= 0 || a->exited || proc_cpu(a->pid, &now))
+		return;
+	a->setup_cpu_s = now - a->go_cpu_s;
+	a->setup_s = clock_s() - r->t_go;
+}
+
+/* "cpu_ms/wall_ms" of each agent of one side, comma separated; cut at an agent */
+static void ms_setup_list(struct run *r, bool server, char *l, size_t len)
+{
+	size_t n = 0;
+	int k;
+
+	l[0] = 0;
+	for (long i = server ? 0 : r->nsrv; i < (server ? r->nsrv : r->nag); i++) {
+		const struct agt_agent *a = &r->ag[i];
+
+		if (a->setup_cpu_s < 0)
+			continue;
+		k = snprintf(l + n, len - n, "%s%.0f/%.0f", n ? "," : "", a->setup_cpu_s * 1e3,
+			     a->setup_s * 1e3);
+		if (k < 0 || (size_t)k >= len - n) {
+			l[n] = 0;
+			return;
+		}
+		n += (size_t)k;
+	}
+}
+
+void ms_setup_end(struct run *r)
+{
+	for (long i = 0; i < r->nag; i++) {
+		ms_setup_agent(r, &r->ag[i]);
+		/* a server's span is the connect phase's (t_all_connected_s) */
+		if (i < r->nsrv)
+			r->ag[i].setup_s = r->pt->t_connect_s;
+	}
+	ms_setup_list(r, true, r->pt->setup_srv_cpu, sizeof(r->pt->setup_srv_cpu));
+	ms_setup_list(r, false, r->pt->setup_cli_cpu, sizeof(r->pt->setup_cli_cpu));
+}
+
 /*
  * Sums reset on each reading; the most maps in one process is the most seen at
  * any reading. An agent that exited is not read: its pid may be another's.

@@ -94,12 +94,14 @@ static int pt_connect(struct run *r)
 
 	r->phase = RUN_CONNECT;
 	r->t_go = clock_s();
+	ms_setup_start(r);
 	for (long i = r->nsrv; i < r->nag; i++)
 		agt_send(&r->ag[i], PROTO_CMD_GO);
 	e = lp_loop(r, pt_all_connected,
 		    r->t_go + (double)dl_connect_ns((uint64_t)pt->timeout_s, (uint64_t)p->stagger_ms,
 						    per_agent) / 1e9 + DL_GRACE_S);
 	pt->t_connect_s = clock_s() - r->t_go;
+	ms_setup_end(r);
 	lp_progress(r, true);
 	pt->connected = r->nconn_ok;
 	if (e == LP_ABORTED || e == LP_MEMORY)

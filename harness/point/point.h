@@ -97,6 +97,8 @@ struct pt_point {
 	long srv_ah_made;                  /* ud: address handles the servers created */
 	/* --server-threads > 1: each event loop's "accepted:cpu_ms", servers in turn */
 	char srv_loops[1024];
+	/* each local server process's and client agent's "cpu_ms/wall_ms" of setup (measure.c) */
+	char setup_srv_cpu[256], setup_cli_cpu[1024];
 	/* rc, uc: what the completion pollers did (common/proto.h struct proto_cq) */
 	struct proto_cq srv_cq, cli_cq;
 	/*

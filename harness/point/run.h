@@ -129,6 +129,16 @@ void ms_end(struct run *r);  /* traffic done: the QPs' states */
  */
 void ms_cpu_start(struct run *r);
 void ms_cpu_end(struct run *r);
+/*
+ * Each local agent's CPU over its own setup (setup_srv_cpu, setup_cli_cpu:
+ * "cpu_ms/wall_ms" per process): ms_setup_start at "go", ms_setup_agent at a
+ * client agent's "connected", ms_setup_end when the connect phase ends (the
+ * servers, and clients that never said "connected"). A process whose CPU
+ * nears its wall time was the setup's limit while a CPU may have idled.
+ */
+void ms_setup_start(struct run *r);
+void ms_setup_agent(struct run *r, struct agt_agent *a);
+void ms_setup_end(struct run *r);
 void ms_after(struct run *r);
 /* RDMA objects above the baseline now, both sides: what teardown has to free */
 uint64_t ms_held(struct run *r);

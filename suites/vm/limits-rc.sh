@@ -186,6 +186,26 @@ t_limit() {
 	verdict limit "limit on rc with vm.max_map_count=$MAPS, 1 client agent: 100% and 95% in $lo..$hi, cause vm.max_map_count" "$ok"
 }
 
+# The storm's setup CPU per process: one server and one client agent here, each
+# "cpu_ms/wall_ms" with CPU above 0 and, one event loop each, not above its wall
+# (+20 ms: /proc counts in ticks); the server's wall is the storm's (to the ms
+# either way: two roundings); JSON alike.
+lrc_setup_cpu() {
+	local s c j cpu wall all
+	s=$(rdc_kv setup_srv_cpu_ms) c=$(rdc_kv setup_agents_cpu_ms)
+	all=$(awk -v t="$(rdc_kv t_all_connected_s)" 'BEGIN { printf "%.0f", t * 1000 }')
+	tap_kv storm_setup_cpu "server $s agents $c (t_all_connected $all ms)"
+	j=$(jq -r '[.. | objects | select(has("setup_cpu_ms")) | .setup_cpu_ms | .server, .agents] | join(" ")' \
+		"$W/storm.json") || return 1
+	[ "$j" = "$s $c" ] || return 1
+	for v in "$s" "$c"; do
+		[[ $v =~ ^([0-9]+)/([0-9]+)$ ]] || return 1
+		cpu=${BASH_REMATCH[1]} wall=${BASH_REMATCH[2]}
+		[ "$cpu" -gt 0 ] && [ "$cpu" -le $((wall + 20)) ] || return 1
+	done
+	[ "${s#*/}" -ge $((all - 1)) ] && [ "${s#*/}" -le $((all + 1)) ]
+}
+
 t_storm() {
 	local ok=0 old low=128 n=500 after tuned
 
@@ -208,6 +228,7 @@ t_storm() {
 	tap_kv storm_figures "setup_rate_cps=$(rdc_kv setup_rate_cps) t_all_connected_s=$(rdc_kv t_all_connected_s) first_msg_us_p50=$(rdc_kv first_msg_us_p50) first_msg_us_p99=$(rdc_kv first_msg_us_p99) first_msg_us_max=$(rdc_kv first_msg_us_max)"
 	[[ $tuned == "tuned net.rdma_ucm.max_backlog=$n (was $low"* ]] || ok=1
 	[ "$after" = "$low" ] || ok=1
+	lrc_setup_cpu || ok=1
 	verdict storm "storm on rc with rdmacm, $n clients: 100%, setup rate and first-message spread, max_backlog raised and restored" "$ok"
 }
 
