@@ -92,6 +92,8 @@ enum { RCS_T_CTL = 1, RCS_T_CHAN, RCS_T_TICK, RCS_T_LISTEN, RCS_T_SESS, RCS_T_CM
  * 1,024 connections at most.
  */
 #define RCS_POOL_LEAD (32 * OOB_WINDOW)
+/* pooled endpoints made per turn: a request waits for at most this many */
+#define RCS_POOL_BATCH 16
 /*
  * A request whose answer took longer than this blocked in the kernel (an RTR
  * waiting on a neighbour nobody answers takes the kernel's 1 s): the session's
@@ -200,7 +202,7 @@ struct rcs_srv {
 	bool counted;		/* the result is out: endpoints freed now add nothing */
 };
 
-/* rc_server.c */
+/* rc_server_ep.c */
 /* A slot and its endpoint's verbs resources; NULL with f set on failure. */
 struct rcs_ep *rcs_ep_new(struct rcs_srv *s, enum opt_op op, struct rdma_cm_id *cm,
 			struct verbs_fail *f);
@@ -216,6 +218,16 @@ void rcs_ep_up(struct rcs_srv *s, struct rcs_ep *x);
  */
 void rcs_ep_kill(struct rcs_srv *s, struct rcs_ep *x, const char *reason, unsigned call,
 		uint32_t status);
+/* Frees the endpoints killed since the last call (never inside a CQ's poll). */
+void rcs_ep_reap(struct rcs_srv *s);
+/* The pool's lead now: ready endpoints wanted ahead of the requests to come. */
+uint32_t rcs_ep_want(const struct rcs_srv *s);
+/* Makes up to max pooled endpoints; true while the pool is below its lead. */
+bool rcs_ep_fill(struct rcs_srv *s, uint32_t max);
+/* The loop's pool, filled up to the lead for at most RCS_POOL_HELLO_NS / loops. */
+void rcs_ep_pool(struct rcs_srv *s);
+
+/* rc_server.c */
 void rcs_drop(struct rcs_srv *s, const char *peer, const char *reason);
 /* Opens the device; for rdmacm, that of cm (rc_dev_open). */
 int rcs_dev_open(struct rcs_srv *s, struct rdma_cm_id *cm);
