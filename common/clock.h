@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * clock: the one monotonic clock of both programs (agent latencies, orchestrator
- * deadlines). May use libc only.
+ * deadlines), and a thread's CPU time (the server loops' figures). May use libc only.
  */
 #ifndef RDC_COMMON_CLOCK_H
 #define RDC_COMMON_CLOCK_H
@@ -18,6 +18,16 @@ static inline uint64_t clock_ns(void)
 	/* CLOCK_MONOTONIC cannot fail on Linux; a failure means a broken libc */
 	if (clock_gettime(CLOCK_MONOTONIC, &ts))
 		abort();
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU nanoseconds of the calling thread (CLOCK_THREAD_CPUTIME_ID); 0: unreadable. */
+static inline uint64_t clock_thread_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 

@@ -15,6 +15,7 @@
 #include "agents/ag.h"
 #include "agents/rc/rc_server.h"
 #include "agents/tag.h"
+#include "common/clock.h"
 #include "common/proto.h"
 
 #define RCS_EVENTS 256
@@ -157,21 +158,9 @@ static void rcs_async(void *arg, const struct rc_async *a)
 /* Every loop stops once one has (stdin's stop, or a fatal error in any). */
 static void rcs_stop_all(struct rcs_top *t)
 {
-	uint64_t one = 1;
-
 	atomic_store(&t->stop, true);
 	for (uint32_t i = 0; i < t->n; i++)
-		if (t->loops[i].wake >= 0 && write(t->loops[i].wake, &one, sizeof(one)) < 0)
-			ag_warn("write loop %u eventfd: %s", i, strerror(errno));
-}
-
-static uint64_t rcs_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		srv_wake(t->loops[i].wake, i);
 }
 
 static int rcs_ctl(struct rcs_srv *s)
@@ -267,10 +256,10 @@ static int rcs_turns(struct rcs_srv *s)
 /* One loop's run; the first loop to end ends the others. */
 static int rcs_loop(struct rcs_srv *s)
 {
-	uint64_t cpu0 = rcs_cpu_ns();
+	uint64_t cpu0 = clock_thread_ns();
 	int ret = rcs_turns(s);
 
-	s->cpu_ns = rcs_cpu_ns() - cpu0;
+	s->cpu_ns = clock_thread_ns() - cpu0;
 	rcs_stop_all(s->top);
 	return ret;
 }

@@ -211,7 +211,6 @@ static int rcs_cm_hand(struct rcs_srv *s, struct rdma_cm_event *ev)
 	struct rcs_srv *to = &t->loops[t->next++ % t->n];
 	struct rcs_hand h = { .id = ev->id };
 	struct rcs_hand *q;
-	uint64_t one = 1;
 	char peer[SK_PEER_MAX];
 
 	if (to == s)
@@ -237,8 +236,7 @@ static int rcs_cm_hand(struct rcs_srv *s, struct rdma_cm_event *ev)
 	}
 	to->hq[to->nh++] = h;
 	pthread_mutex_unlock(&to->hmu);
-	if (write(to->wake, &one, sizeof(one)) < 0)
-		ag_warn("write loop %u eventfd: %s", to->lid, strerror(errno));
+	srv_wake(to->wake, to->lid);
 	return 0;
 err:
 	rcs_cm_peer(h.id, peer);

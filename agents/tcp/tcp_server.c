@@ -328,13 +328,11 @@ static void tcps_tick(struct tcps_loop *lp)
 
 static void tcps_stop_all(struct tcps_srv *s)
 {
-	uint64_t one = 1;
 	uint32_t i;
 
 	atomic_store(&s->stop, true);
 	for (i = 1; i < s->o->server_threads; i++)
-		if (write(s->loops[i].wake, &one, sizeof(one)) < 0)
-			ag_warn("write wake eventfd: %s", strerror(errno));
+		srv_wake(s->loops[i].wake, i);
 }
 
 static void tcps_ctl(struct tcps_srv *s)

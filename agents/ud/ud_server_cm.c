@@ -95,7 +95,6 @@ static void udscm_answer(struct uds *s, struct rdma_cm_id *id, const struct oob_
 /* Queues a checked request for loop l and wakes it: -1 (ENOMEM) when it cannot. */
 static int udscm_hand(struct uds *l, struct rdma_cm_id *id, const struct oob_rec *req)
 {
-	uint64_t one = 1;
 	struct uds_hand *v;
 	int ret = -1;
 
@@ -111,8 +110,8 @@ static int udscm_hand(struct uds *l, struct rdma_cm_id *id, const struct oob_rec
 	ret = 0;
 out:
 	pthread_mutex_unlock(&l->hmu);
-	if (!ret && write(l->wake, &one, sizeof(one)) < 0)
-		ag_warn("write loop %u eventfd: %s", l->lid, strerror(errno));
+	if (!ret)
+		srv_wake(l->wake, l->lid);
 	return ret;
 }
 

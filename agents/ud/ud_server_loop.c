@@ -15,26 +15,15 @@
 #include "agents/ag.h"
 #include "agents/tag.h"
 #include "agents/ud/ud_server.h"
+#include "common/clock.h"
 #include "common/proto.h"
 
 /* Every loop stops once one has (stdin's stop, or a fatal error in any). */
 static void udsl_stop_all(struct uds_top *t)
 {
-	uint64_t one = 1;
-
 	atomic_store(&t->stop, true);
 	for (uint32_t i = 0; i < t->n; i++)
-		if (t->loops[i].wake >= 0 && write(t->loops[i].wake, &one, sizeof(one)) < 0)
-			ag_warn("write loop %u eventfd: %s", i, strerror(errno));
-}
-
-static uint64_t udsl_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		srv_wake(t->loops[i].wake, i);
 }
 
 /* The loop's device: rdmacm's is loop 0's listeners' (bound to --addr), made first. */
@@ -150,10 +139,10 @@ static void udsl_turns(struct uds *s)
 static void *udsl_thread(void *arg)
 {
 	struct uds *s = arg;
-	uint64_t cpu0 = udsl_cpu_ns();
+	uint64_t cpu0 = clock_thread_ns();
 
 	udsl_turns(s);
-	s->cpu_ns = udsl_cpu_ns() - cpu0;
+	s->cpu_ns = clock_thread_ns() - cpu0;
 	udsl_stop_all(s->top);
 	return NULL;
 }
