@@ -97,6 +97,8 @@ struct pt_point {
 	long srv_ah_made;                  /* ud: address handles the servers created */
 	/* --server-threads > 1: each event loop's "accepted:cpu_ms", servers in turn */
 	char srv_loops[1024];
+	/* --poll busy|adaptive: each agent's CPUs ("srv0:0,cli0:1"), or why none is bound */
+	char cpus[256], not_pinned[96];
 	/* rc, uc: what the completion pollers did (common/proto.h struct proto_cq) */
 	struct proto_cq srv_cq, cli_cq;
 	/*
