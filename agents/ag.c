@@ -3,6 +3,7 @@
  * Fatal errors as records, warnings on stderr (see ag.h).
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,4 +35,19 @@ void ag_fatal(const char *call, const char *obj, int err)
 {
 	ag_warn("%s %s: %s", call, obj, strerror(err));
 	proto_error(call, err);
+}
+
+int ag_pin(int cpu)
+{
+	char obj[16];
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	/* pid 0: the calling thread alone; the others keep their own CPUs */
+	if (!sched_setaffinity(0, sizeof(set), &set))
+		return 0;
+	snprintf(obj, sizeof(obj), "cpu %d", cpu);
+	ag_fatal("sched_setaffinity", obj, errno);
+	return -1;
 }

@@ -18,7 +18,7 @@
 
 /* agent-only options; the shared ones are O_SHARED + enum opt_id */
 enum {
-	O_ROLE = 256, O_ADDR, O_PORT, O_BACKLOG, O_POOL, O_FIRST_ID, O_BIND, O_KEEPIDLE, O_HELP,
+	O_ROLE = 256, O_ADDR, O_PORT, O_BACKLOG, O_POOL, O_FIRST_ID, O_BIND, O_KEEPIDLE, O_CPUS, O_HELP,
 	O_SHARED,
 	O_END = O_SHARED + OPT_N,
 };
@@ -32,6 +32,7 @@ static const struct option ag_own[] = {
 	{ "first-id", required_argument, NULL, O_FIRST_ID },
 	{ "bind", required_argument, NULL, O_BIND },
 	{ "keepidle", required_argument, NULL, O_KEEPIDLE },
+	{ OPT_CPUS, required_argument, NULL, O_CPUS },
 	{ "help", no_argument, NULL, O_HELP },
 };
 #define AG_NOWN (sizeof(ag_own) / sizeof(ag_own[0]))
@@ -42,6 +43,7 @@ static unsigned ag_own_flags(int c)
 	switch (c) {
 	case O_BACKLOG: return OPT_F_SERVER;
 	case O_POOL: return OPT_F_SERVER | OPT_F_RC;
+	case O_CPUS: return OPT_F_RC;
 	case O_FIRST_ID: case O_BIND: return OPT_F_CLIENT;
 	}
 	return 0;
@@ -83,6 +85,9 @@ void ag_usage(FILE *f)
 		"  --bind A            source address, of --addr's family\n");
 	ag_usage_group(f, " --transport rc:\n", OPT_F_RC, OPT_F_RC);
 	fprintf(f,
+		"  --cpus LIST         --poll busy|adaptive: a CPU per spinning loop, in loop order\n"
+		"                      (a client 1, a server --server-threads; thread model: its\n"
+		"                      sessions' threads take them in turn)\n"
 		"  (--cm oob-tls needs --tls-ca, --tls-cert and --tls-key)\n"
 		"  --help\n");
 }
@@ -182,6 +187,13 @@ static int ag_check(const struct ag_opts *o, const uint8_t *seen, char *err, siz
 	    (!o->tls_ca || !o->tls_cert || !o->tls_key))
 		return ag_err(err, errlen,
 			      "--cm oob-tls needs --tls-ca, --tls-cert and --tls-key");
+	if (o->ncpus && o->poll == OPT_POLL_EVENT)
+		return ag_err(err, errlen, "--%s is for --poll busy|adaptive (a loop that sleeps "
+			      "needs no CPU of its own)", OPT_CPUS);
+	if (o->ncpus && o->model == OPT_MODEL_EVENT &&
+	    o->ncpus != (o->role == AG_ROLE_SERVER ? o->server_threads : 1))
+		return ag_err(err, errlen, "--%s names %u CPUs for %u spinning loops", OPT_CPUS,
+			      o->ncpus, o->role == AG_ROLE_SERVER ? o->server_threads : 1);
 	if (o->has_bind && o->bind.family != o->addr.family)
 		return ag_err(err, errlen, "--bind %s is not of --addr %s's family", o->bind_str,
 			      o->addr_str);
@@ -275,6 +287,14 @@ static int ag_one(struct ag_opts *o, int c, const char *arg, char *err, size_t e
 			goto bad;
 		o->pool = (uint32_t)v;
 		return 0;
+	case O_CPUS: {
+		int n = opt_cpus(arg, o->cpus, OPT_CPUS_MAX);
+
+		if (n < 0)
+			goto bad;
+		o->ncpus = (uint32_t)n;
+		return 0;
+	}
 	case O_KEEPIDLE:
 		if (opt_num(arg, 1, DL_TCP_KEEPIDLE_MAX_S, &v))
 			goto bad;

@@ -56,6 +56,8 @@ struct ag_opts {
 	bool srq;
 	uint32_t rx_depth;	/* --rx-depth, 0: the agent's own */
 	enum opt_poll poll;
+	int cpus[OPT_CPUS_MAX];	/* --cpus: a spinning loop's CPU each, in loop order */
+	uint32_t ncpus;		/* 0: not bound */
 	enum opt_ah ah;
 	uint32_t ah_max;	/* --ah lru: AHs held at most, 0: max_ah less UD_AH_SPARE */
 	const char *dev;	/* NULL: the device holding the local address */

@@ -4,6 +4,7 @@
  * option: its word, limits, default and one line of meaning.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,43 @@ int opt_num(const char *s, long long min, long long max, long long *out)
 	if (errno || *end || v < min || v > max)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int opt_cpus(const char *s, int *cpus, int max)
+{
+	int n = 0;
+
+	while (s) {
+		char item[8];
+		size_t len = strcspn(s, ",");
+		long long v;
+
+		if (!len || len >= sizeof(item) || n == max)
+			return -1;
+		memcpy(item, s, len);
+		item[len] = '\0';
+		if (opt_num(item, 0, CPU_SETSIZE - 1, &v))
+			return -1;
+		cpus[n++] = (int)v;
+		s = s[len] ? s + len + 1 : NULL;
+	}
+	return n;
+}
+
+int opt_cpus_str(const int *cpus, int n, char sep, char *buf, size_t len)
+{
+	size_t l = 0;
+
+	if (len)
+		*buf = '\0';
+	for (int i = 0; i < n; i++) {
+		int k = snprintf(buf + l, len - l, "%s%d", i ? (char[]){ sep, 0 } : "", cpus[i]);
+
+		if (k < 0 || (size_t)k >= len - l)
+			return -1;
+		l += (size_t)k;
+	}
 	return 0;
 }
 

@@ -120,6 +120,14 @@ static inline bool opt_tr_connected(enum opt_transport tr)
  * between its messages is idle or one of thousands, not a ping-pong.
  */
 #define OPT_POLL_SPIN_US 2000
+/*
+ * --cpus LIST, the agent's alone: the CPUs of its spinning loops (--poll busy
+ * or adaptive), one each in loop order, that rdmacap places (harness/point/
+ * cpus.c) and the agent binds each loop's thread to before it makes a verbs
+ * object. At most OPT_CPUS_MAX: --server-threads' most loops.
+ */
+#define OPT_CPUS "cpus"
+#define OPT_CPUS_MAX 64
 /* the agent's exit status for a bad command line (as rdmacap's, TAP's 2) */
 #define OPT_EXIT_USAGE 2
 
@@ -153,6 +161,15 @@ int opt_device(const char *s, struct opt_dev *d);
 
 /* Decimal only: no sign, blank or trailing junk; within [min, max]. 0 or -1. */
 int opt_num(const char *s, long long min, long long max, long long *out);
+
+/*
+ * "0,3,1": CPU numbers below CPU_SETSIZE, at most max of them, into cpus[].
+ * Returns how many, or -1.
+ */
+int opt_cpus(const char *s, int *cpus, int max);
+
+/* cpus[0..n) as opt_cpus reads them, joined by sep ("," or "+"). 0, or -1 if short. */
+int opt_cpus_str(const int *cpus, int n, char sep, char *buf, size_t len);
 
 /* The word of enum value v of a word option ("tcp"), or "?" if none. */
 const char *opt_word(enum opt_id id, long long v);

@@ -468,10 +468,55 @@ static void t_rcops(void)
 	}
 }
 
+/* --cpus: the agent's alone; a list of CPUs, one per spinning loop */
+#define NCPUS 8
+static void t_cpus(void)
+{
+	static const char *const bad[] = { "", "0,", ",0", "1024", "-1", "a", "0,,1" };
+	char many[OPT_CPUS_MAX * 3 + 4] = "0", str[32], shortbuf[4], *cv[] = { "rdmacap-agent", "--role=client",
+		"--transport=rc", "--cm=rdmacm", "--poll=busy", "--cpus=2", NULL };
+	int cpus[OPT_CPUS_MAX], n, rejected = 0, rc;
+
+	n = opt_cpus("0,3,1", cpus, OPT_CPUS_MAX);
+	tap_ok(&t, n == 3 && cpus[0] == 0 && cpus[1] == 3 && cpus[2] == 1, "--cpus 0,3,1: 3 CPUs");
+	tap_ok(&t, !opt_cpus_str(cpus, n, '+', str, sizeof(str)) && !strcmp(str, "0+3+1") &&
+	       opt_cpus_str(cpus, n, ',', shortbuf, sizeof(shortbuf)) == -1, "the list written back: %s, -1 if short", str);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		rejected += opt_cpus(bad[i], cpus, OPT_CPUS_MAX) == -1;
+	for (int i = 0; i < OPT_CPUS_MAX; i++)
+		strcat(many, ",0");
+	tap_ok(&t, rejected == (int)(sizeof(bad) / sizeof(bad[0])) &&
+	       opt_cpus(many, cpus, OPT_CPUS_MAX) == -1,
+	       "--cpus: empty items, CPUs past CPU_SETSIZE, more than %d: rejected", OPT_CPUS_MAX);
+	memset(aerr, 0, sizeof(aerr));
+	rc = ag_opts_parse(&ag, 6, cv, aerr, sizeof(aerr));
+	tap_ok(&t, !rc && ag.ncpus == 1 && ag.cpus[0] == 2, "agent client --poll busy --cpus 2 (%s)",
+	       aerr);
+	cv[4] = "--poll=event";
+	rc = ag_opts_parse(&ag, 6, cv, aerr, sizeof(aerr));
+	tap_ok(&t, rc == -1 && strstr(aerr, "--cpus is for --poll busy|adaptive"),
+	       "agent --poll event --cpus: rejected (%s)", aerr);
+	cv[1] = "--role=server", cv[4] = "--server-threads=2";
+	{
+		char *sv[] = { cv[0], cv[1], cv[2], cv[3], "--poll=adaptive", cv[4], cv[5], NULL };
+
+		rc = ag_opts_parse(&ag, 7, sv, aerr, sizeof(aerr));
+	}
+	tap_ok(&t, rc == -1 && strstr(aerr, "names 1 CPUs for 2 spinning loops"),
+	       "agent server: a CPU per --server-threads loop (%s)", aerr);
+	cv[2] = "--transport=tcp", cv[3] = "--cpus=0";
+	rc = ag_opts_parse(&ag, 4, cv, aerr, sizeof(aerr));
+	tap_ok(&t, rc == -1 && strstr(aerr, "--cpus is an option of --transport rc"),
+	       "agent tcp --cpus: rejected (%s)", aerr);
+	rc = h_line("rdmacap run --transport rc --poll busy --cpus 0");
+	tap_ok(&t, rc == -1, "rdmacap has no --cpus: rdmacap places the loops (%s)", h_msg());
+}
+
 int main(void)
 {
 	tap_init(&t, stdout);
-	tap_plan(&t, t_count());
+	tap_plan(&t, t_count() + NCPUS);
+	t_cpus();
 	t_vocabulary();
 	t_cli_defects();
 	t_rcops();

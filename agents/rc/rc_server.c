@@ -268,6 +268,11 @@ static void *rcs_thread(void *arg)
 {
 	struct rcs_srv *s = arg;
 
+	if (s->o->ncpus && ag_pin(s->o->cpus[s->lid])) {
+		s->failed = true;
+		rcs_stop_all(s->top);
+		return NULL;
+	}
 	s->failed = rcs_loop(s) != 0;
 	return NULL;
 }
@@ -395,12 +400,20 @@ static int rcs_start(struct rcs_top *t)
 						.tick = -1, .wake = -1 };
 		pthread_mutex_init(&t->loops[i].hmu, NULL);
 	}
+	/*
+	 * --cpus: the main thread makes each loop's objects on that loop's CPU,
+	 * then keeps loop 0's, which it runs; each other loop's thread binds to
+	 * its own at its start (rcs_thread)
+	 */
 	for (uint32_t i = 0; i < t->n; i++)
-		if (rcs_init(&t->loops[i]))
+		if ((t->o->ncpus && ag_pin(t->o->cpus[i])) || rcs_init(&t->loops[i]))
 			return -1;
-	for (uint32_t i = 0; i < t->n; i++)
+	for (uint32_t i = 0; i < t->n; i++) {
+		if (t->o->ncpus && ag_pin(t->o->cpus[i]))
+			return -1;
 		rcs_ep_pool(&t->loops[i]);
-	return 0;
+	}
+	return t->o->ncpus ? ag_pin(t->o->cpus[0]) : 0;
 }
 
 int rc_server_run(const struct ag_opts *o)

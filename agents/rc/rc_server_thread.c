@@ -57,6 +57,7 @@ struct rct_srv {
 	atomic_uint_fast64_t accepted, echoed, bytes, dropped, rejected, cq_events;
 	atomic_uint_fast64_t cq_arms, cq_spins;
 	atomic_uint live, peak;
+	uint32_t nsess;		/* sessions spawned: the next one's --cpus slot */
 };
 
 struct rct_ep {
@@ -74,6 +75,7 @@ struct rct_sess {
 	SSL *ssl;
 	struct ibv_comp_channel *ch;
 	struct poll_chan pl;	/* of ch */
+	int cpu;		/* --cpus: the CPU its thread binds to, -1: none */
 	struct rct_ep **eps;
 	uint32_t neps, cap;
 	bool dead;		/* an endpoint died in the poll: sweep after it */
@@ -350,6 +352,10 @@ static void *rct_thread(void *arg)
 	uint32_t i;
 	int r;
 
+	if (t->cpu >= 0 && ag_pin(t->cpu)) {
+		reason = "sched_setaffinity";
+		goto out;
+	}
 	ERR_clear_error();
 	r = SSL_accept(t->ssl);
 	if (r != 1) {
@@ -408,6 +414,8 @@ static void rct_spawn(struct rct_srv *s, int fd, const struct sockaddr_storage *
 	}
 	t->s = s;
 	t->fd = fd;
+	/* the harness gave one CPU per session it will open; they take them in turn */
+	t->cpu = s->o->ncpus ? s->o->cpus[s->nsess++ % s->o->ncpus] : -1;
 	sk_peer(t->peer, (const struct sockaddr *)sa);
 	if (ipa_from_sa(&t->addr, (const struct sockaddr *)sa, NULL))
 		memset(&t->addr, 0, sizeof(t->addr));

@@ -286,6 +286,12 @@ const struct fig fig_table[] = {
 	{ "agents_cq_spins", "polls", "client agents: polls that found a spinning CQ empty",
 	  FIG_L_POLL, "%llu", "poll.agents.spins", FIG_RC, 0, U(cli_cq.spins) },
 
+	{ "cpus", "", "each spinning loop's CPU by agent, srvI:CPU[+CPU] then cliJ:CPU "
+	  "(--poll busy or adaptive, agents on this host)",
+	  FIG_L_POLL, "%s", "poll.cpus", FIG_RC | FIG_NONZERO, 0, S(cpus) },
+	{ "not_pinned", "", "why no spinning loop was bound to a CPU (TAP: \"# not pinned: ...\")",
+	  FIG_JSON_ONLY, "%s", "poll.not_pinned", FIG_RC | FIG_NONZERO, 0, S(not_pinned) },
+
 	{ "setup_rate_cps", "1/s", "storm: connections made per second",
 	  FIG_L_STORM_SETUP, "%.0f", NULL, FIG_STORM, 0, G(g_setup_rate) },
 	{ "t_all_connected_s", "s", "storm: from \"go\" until all connected",

@@ -155,6 +155,8 @@ enum tap_res ptap_point(struct pt_ctx *c, const struct pt_point *pt, const char 
 	fig_tap(t, FIG_L_LAT, pt, p);
 	fig_tap(t, FIG_L_CPU, pt, p);
 	fig_tap(t, FIG_L_POLL, pt, p);
+	if (pt->not_pinned[0])
+		tap_diag(t, "not pinned: %s", pt->not_pinned);
 	/* storm: how fast N simultaneous clients got connected, and whether the first
 	 * message afterwards was fair (a long tail against the median) */
 	fig_tap(t, FIG_L_STORM_SETUP, pt, p);

@@ -99,6 +99,8 @@ struct pt_point {
 	char srv_loops[1024];
 	/* each local server process's and client agent's "cpu_ms/wall_ms" of setup (measure.c) */
 	char setup_srv_cpu[256], setup_cli_cpu[1024];
+	/* --poll busy|adaptive: each agent's CPUs ("srv0:0,cli0:1"), or why none is bound */
+	char cpus[256], not_pinned[96];
 	/* rc, uc: what the completion pollers did (common/proto.h struct proto_cq) */
 	struct proto_cq srv_cq, cli_cq;
 	/*

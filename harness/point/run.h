@@ -18,6 +18,7 @@
  *              what it cost (fault.h strikes)                            pf_
  *   memfloor.c MemAvailable against --mem-floor at the sampler's tick    mf_
  *   lost.c     a --hosts host lost mid-point: named, its clients failed  lost_
+ *   cpus.c     a CPU of its own for each spinning loop (--poll)          cpu_
  *
  * Data flows one way: plan -> layout -> agents -> records -> verdict; the
  * TAP and JSON writers (harness/out/: pointtap.c, json.c, through fig.h) read
@@ -28,6 +29,7 @@
 #define RDC_HARNESS_RUN_H
 
 #include <stdbool.h>
+#include <sched.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -68,10 +70,21 @@ struct run {
 	bool srv_kill_expected; /* the fault killed the server: wait for the clients */
 	int mf_fd;           /* /proc/meminfo kept open, -1: no floor (memfloor.c) */
 	double mf_next;      /* MemAvailable is read again from then */
+	int cpu[CPU_SETSIZE]; /* cpus.c: the loops' CPUs, servers' loops first, clients' */
+	long ncpu;           /* 0: no loop bound */
 };
 
 /* layout.c: processes, ports and the per-phase timeout for 'clients'. */
 void lay_plan(struct run *r, long clients);
+
+/*
+ * cpus.c: with --poll busy|adaptive, a CPU of its own for each spinning loop of
+ * the point (r->cpu, pt->cpus), or why none is bound (pt->not_pinned). After
+ * lay_plan, before the agents start.
+ */
+void cpu_place(struct run *r);
+/* Agent i's --cpus list into buf, "" when none is bound: 0, or -1 if short. */
+int cpu_arg(const struct run *r, long i, char *buf, size_t len);
 
 /* spawn.c: server agents, then (once they listen) the client agents. 0 or -1 (why set). */
 int sp_start_agents(struct run *r);

@@ -106,6 +106,15 @@ tls:
 	}
 }
 
+/* --cpus of agent i, when cpu_place bound its loops */
+static void sp_cpus(struct run *r, struct sp_argv *av, long i)
+{
+	char list[OPT_CPUS_MAX * 5];
+
+	if (!cpu_arg(r, i, list, sizeof(list)) && list[0])
+		sp_arg(av, "--%s=%s", OPT_CPUS, list);
+}
+
 /*
  * --hosts: the agent's command line, run on its host through ssh. The servers
  * are on host 0, client agent j on client host j % hosts (as sp_clients picks
@@ -201,6 +210,7 @@ static int sp_servers(struct run *r)
 		sp_rc_args(r, &av, &r->c->topo->srv, true);
 		if (pool)
 			sp_arg(&av, "--pool=%ld", pool);
+		sp_cpus(r, &av, i);
 		if (sp_spawn(r, i, r->c->topo->srv.ns, &av, pt->clients / S + 1024)) {
 			r->nag = i + (r->ag[i].pid > 0);
 			return -1;
@@ -255,6 +265,7 @@ static int sp_clients(struct run *r)
 		if (t->kind != NN_LOOP && t->kind != NN_HOST)
 			sp_arg(&av, "--bind=%s", h->addr);
 		sp_rc_args(r, &av, h, false);
+		sp_cpus(r, &av, i);
 		if (a->n + 1024 > pt->per_agent_nofile)
 			pt->per_agent_nofile = a->n + 1024;
 		if (sp_spawn(r, i, h->ns, &av, a->n + 1024)) {
@@ -282,6 +293,7 @@ int sp_start_agents(struct run *r)
 	long nag = r->nag;
 	double wait = sp_start_wait_s(r, SP_SRV_START_S);
 
+	cpu_place(r);
 	r->nag = r->nsrv;
 	if (sp_servers(r))
 		return -1;

@@ -14,7 +14,11 @@
 # across a ping-pong's gaps (spins, and most echoes found without an event) and
 # arms once the traffic stops (the server arms again after its spin, on top of
 # the arm of its first message); --server-model thread has its own poller, so
-# busy runs there once too. Then
+# busy runs there once too. A spinning loop gets a CPU of its own: in a busy
+# and an adaptive one-client point the point's cpus figure binds the server
+# agent and the client agent to two different single CPUs, and /proc's
+# Cpus_allowed_list of each agent, read while the point runs, says the same;
+# an event point binds nothing. Then
 # each --cm must report a p50 and p99 for every setup step it has, in TAP and
 # in JSON, and the JSON of the other manager's steps stays 0.
 #
@@ -40,6 +44,47 @@ pt() {
 
 j() {
 	jq -r "$2" "$W/$1.json"
+}
+
+# ptw NAME ARGS...: pt, and every agent's "ROLE CPU" read from /proc every 50 ms
+# while it runs (at most 60 s), into $W/NAME.cpus: the single CPUs its
+# Cpus_allowed_list named (before an agent binds itself it has them all)
+ptw() {
+	local name=$1 pid i p c rc=0
+	pt "$@" &
+	pid=$!
+	for ((i = 0; i < 1200; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		for p in /proc/[0-9]*; do
+			c=
+			{ read -r c <"$p/comm"; } 2>/dev/null
+			[ "$c" = rdmacap-agent ] || continue
+			echo "$(tr '\0' '\n' <"$p/cmdline" 2>/dev/null | sed -n 's/^--role=//p')" \
+				"$(sed -n 's/^Cpus_allowed_list:\t//p' "$p/status" 2>/dev/null)"
+		done
+		sleep 0.05
+	done | grep -E '^(server|client) [0-9]+$' | sort -u >"$W/$name.cpus"
+	wait "$pid" || rc=$?
+	return "$rc"
+}
+
+# t_pinned NAME MODE: the point bound its server agent and its client agent to two
+# different single CPUs (its cpus figure), and /proc saw each agent there
+t_pinned() {
+	local name=$1 mode=$2 cpus srv cli seen
+	cpus=$(j "$name" '.poll.cpus // ""')
+	srv=$(sed -n 's/^srv0:\([0-9]*\),cli0:[0-9]*$/\1/p' <<<"$cpus")
+	cli=$(sed -n 's/^srv0:[0-9]*,cli0:\([0-9]*\)$/\1/p' <<<"$cpus")
+	seen=$(tr '\n' ';' <"$W/$name.cpus")
+	tap_kv "${name}_cpus" "$cpus"
+	tap_kv "${name}_proc_cpus" "$seen"
+	if [ -n "$srv" ] && [ -n "$cli" ] && [ "$srv" != "$cli" ] &&
+	   [ "$seen" = "client $cli;server $srv;" ]; then
+		tap_ok "--poll $mode: 1 client, server agent on CPU $srv, client agent on CPU $cli"
+	else
+		tap_fail "--poll $mode: 1 client, server and client agents on CPUs of their own" \
+			"cpus='$cpus' /proc: '$seen'"
+	fi
 }
 
 # the point passed, every round trip came back verified, nothing leaked
@@ -105,7 +150,7 @@ main() {
 	local oob_steps='create_qp tls exchange rtr_rts'
 
 	rdc_rxe_suite poll "" jq
-	tap_plan 11
+	tap_plan 15
 	for m in event busy adaptive; do
 		rc=0
 		pt "$m" --clients "$N" --msgs 20 --poll "$m" || rc=$?
@@ -117,11 +162,22 @@ main() {
 		'[$p.server, $p.agents] | all(.arms == 0 and .spins > 0)'
 	t_cq adaptive "--poll adaptive: $N clients arm again, as event does (each CQ's gaps are long)" \
 		'[$p.server, $p.agents] | all(.arms > 0)'
+	if [ -z "$(j event '.poll.cpus // ""')$(j event '.poll.not_pinned // ""')" ] &&
+	   ! grep -Eq 'cpus=|not pinned' "$W/event.tap"; then
+		tap_ok "--poll event: no agent bound to a CPU"
+	else
+		tap_fail "--poll event: no agent bound to a CPU" "$(grep -E 'cpus=|not pinned' "$W/event.tap")"
+	fi
 	rc=0
-	pt adaptive1 --clients 1 --msgs 200 --poll adaptive || rc=$?
+	ptw adaptive1 --clients 1 --msgs 200 --poll adaptive || rc=$?
 	t_clean adaptive1 "--poll adaptive: 1 client, payloads verified, counters back to baseline" "$rc"
 	t_cq adaptive1 "--poll adaptive: 1 client spins across its gaps, then the server arms again" \
 		'[$p.server, $p.agents] | all(.spins > 0 and .events * 2 < 200) and $p.server.arms >= 2'
+	t_pinned adaptive1 adaptive
+	rc=0
+	ptw busy1 --clients 1 --msgs 200 --poll busy || rc=$?
+	t_clean busy1 "--poll busy: 1 client, payloads verified, counters back to baseline" "$rc"
+	t_pinned busy1 busy
 	rc=0
 	pt thread --clients "$N" --msgs 20 --poll busy --server-model thread || rc=$?
 	t_clean thread "--poll busy --server-model thread: $N clients verified, no leak" "$rc"
