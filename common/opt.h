@@ -114,12 +114,15 @@ static inline bool opt_tr_connected(enum opt_transport tr)
  * --poll adaptive: how long a CQ is polled after its last completion before it
  * is armed and the agent sleeps on the completion channel, when its last gap
  * between completions was shorter than this; one with a longer gap is armed at
- * once (agents/verbs/poll.c). 2 ms: twice the gap of rxe's slowest ping-pong
- * seen under TCG (64 B, one client, ~840 us a round trip while it still
- * sleeps on events), so it starts spinning; a connection that waits longer
- * between its messages is idle or one of thousands, not a ping-pong.
+ * once (agents/verbs/poll.c). It must be above the round trip of a pair whose
+ * sides both sleep, or a ping-pong that once fell asleep stays asleep: its
+ * gaps are then that round trip. 5 ms: above the slowest such round trip seen
+ * under TCG (64 B, one client, p50 ~3.1 ms with one side armed, 840 us with
+ * both), so a sleeping ping-pong starts spinning again; a connection that
+ * waits longer between its messages is idle or one of thousands, not a
+ * ping-pong.
  */
-#define OPT_POLL_SPIN_US 2000
+#define OPT_POLL_SPIN_US 5000
 /*
  * --cpus LIST, the agent's alone: the CPUs of its spinning loops (--poll busy
  * or adaptive), one each in loop order, that rdmacap places (harness/point/
