@@ -62,5 +62,11 @@ int main(int argc, char **argv)
 		ag_fatal("transport_find", opt_word(OPT_TRANSPORT, o.transport), ENOSYS);
 		return 1;
 	}
-	return o.role == AG_ROLE_SERVER ? t->server(&o) : t->client(&o);
+	if (o.role == AG_ROLE_SERVER)
+		return t->server(&o);
+	/* --cpus: a client agent's one loop, bound before its first object (a
+	 * server binds each of its loops itself) */
+	if (o.ncpus && ag_pin(o.cpus[0]))
+		return 1;
+	return t->client(&o);
 }

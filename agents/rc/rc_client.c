@@ -588,9 +588,6 @@ int rc_client_run(const struct ag_opts *o)
 	struct rcc x = { .o = o, .tick = -1 };
 	int ret = 1;
 
-	/* --cpus: the one loop of a client agent, bound before its first object */
-	if (o->ncpus && ag_pin(o->cpus[0]))
-		return 1;
 	if (rcc_init(&x))
 		goto out;
 	proto_hello_client(o->first_id, o->clients);

@@ -21,10 +21,11 @@
 static long cpu_sessions(const struct run *r, long i)
 {
 	const struct hp_plan *p = r->c->plan;
-	long S = r->nsrv, P = r->pt->agents, per = r->pt->clients / P, extra = r->pt->clients % P;
+	long agents = r->pt->agents, per = r->pt->clients / agents, extra = r->pt->clients % agents;
 	long n = 0;
 
-	for (long k = i; k < P; k += S)
+	/* client agent k talks to server k % nsrv */
+	for (long k = i; k < agents; k += r->nsrv)
 		n += p->oob_session == OPT_OOB_PER_CONN ? per + (k < extra) : 1;
 	return n;
 }
