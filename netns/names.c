@@ -130,6 +130,21 @@ unsigned long nn_group(const char *run)
 	return NN_GROUP_BASE | strtoul(run, NULL, 16);
 }
 
+/*
+ * The ifindex of both ends of a run's veth k, (run + 1) * 256 + k: no two runs
+ * share one. rdma_cm files every RoCE id it routes under its link's ifindex
+ * and destination address in one table for all namespaces, and a neighbour
+ * update of that pair in any namespace, with another MAC, ends the ids as
+ * UNREACHABLE (cma_netevent_callback). With ifindexes picked by the kernel,
+ * each fresh namespace's veth is 2 and every run's server is 10.222.0.1: the
+ * neighbour entry of one run (ageing, say) broke the connections another run
+ * was making.
+ */
+unsigned long nn_ifindex(const char *run, int k)
+{
+	return ((strtoul(run, NULL, 16) + 1) << 8) | (unsigned int)k;
+}
+
 void nn_client_addr(char *buf, size_t len, int family, int k)
 {
 	unsigned int h = k + 1;

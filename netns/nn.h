@@ -52,6 +52,8 @@ void nn_name_bridge(char *buf, size_t len, const char *run);
 void nn_client_addr(char *buf, size_t len, int family, int k);
 #define NN_GROUP_BASE 0x72640000UL
 unsigned long nn_group(const char *run); /* link group of a run's links */
+/* ifindex of both ends of veth k (1..NN_MAX_CLIENTS) of a namespaced run */
+unsigned long nn_ifindex(const char *run, int k);
 
 /* exec.c: runs all cmds at once, waits for all; 0 when every one exited 0. */
 int nn_which(const char *tool, char *path, size_t len);

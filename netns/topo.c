@@ -147,11 +147,12 @@ static int nn_up_ns(struct nn_topo *t, FILE *log)
 		fprintf(s[nc + 1].f, "netns add %s\n", t->cli[k - 1].ns);
 	for (k = 1; k <= nc; k++) {
 		nn_name_veth(veth, sizeof(veth), t->run, 's', k);
+		/* ifindexes of the run's own: nn_ifindex says why */
 		fprintf(s[nc + 1].f,
-			"link add %s netns %s group %lu type veth peer name %s netns %s group "
-			"%lu\n",
-			veth, t->srv.ns, nn_group(t->run), t->cli[k - 1].ifname, t->cli[k - 1].ns,
-			nn_group(t->run));
+			"link add %s netns %s index %lu group %lu type veth peer name %s netns %s "
+			"index %lu group %lu\n",
+			veth, t->srv.ns, nn_ifindex(t->run, k), nn_group(t->run), t->cli[k - 1].ifname,
+			t->cli[k - 1].ns, nn_ifindex(t->run, k), nn_group(t->run));
 	}
 
 	fprintf(s[0].f, "link set lo up\n");

@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,6 +253,27 @@ static void test_addr_scheme(void)
 	tap_ok(&tap, !strcmp(a, "fd7a:222::ff"), "IPv6: client address k is host k+1 of fd7a:222::/64");
 }
 
+/* every run's veths have ifindexes no other run's have, above lo's 1, in an int */
+static void test_ifindex(void)
+{
+	static const char *const runs[] = { "0000", "0001", "00ff", "0100", "beef", "ffff" };
+	unsigned long seen[6 * NN_MAX_CLIENTS], x;
+	int n = 0, good = 1, i, j, k;
+
+	for (i = 0; i < 6; i++)
+		for (k = 1; k <= NN_MAX_CLIENTS; k++) {
+			x = nn_ifindex(runs[i], k);
+			if (x <= 1 || x > INT_MAX)
+				good = 0;
+			for (j = 0; j < n; j++)
+				if (seen[j] == x)
+					good = 0;
+			seen[n++] = x;
+		}
+	tap_ok(&tap, good && nn_ifindex("0000", 1) == 257 && nn_ifindex("ffff", 64) == 0x1000040,
+	       "ifindex: %d veths of 6 runs, each its own (0000/1: %lu)", n, nn_ifindex("0000", 1));
+}
+
 static void test_enter_sysctl(void)
 {
 	char v[64] = "";
@@ -358,6 +380,7 @@ int main(void)
 	test_run_id();
 	test_plan();
 	test_addr_scheme();
+	test_ifindex();
 	test_enter_sysctl();
 	test_exec();
 	test_probe();

@@ -15,10 +15,15 @@
 #   3 storm with rdmacm: 100%, setup rate and first-message figures; the
 #     orchestrator raises net.rdma_ucm.max_backlog for the run and restores it
 #     (lowered here first so that the raise is needed)
-#   4 device contexts: 50 client agents, one device context each
-#   5 MR registration until failure: RLIMIT_MEMLOCK lowered, CAP_IPC_LOCK dropped;
+#   4 storm beside another run: a second pair is up, its client's neighbour entry
+#     for the same server address flips between two MACs every 50 ms; the storm's
+#     rdmacm clients all connect (rdma_cm ends every RoCE id whose link's ifindex
+#     and destination match an updated neighbour, in any namespace: each run's
+#     veths have ifindexes of their own, netns/names.c)
+#   5 device contexts: 50 client agents, one device context each
+#   6 MR registration until failure: RLIMIT_MEMLOCK lowered, CAP_IPC_LOCK dropped;
 #     ibv_reg_mr fails, the cause names RLIMIT_MEMLOCK
-#   6 leak check: after every test the RDMA counters (rdma -j resource show) are
+#   7 leak check: after every test the RDMA counters (rdma -j resource show) are
 #     back at the suite's baseline and no rdc namespace, link or rxe link is left.
 #     A test that leaks fails (its own result, and this one); `rdmacap down` then
 #     cleans up so the next test starts clean.
@@ -29,7 +34,7 @@
 #                   about 1,460 connections at 4 maps each)
 #   LRC_MEMLOCK     RLIMIT_MEMLOCK in bytes for test 5 (8 MiB)
 #   LRC_MR_SIZE     --size of test 5 (1 MiB)
-#   LRC_TESTS       the tests to run, of "ramp limit storm ctx mr" (all); the
+#   LRC_TESTS       the tests to run, of "ramp limit storm beside ctx mr" (all); the
 #                   others SKIP
 set -u
 
@@ -232,6 +237,34 @@ t_storm() {
 	verdict storm "storm on rc with rdmacm, $n clients: 100%, setup rate and first-message spread, max_backlog raised and restored" "$ok"
 }
 
+t_beside() {
+	local ok=0 n=500 out run ifn
+
+	if ! out=$(rdc_rdmacap up --topology pair --rxe 2>&1); then
+		tap_diag "$out"
+		tap_fail "storm beside another run: its pair did not come up"
+		return
+	fi
+	rdc_up_ends "$out" O_
+	ifn=$(rdc_up_side client if "$out")
+	run=${O_CNS#rdc}
+	run=${run%%-*}
+	tap_kv beside_other "run=$run ns=$O_CNS link=$ifn ifindex=$(ip -n "$O_CNS" -o link show "$ifn" | cut -d: -f1)"
+	# bounded: 1,200 flips (60 s), stopped with the storm
+	# shellcheck disable=SC2016 # the inner shell's own expansions
+	rdc_bg bash -c 'for ((i = 0; i < 1200; i++)); do
+		ip -n "$1" neigh replace "$2" lladdr "02:00:00:00:00:0$((i % 2 + 1))" dev "$3" nud reachable || exit 1
+		sleep 0.05; done' flip "$O_CNS" "$O_SADDR" "$ifn"
+	rc_run beside 300 "$RDMACAP" storm --transport rc --cm rdmacm --clients "$n" --msgs 1
+	kill -0 "$RDC_BG_PID" 2>/dev/null || ok=1
+	rdc_bg_kill
+	rdc_rdmacap down --run "$run" >/dev/null 2>&1 || ok=1
+	[ "$RC" = 0 ] && [ "$(rdc_kv connected)" = "$n" ] || ok=1
+	tap_kv beside_figures "connected=$(rdc_kv connected) setup_rate_cps=$(rdc_kv setup_rate_cps)"
+	! grep -q UNREACHABLE "$OUT" || ok=1
+	verdict beside "storm beside another run whose neighbour entry for the same address changes: all $n rdmacm clients connect, none UNREACHABLE" "$ok"
+}
+
 t_ctx() {
 	local ok=0 n=50 cctx sctx srv
 
@@ -311,7 +344,7 @@ main() {
 	rdc_rxe_suite limits-rc "rdma_rxe rdma_ucm" rdma jq setpriv prlimit
 	trap cleanup EXIT
 
-	tap_plan 6
+	tap_plan 7
 	tap_kv kernel "$(uname -r)"
 	if [ -n "$(rdc_leftovers)" ]; then
 		tap_kv stale "$(rdc_leftovers | tr '\n' ';')"
@@ -320,8 +353,8 @@ main() {
 	BASE=$(rdc_res)
 	tap_kv baseline "$(tr '\n' ';' <<<"$BASE")"
 
-	for t in ramp limit storm ctx mr; do
-		if [[ " ${LRC_TESTS:-ramp limit storm ctx mr} " == *" $t "* ]]; then
+	for t in ramp limit storm beside ctx mr; do
+		if [[ " ${LRC_TESTS:-ramp limit storm beside ctx mr} " == *" $t "* ]]; then
 			"t_$t"
 		else
 			tap_skip "$t" "not in LRC_TESTS"
