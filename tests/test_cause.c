@@ -129,6 +129,12 @@ static void t_floor_and_device(void)
 	cause_pick(&p.r);
 	tap_ok(&t, !strcmp(p.pt.cause, "ibv_create_qp EINVAL at the server (5 times): device max_qp"),
 	       "EINVAL at the server: the device's max_qp");
+
+	t_setup(&p, "rdma_connect", 110, "UNREACHABLE", false, 17);
+	cause_pick(&p.r);
+	tap_ok(&t, t_has(p.pt.cause, "rdma_connect UNREACHABLE (17 times): the CM gave up") &&
+			   !strstr(p.pt.cause, "--timeout"),
+	       "UNREACHABLE (ETIMEDOUT): the CM's, not rdmacap's deadline");
 }
 
 int main(void)
@@ -140,7 +146,7 @@ int main(void)
 		tap_skip_all(&t, "vm.max_map_count unreadable");
 		return tap_exit_code(&t);
 	}
-	tap_plan(&t, 6);
+	tap_plan(&t, 7);
 	t_enomem(cap);
 	t_floor_and_device();
 	return tap_exit_code(&t);

@@ -186,6 +186,18 @@ static void cause_explain(const struct run *r, const struct pt_cause *k, char *o
 			 "address", call, errname, n, DL_CM_STEP_MS / 1000.0);
 		return;
 	}
+	/*
+	 * rdma_cm's UNREACHABLE carries -ETIMEDOUT whatever ended the connection:
+	 * the CM's own retries of a REQ or REP (~4.3 s each), a MAD that failed to
+	 * send, or on RoCE a neighbour update for the destination naming another MAC
+	 * (cma_netevent_callback); rdmacap's --timeout is a "timeout".
+	 */
+	if (!strcmp(errname, "UNREACHABLE")) {
+		snprintf(out, len, "%s %s (%ld times): the CM gave up on the connection: a REQ or "
+			 "REP unanswered after its retries, a MAD send failed, or a neighbour "
+			 "update for the destination named another MAC", call, errname, n);
+		return;
+	}
 	if (!strcmp(errname, "timeout") || err == ETIMEDOUT) {
 		snprintf(out, len, "%s %s (%ld times): not done within the phase deadline (--timeout)",
 			 call, errname, n);
