@@ -5,12 +5,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <netinet/tcp.h>
@@ -18,6 +16,7 @@
 
 #include "agents/ag.h"
 #include "agents/ctl.h"
+#include "agents/srv/loops.h"
 #include "agents/srv/srv.h"
 #include "agents/tag.h"
 #include "agents/tcp/tcp.h"
@@ -53,26 +52,28 @@ struct tcps_conn {
 struct tcps_srv;
 
 struct tcps_loop {
+	struct srvl loop;	/* lid, wake, thread (loops.h) */
 	struct tcps_srv *s;
-	unsigned id;
-	int ep, wake, tick;
+	int ep, tick;
 	struct srv_lis lis;
 	int32_t pend_head;
 	uint8_t *buf;
-	pthread_t th;
-	bool started;
 };
 
 struct tcps_srv {
+	struct srvl_top top;	/* the loops, stop */
 	const struct ag_opts *o;
 	struct tcps_conn *conn;
 	uint32_t nconn;
-	struct tcps_loop *loops;
 	struct ctl ctl;
-	atomic_bool stop;
 	atomic_int maxfd;
 	struct tcp_stats st;
 };
+
+static struct tcps_loop *tcps_at(struct tcps_srv *s, uint32_t i)
+{
+	return SRVL_OF(srvl_at(&s->top, i), struct tcps_loop, loop);
+}
 
 static uint32_t tcps_now_s(void)
 {
@@ -326,53 +327,45 @@ static void tcps_tick(struct tcps_loop *lp)
 	srv_lis_pause(&lp->lis, false);
 }
 
-static void tcps_stop_all(struct tcps_srv *s)
-{
-	uint32_t i;
-
-	atomic_store(&s->stop, true);
-	for (i = 1; i < s->o->server_threads; i++)
-		srv_wake(s->loops[i].wake, i);
-}
-
 static void tcps_ctl(struct tcps_srv *s)
 {
 	enum ctl_cmd cmd;
 
 	while ((cmd = ctl_next(&s->ctl)) != CTL_NONE) {
 		if (cmd == CTL_STOP || cmd == CTL_EOF) {
-			tcps_stop_all(s);
+			srvl_stop_all(&s->top);
 			return;
 		}
 		/* go/run concern clients; the server serves from hello on */
 	}
 }
 
-static void *tcps_loop_run(void *arg)
+/* A loop's run (srvl_fn): its errors stop every loop, not the result. */
+static int tcps_loop_run(struct srvl *l)
 {
-	struct tcps_loop *lp = arg;
+	struct tcps_loop *lp = SRVL_OF(l, struct tcps_loop, loop);
 	struct tcps_srv *s = lp->s;
 	struct epoll_event ev[TCPS_EVENTS];
 	uint32_t t, v;
 	uint16_t gen;
 	int i, n;
 
-	while (!atomic_load(&s->stop)) {
-		if (lp->id == 0 && !s->ctl.pollable) {
+	while (!atomic_load(&s->top.stop)) {
+		if (l->lid == 0 && !s->ctl.pollable) {
 			tcps_ctl(s);
-			if (atomic_load(&s->stop))
+			if (atomic_load(&s->top.stop))
 				break;
 		}
 		if (proto_dead()) {
-			tcps_stop_all(s);
+			srvl_stop_all(&s->top);
 			break;
 		}
 		n = epoll_wait(lp->ep, ev, TCPS_EVENTS, -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			ag_warn("epoll_wait loop %u: %s", lp->id, strerror(errno));
-			tcps_stop_all(s);
+			ag_warn("epoll_wait loop %u: %s", l->lid, strerror(errno));
+			srvl_stop_all(&s->top);
 			break;
 		}
 		for (i = 0; i < n; i++) {
@@ -397,18 +390,17 @@ static void *tcps_loop_run(void *arg)
 			}
 		}
 	}
-	return NULL;
+	return 0;
 }
 
-static int tcps_loop_init(struct tcps_srv *s, struct tcps_loop *lp, unsigned id)
+static int tcps_loop_init(struct tcps_srv *s, struct tcps_loop *lp)
 {
 	const struct ag_opts *o = s->o;
 	struct itimerspec its = { .it_interval.tv_sec = 1, .it_value.tv_sec = 1 };
 
 	lp->s = s;
-	lp->id = id;
 	lp->pend_head = -1;
-	lp->ep = lp->wake = lp->tick = -1;
+	lp->ep = lp->tick = -1;
 	lp->buf = malloc(TCPS_BUF);
 	if (!lp->buf) {
 		ag_fatal("malloc", "event loop", ENOMEM);
@@ -419,11 +411,8 @@ static int tcps_loop_init(struct tcps_srv *s, struct tcps_loop *lp, unsigned id)
 		ag_fatal("epoll_create1", "event loop", errno);
 		return -1;
 	}
-	lp->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (lp->wake < 0) {
-		ag_fatal("eventfd", "event loop", errno);
+	if (srvl_wake_open(&lp->loop, lp->ep, TAG(TCPS_T_WAKE, 0, 0)))
 		return -1;
-	}
 	lp->tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (lp->tick < 0) {
 		ag_fatal("timerfd_create", "event loop", errno);
@@ -433,10 +422,9 @@ static int tcps_loop_init(struct tcps_srv *s, struct tcps_loop *lp, unsigned id)
 		ag_fatal("timerfd_settime", "event loop", errno);
 		return -1;
 	}
-	if (tag_watch(lp->ep, lp->wake, EPOLLIN, TAG(TCPS_T_WAKE, 0, 0), "eventfd") ||
-	    tag_watch(lp->ep, lp->tick, EPOLLIN, TAG(TCPS_T_TICK, 0, 0), "timerfd"))
+	if (tag_watch(lp->ep, lp->tick, EPOLLIN, TAG(TCPS_T_TICK, 0, 0), "timerfd"))
 		return -1;
-	return srv_lis_open(&lp->lis, o, lp->ep, TCPS_T_LISTEN, o->server_threads > 1, true);
+	return srv_lis_open(&lp->lis, o, lp->ep, TCPS_T_LISTEN, s->top.n > 1, true);
 }
 
 static void tcps_loop_fini(struct tcps_loop *lp)
@@ -444,8 +432,6 @@ static void tcps_loop_fini(struct tcps_loop *lp)
 	srv_lis_close(&lp->lis);
 	if (lp->tick >= 0)
 		close(lp->tick);
-	if (lp->wake >= 0)
-		close(lp->wake);
 	if (lp->ep >= 0)
 		close(lp->ep);
 	free(lp->buf);
@@ -470,55 +456,42 @@ static void tcps_close_all(struct tcps_srv *s)
 int tcp_server_run(const struct ag_opts *o)
 {
 	struct tcps_srv s = { .o = o };
-	int ret = 1, err;
+	int ret = 1;
 	uint32_t i;
 
 	if (o->model == OPT_MODEL_THREAD)
 		return tcp_server_thread_run(o);
 	atomic_init(&s.maxfd, -1);
+	if (srvl_init(&s.top, o->server_threads, sizeof(struct tcps_loop), 0, "event loop"))
+		return 1;
 	s.nconn = tcp_fd_limit();
 	/* calloc maps zero pages: only slots of fds actually used cost memory */
 	s.conn = calloc(s.nconn, sizeof(*s.conn));
-	s.loops = calloc(o->server_threads, sizeof(*s.loops));
-	if (!s.conn || !s.loops) {
+	if (!s.conn) {
 		ag_fatal("calloc", "connection table", ENOMEM);
 		goto out;
 	}
 	if (ctl_init(&s.ctl, STDIN_FILENO))
 		goto out;
-	for (i = 0; i < o->server_threads; i++)
-		if (tcps_loop_init(&s, &s.loops[i], i))
+	for (i = 0; i < s.top.n; i++)
+		if (tcps_loop_init(&s, tcps_at(&s, i)))
 			goto out_loops;
-	if (ctl_watch(&s.ctl, s.loops[0].ep, TAG(TCPS_T_CTL, 0, 0)))
+	if (ctl_watch(&s.ctl, tcps_at(&s, 0)->ep, TAG(TCPS_T_CTL, 0, 0)))
 		goto out_loops;
 	proto_hello_server(o->ports, o->port, -1);
-	for (i = 1; i < o->server_threads; i++) {
-		err = pthread_create(&s.loops[i].th, NULL, tcps_loop_run, &s.loops[i]);
-		if (err) {
-			ag_fatal("pthread_create", "event loop", err);
-			tcps_stop_all(&s);
-			goto out_join;
-		}
-		s.loops[i].started = true;
-	}
-	tcps_loop_run(&s.loops[0]);
-	ret = 0;
-out_join:
-	for (i = 1; i < o->server_threads; i++)
-		if (s.loops[i].started && (err = pthread_join(s.loops[i].th, NULL)))
-			ag_warn("pthread_join: %s", strerror(err));
+	ret = srvl_run(&s.top, tcps_loop_run) ? 1 : 0;
 	if (!ret) {
 		tcps_close_all(&s);
 		tcp_result(&s.st, o->size);
 	}
 out_loops:
-	for (i = 0; i < o->server_threads; i++)
-		if (s.loops[i].s)
-			tcps_loop_fini(&s.loops[i]);
+	for (i = 0; i < s.top.n; i++)
+		if (tcps_at(&s, i)->s)
+			tcps_loop_fini(tcps_at(&s, i));
 	if (!ret)
 		proto_bye();
 out:
-	free(s.loops);
+	srvl_fini(&s.top);
 	free(s.conn);
 	return ret;
 }
