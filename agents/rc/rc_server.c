@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,7 +14,6 @@
 #include "agents/ag.h"
 #include "agents/rc/rc_server.h"
 #include "agents/tag.h"
-#include "common/clock.h"
 #include "common/proto.h"
 
 #define RCS_EVENTS 256
@@ -32,7 +30,7 @@ int rcs_dev_open(struct rcs_srv *s, struct rdma_cm_id *cm)
 		return -1;
 	s->dev_up = true;
 	/* rdmacm's context is every loop's: its async events are loop 0's (rc_server.h) */
-	if ((!cm || !s->lid) && tag_watch(s->ep, s->dev.ctx->async_fd, EPOLLIN,
+	if ((!cm || !s->loop.lid) && tag_watch(s->ep, s->dev.ctx->async_fd, EPOLLIN,
 					  TAG(RCS_T_ASYNC, 0, 0), "async event fd"))
 		return -1;
 	return tag_watch(s->ep, s->dev.ch->fd, EPOLLIN, TAG(RCS_T_CHAN, 0, 0),
@@ -155,14 +153,6 @@ static void rcs_async(void *arg, const struct rc_async *a)
 
 /* --- loop --- */
 
-/* Every loop stops once one has (stdin's stop, or a fatal error in any). */
-static void rcs_stop_all(struct rcs_top *t)
-{
-	atomic_store(&t->stop, true);
-	for (uint32_t i = 0; i < t->n; i++)
-		srv_wake(t->loops[i].wake, i);
-}
-
 static int rcs_ctl(struct rcs_srv *s)
 {
 	enum ctl_cmd cmd;
@@ -181,14 +171,14 @@ static int rcs_turns(struct rcs_srv *s)
 {
 	struct epoll_event ev[RCS_EVENTS];
 	/* stdin that cannot be polled (loop 0) is read every 100 ms */
-	int tmo = !s->lid && !s->ctl.pollable ? 100 : -1;
+	int tmo = !s->loop.lid && !s->ctl.pollable ? 100 : -1;
 	uint64_t exp;
 	bool filling;
 	uint32_t t;
 	int i, n;
 
-	while (!s->stop && !atomic_load(&s->top->stop) && !proto_dead()) {
-		if (!s->lid && !s->ctl.pollable)
+	while (!s->stop && !atomic_load(&s->loop.top->stop) && !proto_dead()) {
+		if (!s->loop.lid && !s->ctl.pollable)
 			rcs_ctl(s);
 		if (s->stop)
 			break;
@@ -237,8 +227,7 @@ static int rcs_turns(struct rcs_srv *s)
 				rcs_cm_event(s);
 				break;
 			case RCS_T_WAKE:
-				if (read(s->wake, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
-					ag_warn("read loop %u eventfd: %s", s->lid, strerror(errno));
+				srvl_woken(&s->loop);
 				if (s->cmch)
 					rcs_cm_handed(s);
 				break;
@@ -253,28 +242,14 @@ static int rcs_turns(struct rcs_srv *s)
 	return 0;
 }
 
-/* One loop's run; the first loop to end ends the others. */
-static int rcs_loop(struct rcs_srv *s)
+/* A loop's run (srvl_fn); a loop of its own thread binds to its --cpus first. */
+static int rcs_loop(struct srvl *l)
 {
-	uint64_t cpu0 = clock_thread_ns();
-	int ret = rcs_turns(s);
+	struct rcs_srv *s = SRVL_OF(l, struct rcs_srv, loop);
 
-	s->cpu_ns = clock_thread_ns() - cpu0;
-	rcs_stop_all(s->top);
-	return ret;
-}
-
-static void *rcs_thread(void *arg)
-{
-	struct rcs_srv *s = arg;
-
-	if (s->o->ncpus && ag_pin(s->o->cpus[s->lid])) {
-		s->failed = true;
-		rcs_stop_all(s->top);
-		return NULL;
-	}
-	s->failed = rcs_loop(s) != 0;
-	return NULL;
+	if (l->lid && s->o->ncpus && ag_pin(s->o->cpus[l->lid]))
+		return -1;
+	return rcs_turns(s);
 }
 
 static int rcs_init(struct rcs_srv *s)
@@ -296,17 +271,11 @@ static int rcs_init(struct rcs_srv *s)
 		ag_fatal("timerfd_settime", "tick", errno);
 		return -1;
 	}
-	if (tag_watch(s->ep, s->tick, EPOLLIN, TAG(RCS_T_TICK, 0, 0), "tick timer"))
-		return -1;
-	s->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (s->wake < 0) {
-		ag_fatal("eventfd", "server loop", errno);
-		return -1;
-	}
-	if (tag_watch(s->ep, s->wake, EPOLLIN, TAG(RCS_T_WAKE, 0, 0), "loop eventfd"))
+	if (tag_watch(s->ep, s->tick, EPOLLIN, TAG(RCS_T_TICK, 0, 0), "tick timer") ||
+	    srvl_wake_open(&s->loop, s->ep, TAG(RCS_T_WAKE, 0, 0)))
 		return -1;
 	/* stdin is loop 0's */
-	if (!s->lid && (ctl_init(&s->ctl, STDIN_FILENO) ||
+	if (!s->loop.lid && (ctl_init(&s->ctl, STDIN_FILENO) ||
 			ctl_watch(&s->ctl, s->ep, TAG(RCS_T_CTL, 0, 0))))
 		return -1;
 	if (s->o->cm == OPT_CM_RDMACM) {
@@ -340,15 +309,11 @@ static void rcs_fini(struct rcs_srv *s)
 {
 	if (s->o->cm == OPT_CM_RDMACM)
 		rcs_cm_close(s);
-	free(s->hq);
-	pthread_mutex_destroy(&s->hmu);
 	free(s->pool);
 	free(s->eps);
 	free(s->free);
 	free(s->gens);
 	free(s->reap);
-	if (s->wake >= 0)
-		close(s->wake);
 	if (s->tick >= 0)
 		close(s->tick);
 	if (s->ep >= 0)
@@ -361,7 +326,7 @@ static void rcs_fini(struct rcs_srv *s)
  * went with the process. The endpoints still held add their atomics here.
  * With more than one loop, each loop's accepted connections and CPU time.
  */
-static void rcs_result(struct rcs_top *t)
+static void rcs_result(struct srvl_top *t)
 {
 	struct proto_result_server r = { .peak = atomic_load(&t->peak), .ah = PROTO_NONE,
 					 .ah_made = PROTO_NONE };
@@ -370,7 +335,7 @@ static void rcs_result(struct rcs_top *t)
 	struct rcs_srv *s;
 
 	for (uint32_t l = 0; l < t->n; l++) {
-		s = &t->loops[l];
+		s = rcs_at(t, l);
 		for (uint32_t i = 0; i < s->neps; i++)
 			if (s->eps[i])
 				s->echoed += rc_ep_atomics(&s->dev, &s->eps[i]->e);
@@ -384,7 +349,7 @@ static void rcs_result(struct rcs_top *t)
 		r.cq_arms += s->dev.pl.n.arms;
 		r.cq_spins += s->dev.pl.n.spins;
 		if (l < PROTO_LOOPS_MAX)
-			lp[l] = (struct proto_loop){ s->accepted, s->cpu_ns / 1000000 };
+			lp[l] = (struct proto_loop){ s->accepted, s->loop.cpu_ns / 1000000 };
 	}
 	if (t->n > 1 && proto_loops_encode(lp, t->n < PROTO_LOOPS_MAX ? t->n : PROTO_LOOPS_MAX,
 					  loops, sizeof(loops)) > 0)
@@ -393,73 +358,54 @@ static void rcs_result(struct rcs_top *t)
 }
 
 /* Loop 0 first: another loop's rdmacm device is loop 0's listener's. */
-static int rcs_start(struct rcs_top *t)
+static int rcs_start(struct srvl_top *t, const struct ag_opts *o)
 {
-	for (uint32_t i = 0; i < t->n; i++) {
-		t->loops[i] = (struct rcs_srv){ .o = t->o, .top = t, .lid = i, .ep = -1,
-						.tick = -1, .wake = -1 };
-		pthread_mutex_init(&t->loops[i].hmu, NULL);
-	}
 	/*
 	 * --cpus: the main thread makes each loop's objects on that loop's CPU,
 	 * then keeps loop 0's, which it runs; each other loop's thread binds to
-	 * its own at its start (rcs_thread)
+	 * its own at its start (rcs_loop)
 	 */
 	for (uint32_t i = 0; i < t->n; i++)
-		if ((t->o->ncpus && ag_pin(t->o->cpus[i])) || rcs_init(&t->loops[i]))
+		if ((o->ncpus && ag_pin(o->cpus[i])) || rcs_init(rcs_at(t, i)))
 			return -1;
 	for (uint32_t i = 0; i < t->n; i++) {
-		if (t->o->ncpus && ag_pin(t->o->cpus[i]))
+		if (o->ncpus && ag_pin(o->cpus[i]))
 			return -1;
-		rcs_ep_pool(&t->loops[i]);
+		rcs_ep_pool(rcs_at(t, i));
 	}
-	return t->o->ncpus ? ag_pin(t->o->cpus[0]) : 0;
+	return o->ncpus ? ag_pin(o->cpus[0]) : 0;
 }
 
 int rc_server_run(const struct ag_opts *o)
 {
-	struct rcs_top t = { .o = o, .n = o->server_threads ? o->server_threads : 1 };
+	struct srvl_top t;
+	struct rcs_srv *s;
 	uint32_t i;
-	int ret = 1, err;
+	int ret = 1;
 
 	if (o->model == OPT_MODEL_THREAD)
 		return rc_server_thread_run(o);
-	t.loops = calloc(t.n, sizeof(*t.loops));
-	if (!t.loops) {
-		ag_fatal("calloc", "server loops", ENOMEM);
+	if (srvl_init(&t, o->server_threads, sizeof(struct rcs_srv), sizeof(struct rcs_hand),
+		      "server loop"))
 		return 1;
+	for (i = 0; i < t.n; i++) {
+		s = rcs_at(&t, i);
+		s->o = o;
+		s->ep = s->tick = -1;
 	}
-	for (i = 0; i < t.n; i++)
-		t.loops[i].wake = t.loops[i].ep = t.loops[i].tick = -1;
-	if (rcs_start(&t))
+	if (rcs_start(&t, o))
 		goto out;
-	proto_hello_server(o->ports, o->port, o->cm == OPT_CM_RDMACM ? t.loops[0].max_backlog : -1);
-	for (i = 1; i < t.n; i++) {
-		err = pthread_create(&t.loops[i].th, NULL, rcs_thread, &t.loops[i]);
-		if (err) {
-			ag_fatal("pthread_create", "server loop", err);
-			rcs_stop_all(&t);
-			goto join;
-		}
-		t.loops[i].started = true;
-	}
-	ret = rcs_loop(&t.loops[0]) ? 1 : 0;
-join:
-	for (i = 1; i < t.n; i++) {
-		if (t.loops[i].started && (err = pthread_join(t.loops[i].th, NULL)))
-			ag_warn("pthread_join: %s", strerror(err));
-		if (t.loops[i].failed)
-			ret = 1;
-	}
+	proto_hello_server(o->ports, o->port,
+			   o->cm == OPT_CM_RDMACM ? rcs_at(&t, 0)->max_backlog : -1);
+	ret = srvl_run(&t, rcs_loop) ? 1 : 0;
 	if (!ret)
 		rcs_result(&t);
 out:
 	for (i = 0; i < t.n; i++)
-		rcs_fini_eps(&t.loops[i]);
+		rcs_fini_eps(rcs_at(&t, i));
 	for (i = t.n; i--;)
-		if (t.loops[i].top)
-			rcs_fini(&t.loops[i]);
-	free(t.loops);
+		rcs_fini(rcs_at(&t, i));
+	srvl_fini(&t);
 	if (!ret)
 		proto_bye();
 	return ret;

@@ -28,10 +28,10 @@
  * there is none: only the iw_cm moves a QP to RTS, so each request's QP is
  * rdma_create_qp's on its own cm_id (rc_server_cm.c).
  *
- * Loops: --server-threads T runs T of these loops (struct rcs_srv each), loop 0
- * on the main thread with stdin, the others on threads of their own; each owns
- * its endpoints, completion channel, pool (a T-th of --pool) and counters, so
- * no lock is taken on any connection's path. How connections reach a loop:
+ * Loops: --server-threads T runs T of these loops (struct rcs_srv each, on
+ * srv/loops.h), loop 0 on the main thread with stdin, the others on threads
+ * of their own; each owns its endpoints, completion channel, pool (a T-th of
+ * --pool) and counters, so no lock is taken on any connection's path. How connections reach a loop:
  * - oob-tls: every loop has its own listeners on the same ports
  *   (SO_REUSEPORT), so the kernel spreads the TLS sessions, and each loop its
  *   own device context; a session's QPs stay on the loop that accepted it.
@@ -39,9 +39,9 @@
  *   channel holds them and hands each CONNECT_REQUEST to the loops in turn:
  *   its private data copied, the event acknowledged, the id moved to the
  *   loop's own event channel (rdma_migrate_id: the ESTABLISHED and
- *   DISCONNECTED of that id are then read by that loop), the loop woken by
- *   its eventfd. The request's id has had no event of its own yet, so the
- *   migration never waits. The context and the PD are rdma_cm's, shared; the
+ *   DISCONNECTED of that id are then read by that loop), the request queued
+ *   for the loop (srvl_hand), the loop woken by its eventfd. The request's
+ *   id has had no event of its own yet, so the migration never waits. The context and the PD are rdma_cm's, shared; the
  *   device's async events are read by loop 0 alone (an endpoint of another
  *   loop whose QP fails is dropped through its CQ's flush and DISCONNECTED).
  * The loops stop together: the first to stop stops the others.
@@ -55,8 +55,6 @@
 #define RDC_AGENTS_RC_SERVER_H
 
 #include <netinet/in.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -64,6 +62,7 @@
 #include "agents/oob/oob.h"
 #include "agents/rc/rc.h"
 #include "agents/oob/tls.h"
+#include "agents/srv/loops.h"
 #include "agents/srv/srv.h"
 #include "agents/tag.h"
 
@@ -142,29 +141,10 @@ struct rcs_hand {
 	uint8_t pdata[OOB_CM_LEN];
 };
 
-struct rcs_srv;
-
-/* what the loops of one process share */
-struct rcs_top {
-	const struct ag_opts *o;
-	struct rcs_srv *loops;
-	uint32_t n;
-	uint32_t next;		/* rdmacm: the loop the next request goes to (loop 0 only) */
-	atomic_bool stop;
-	atomic_uint live, peak;	/* connections up, in all loops */
-};
-
+/* one loop; its top (srv/loops.h) counts the connections up in all loops */
 struct rcs_srv {
+	struct srvl loop;	/* lid, wake, thread, hand-over queue of struct rcs_hand */
 	const struct ag_opts *o;
-	struct rcs_top *top;
-	uint32_t lid;		/* this loop's index, 0: the main thread's */
-	int wake;		/* eventfd: requests handed over, or stop */
-	pthread_t th;
-	bool started, failed;
-	pthread_mutex_t hmu;	/* guards hq */
-	struct rcs_hand *hq;
-	uint32_t nh, hcap;
-	uint64_t cpu_ns;	/* the loop's thread CPU time while it ran */
 	struct rc_dev dev;
 	bool dev_up;
 	int ep, tick;
@@ -201,6 +181,12 @@ struct rcs_srv {
 	uint64_t accepted, echoed, bytes, dropped, rejected;
 	bool counted;		/* the result is out: endpoints freed now add nothing */
 };
+
+/* loop i of t */
+static inline struct rcs_srv *rcs_at(const struct srvl_top *t, uint32_t i)
+{
+	return SRVL_OF(srvl_at(t, i), struct rcs_srv, loop);
+}
 
 /* rc_server_ep.c */
 /* A slot and its endpoint's verbs resources; NULL with f set on failure. */

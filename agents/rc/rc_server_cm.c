@@ -47,12 +47,12 @@ int rcs_cm_open(struct rcs_srv *s)
 	const struct ag_opts *o = s->o;
 	struct rdma_cm_id *l0;
 
-	if (s->lid) {
+	if (s->loop.lid) {
 		s->cmch = agcm_channel("server");
 		if (!s->cmch)
 			return -1;
 		/* a listener bound to a device's address: its context is known now */
-		l0 = s->top->loops[0].listen[0];
+		l0 = rcs_at(s->loop.top, 0)->listen[0];
 		if (l0->verbs && rcs_dev_open(s, l0))
 			return -1;
 		return tag_watch(s->ep, s->cmch->fd, EPOLLIN, TAG(RCS_T_CM, 0, 0),
@@ -207,10 +207,8 @@ rej:
  */
 static int rcs_cm_hand(struct rcs_srv *s, struct rdma_cm_event *ev)
 {
-	struct rcs_top *t = s->top;
-	struct rcs_srv *to = &t->loops[t->next++ % t->n];
+	struct rcs_srv *to = SRVL_OF(srvl_next(s->loop.top), struct rcs_srv, loop);
 	struct rcs_hand h = { .id = ev->id };
-	struct rcs_hand *q;
 	char peer[SK_PEER_MAX];
 
 	if (to == s)
@@ -221,22 +219,8 @@ static int rcs_cm_hand(struct rcs_srv *s, struct rdma_cm_event *ev)
 		memcpy(h.pdata, ev->param.conn.private_data, h.len);
 	if (agcm_ack(ev))
 		s->stop = true;
-	if (rdma_migrate_id(h.id, to->cmch))
+	if (rdma_migrate_id(h.id, to->cmch) || srvl_hand(&to->loop, &h))
 		goto err;
-	pthread_mutex_lock(&to->hmu);
-	if (to->nh == to->hcap) {
-		q = realloc(to->hq, (to->hcap ? to->hcap * 2 : 64) * sizeof(*q));
-		if (!q) {
-			pthread_mutex_unlock(&to->hmu);
-			errno = ENOMEM;
-			goto err;
-		}
-		to->hq = q;
-		to->hcap = to->hcap ? to->hcap * 2 : 64;
-	}
-	to->hq[to->nh++] = h;
-	pthread_mutex_unlock(&to->hmu);
-	srv_wake(to->wake, to->lid);
 	return 0;
 err:
 	rcs_cm_peer(h.id, peer);
@@ -254,15 +238,7 @@ void rcs_cm_handed(struct rcs_srv *s)
 	struct rdma_cm_id *kill;
 	struct rcs_hand h;
 
-	for (;;) {
-		pthread_mutex_lock(&s->hmu);
-		if (!s->nh) {
-			pthread_mutex_unlock(&s->hmu);
-			return;
-		}
-		/* order is not kept: any request may be served first */
-		h = s->hq[--s->nh];
-		pthread_mutex_unlock(&s->hmu);
+	while (srvl_take(&s->loop, &h, 1)) {
 		kill = NULL;
 		kill_ep = NULL;
 		rcs_cm_request(s, h.id, h.pdata, h.len, &kill_ep, &kill);
@@ -297,7 +273,7 @@ void rcs_cm_event(struct rcs_srv *s)
 		switch (type) {
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
 			x = NULL;
-			if (s->top->n > 1 && rcs_cm_hand(s, ev) <= 0)
+			if (s->loop.top->n > 1 && rcs_cm_hand(s, ev) <= 0)
 				continue;	/* handed over (or refused): acknowledged */
 			rcs_cm_request(s, ev->id, ev->param.conn.private_data,
 				       ev->param.conn.private_data_len, &kill_ep, &kill);
@@ -337,10 +313,11 @@ void rcs_cm_event(struct rcs_srv *s)
 
 void rcs_cm_close(struct rcs_srv *s)
 {
+	struct rcs_hand h;
+
 	/* what was handed and never served: rejected by the id's end */
-	for (uint32_t i = 0; i < s->nh; i++)
-		if (rdma_destroy_id(s->hq[i].id))
+	while (srvl_take(&s->loop, &h, 1))
+		if (rdma_destroy_id(h.id))
 			ag_warn("rdma_destroy_id: %s", strerror(errno));
-	s->nh = 0;
-	agcm_close(&s->cmch, &s->listen, s->lid ? 0 : s->o->ports);
+	agcm_close(&s->cmch, &s->listen, s->loop.lid ? 0 : s->o->ports);
 }

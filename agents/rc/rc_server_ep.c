@@ -107,7 +107,7 @@ bool rcs_ep_fill(struct rcs_srv *s, uint32_t max)
  */
 void rcs_ep_pool(struct rcs_srv *s)
 {
-	uint32_t n = s->top->n;
+	uint32_t n = s->loop.top->n;
 	uint64_t end = clock_ns() + RCS_POOL_HELLO_NS / n;
 
 	/* rdmacm on a wildcard address: the device is known at the first request */
@@ -116,7 +116,7 @@ void rcs_ep_pool(struct rcs_srv *s)
 	/* iWARP: only the iw_cm moves a QP to RTS, so each comes from rdma_create_qp */
 	if (s->dev.ctx->device->transport_type == IBV_TRANSPORT_IWARP)
 		return;
-	s->pool_left = s->o->pool / n + (s->lid < s->o->pool % n);
+	s->pool_left = s->o->pool / n + (s->loop.lid < s->o->pool % n);
 	s->pool = calloc(rcs_ep_want(s), sizeof(*s->pool));
 	if (!s->pool) {
 		s->pool_off = true;
@@ -142,14 +142,9 @@ struct rcs_ep *rcs_ep_take(struct rcs_srv *s, enum opt_op op, struct rdma_cm_id 
 
 void rcs_ep_up(struct rcs_srv *s, struct rcs_ep *x)
 {
-	struct rcs_top *t = s->top;
-	unsigned live = atomic_fetch_add(&t->live, 1) + 1;
-	unsigned peak = atomic_load(&t->peak);
-
 	x->up = true;
 	s->accepted++;
-	while (live > peak && !atomic_compare_exchange_weak(&t->peak, &peak, live))
-		;
+	srvl_peak(&s->loop.top->live, &s->loop.top->peak);
 }
 
 void rcs_ep_free(struct rcs_srv *s, struct rcs_ep *x)
@@ -158,7 +153,7 @@ void rcs_ep_free(struct rcs_srv *s, struct rcs_ep *x)
 	uint32_t slot = x->e.slot;
 
 	if (x->up)
-		atomic_fetch_sub(&s->top->live, 1);
+		atomic_fetch_sub(&s->loop.top->live, 1);
 	if (x->sess)
 		rcs_oob_unlink(x);
 	/* --op atomic: what the client added is this side's count of its round trips */

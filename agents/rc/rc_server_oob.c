@@ -44,7 +44,7 @@ int rcs_oob_open(struct rcs_srv *s)
 		ag_fatal("SSL_CTX_new", err, EINVAL);
 		return -1;
 	}
-	return srv_lis_open(&s->lis, o, s->ep, RCS_T_LISTEN, s->top->n > 1, false);
+	return srv_lis_open(&s->lis, o, s->ep, RCS_T_LISTEN, s->loop.top->n > 1, false);
 }
 
 /* --- sessions --- */
