@@ -97,8 +97,6 @@ void uds_accept(struct uds *s, uint32_t port)
 int uds_admit(struct uds *s, const struct oob_rec *req, struct verbs_fail *f)
 {
 	struct ud_ahe *e = ud_ahmap_put(&s->ahs, req->gid, req->qpn);
-	struct uds_top *t = s->top;
-	unsigned live, peak;
 
 	if (!e) {
 		*f = (struct verbs_fail){ errno == ENOMEM ? "malloc" : "request", errno };
@@ -110,10 +108,7 @@ int uds_admit(struct uds *s, const struct oob_rec *req, struct verbs_fail *f)
 		goto rej;
 	}
 	s->accepted++;
-	live = atomic_fetch_add(&t->live, 1) + 1;
-	peak = atomic_load(&t->peak);
-	while (live > peak && !atomic_compare_exchange_weak(&t->peak, &peak, live))
-		;
+	srvl_peak(&s->loop.top->live, &s->loop.top->peak);
 	return 0;
 rej:
 	if (s->rejected++ < 8)

@@ -6,11 +6,12 @@
  * handles (ud_server_ah.c). A client is admitted through uds_admit and
  * answered with the record uds_answer builds. May use what ud.h may use.
  *
- * Loops: --server-threads T runs T loops (struct uds each), loop 0 on the
- * main thread with stdin, the others on threads of their own. Each owns a UD
- * QP with its CQ, completion channel and receive slots, its clients' map and
- * AHs and its counters: a datagram reaches the QP its client was given and is
- * answered by that QP's loop, so no lock is taken on a datagram's path. Only
+ * Loops: --server-threads T runs T loops (struct uds each, on srv/loops.h),
+ * loop 0 on the main thread with stdin, the others on threads of their own.
+ * Each owns a UD QP with its CQ, completion channel and receive slots, its
+ * clients' map and AHs and its counters: a datagram reaches the QP its client
+ * was given and is answered by that QP's loop, so no lock is taken on a
+ * datagram's path. Only
  * the clients and AHs held at once are counted across loops (atomics), for
  * their peaks. How a client reaches a loop:
  * - oob-tls: every loop has its own listeners on the same ports
@@ -32,12 +33,12 @@
 #ifndef RDC_AGENTS_UD_SERVER_H
 #define RDC_AGENTS_UD_SERVER_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 
 #include "agents/ctl.h"
 #include "agents/oob/oob.h"
 #include "agents/oob/tls.h"
+#include "agents/srv/loops.h"
 #include "agents/srv/srv.h"
 #include "agents/ud/ud.h"
 
@@ -64,30 +65,15 @@ struct uds_hand {
 	struct oob_rec req;	/* parsed and checked by loop 0 */
 };
 
-struct uds;
-
-/* what the loops of one process share */
+/* what the loops of one process share: srv/loops.h's top (its live: clients admitted) */
 struct uds_top {
-	const struct ag_opts *o;
-	struct uds *loops;
-	uint32_t n;
-	uint32_t next;		/* rdmacm: the loop the next request goes to (loop 0 only) */
-	atomic_bool stop;
-	atomic_uint live, peak;		/* clients admitted, in all loops */
+	struct srvl_top top;
 	atomic_uint ah_live, ah_peak;	/* AHs held, in all loops */
 };
 
 struct uds {
+	struct srvl loop;	/* lid, wake, thread, hand-over queue of struct uds_hand */
 	const struct ag_opts *o;
-	struct uds_top *top;
-	uint32_t lid;		/* this loop's index, 0: the main thread's */
-	int wake;		/* eventfd: requests handed over, or stop */
-	pthread_t th;
-	bool started, failed;
-	pthread_mutex_t hmu;	/* guards hq */
-	struct uds_hand *hq;
-	uint32_t nh, hcap;
-	uint64_t cpu_ns;	/* the loop's thread CPU time while it ran */
 	struct ud_dev dev;
 	struct ud_qp qp;
 	struct ud_ahmap ahs;
@@ -110,6 +96,18 @@ struct uds {
 	struct rdma_event_channel *cmch;
 	struct rdma_cm_id **listen;
 };
+
+/* loop i of t */
+static inline struct uds *uds_at(const struct srvl_top *t, uint32_t i)
+{
+	return SRVL_OF(srvl_at(t, i), struct uds, loop);
+}
+
+/* the top of s's loops */
+static inline struct uds_top *uds_top(const struct uds *s)
+{
+	return SRVL_OF(s->loop.top, struct uds_top, top);
+}
 
 /* ud_server.c */
 /*

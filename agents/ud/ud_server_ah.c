@@ -21,18 +21,14 @@
 /* AHs held in all loops, for their peak: an atomic add, no lock (ud_server.h) */
 static void udsa_count(struct uds *s, int d)
 {
-	struct uds_top *t = s->top;
-	unsigned live, peak;
+	struct uds_top *t = uds_top(s);
 
 	if (d < 0) {
 		atomic_fetch_sub(&t->ah_live, 1);
 		return;
 	}
 	s->ah_made++;
-	live = atomic_fetch_add(&t->ah_live, 1) + 1;
-	peak = atomic_load(&t->ah_peak);
-	while (live > peak && !atomic_compare_exchange_weak(&t->ah_peak, &peak, live))
-		;
+	srvl_peak(&t->ah_live, &t->ah_peak);
 }
 
 static void udsa_destroy(struct uds *s, struct ibv_ah *ah)
@@ -173,7 +169,7 @@ void udsa_drop(struct uds *s, const struct uds_key *k)
 	if (s->o->ah == OPT_AH_PEER)
 		udsa_peer_drop(s, k->gid);
 	ud_ahmap_del(&s->ahs, e);
-	atomic_fetch_sub(&s->top->live, 1);
+	atomic_fetch_sub(&s->loop.top->live, 1);
 }
 
 /*
@@ -264,10 +260,10 @@ static int udsa_lru_init(struct uds *s)
 	if (!cap)
 		cap = max > UD_AH_SPARE ? max - UD_AH_SPARE : max;
 	/* the device's AHs are every loop's: each pools a T-th (ud_server.h) */
-	cap = cap / s->top->n ? cap / s->top->n : 1;
-	if (cap * s->top->n > max)
+	cap = cap / s->loop.top->n ? cap / s->loop.top->n : 1;
+	if (cap * s->loop.top->n > max)
 		ag_warn("--ah-max %u above the device's max_ah %u: ibv_create_ah will say so",
-			cap * s->top->n, max);
+			cap * s->loop.top->n, max);
 	if (ud_lru_init(&s->lru, cap) ||
 	    !(s->slot_lru = calloc(s->nslots, sizeof(*s->slot_lru)))) {
 		ag_fatal("calloc", "address handle pool", ENOMEM);

@@ -92,39 +92,15 @@ static void udscm_answer(struct uds *s, struct rdma_cm_id *id, const struct oob_
 			strerror(errno));
 }
 
-/* Queues a checked request for loop l and wakes it: -1 (ENOMEM) when it cannot. */
-static int udscm_hand(struct uds *l, struct rdma_cm_id *id, const struct oob_rec *req)
-{
-	struct uds_hand *v;
-	int ret = -1;
-
-	pthread_mutex_lock(&l->hmu);
-	if (l->nh == l->hcap) {
-		v = realloc(l->hq, (l->hcap ? 2 * l->hcap : 64) * sizeof(*v));
-		if (!v)
-			goto out;
-		l->hq = v;
-		l->hcap = l->hcap ? 2 * l->hcap : 64;
-	}
-	l->hq[l->nh++] = (struct uds_hand){ id, *req };
-	ret = 0;
-out:
-	pthread_mutex_unlock(&l->hmu);
-	if (!ret)
-		srv_wake(l->wake, l->lid);
-	return ret;
-}
-
 /*
  * Loop 0: a request checked and served here, or handed to the loop whose turn
  * it is; false when that loop destroys its id.
  */
 static bool udscm_request(struct uds *s, struct rdma_cm_id *id, const struct rdma_ud_param *ud)
 {
-	struct uds_top *t = s->top;
-	struct oob_rec req;
-	const char *why = udscm_parse(id, ud, &req);
-	uint32_t l;
+	struct uds_hand h = { .id = id };
+	const char *why = udscm_parse(id, ud, &h.req);
+	struct srvl *to;
 
 	if (why) {
 		char peer[IPA_STRLEN] = "?";
@@ -138,11 +114,11 @@ static bool udscm_request(struct uds *s, struct rdma_cm_id *id, const struct rdm
 			ag_warn("rdma_reject: %s", strerror(errno));
 		return true;
 	}
-	l = t->next++ % t->n;
+	to = srvl_next(s->loop.top);
 	/* a request that cannot be queued is served here rather than lost */
-	if (l && !udscm_hand(&t->loops[l], id, &req))
+	if (to->lid && !srvl_hand(to, &h))
 		return false;
-	udscm_answer(s, id, &req);
+	udscm_answer(s, id, &h.req);
 	return true;
 }
 
@@ -179,27 +155,23 @@ void udscm_handed(struct uds *s)
 	uint32_t n;
 
 	do {
-		pthread_mutex_lock(&s->hmu);
-		n = s->nh < UDSCM_BATCH ? s->nh : UDSCM_BATCH;
-		memcpy(h, s->hq, n * sizeof(*h));
-		s->nh -= n;
-		memmove(s->hq, s->hq + n, s->nh * sizeof(*h));
-		pthread_mutex_unlock(&s->hmu);
+		n = srvl_take(&s->loop, h, UDSCM_BATCH);
 		for (uint32_t i = 0; i < n; i++) {
 			udscm_answer(s, h[i].id, &h[i].req);
 			if (rdma_destroy_id(h[i].id))
 				ag_warn("rdma_destroy_id: %s", strerror(errno));
 		}
-	} while (n && !s->stop && !atomic_load(&s->top->stop));
+	} while (n && !s->stop && !atomic_load(&s->loop.top->stop));
 }
 
 void udscm_close(struct uds *s)
 {
+	struct uds_hand h;
+
 	/* the threads are joined: requests handed over and not served go unanswered */
-	for (uint32_t i = 0; i < s->nh; i++)
-		if (rdma_destroy_id(s->hq[i].id))
+	while (srvl_take(&s->loop, &h, 1))
+		if (rdma_destroy_id(h.id))
 			ag_warn("rdma_destroy_id: %s", strerror(errno));
-	s->nh = 0;
-	if (!s->lid)
+	if (!s->loop.lid)
 		agcm_close(&s->cmch, &s->listen, s->o->ports);
 }

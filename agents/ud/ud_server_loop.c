@@ -8,23 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "agents/ag.h"
 #include "agents/tag.h"
 #include "agents/ud/ud_server.h"
-#include "common/clock.h"
 #include "common/proto.h"
-
-/* Every loop stops once one has (stdin's stop, or a fatal error in any). */
-static void udsl_stop_all(struct uds_top *t)
-{
-	atomic_store(&t->stop, true);
-	for (uint32_t i = 0; i < t->n; i++)
-		srv_wake(t->loops[i].wake, i);
-}
 
 /* The loop's device: rdmacm's is loop 0's listeners' (bound to --addr), made first. */
 static int udsl_dev(struct uds *s)
@@ -33,9 +23,9 @@ static int udsl_dev(struct uds *s)
 
 	if (o->cm != OPT_CM_RDMACM)
 		return ud_dev_open(&s->dev, o, &o->addr, NULL);
-	if (!s->lid && udscm_open(s))
+	if (!s->loop.lid && udscm_open(s))
 		return -1;
-	return ud_dev_open(&s->dev, o, &o->addr, s->top->loops[0].listen[0]);
+	return ud_dev_open(&s->dev, o, &o->addr, uds_at(s->loop.top, 0)->listen[0]);
 }
 
 static int udsl_init(struct uds *s)
@@ -50,13 +40,7 @@ static int udsl_init(struct uds *s)
 		ag_fatal("epoll_create1", "server loop", errno);
 		return -1;
 	}
-	s->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (s->wake < 0) {
-		ag_fatal("eventfd", "server loop", errno);
-		return -1;
-	}
-	if (tag_watch(s->ep, s->wake, EPOLLIN, TAG(UDS_T_WAKE, 0, 0), "loop eventfd") ||
-	    udsl_dev(s))
+	if (srvl_wake_open(&s->loop, s->ep, TAG(UDS_T_WAKE, 0, 0)) || udsl_dev(s))
 		return -1;
 	wr = (uint32_t)s->dev.attr.max_qp_wr;
 	nr = nr < wr ? nr : wr;
@@ -71,7 +55,7 @@ static int udsl_init(struct uds *s)
 	if (tag_watch(s->ep, s->dev.ch->fd, EPOLLIN, TAG(UDS_T_CH, 0, 0), "completion channel"))
 		return -1;
 	/* stdin is loop 0's */
-	if (!s->lid && (ctl_init(&s->ctl, STDIN_FILENO) ||
+	if (!s->loop.lid && (ctl_init(&s->ctl, STDIN_FILENO) ||
 			ctl_watch(&s->ctl, s->ep, TAG(UDS_T_CTL, 0, 0))))
 		return -1;
 	if (o->cm == OPT_CM_RDMACM)
@@ -81,20 +65,18 @@ static int udsl_init(struct uds *s)
 		ag_fatal("SSL_CTX_new", err, EINVAL);
 		return -1;
 	}
-	return srv_lis_open(&s->lis, o, s->ep, UDS_T_LISTEN, s->top->n > 1, false);
+	return srv_lis_open(&s->lis, o, s->ep, UDS_T_LISTEN, s->loop.top->n > 1, false);
 }
 
 static void udsl_event(struct uds *s, uint64_t t)
 {
-	uint64_t exp;
-
 	switch (TAG_TYPE(t)) {
 	case UDS_T_LISTEN:
 		uds_accept(s, TAG_VAL(t));
 		break;
 	case UDS_T_CH:
 		if (poll_events(s->dev.ch, &s->cq_events, uds_wc, s))
-			s->failed = s->stop = true;
+			s->loop.failed = s->stop = true;
 		break;
 	case UDS_T_SESS:
 		uds_sess_event(s, TAG_VAL(t), TAG_GEN(t));
@@ -103,48 +85,37 @@ static void udsl_event(struct uds *s, uint64_t t)
 		udscm_event(s);
 		break;
 	case UDS_T_WAKE:
-		if (read(s->wake, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
-			ag_warn("read loop %u eventfd: %s", s->lid, strerror(errno));
-		if (s->o->cm == OPT_CM_RDMACM && s->lid)
+		srvl_woken(&s->loop);
+		if (s->o->cm == OPT_CM_RDMACM && s->loop.lid)
 			udscm_handed(s);
 		break;
 	}
 }
 
-static void udsl_turns(struct uds *s)
+/* A loop's run (srvl_fn). */
+static int udsl_turns(struct srvl *l)
 {
+	struct uds *s = SRVL_OF(l, struct uds, loop);
 	struct epoll_event ev[UDS_EVENTS];
 	/* stdin that cannot be polled (loop 0) is read every 100 ms */
-	int tmo = !s->lid && !s->ctl.pollable ? 100 : -1;
+	int tmo = !l->lid && !s->ctl.pollable ? 100 : -1;
 	enum ctl_cmd cmd;
 	int n;
 
-	while (!s->stop && !atomic_load(&s->top->stop)) {
+	while (!s->stop && !atomic_load(&l->top->stop)) {
 		n = epoll_wait(s->ep, ev, UDS_EVENTS, tmo);
 		if (n < 0 && errno != EINTR) {
 			ag_fatal("epoll_wait", "server loop", errno);
-			s->failed = true;
-			return;
+			return -1;
 		}
 		for (int i = 0; i < n && !s->stop; i++)
 			udsl_event(s, ev[i].data.u64);
 		/* after EOF ctl_next says EOF forever: stop at the first stop */
-		while (!s->lid && !s->stop && (cmd = ctl_next(&s->ctl)) != CTL_NONE)
+		while (!l->lid && !s->stop && (cmd = ctl_next(&s->ctl)) != CTL_NONE)
 			if (cmd == CTL_STOP || cmd == CTL_EOF)
 				s->stop = true;
 	}
-}
-
-/* One loop's run; the first loop to end ends the others. */
-static void *udsl_thread(void *arg)
-{
-	struct uds *s = arg;
-	uint64_t cpu0 = clock_thread_ns();
-
-	udsl_turns(s);
-	s->cpu_ns = clock_thread_ns() - cpu0;
-	udsl_stop_all(s->top);
-	return NULL;
+	return 0;
 }
 
 static void udsl_fini(struct uds *s)
@@ -165,26 +136,23 @@ static void udsl_fini(struct uds *s)
 	/* last: with rdmacm the device context is loop 0's listeners' */
 	if (s->o->cm == OPT_CM_RDMACM)
 		udscm_close(s);
-	free(s->hq);
-	pthread_mutex_destroy(&s->hmu);
-	if (s->wake >= 0)
-		close(s->wake);
 	if (s->ep >= 0)
 		close(s->ep);
 }
 
 /* The counters of every loop; with more than one, each loop's clients and CPU time. */
-static void udsl_result(struct uds_top *t)
+static void udsl_result(struct uds_top *u)
 {
+	struct srvl_top *t = &u->top;
 	struct proto_result_server r = {
-		.peak = atomic_load(&t->peak), .ah = atomic_load(&t->ah_peak),
+		.peak = atomic_load(&t->peak), .ah = atomic_load(&u->ah_peak),
 		.cq_arms = PROTO_NONE, .cq_spins = PROTO_NONE };
 	struct proto_loop lp[PROTO_LOOPS_MAX];
 	char loops[PROTO_LOOPS_MAX * 42];
 	struct uds *s;
 
 	for (uint32_t l = 0; l < t->n; l++) {
-		s = &t->loops[l];
+		s = uds_at(t, l);
 		r.accepted += s->accepted;
 		r.echoed += s->echoed;
 		r.bytes += s->bytes;
@@ -193,7 +161,7 @@ static void udsl_result(struct uds_top *t)
 		r.cq_events += s->cq_events;
 		r.ah_made += s->ah_made;
 		if (l < PROTO_LOOPS_MAX)
-			lp[l] = (struct proto_loop){ s->accepted, s->cpu_ns / 1000000 };
+			lp[l] = (struct proto_loop){ s->accepted, s->loop.cpu_ns / 1000000 };
 	}
 	if (t->n > 1 && proto_loops_encode(lp, t->n < PROTO_LOOPS_MAX ? t->n : PROTO_LOOPS_MAX,
 					  loops, sizeof(loops)) > 0)
@@ -203,50 +171,33 @@ static void udsl_result(struct uds_top *t)
 
 int ud_server_run(const struct ag_opts *o)
 {
-	struct uds_top t = { .o = o, .n = o->server_threads ? o->server_threads : 1 };
+	struct uds_top u = { 0 };
+	struct srvl_top *t = &u.top;
+	struct uds *s;
 	uint32_t i;
-	int ret = 1, err;
+	int ret = 1;
 
-	t.loops = calloc(t.n, sizeof(*t.loops));
-	if (!t.loops) {
-		ag_fatal("calloc", "server loops", ENOMEM);
+	if (srvl_init(t, o->server_threads, sizeof(struct uds), sizeof(struct uds_hand),
+		      "server loop"))
 		return 1;
-	}
-	for (i = 0; i < t.n; i++) {
-		t.loops[i] = (struct uds){ .o = o, .top = &t, .lid = i, .ep = -1, .wake = -1 };
-		pthread_mutex_init(&t.loops[i].hmu, NULL);
+	for (i = 0; i < t->n; i++) {
+		s = uds_at(t, i);
+		s->o = o;
+		s->ep = -1;
 	}
 	/* loop 0 first: with rdmacm the others' device is its listeners' */
-	for (i = 0; i < t.n; i++)
-		if (udsl_init(&t.loops[i]))
+	for (i = 0; i < t->n; i++)
+		if (udsl_init(uds_at(t, i)))
 			goto out;
 	proto_hello_server(o->ports, o->port, -1);
-	for (i = 1; i < t.n; i++) {
-		err = pthread_create(&t.loops[i].th, NULL, udsl_thread, &t.loops[i]);
-		if (err) {
-			ag_fatal("pthread_create", "server loop", err);
-			udsl_stop_all(&t);
-			t.loops[0].failed = true;
-			break;
-		}
-		t.loops[i].started = true;
-	}
-	if (!t.loops[0].failed)
-		udsl_thread(&t.loops[0]);
-	ret = 0;
-	for (i = 0; i < t.n; i++) {
-		if (t.loops[i].started && (err = pthread_join(t.loops[i].th, NULL)))
-			ag_warn("pthread_join: %s", strerror(err));
-		if (t.loops[i].failed)
-			ret = 1;
-	}
+	ret = srvl_run(t, udsl_turns) ? 1 : 0;
 	if (!ret)
-		udsl_result(&t);
+		udsl_result(&u);
 out:
 	/* the others first: with rdmacm their device and ids are loop 0's listeners' */
-	for (i = t.n; i--;)
-		udsl_fini(&t.loops[i]);
-	free(t.loops);
+	for (i = t->n; i--;)
+		udsl_fini(uds_at(t, i));
+	srvl_fini(t);
 	if (!ret)
 		proto_bye();
 	return ret;
