@@ -330,8 +330,7 @@ static void rcs_result(struct srvl_top *t)
 {
 	struct proto_result_server r = { .peak = atomic_load(&t->peak), .ah = PROTO_NONE,
 					 .ah_made = PROTO_NONE };
-	struct proto_loop lp[PROTO_LOOPS_MAX];
-	char loops[PROTO_LOOPS_MAX * 42];
+	char loops[SRVL_LOOPS_LEN];
 	struct rcs_srv *s;
 
 	for (uint32_t l = 0; l < t->n; l++) {
@@ -340,7 +339,7 @@ static void rcs_result(struct srvl_top *t)
 			if (s->eps[i])
 				s->echoed += rc_ep_atomics(&s->dev, &s->eps[i]->e);
 		s->counted = true;
-		r.accepted += s->accepted;
+		r.accepted += s->loop.accepted;
 		r.echoed += s->echoed;
 		r.bytes += s->bytes;
 		r.dropped += s->dropped;
@@ -348,12 +347,8 @@ static void rcs_result(struct srvl_top *t)
 		r.cq_events += s->dev.pl.n.events;
 		r.cq_arms += s->dev.pl.n.arms;
 		r.cq_spins += s->dev.pl.n.spins;
-		if (l < PROTO_LOOPS_MAX)
-			lp[l] = (struct proto_loop){ s->accepted, s->loop.cpu_ns / 1000000 };
 	}
-	if (t->n > 1 && proto_loops_encode(lp, t->n < PROTO_LOOPS_MAX ? t->n : PROTO_LOOPS_MAX,
-					  loops, sizeof(loops)) > 0)
-		r.loops = loops;
+	r.loops = srvl_loops(t, loops);
 	proto_result_server(&r);
 }
 

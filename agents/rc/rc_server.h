@@ -178,7 +178,7 @@ struct rcs_srv {
 	struct rdma_cm_id **listen;
 	long max_backlog;
 	/* counters */
-	uint64_t accepted, echoed, bytes, dropped, rejected;
+	uint64_t echoed, bytes, dropped, rejected;	/* accepted: the head's */
 	bool counted;		/* the result is out: endpoints freed now add nothing */
 };
 

@@ -143,8 +143,7 @@ struct rcs_ep *rcs_ep_take(struct rcs_srv *s, enum opt_op op, struct rdma_cm_id 
 void rcs_ep_up(struct rcs_srv *s, struct rcs_ep *x)
 {
 	x->up = true;
-	s->accepted++;
-	srvl_peak(&s->loop.top->live, &s->loop.top->peak);
+	srvl_up(&s->loop);
 }
 
 void rcs_ep_free(struct rcs_srv *s, struct rcs_ep *x)
@@ -153,7 +152,7 @@ void rcs_ep_free(struct rcs_srv *s, struct rcs_ep *x)
 	uint32_t slot = x->e.slot;
 
 	if (x->up)
-		atomic_fetch_sub(&s->loop.top->live, 1);
+		srvl_down(&s->loop);
 	if (x->sess)
 		rcs_oob_unlink(x);
 	/* --op atomic: what the client added is this side's count of its round trips */

@@ -147,6 +147,32 @@ void srvl_peak(atomic_uint *live, atomic_uint *peak)
 		;
 }
 
+void srvl_up(struct srvl *l)
+{
+	l->accepted++;
+	srvl_peak(&l->top->live, &l->top->peak);
+}
+
+void srvl_down(struct srvl *l)
+{
+	atomic_fetch_sub(&l->top->live, 1);
+}
+
+const char *srvl_loops(const struct srvl_top *t, char *buf)
+{
+	struct proto_loop lp[PROTO_LOOPS_MAX];
+	uint32_t n = t->n < PROTO_LOOPS_MAX ? t->n : PROTO_LOOPS_MAX;
+	const struct srvl *l;
+
+	if (t->n < 2)
+		return NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		l = srvl_at(t, i);
+		lp[i] = (struct proto_loop){ l->accepted, l->cpu_ns / 1000000 };
+	}
+	return proto_loops_encode(lp, n, buf, SRVL_LOOPS_LEN) > 0 ? buf : NULL;
+}
+
 struct srvl *srvl_next(struct srvl_top *t)
 {
 	return srvl_at(t, t->next++ % t->n);

@@ -16,7 +16,8 @@
  * onto k's queue under k's mutex, then k is woken. Its elements are the
  * transport's, hsize bytes each, taken first in, first out.
  *
- * May use: the engine (ag, tag), srv/srv.h, common/clock.h, libc, pthreads.
+ * May use: the engine (ag, tag), srv/srv.h, common/clock.h, common/proto.h,
+ * libc, pthreads.
  */
 #ifndef RDC_AGENTS_SRV_LOOPS_H
 #define RDC_AGENTS_SRV_LOOPS_H
@@ -26,6 +27,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "common/proto.h"
+
+/* srvl_loops' buffer: "accepted:ms," per loop, two 20-digit numbers each */
+#define SRVL_LOOPS_LEN (PROTO_LOOPS_MAX * 42)
 
 /* the transport's struct of type whose member is the head h */
 #define SRVL_OF(h, type, member) ((type *)((char *)(h) - offsetof(type, member)))
@@ -39,6 +45,7 @@ struct srvl {
 	int wake;		/* eventfd: requests handed over, or stop; -1: none yet */
 	pthread_t th;
 	bool started, failed;
+	uint64_t accepted;	/* connections (ud: clients) this loop took up */
 	uint64_t cpu_ns;	/* the loop's thread CPU time while it ran */
 	pthread_mutex_t hmu;	/* guards the hand-over queue */
 	uint8_t *hq;		/* nh elements from hq + hhead * top->hsize */
@@ -83,6 +90,15 @@ void srvl_stop_all(struct srvl_top *t);
 int srvl_run(struct srvl_top *t, srvl_fn *run);
 /* One more up in live, and peak raised to it (atomics, no lock). */
 void srvl_peak(atomic_uint *live, atomic_uint *peak);
+/* A connection up on loop l: its accepted, the top's live and peak. */
+void srvl_up(struct srvl *l);
+/* A connection of loop l that was up is gone. */
+void srvl_down(struct srvl *l);
+/*
+ * The result's list of each loop's accepted and CPU time (proto.h's
+ * srv_loops) in buf of SRVL_LOOPS_LEN; NULL with one loop.
+ */
+const char *srvl_loops(const struct srvl_top *t, char *buf);
 /* rdmacm: the loop whose turn the next request is (loop 0 only). */
 struct srvl *srvl_next(struct srvl_top *t);
 /* Copies request e onto l's queue and wakes l: 0, or -1 with errno ENOMEM. */

@@ -107,8 +107,7 @@ int uds_admit(struct uds *s, const struct oob_rec *req, struct verbs_fail *f)
 		ud_ahmap_del(&s->ahs, e);
 		goto rej;
 	}
-	s->accepted++;
-	srvl_peak(&s->loop.top->live, &s->loop.top->peak);
+	srvl_up(&s->loop);
 	return 0;
 rej:
 	if (s->rejected++ < 8)

@@ -90,7 +90,7 @@ struct uds {
 	struct ud_lru lru;		/* --ah lru */
 	uint32_t *slot_lru;		/* --ah lru: the pool entry of the reply out of each slot */
 	uint32_t nslots;
-	uint64_t accepted, echoed, bytes, dropped, rejected, cq_events;
+	uint64_t echoed, bytes, dropped, rejected, cq_events;	/* accepted: the head's */
 	uint64_t ah_made, ah_failed;
 	/* --cm rdmacm: loop 0's */
 	struct rdma_event_channel *cmch;

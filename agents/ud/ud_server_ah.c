@@ -169,7 +169,7 @@ void udsa_drop(struct uds *s, const struct uds_key *k)
 	if (s->o->ah == OPT_AH_PEER)
 		udsa_peer_drop(s, k->gid);
 	ud_ahmap_del(&s->ahs, e);
-	atomic_fetch_sub(&s->loop.top->live, 1);
+	srvl_down(&s->loop);
 }
 
 /*

@@ -147,25 +147,20 @@ static void udsl_result(struct uds_top *u)
 	struct proto_result_server r = {
 		.peak = atomic_load(&t->peak), .ah = atomic_load(&u->ah_peak),
 		.cq_arms = PROTO_NONE, .cq_spins = PROTO_NONE };
-	struct proto_loop lp[PROTO_LOOPS_MAX];
-	char loops[PROTO_LOOPS_MAX * 42];
+	char loops[SRVL_LOOPS_LEN];
 	struct uds *s;
 
 	for (uint32_t l = 0; l < t->n; l++) {
 		s = uds_at(t, l);
-		r.accepted += s->accepted;
+		r.accepted += s->loop.accepted;
 		r.echoed += s->echoed;
 		r.bytes += s->bytes;
 		r.dropped += s->dropped;
 		r.rejected += s->rejected;
 		r.cq_events += s->cq_events;
 		r.ah_made += s->ah_made;
-		if (l < PROTO_LOOPS_MAX)
-			lp[l] = (struct proto_loop){ s->accepted, s->loop.cpu_ns / 1000000 };
 	}
-	if (t->n > 1 && proto_loops_encode(lp, t->n < PROTO_LOOPS_MAX ? t->n : PROTO_LOOPS_MAX,
-					  loops, sizeof(loops)) > 0)
-		r.loops = loops;
+	r.loops = srvl_loops(t, loops);
 	proto_result_server(&r);
 }
 
