@@ -12,7 +12,6 @@
 
 #include "agents/ag.h"
 #include "agents/srv/loops.h"
-#include "agents/srv/srv.h"
 #include "agents/tag.h"
 #include "common/clock.h"
 
@@ -76,6 +75,15 @@ int srvl_wake_open(struct srvl *l, int ep, uint64_t tag)
 	return tag_watch(ep, l->wake, EPOLLIN, tag, "loop eventfd");
 }
 
+/* Wakes l through its eventfd (none yet: nothing to wake); a failed write is warned. */
+static void srvl_wake(struct srvl *l)
+{
+	uint64_t one = 1;
+
+	if (l->wake >= 0 && write(l->wake, &one, sizeof(one)) < 0)
+		ag_warn("write loop %u eventfd: %s", l->lid, strerror(errno));
+}
+
 void srvl_woken(struct srvl *l)
 {
 	uint64_t exp;
@@ -88,7 +96,7 @@ void srvl_stop_all(struct srvl_top *t)
 {
 	atomic_store(&t->stop, true);
 	for (uint32_t i = 0; i < t->n; i++)
-		srv_wake(srvl_at(t, i)->wake, i);
+		srvl_wake(srvl_at(t, i));
 }
 
 /* One loop's run; the first loop to end ends the others. */
@@ -218,7 +226,7 @@ int srvl_hand(struct srvl *l, const void *e)
 		errno = ENOMEM;
 		return -1;
 	}
-	srv_wake(l->wake, l->lid);
+	srvl_wake(l);
 	return 0;
 }
 

@@ -16,8 +16,8 @@
  * onto k's queue under k's mutex, then k is woken. Its elements are the
  * transport's, hsize bytes each, taken first in, first out.
  *
- * May use: the engine (ag, tag), srv/srv.h, common/clock.h, common/proto.h,
- * libc, pthreads.
+ * May use: the engine (ag, tag), common/clock.h, common/proto.h, libc,
+ * pthreads.
  */
 #ifndef RDC_AGENTS_SRV_LOOPS_H
 #define RDC_AGENTS_SRV_LOOPS_H

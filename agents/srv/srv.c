@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -107,12 +106,4 @@ int srv_shed(struct srv_lis *l, uint32_t i, int err, char *peer)
 	if (fd >= 0)
 		return 1;
 	return aerr == EAGAIN ? 0 : -1;
-}
-
-void srv_wake(int fd, uint32_t lid)
-{
-	uint64_t one = 1;
-
-	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
-		ag_warn("write loop %u eventfd: %s", lid, strerror(errno));
 }

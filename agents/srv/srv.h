@@ -50,7 +50,5 @@ int srv_accept(struct srv_lis *l, uint32_t i, int flags, struct sockaddr_storage
  * queue was empty, -1 when the caller must back off (no spare, other errors).
  */
 int srv_shed(struct srv_lis *l, uint32_t i, int err, char *peer);
-/* Wakes loop lid (--server-threads) through its eventfd fd (-1: none yet); a failed write is warned. */
-void srv_wake(int fd, uint32_t lid);
 
 #endif
