@@ -19,6 +19,11 @@
 #define NN_CMD_TIMEOUT_MS 120000
 /* rxe unregisters asynchronously and is slow under TCG: be generous. */
 #define NN_RXE_TIMEOUT_MS 30000
+/*
+ * A veth's or bridge's carrier comes up after `link set up` returns (the kernel's
+ * linkwatch runs at most once a second); 10 s leaves TCG its slack.
+ */
+#define NN_OPER_TIMEOUT_MS 10000
 
 /* A growable list of names (namespaces, links, rxe devices). */
 struct nn_list {
@@ -68,6 +73,13 @@ bool nn_ns_real(const char *ns);
 int nn_ns_links(const char *ns, const char *prefix, struct nn_list *out);
 int nn_ns_kill(const struct nn_list *nss, FILE *log, int *killed);
 int nn_ns_udp_bound(const char *ns, unsigned int port); /* 1, 0 or -1 */
+/*
+ * Waits until every named link in 'ns' is operationally up or end_ms (nn_now_ms)
+ * passes; *late (malloc'd) lists those still down, "" when none. -1 if the
+ * namespace or a link cannot be looked at.
+ */
+int nn_ns_wait_oper(const char *ns, const char *const *names, int n, long long end_ms,
+		    char **late);
 
 /* rxe.c */
 bool nn_rdma_present(void);

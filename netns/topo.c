@@ -2,8 +2,8 @@
 /*
  * nn_up / nn_down: build a topology with as few ip processes as possible (one
  * batch in the caller's namespace creates every namespace and veth pair, then one
- * batch per namespace, all running at once, sets addresses and links up), then
- * the rxe links, then wait for their ports.
+ * batch per namespace, all running at once, sets addresses and links up), waits
+ * for the links' carriers, then the rxe links, then waits for their ports.
  *
  * Undoing a failed nn_up and nn_down are the same code: remove everything named
  * rdc<run>* (teardown.c). The run id is fresh (nn_new_run), so all of it is ours.
@@ -200,6 +200,58 @@ out:
 	return ret;
 }
 
+/*
+ * Until its carrier is up a link drops what is sent through it (its qdisc is
+ * noop): wait for every link the run made, so its first packets are not lost.
+ */
+static int nn_up_oper(struct nn_topo *t)
+{
+	int nc = t->kind == NN_LOOP ? 0 : t->nclients, k, n = 0, ret = -1;
+	long long end = nn_now_ms() + NN_OPER_TIMEOUT_MS;
+	char(*veth)[NN_IFNAMSIZ];
+	const char **name;
+	char *late = NULL;
+
+	/* the server's namespace: its link, loop's peer or star's ports */
+	veth = calloc(nc + 1, sizeof(*veth));
+	name = calloc(nc + 2, sizeof(*name));
+	if (!veth || !name) {
+		fprintf(stderr, "netns: up: %s\n", strerror(ENOMEM));
+		goto out;
+	}
+	name[n++] = t->srv.ifname;
+	if (t->kind == NN_LOOP) {
+		nn_name_veth(veth[0], sizeof(veth[0]), t->run, 'c', 0);
+		name[n++] = veth[0];
+	}
+	for (k = 1; t->kind == NN_STAR && k <= nc; k++) {
+		nn_name_veth(veth[k], sizeof(veth[k]), t->run, 's', k);
+		name[n++] = veth[k];
+	}
+	for (k = 0; k <= nc; k++) {
+		const char *ns = k ? t->cli[k - 1].ns : t->srv.ns;
+
+		if (k)
+			name[0] = t->cli[k - 1].ifname;
+		if (nn_ns_wait_oper(ns, name, k ? 1 : n, end, &late) < 0)
+			goto out;
+		if (*late) {
+			fprintf(stderr, "netns: up: %sin %s not up after %d ms\n", late,
+				nn_ns_label(ns), NN_OPER_TIMEOUT_MS);
+			errno = ETIMEDOUT;
+			goto out;
+		}
+		free(late);
+		late = NULL;
+	}
+	ret = 0;
+out:
+	free(late);
+	free(name);
+	free(veth);
+	return ret;
+}
+
 static int nn_up_rxe(struct nn_topo *t, FILE *log)
 {
 	char(*name)[NN_IFNAMSIZ], (*dev)[NN_IFNAMSIZ], (*ns)[NN_NAME_MAX];
@@ -261,6 +313,8 @@ int nn_up(struct nn_topo *t, const char *run, bool rxe, FILE *log)
 		return 0;
 	}
 	ret = t->kind == NN_LOOP ? nn_up_loop(t, log) : nn_up_ns(t, log);
+	if (!ret)
+		ret = nn_up_oper(t);
 	if (!ret && rxe)
 		ret = nn_up_rxe(t, log);
 	if (ret < 0) {
