@@ -18,9 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <unistd.h>
 
@@ -33,6 +31,7 @@
 #include "agents/rc/rc_reply.h"
 #include "agents/oob/tls.h"
 #include "agents/srv/srv.h"
+#include "agents/srv/threads.h"
 #include "agents/tag.h"
 #include "common/proto.h"
 
@@ -44,13 +43,7 @@ struct rct_srv {
 	const struct ag_opts *o;
 	struct rc_dev dev;
 	SSL_CTX *ssl;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	pthread_attr_t attr;
-	int *live_fd;		/* by fd: a session thread owns it (under mu) */
-	uint32_t nfd;
-	bool stopping;		/* under mu */
-	unsigned threads;	/* under mu */
+	struct srvt th;
 	int ep;
 	struct srv_lis lis;
 	struct ctl ctl;
@@ -383,29 +376,20 @@ out_ch:
 		ag_warn("ibv_destroy_comp_channel: %s", strerror(errno));
 out:
 	free(t->eps);
-	pthread_mutex_lock(&s->mu);
-	/* after our own shutdown() at stop, whatever the socket says is not news */
-	quiet = s->stopping;
-	s->live_fd[t->fd] = 0;
-	pthread_mutex_unlock(&s->mu);
+	/* SSL_set_fd's BIO leaves the fd to us: srvt_end closes it */
+	SSL_free(t->ssl);
+	quiet = srvt_end(&s->th, t->fd);
 	if (reason && !quiet)
 		rct_drop(s, t->peer, reason);
-	SSL_free(t->ssl);
-	close(t->fd);
-	pthread_mutex_lock(&s->mu);
-	if (--s->threads == 0)
-		pthread_cond_signal(&s->cv);
-	pthread_mutex_unlock(&s->mu);
 	free(t);
+	srvt_gone(&s->th);
 	return NULL;
 }
 
 static void rct_spawn(struct rct_srv *s, int fd, const struct sockaddr_storage *sa)
 {
-	struct timeval tv = { .tv_sec = s->o->timeout_s };
 	struct rct_sess *t;
-	pthread_t th;
-	int one = 1, err;
+	int err;
 
 	t = calloc(1, sizeof(*t));
 	if (!t) {
@@ -419,32 +403,13 @@ static void rct_spawn(struct rct_srv *s, int fd, const struct sockaddr_storage *
 	sk_peer(t->peer, (const struct sockaddr *)sa);
 	if (ipa_from_sa(&t->addr, (const struct sockaddr *)sa, NULL))
 		memset(&t->addr, 0, sizeof(t->addr));
-	if ((uint32_t)fd >= s->nfd) {
-		err = EMFILE;
-		goto fail;
-	}
-	/* a peer silent inside a handshake or a record for --timeout is dropped */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
-	    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one))) {
-		err = errno;
-		goto fail;
-	}
 	t->ssl = SSL_new(s->ssl);
 	if (!t->ssl || SSL_set_fd(t->ssl, fd) != 1) {
 		ERR_clear_error();
 		err = ENOMEM;
 		goto fail;
 	}
-	pthread_mutex_lock(&s->mu);
-	s->live_fd[fd] = 1;
-	s->threads++;
-	err = pthread_create(&th, &s->attr, rct_thread, t);
-	if (err) {
-		s->live_fd[fd] = 0;
-		s->threads--;
-	}
-	pthread_mutex_unlock(&s->mu);
+	err = srvt_spawn(&s->th, fd, rct_thread, t);
 	if (!err)
 		return;
 fail:
@@ -501,56 +466,28 @@ static int rct_loop(struct rct_srv *s)
 	}
 }
 
-/* Wakes every session thread and waits for them; false when some hang. */
-static bool rct_stop(struct rct_srv *s)
-{
-	struct timespec until;
-	uint32_t fd;
-	int err = 0;
-
-	pthread_mutex_lock(&s->mu);
-	s->stopping = true;
-	for (fd = 0; fd < s->nfd; fd++)
-		if (s->live_fd[fd])
-			shutdown((int)fd, SHUT_RDWR);
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += RCT_STOP_WAIT_S;
-	while (s->threads && err != ETIMEDOUT)
-		err = pthread_cond_timedwait(&s->cv, &s->mu, &until);
-	pthread_mutex_unlock(&s->mu);
-	return !s->threads;
-}
-
 int rc_server_thread_run(const struct ag_opts *o)
 {
 	struct rct_srv s = { .o = o, .ep = -1 };
-	struct rlimit rl;
 	char err[320];
 	int ret = 1;
 	bool clean = true;
 
-	pthread_mutex_init(&s.mu, NULL);
-	pthread_cond_init(&s.cv, NULL);
-	if (pthread_attr_init(&s.attr) || pthread_attr_setstacksize(&s.attr, RCT_STACK) ||
-	    pthread_attr_setdetachstate(&s.attr, PTHREAD_CREATE_DETACHED)) {
-		ag_fatal("pthread_attr_init", "session threads", EINVAL);
+	/* a peer silent inside a handshake or a record for --timeout is dropped */
+	s.th = (struct srvt){ .what = "session threads", .timeout_s = o->timeout_s,
+			      .rcvtimeo = true, .wait_s = RCT_STOP_WAIT_S };
+	if (srvt_init(&s.th, RCT_STACK))
 		return 1;
-	}
 	if (rc_dev_open(&s.dev, o, &o->addr, NULL))
-		goto out_attr;
+		goto out_th;
 	s.ssl = tls_ctx_new(true, o->tls_ca, o->tls_cert, o->tls_key, err, sizeof(err));
 	if (!s.ssl) {
 		ag_fatal("SSL_CTX_new", err, EINVAL);
 		goto out_dev;
 	}
-	/* main() raised the soft fd limit to the hard one: fds stay below it */
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur > (1u << 24))
-		rl.rlim_cur = 1u << 24;
-	s.nfd = (uint32_t)rl.rlim_cur;
-	s.live_fd = calloc(s.nfd, sizeof(*s.live_fd));
 	s.ep = epoll_create1(EPOLL_CLOEXEC);
-	if (!s.live_fd || s.ep < 0) {
-		ag_fatal("epoll_create1", "accept loop", s.live_fd ? errno : ENOMEM);
+	if (s.ep < 0) {
+		ag_fatal("epoll_create1", "accept loop", errno);
 		goto out_ssl;
 	}
 	if (srv_lis_open(&s.lis, o, s.ep, RCT_T_LISTEN, false, false) ||
@@ -561,24 +498,20 @@ int rc_server_thread_run(const struct ag_opts *o)
 		goto out_ep;
 	ret = 0;
 out_ep:
-	clean = rct_stop(&s);
+	clean = srvt_stop(&s.th);
 	srv_lis_close(&s.lis);
 	if (s.ep >= 0)
 		close(s.ep);
 out_ssl:
-	if (clean) {
+	if (clean)
 		SSL_CTX_free(s.ssl);
-		free(s.live_fd);
-	}
 out_dev:
 	/* threads that did not leave still use the PD: leave it to exit() */
 	if (clean)
 		rc_dev_close(&s.dev);
-	else
-		ag_warn("%u session threads did not stop within %d s", s.threads,
-			RCT_STOP_WAIT_S);
-out_attr:
-	pthread_attr_destroy(&s.attr);
+out_th:
+	if (clean)
+		srvt_fini(&s.th);
 	if (!ret) {
 		proto_result_server(&(struct proto_result_server){
 			.accepted = atomic_load(&s.accepted), .peak = atomic_load(&s.peak),

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -106,4 +107,14 @@ int srv_shed(struct srv_lis *l, uint32_t i, int err, char *peer)
 	if (fd >= 0)
 		return 1;
 	return aerr == EAGAIN ? 0 : -1;
+}
+
+uint32_t srv_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > (1u << 24))
+		return 1u << 24;
+	return (uint32_t)rl.rlim_cur;
 }

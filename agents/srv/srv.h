@@ -50,5 +50,7 @@ int srv_accept(struct srv_lis *l, uint32_t i, int flags, struct sockaddr_storage
  * queue was empty, -1 when the caller must back off (no spare, other errors).
  */
 int srv_shed(struct srv_lis *l, uint32_t i, int err, char *peer);
+/* The RLIMIT_NOFILE soft limit, at most 2^24: the size of fd-indexed tables. */
+uint32_t srv_fd_limit(void);
 
 #endif

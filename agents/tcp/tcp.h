@@ -50,7 +50,5 @@ int tcp_result(const struct tcp_stats *st, uint32_t size);
  * -1 when it must back off.
  */
 int tcp_shed(struct srv_lis *l, uint32_t port, int err, struct tcp_stats *st);
-/* RLIMIT_NOFILE soft limit: the size of fd-indexed tables */
-uint32_t tcp_fd_limit(void);
 
 #endif

@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -40,16 +39,6 @@ int tcp_result(const struct tcp_stats *st, uint32_t size)
 		.echoed = bytes / size, .bytes = bytes, .dropped = atomic_load(&st->dropped),
 		.rejected = PROTO_NONE, .cq_events = PROTO_NONE, .ah = PROTO_NONE,
 		.ah_made = PROTO_NONE, .cq_arms = PROTO_NONE, .cq_spins = PROTO_NONE });
-}
-
-uint32_t tcp_fd_limit(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur > (1u << 24))
-		return 1u << 24;
-	return (uint32_t)rl.rlim_cur;
 }
 
 int tcp_shed(struct srv_lis *l, uint32_t port, int err, struct tcp_stats *st)

@@ -464,7 +464,7 @@ int tcp_server_run(const struct ag_opts *o)
 	atomic_init(&s.maxfd, -1);
 	if (srvl_init(&s.top, o->server_threads, sizeof(struct tcps_loop), 0, "event loop"))
 		return 1;
-	s.nconn = tcp_fd_limit();
+	s.nconn = srv_fd_limit();
 	/* calloc maps zero pages: only slots of fds actually used cost memory */
 	s.conn = calloc(s.nconn, sizeof(*s.conn));
 	if (!s.conn) {

@@ -4,18 +4,16 @@
  * on a blocking socket, kept to measure against the event model. The main thread accepts and reads stdin in one epoll loop.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <netinet/tcp.h>
 #include <unistd.h>
 
 #include "agents/ag.h"
 #include "agents/ctl.h"
+#include "agents/srv/threads.h"
 #include "agents/tag.h"
 #include "agents/tcp/tcp.h"
 #include "common/proto.h"
@@ -28,13 +26,7 @@ enum { TCPT_T_LISTEN = 1, TCPT_T_CTL };
 struct tcpt_srv {
 	const struct ag_opts *o;
 	struct tcp_stats st;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	pthread_attr_t attr;
-	uint8_t *live;		/* by fd, under mu */
-	uint32_t nconn;
-	int maxfd;		/* under mu */
-	bool stopping;		/* under mu */
+	struct srvt th;
 	int ep;
 	struct srv_lis lis;
 	struct ctl ctl;
@@ -86,32 +78,22 @@ static void *tcpt_client(void *arg)
 	bool quiet;
 
 	reason = tcpt_echo(tc->fd, buf, &s->st);
-	pthread_mutex_lock(&s->mu);
-	/* after our own shutdown() at stop, whatever the socket says is not news */
-	quiet = s->stopping;
-	s->live[tc->fd] = 0;
-	if (close(tc->fd))
-		ag_warn("close connection fd %d: %s", tc->fd, strerror(errno));
-	pthread_mutex_unlock(&s->mu);
+	quiet = srvt_end(&s->th, tc->fd);
 	if (reason && !quiet) {
 		sk_peer(peer, (struct sockaddr *)&tc->sa);
 		tcp_drop(&s->st, peer, reason);
 	}
-	pthread_mutex_lock(&s->mu);
-	if (atomic_fetch_sub(&s->st.live, 1) == 1)
-		pthread_cond_signal(&s->cv);
-	pthread_mutex_unlock(&s->mu);
+	atomic_fetch_sub(&s->st.live, 1);
 	free(tc);
+	srvt_gone(&s->th);
 	return NULL;
 }
 
 static void tcpt_spawn(struct tcpt_srv *s, int fd, const struct sockaddr_storage *sa)
 {
-	struct timeval tv = { .tv_sec = s->o->timeout_s };
 	char peer[SK_PEER_MAX];
 	struct tcpt_conn *tc;
-	pthread_t th;
-	int one = 1, err;
+	int err;
 
 	tcp_stats_up(&s->st);
 	tc = malloc(sizeof(*tc));
@@ -122,22 +104,9 @@ static void tcpt_spawn(struct tcpt_srv *s, int fd, const struct sockaddr_storage
 	tc->s = s;
 	tc->fd = fd;
 	tc->sa = *sa;
-	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv))) {
-		err = errno;
-		goto drop_tc;
-	}
-	pthread_mutex_lock(&s->mu);
-	s->live[fd] = 1;
-	if (fd > s->maxfd)
-		s->maxfd = fd;
-	err = pthread_create(&th, &s->attr, tcpt_client, tc);
-	if (err)
-		s->live[fd] = 0;
-	pthread_mutex_unlock(&s->mu);
+	err = srvt_spawn(&s->th, fd, tcpt_client, tc);
 	if (!err)
 		return;
-drop_tc:
 	free(tc);
 drop:
 	sk_peer(peer, (const struct sockaddr *)sa);
@@ -155,10 +124,6 @@ static void tcpt_accept(struct tcpt_srv *s, uint32_t port)
 		/* no SOCK_NONBLOCK: the client thread blocks on its socket */
 		fd = srv_accept(&s->lis, port, SOCK_CLOEXEC, &sa);
 		if (fd >= 0) {
-			if ((uint32_t)fd >= s->nconn) {
-				close(fd);
-				continue;
-			}
 			tcpt_spawn(s, fd, &sa);
 			continue;
 		}
@@ -170,28 +135,6 @@ static void tcpt_accept(struct tcpt_srv *s, uint32_t port)
 		ag_warn("accept on %s: %s", s->o->addr_str, strerror(err));
 		return;
 	}
-}
-
-/* Unblock every client thread and wait (bounded) until they have closed. */
-static void tcpt_stop(struct tcpt_srv *s)
-{
-	struct timespec ts;
-	int fd, err = 0;
-
-	pthread_mutex_lock(&s->mu);
-	s->stopping = true;
-	for (fd = 0; fd <= s->maxfd; fd++)
-		if (s->live[fd] && shutdown(fd, SHUT_RDWR))
-			ag_warn("shutdown fd %d: %s", fd, strerror(errno));
-	if (clock_gettime(CLOCK_MONOTONIC, &ts))
-		abort();
-	ts.tv_sec += TCPT_STOP_WAIT_S;
-	while (atomic_load(&s->st.live) && err != ETIMEDOUT)
-		err = pthread_cond_timedwait(&s->cv, &s->mu, &ts);
-	pthread_mutex_unlock(&s->mu);
-	if (err == ETIMEDOUT)
-		ag_warn("%u client threads still running after %d s", atomic_load(&s->st.live),
-			TCPT_STOP_WAIT_S);
 }
 
 static int tcpt_loop(struct tcpt_srv *s)
@@ -228,26 +171,7 @@ static int tcpt_loop(struct tcpt_srv *s)
 static int tcpt_init(struct tcpt_srv *s)
 {
 	const struct ag_opts *o = s->o;
-	pthread_condattr_t ca;
-	int err;
 
-	s->nconn = tcp_fd_limit();
-	s->live = calloc(s->nconn, 1);
-	if (!s->live) {
-		ag_fatal("calloc", "connection table", ENOMEM);
-		return -1;
-	}
-	if ((err = pthread_condattr_init(&ca)) ||
-	    (err = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC)) ||
-	    (err = pthread_cond_init(&s->cv, &ca)) ||
-	    (err = pthread_mutex_init(&s->mu, NULL)) ||
-	    (err = pthread_attr_init(&s->attr)) ||
-	    (err = pthread_attr_setstacksize(&s->attr, TCPT_STACK)) ||
-	    (err = pthread_attr_setdetachstate(&s->attr, PTHREAD_CREATE_DETACHED))) {
-		ag_fatal("pthread_init", "client threads", err);
-		return -1;
-	}
-	pthread_condattr_destroy(&ca);
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (s->ep < 0) {
 		ag_fatal("epoll_create1", "accept loop", errno);
@@ -260,25 +184,31 @@ static int tcpt_init(struct tcpt_srv *s)
 
 int tcp_server_thread_run(const struct ag_opts *o)
 {
-	struct tcpt_srv s = { .o = o, .maxfd = -1, .ep = -1 };
+	struct tcpt_srv s = { .o = o, .ep = -1 };
+	bool clean = false;
 	int ret = 1;
 
+	/* no SO_RCVTIMEO: an idle client is no fault, only one that stops reading */
+	s.th = (struct srvt){ .what = "client threads", .timeout_s = o->timeout_s,
+			      .wait_s = TCPT_STOP_WAIT_S };
+	if (srvt_init(&s.th, TCPT_STACK))
+		return 1;
 	if (tcpt_init(&s))
 		goto out;
 	proto_hello_server(o->ports, o->port, -1);
 	if (tcpt_loop(&s))
 		goto out;
 	srv_lis_close(&s.lis);
-	tcpt_stop(&s);
+	clean = srvt_stop(&s.th);
 	tcp_result(&s.st, o->size);
 	proto_bye();
 	ret = 0;
 out:
-	/* client threads that outlived tcpt_stop still use s: leave mutex and table be */
+	/* client threads that outlived the stop still use s: leave it be */
 	srv_lis_close(&s.lis);
 	if (s.ep >= 0)
 		close(s.ep);
-	if (!ret && !atomic_load(&s.st.live))
-		free(s.live);
+	if (clean)
+		srvt_fini(&s.th);
 	return ret;
 }
