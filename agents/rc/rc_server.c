@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -172,7 +171,6 @@ static int rcs_turns(struct rcs_srv *s)
 	struct epoll_event ev[RCS_EVENTS];
 	/* stdin that cannot be polled (loop 0) is read every 100 ms */
 	int tmo = !s->loop.lid && !s->ctl.pollable ? 100 : -1;
-	uint64_t exp;
 	bool filling;
 	uint32_t t;
 	int i, n;
@@ -212,8 +210,7 @@ static int rcs_turns(struct rcs_srv *s)
 					return -1;
 				break;
 			case RCS_T_TICK:
-				if (read(s->tick, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
-					ag_warn("read tick timer: %s", strerror(errno));
+				srvl_ticked(&s->loop);
 				rcs_oob_tick(s);
 				break;
 			case RCS_T_LISTEN:
@@ -254,24 +251,13 @@ static int rcs_loop(struct srvl *l)
 
 static int rcs_init(struct rcs_srv *s)
 {
-	struct itimerspec its = { .it_interval = { .tv_sec = 1 }, .it_value = { .tv_sec = 1 } };
-
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (s->ep < 0) {
 		ag_fatal("epoll_create1", "server loop", errno);
 		return -1;
 	}
-	/* deadlines of TLS sessions are checked once a second */
-	s->tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (s->tick < 0) {
-		ag_fatal("timerfd_create", "tick", errno);
-		return -1;
-	}
-	if (timerfd_settime(s->tick, 0, &its, NULL)) {
-		ag_fatal("timerfd_settime", "tick", errno);
-		return -1;
-	}
-	if (tag_watch(s->ep, s->tick, EPOLLIN, TAG(RCS_T_TICK, 0, 0), "tick timer") ||
+	/* deadlines of TLS sessions are checked on the tick */
+	if (srvl_tick_open(&s->loop, s->ep, TAG(RCS_T_TICK, 0, 0)) ||
 	    srvl_wake_open(&s->loop, s->ep, TAG(RCS_T_WAKE, 0, 0)))
 		return -1;
 	/* stdin is loop 0's */
@@ -314,8 +300,6 @@ static void rcs_fini(struct rcs_srv *s)
 	free(s->free);
 	free(s->gens);
 	free(s->reap);
-	if (s->tick >= 0)
-		close(s->tick);
 	if (s->ep >= 0)
 		close(s->ep);
 }
@@ -386,7 +370,7 @@ int rc_server_run(const struct ag_opts *o)
 	for (i = 0; i < t.n; i++) {
 		s = rcs_at(&t, i);
 		s->o = o;
-		s->ep = s->tick = -1;
+		s->ep = -1;
 	}
 	if (rcs_start(&t, o))
 		goto out;

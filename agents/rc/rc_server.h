@@ -147,7 +147,7 @@ struct rcs_srv {
 	const struct ag_opts *o;
 	struct rc_dev dev;
 	bool dev_up;
-	int ep, tick;
+	int ep;
 	struct ctl ctl;
 	bool stop;
 	/* endpoints */

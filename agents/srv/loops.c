@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "agents/ag.h"
@@ -34,6 +35,7 @@ int srvl_init(struct srvl_top *t, uint32_t n, size_t size, size_t hsize, const c
 		l->top = t;
 		l->lid = i;
 		l->wake = -1;
+		l->tick = -1;
 		err = pthread_mutex_init(&l->hmu, NULL);
 		if (err) {
 			ag_fatal("pthread_mutex_init", what, err);
@@ -53,6 +55,8 @@ void srvl_fini(struct srvl_top *t)
 		l = srvl_at(t, i);
 		if (l->wake >= 0)
 			close(l->wake);
+		if (l->tick >= 0)
+			close(l->tick);
 		free(l->hq);
 		pthread_mutex_destroy(&l->hmu);
 	}
@@ -90,6 +94,31 @@ void srvl_woken(struct srvl *l)
 
 	if (read(l->wake, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
 		ag_warn("read loop %u eventfd: %s", l->lid, strerror(errno));
+}
+
+int srvl_tick_open(struct srvl *l, int ep, uint64_t tag)
+{
+	struct itimerspec its = { .it_interval.tv_sec = SRVL_TICK_S,
+				  .it_value.tv_sec = SRVL_TICK_S };
+
+	l->tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (l->tick < 0) {
+		ag_fatal("timerfd_create", l->top->what, errno);
+		return -1;
+	}
+	if (timerfd_settime(l->tick, 0, &its, NULL)) {
+		ag_fatal("timerfd_settime", l->top->what, errno);
+		return -1;
+	}
+	return tag_watch(ep, l->tick, EPOLLIN, tag, "loop tick");
+}
+
+void srvl_ticked(struct srvl *l)
+{
+	uint64_t exp;
+
+	if (read(l->tick, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
+		ag_warn("read loop %u tick: %s", l->lid, strerror(errno));
 }
 
 void srvl_stop_all(struct srvl_top *t)

@@ -3,8 +3,9 @@
  * srvl: the --server-threads loops of an event server (tcp, rc, ud), what
  * their transports run alike. T loops: loop 0 on the calling thread (it also
  * reads stdin), the others on threads of their own; each has an eventfd it
- * is woken by (stop, or a request handed over). The loops stop together:
- * the first to end stops the others.
+ * is woken by (stop, or a request handed over), and a tick (a timerfd of
+ * SRVL_TICK_S) it checks its deadlines on. The loops stop together: the
+ * first to end stops the others.
  *
  * A transport's loop struct begins with a struct srvl, its head; the top
  * holds the T loops in one array, size bytes each, and finds head i by that
@@ -32,6 +33,8 @@
 
 /* srvl_loops' buffer: "accepted:ms," per loop, two 20-digit numbers each */
 #define SRVL_LOOPS_LEN (PROTO_LOOPS_MAX * 42)
+/* a loop's tick: a --timeout deadline (whole seconds) is seen at most 1 s late */
+#define SRVL_TICK_S 1
 
 /* the transport's struct of type whose member is the head h */
 #define SRVL_OF(h, type, member) ((type *)((char *)(h) - offsetof(type, member)))
@@ -43,6 +46,7 @@ struct srvl {
 	struct srvl_top *top;
 	uint32_t lid;		/* this loop's index, 0: the calling thread's */
 	int wake;		/* eventfd: requests handed over, or stop; -1: none yet */
+	int tick;		/* timerfd of SRVL_TICK_S; -1: none yet */
 	pthread_t th;
 	bool started, failed;
 	uint64_t accepted;	/* connections (ud: clients) this loop took up */
@@ -69,17 +73,21 @@ struct srvl_top {
 };
 
 /*
- * n loops (0 counts as 1) of size bytes, zeroed, each head's wake -1, and
+ * n loops (0 counts as 1) of size bytes, zeroed, each head's wake and tick -1, and
  * hand-over queues of hsize-byte requests. A fatal "error" record on failure.
  */
 int srvl_init(struct srvl_top *t, uint32_t n, size_t size, size_t hsize, const char *what);
-/* After the loops' own teardown: the eventfds, the queues, the array. */
+/* After the loops' own teardown: the eventfds, the ticks, the queues, the array. */
 void srvl_fini(struct srvl_top *t);
 struct srvl *srvl_at(const struct srvl_top *t, uint32_t i);
 /* The loop's eventfd, watched on ep with tag (tag.h). */
 int srvl_wake_open(struct srvl *l, int ep, uint64_t tag);
 /* Reads the eventfd after it woke the loop; a failed read is warned. */
 void srvl_woken(struct srvl *l);
+/* The loop's tick, running, watched on ep with tag. A fatal "error" record on failure. */
+int srvl_tick_open(struct srvl *l, int ep, uint64_t tag);
+/* Reads the tick after it fired; a failed read is warned. */
+void srvl_ticked(struct srvl *l);
 /* Sets stop and wakes every loop. */
 void srvl_stop_all(struct srvl_top *t);
 /*

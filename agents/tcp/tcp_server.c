@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
 #include <netinet/tcp.h>
 #include <unistd.h>
 
@@ -54,7 +53,7 @@ struct tcps_srv;
 struct tcps_loop {
 	struct srvl loop;	/* lid, wake, thread (loops.h) */
 	struct tcps_srv *s;
-	int ep, tick;
+	int ep;
 	struct srv_lis lis;
 	int32_t pend_head;
 	uint8_t *buf;
@@ -309,16 +308,14 @@ static void tcps_conn_event(struct tcps_loop *lp, int fd, uint16_t gen, uint32_t
 	tcps_read(lp, fd);
 }
 
-/* Once a second: drop peers that have not taken their echo for --timeout s. */
+/* Each tick: drop peers that have not taken their echo for --timeout s. */
 static void tcps_tick(struct tcps_loop *lp)
 {
 	struct tcps_srv *s = lp->s;
 	uint32_t now = tcps_now_s();
-	uint64_t exp;
 	int32_t fd, next;
 
-	if (read(lp->tick, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
-		ag_warn("read tick timer: %s", strerror(errno));
+	srvl_ticked(&lp->loop);
 	for (fd = lp->pend_head; fd >= 0; fd = next) {
 		next = s->conn[fd].next;
 		if (now - s->conn[fd].since >= s->o->timeout_s)
@@ -396,11 +393,10 @@ static int tcps_loop_run(struct srvl *l)
 static int tcps_loop_init(struct tcps_srv *s, struct tcps_loop *lp)
 {
 	const struct ag_opts *o = s->o;
-	struct itimerspec its = { .it_interval.tv_sec = 1, .it_value.tv_sec = 1 };
 
 	lp->s = s;
 	lp->pend_head = -1;
-	lp->ep = lp->tick = -1;
+	lp->ep = -1;
 	lp->buf = malloc(TCPS_BUF);
 	if (!lp->buf) {
 		ag_fatal("malloc", "event loop", ENOMEM);
@@ -413,16 +409,7 @@ static int tcps_loop_init(struct tcps_srv *s, struct tcps_loop *lp)
 	}
 	if (srvl_wake_open(&lp->loop, lp->ep, TAG(TCPS_T_WAKE, 0, 0)))
 		return -1;
-	lp->tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (lp->tick < 0) {
-		ag_fatal("timerfd_create", "event loop", errno);
-		return -1;
-	}
-	if (timerfd_settime(lp->tick, 0, &its, NULL)) {
-		ag_fatal("timerfd_settime", "event loop", errno);
-		return -1;
-	}
-	if (tag_watch(lp->ep, lp->tick, EPOLLIN, TAG(TCPS_T_TICK, 0, 0), "timerfd"))
+	if (srvl_tick_open(&lp->loop, lp->ep, TAG(TCPS_T_TICK, 0, 0)))
 		return -1;
 	return srv_lis_open(&lp->lis, o, lp->ep, TCPS_T_LISTEN, s->top.n > 1, true);
 }
@@ -430,8 +417,6 @@ static int tcps_loop_init(struct tcps_srv *s, struct tcps_loop *lp)
 static void tcps_loop_fini(struct tcps_loop *lp)
 {
 	srv_lis_close(&lp->lis);
-	if (lp->tick >= 0)
-		close(lp->tick);
 	if (lp->ep >= 0)
 		close(lp->ep);
 	free(lp->buf);
