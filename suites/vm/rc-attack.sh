@@ -168,15 +168,28 @@ t_attack() {
 	rdc_bg_kill
 	rcp_at_baseline
 	rdc_result $? "counters back at the baseline"
+}
 
-	# the thread model answers each session in its own thread: same rule
+# The thread model answers each session in its own thread: the same rule. A
+# session that stays idle is still live at the stop, which shuts its socket
+# down to end its thread (agents/srv/threads.h): that end is no drop, and the
+# stop is still at once.
+t_thread() {
+	local d="reason=gid_not_peer"
+
+	records 1 1 "$W/thread.bin"
 	rcp_server srv --timeout=30 --server-model=thread ||
-		{ ap_diag srv; tap_fail "server starts"; return; }
-	attacker "$W/wave1.bin"
+		{ ap_diag srv; tap_fail "thread model: server starts"; return; }
+	attacker /dev/null
+	rdc_wait_for 10 sess_up
+	rdc_result $? "thread model: an idle session is up"
+	attacker "$W/thread.bin"
 	ap_wait srv "^drop peer=$CADDR:[0-9]+ $d\$" 20
 	rdc_result $? "thread model: the attacker is dropped, named ($d)"
 	srv_stop
 	rdc_result $? "thread model: the server answers stop at once and ends cleanly"
+	[ "$(ap_count srv '^drop ')" = 1 ]
+	rdc_result $? "thread model: the idle session's end at the stop is no drop"
 	rdc_bg_kill
 }
 
@@ -213,13 +226,14 @@ t_down_lie() {
 
 main() {
 	rcp_setup rc-attack
-	tap_plan 11
+	tap_plan 13
 	tap_kv topology "server=$SNS/$SADDR/$SDEV client=$CNS/$CADDR/$CDEV"
 	rdc_pki "$W/pki"
 	rdc_result $? "throwaway PKI: CA, server, client"
 	rcp_baseline
 	rdc_result $? "baseline counters of $SDEV and $CDEV"
 	t_attack
+	t_thread
 	t_down_lie
 }
 
