@@ -4,12 +4,16 @@
  * needed: the hand-over queue keeps its order through growth and reuse of
  * its taken front, srvl_run runs every loop once and the first to end stops
  * the others, a failed loop fails the run, requests go to the loops in turn,
- * and the counts and the result's per-loop list.
+ * the counts and the result's per-loop list, and the tick.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "agents/srv/loops.h"
+#include "common/clock.h"
 #include "tap/tap.h"
 
 static struct tap T;
@@ -130,13 +134,44 @@ static void t_counts(void)
 	srvl_fini(&t);
 }
 
+/* The tick fires after SRVL_TICK_S, is quiet once read, and srvl_fini closes it. */
+static void t_tick(void)
+{
+	struct epoll_event ev = { 0 };
+	struct srvl_top t;
+	struct srvl *l;
+	uint64_t t0, ms;
+	int ep, n, tick;
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0 || srvl_init(&t, 1, sizeof(struct srvl), 0, "test loop")) {
+		tap_ok(&T, 0, "epoll_create1, srvl_init");
+		return;
+	}
+	l = srvl_at(&t, 0);
+	t0 = clock_ns();
+	n = srvl_tick_open(l, ep, 42) ? -1 : epoll_wait(ep, &ev, 1, 3000 * SRVL_TICK_S);
+	ms = (clock_ns() - t0) / 1000000;
+	tap_ok(&T, n == 1 && ev.data.u64 == 42 && ms >= 1000 * SRVL_TICK_S &&
+		   ms < 2000 * SRVL_TICK_S, "the tick fires after SRVL_TICK_S (%llu ms)",
+	       (unsigned long long)ms);
+	srvl_ticked(l);
+	n = epoll_wait(ep, &ev, 1, 0);
+	tick = l->tick;
+	srvl_fini(&t);
+	tap_ok(&T, !n && fcntl(tick, F_GETFD) < 0 && errno == EBADF,
+	       "read, the tick is quiet until the next; srvl_fini closes it");
+	close(ep);
+}
+
 int main(void)
 {
 	tap_init(&T, stdout);
-	tap_plan(&T, 9);
+	tap_plan(&T, 11);
 	t_queue();
 	t_threads();
 	t_counts();
+	t_tick();
 	tap_totals(&T);
 	return tap_exit_code(&T);
 }

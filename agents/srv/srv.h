@@ -5,7 +5,8 @@
  * one tag type (tag.h), paused and resumed as a set, and accept() with its
  * error handling, including shedding on EMFILE/ENFILE: a spare fd (an open
  * /dev/null) is spent to take one peer off the full queue and close it, so it
- * learns now instead of at its timeout.
+ * learns now instead of at its timeout. And the size of the tables indexed
+ * by fd (the RLIMIT_NOFILE soft limit).
  *
  * May use: the engine (ag, opts, tag), srv/sock.h, libc.
  */
