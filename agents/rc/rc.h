@@ -210,9 +210,6 @@ struct rc_dev {
 	enum ibv_mtu mtu;
 	uint32_t size;
 	enum ibv_qp_type qpt;
-	/* rdma_cm: RC QPs are ours (ibv_create_qp), not the id's, and their owner
-	 * moves them to RTR and RTS itself (the client: rc_rts.h) */
-	bool own_qp;
 	enum opt_op op;
 	bool shared_cq, use_srq, write;
 	bool wnote;		/* iWARP: --op write is RDMA WRITE + SEND of a rc_note */

@@ -481,9 +481,6 @@ static int rcc_event(void *arg, uint32_t t, uint32_t v, uint32_t events)
 	case RCC_T_CM:
 		rcc_cm_event(x);
 		break;
-	case RCC_T_RTS:
-		rcc_cm_rts(x);
-		break;
 	case RCC_T_TICK:
 		rcc_on_tick(x);
 		break;
@@ -568,10 +565,7 @@ static void rcc_fini(struct rcc *x)
 {
 	uint32_t i;
 
-	/* no endpoint in another thread's hands; then QPs and their CQs and MRs,
-	 * then the PD's owner, then sessions and ids */
-	if (x->o->cm == OPT_CM_RDMACM)
-		rcc_cm_halt(x);
+	/* QPs and their CQs and MRs, then the PD's owner, then sessions and ids */
 	for (i = 0; x->ep && i < x->nep; i++)
 		rc_ep_destroy(&x->dev, &x->ep[i]);
 	if (x->dev_up)

@@ -35,12 +35,11 @@
 #include "agents/oob/oob.h"
 #include "agents/phase.h"
 #include "agents/rc/rc.h"
-#include "agents/rc/rc_rts.h"
 #include "agents/rto.h"
 #include "agents/oob/tls.h"
 
 /* epoll tags (phase.h's PH_TAG) of the rc client's own fds */
-enum { RCC_T_CHAN = PH_T_USER, RCC_T_SESS, RCC_T_CM, RCC_T_ASYNC, RCC_T_TICK, RCC_T_RTS };
+enum { RCC_T_CHAN = PH_T_USER, RCC_T_SESS, RCC_T_CM, RCC_T_ASYNC, RCC_T_TICK };
 
 /* NEW -> SETUP (cm steps, or waiting for the REP) -> UP | FAILED; WAIT: --qp-share,
  * a client whose shared QP is not up yet */
@@ -63,9 +62,8 @@ struct rcc_rt {
 	uint8_t tries;		/* sends so far */
 };
 
-/* rdma_cm steps, for naming the call a timeout hit; MAKE: addressed, its endpoint to
- * make; RTS: its endpoint in rcc.rts's hands (rc_rts.h) */
-enum rcc_cm_step { RCC_CM_ADDR, RCC_CM_MAKE, RCC_CM_ROUTE, RCC_CM_CONNECT, RCC_CM_RTS };
+/* rdma_cm steps, for naming the call a timeout hit; MAKE: addressed, its endpoint to make */
+enum rcc_cm_step { RCC_CM_ADDR, RCC_CM_MAKE, RCC_CM_ROUTE, RCC_CM_CONNECT };
 
 /*
  * One per client, endpoint or not: with --qp-share a million of them ride a few
@@ -79,7 +77,6 @@ struct rcc_conn {
 	bool recv_posted;	/* initial receive (SRQ: top-up) done */
 	bool req_sent;		/* oob: its REQ went out, its answer is owed (rcc_sess.inflight) */
 	bool rep;		/* oob: a REP came, so a DOWN may (once) */
-	bool rts_drop;		/* rdmacm: dropped while in RTS: torn down when it is back */
 };
 
 struct rcc_sess {
@@ -133,7 +130,6 @@ struct rcc {
 	struct rdma_event_channel *cmch;
 	uint32_t *cm_make;	/* FIFO of connections in RCC_CM_MAKE, [head, tail) */
 	uint32_t cm_head, cm_tail;
-	struct rts rts;		/* our QPs to RTR, RTS and the RTU, off the loop's thread */
 };
 
 /* rc_client.c */
@@ -179,13 +175,8 @@ void rcc_cm_event(struct rcc *x);
 /* a few queued endpoints made (a loop turn's share); true while more wait */
 bool rcc_cm_make(struct rcc *x);
 const char *rcc_cm_pending_call(const struct rcc *x, uint32_t i);
-/* tear down connection i's id and endpoint (ids need their events acked first);
- * one in RTS is torn down when rcc.rts gives it back */
+/* tear down connection i's id and endpoint (ids need their events acked first) */
 void rcc_cm_drop(struct rcc *x, uint32_t i);
-/* rcc.rts's endpoints back: each up, or failed and dropped */
-void rcc_cm_rts(struct rcc *x);
-/* ends rcc.rts's thread: after it no endpoint is out of the loop's hands */
-void rcc_cm_halt(struct rcc *x);
 void rcc_cm_fini(struct rcc *x);
 
 #endif

@@ -20,14 +20,6 @@
  * oob-tls's exchange 77 ms; a second agent's wave a moment later 94 ms): the
  * server's neighbour entry for this host is cold, we think; REQs that go out
  * one by one as endpoints are made leave that wait to the first few.
- *
- * On IB and RoCE the QP is ours, not the id's (rc_dev.own_qp): librdmacm then
- * hands us the REP as CONNECT_RESPONSE instead of moving the QP to RTR and RTS
- * inside rdma_get_cm_event, and rc_rts.h's thread does that and the RTU while
- * this loop reads the next events and makes the next endpoints. The RTR
- * transition sleeps in the kernel's address resolution, ~0.7 ms a QP in the rxe
- * VM; done here, it held a storm of 2,000 to the loop's pace
- * (docs/results/rc-storm-profile). iWARP's CM moves the id's QP itself.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -44,23 +36,6 @@
 /* endpoints made per loop turn, between two reads of the CM events */
 #define RCC_CM_MAKE 8
 
-/* in rcc.rts's thread: an endpoint whose REP came to RTR and RTS, then the RTU */
-static void rcc_cm_rts_run(struct rts_job *j)
-{
-	struct rc_ep *ep = j->arg;
-	struct verbs_fail f;
-
-	if (rc_ep_cm_state(ep, IBV_QPS_RTR, &f) || rc_ep_cm_state(ep, IBV_QPS_RTS, &f)) {
-		j->call = f.call;
-		j->err = f.err;
-		return;
-	}
-	if (rdma_establish(ep->cm)) {
-		j->call = "rdma_establish";
-		j->err = errno ? errno : EIO;
-	}
-}
-
 int rcc_cm_init(struct rcc *x)
 {
 	/* only the endpoints' owners are made */
@@ -72,9 +47,6 @@ int rcc_cm_init(struct rcc *x)
 	x->cmch = agcm_channel("client");
 	if (!x->cmch)
 		return -1;
-	if (rts_start(&x->rts, x->nep, rcc_cm_rts_run) ||
-	    ph_watch(&x->ph, x->rts.fd, EPOLLIN, PH_TAG(RCC_T_RTS, 0), "rts eventfd"))
-		return -1;
 	return ph_watch(&x->ph, x->cmch->fd, EPOLLIN, PH_TAG(RCC_T_CM, 0), "rdma_cm channel");
 }
 
@@ -82,10 +54,6 @@ void rcc_cm_drop(struct rcc *x, uint32_t i)
 {
 	struct rcc_conn *c = &x->c[i];
 
-	if (c->step == RCC_CM_RTS) {
-		c->rts_drop = true;
-		return;
-	}
 	rc_ep_destroy(&x->dev, &x->ep[i]);
 	if (c->id && rdma_destroy_id(c->id))
 		ag_warn("rdma_destroy_id: %s", strerror(errno));
@@ -129,11 +97,8 @@ static int rcc_cm_addr(struct rcc *x, uint32_t i, bool *kill)
 	struct rcc_conn *c = &x->c[i];
 
 	ph_step(&x->ph, i, PROTO_STEP_ADDR);
-	if (!x->dev_up) {
-		if (rcc_dev_open(x, c->id))
-			return -1;
-		x->dev.own_qp = x->dev.ctx->device->transport_type == IBV_TRANSPORT_IB;
-	}
+	if (!x->dev_up && rcc_dev_open(x, c->id))
+		return -1;
 	if (c->id->verbs != x->dev.ctx) {
 		rcc_fail(x, i, "rdma_resolve_addr", EXDEV, NULL, false);
 		*kill = true;
@@ -222,6 +187,7 @@ static void rcc_cm_established(struct rcc *x, uint32_t i, const struct rdma_cm_e
 	struct rcc_conn *c = &x->c[i];
 	struct rc_ep *ep = &x->ep[i];
 	struct oob_cm rep;
+	struct verbs_fail f;
 	enum oob_err e;
 
 	e = oob_cm_parse(ev->param.conn.private_data, ev->param.conn.private_data_len,
@@ -240,48 +206,20 @@ static void rcc_cm_established(struct rcc *x, uint32_t i, const struct rdma_cm_e
 		ep->raddr = rep.addr;
 		ep->rlen = rep.rlen;
 	}
-	/* a QP of ours: CONNECT_RESPONSE; rc_rts.h's thread takes it to RTS and
-	 * sends the RTU, and rcc_cm_rts brings it up */
-	if (!c->id->qp) {
-		struct rts_job j = { .slot = i, .arg = ep };
-
-		if (rts_put(&x->rts, &j)) {
-			rcc_fail(x, i, "rdma_establish", errno, NULL, false);
-			*kill = true;
-			return;
-		}
-		c->step = RCC_CM_RTS;
+	/* uc: CONNECT_RESPONSE, our QP to RTS, then the RTU */
+	if (!c->id->qp && (rc_ep_cm_state(ep, IBV_QPS_RTR, &f) ||
+			   rc_ep_cm_state(ep, IBV_QPS_RTS, &f))) {
+		rcc_fail(x, i, f.call, f.err, NULL, false);
+		*kill = true;
+		return;
+	}
+	if (!c->id->qp && rdma_establish(c->id)) {
+		rcc_fail(x, i, "rdma_establish", errno, NULL, false);
+		*kill = true;
 		return;
 	}
 	ph_step(&x->ph, i, PROTO_STEP_CONN);
 	rcc_up(x, i);
-}
-
-void rcc_cm_rts(struct rcc *x)
-{
-	struct rts_job j;
-	struct rcc_conn *c;
-	bool done;
-
-	rts_clear(&x->rts);
-	while (rts_take(&x->rts, &j, &done)) {
-		c = &x->c[j.slot];
-		c->step = RCC_CM_CONNECT;
-		/* failed meanwhile (its deadline, an event of its id): torn down now */
-		if (c->rts_drop || c->state != RCC_SETUP) {
-			c->rts_drop = false;
-			rcc_cm_drop(x, j.slot);
-			continue;
-		}
-		if (!done || j.call) {
-			rcc_fail(x, j.slot, done ? j.call : "rdma_establish",
-				 done ? j.err : ECANCELED, NULL, false);
-			rcc_cm_drop(x, j.slot);
-			continue;
-		}
-		ph_step(&x->ph, j.slot, PROTO_STEP_CONN);
-		rcc_up(x, j.slot);
-	}
 }
 
 static void rcc_cm_rejected(struct rcc *x, uint32_t i, const struct rdma_cm_event *ev)
@@ -328,9 +266,8 @@ void rcc_cm_event(struct rcc *x)
 				rcc_cm_connect(x, i, &kill);
 				break;
 			case RDMA_CM_EVENT_ESTABLISHED:
-			case RDMA_CM_EVENT_CONNECT_RESPONSE:	/* an id without QP */
-				if (c->step != RCC_CM_RTS)
-					rcc_cm_established(x, i, ev, &kill);
+			case RDMA_CM_EVENT_CONNECT_RESPONSE:	/* uc: an id without QP */
+				rcc_cm_established(x, i, ev, &kill);
 				break;
 			case RDMA_CM_EVENT_REJECTED:
 				rcc_cm_rejected(x, i, ev);
@@ -374,21 +311,14 @@ const char *rcc_cm_pending_call(const struct rcc *x, uint32_t i)
 	case RCC_CM_ADDR: return "rdma_resolve_addr";
 	case RCC_CM_MAKE: return "rdma_create_qp";
 	case RCC_CM_ROUTE: return "rdma_resolve_route";
-	case RCC_CM_RTS: return "ibv_modify_qp";
 	default: return "rdma_connect";
 	}
-}
-
-void rcc_cm_halt(struct rcc *x)
-{
-	rts_stop(&x->rts);
 }
 
 void rcc_cm_fini(struct rcc *x)
 {
 	uint32_t i;
 
-	rts_fini(&x->rts);
 	for (i = 0; x->c && i < x->n; i++)
 		if (x->c[i].id) {
 			if (rdma_destroy_id(x->c[i].id))

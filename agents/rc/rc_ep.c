@@ -187,7 +187,7 @@ static int rc_qp_make(struct rc_dev *d, struct rc_ep *e, struct rdma_cm_id *cm,
 	/* librdmacm moves only the QPs of the id's type (RC): a UC QP is ours;
 	 * errno cleared: a provider may fail without setting it (libsiw) */
 	errno = 0;
-	if (cm && d->qpt == IBV_QPT_RC && !d->own_qp) {
+	if (cm && d->qpt == IBV_QPT_RC) {
 		if (rdma_create_qp(cm, d->pd, ia)) {
 			e->qp = NULL;
 			return rc_fail(f, "rdma_create_qp", errno);
