@@ -324,7 +324,7 @@ static void rcs_sess_queue(struct rcs_srv *s, struct rcs_sess *ss)
 static void rcs_sess_run(struct rcs_srv *s, struct rcs_sess *ss)
 {
 	unsigned budget = RCS_REC_BUDGET;
-	bool progress = false;
+	bool progress = false, flush = true;
 	ssize_t n;
 	int r;
 
@@ -340,14 +340,25 @@ static void rcs_sess_run(struct rcs_srv *s, struct rcs_sess *ss)
 		}
 		progress = true;
 	}
+	/*
+	 * The REPs go out when the session has nothing more to read or its turn
+	 * ends, not after each record read: a busy server then answers the REQs
+	 * that queued while it worked in one TLS record, and the client's freed
+	 * window sends its next REQs in one. A record each costs both sides its
+	 * own encryption and TCP segment (OpenSSL and TCP: 18% of the guest's
+	 * CPU in a ramp of 20,000, docs/results/rc-setup-profile).
+	 */
 	for (;;) {
-		r = tls_io_flush(&ss->io);
-		if (r == TLS_ERR) {
-			rcs_sess_close(s, ss, ss->io.why);
-			return;
+		if (flush || ss->paused) {
+			r = tls_io_flush(&ss->io);
+			if (r == TLS_ERR) {
+				rcs_sess_close(s, ss, ss->io.why);
+				return;
+			}
+			if (r == 1)
+				progress = true;
+			flush = false;
 		}
-		if (r == 1)
-			progress = true;
 		if (ss->paused && tls_io_pending(&ss->io) <= RCS_OUT_HIGH / 2)
 			ss->paused = false;
 		if (ss->paused)
