@@ -68,11 +68,19 @@ int nn_batch(const char *ns, const char *tool, const char *script, bool force, F
 const char *nn_ns_label(const char *ns);
 
 /* enter.c */
+/*
+ * Runs fn(arg, wfd) in a child that joined 'ns'; fn writes its answer to wfd and
+ * returns 0 or an errno. The answer is read into *out (malloc'd) when out != NULL.
+ * Returns 0, or -1 with errno from the child.
+ */
+int nn_in_ns(const char *ns, int (*fn)(void *, int), void *arg, char **out);
 int nn_ns_list(const char *prefix, struct nn_list *out);
 bool nn_ns_real(const char *ns);
 int nn_ns_links(const char *ns, const char *prefix, struct nn_list *out);
 int nn_ns_kill(const struct nn_list *nss, FILE *log, int *killed);
 int nn_ns_udp_bound(const char *ns, unsigned int port); /* 1, 0 or -1 */
+
+/* oper.c */
 /*
  * Waits until every named link in 'ns' is operationally up or end_ms (nn_now_ms)
  * passes; *late (malloc'd) lists those still down, "" when none. -1 if the
