@@ -9,7 +9,9 @@
 #   make designs      rc, rc shared CQ + SRQ, rc --qp-share, ud side by side (bench/designs)
 #   make ceilings     the ceiling of each server design in the VM (bench/ceilings;
 #                     CEIL_MEM=9G, hours under TCG; not in check)
-#   make deps         install Debian packages, fetch the VM kernels, build siw
+#   make deps         install the host's Debian packages, fetch the VM kernels, build siw,
+#                     unpack the guest's programs (vm/fetch-userland)
+#   make vm-userland  the programs only the VM runs (sshd, munge, Slurm, Open MPI), under build/vm
 #   make vm-kernel    fetch the rxe-capable kernel for vm/run
 #   make vm-siw       fetch bookworm's LTS kernel and build Soft-iWARP for it (vm/build-siw)
 #   make vm-check     only the rxe suites, inside the VM
@@ -59,7 +61,7 @@ HLIBS       := $(LIB_harness) $(LIB_netns) $(LIB_rdma) $(LIB_tap) $(LIB_common)
 ALIBS       := $(LIB_agents) $(LIB_rdma) $(LIB_common)
 TESTS       := $(patsubst tests/%.c,$(O)/tests/%,$(wildcard tests/test_*.c))
 
-.PHONY: all check unit suites san fuzz demo bench designs ceilings vm-limits-ud deps setup vm-kernel vm-siw vm-check vm-lts-check soak install clean format results
+.PHONY: all check unit suites san fuzz demo bench designs ceilings vm-limits-ud deps setup vm-userland vm-kernel vm-siw vm-check vm-lts-check soak install clean format results
 all: $(O)/rdmacap $(O)/rdmacap-agent $(TESTS) $(O)/rdmacap.1 $(O)/rdmacap-agent.1 \
      $(O)/rdmacap.bash
 
@@ -144,12 +146,18 @@ unit:
 setup:
 	@tests/deps 1>&2
 	@vm/fetch-kernel >/dev/null || echo "make: the rxe VM kernel could not be fetched (vm/fetch-kernel)" >&2
+	@vm/fetch-userland >/dev/null || echo "make: the guest's programs could not be fetched (vm/fetch-userland)" >&2
 	@vm/build-siw >/dev/null || echo "make: no LTS VM kernel with siw (vm/build-siw)" >&2
 
 # stdout of `make check` is the TAP stream alone: the build talks on stderr.
-check: setup
+# tests/hoststate snaps the host first (and starts its canary sshd): tests/check's
+# last result compares the host after the set-up and every suite against it.
+check:
+	@vm/fetch-userland >/dev/null || echo "make: the guest's programs could not be fetched (vm/fetch-userland)" >&2
+	@tests/hoststate snap $(O)/hoststate 1>&2
+	@$(MAKE) --no-print-directory setup
 	@$(MAKE) --no-print-directory all san fuzz 1>&2
-	@tests/check
+	@CHECK_HOSTSTATE=$(O)/hoststate tests/check
 
 demo: setup
 	@$(MAKE) --no-print-directory all 1>&2
@@ -211,9 +219,16 @@ results: $(O)/rdmacap
 	$(O)/rdmacap report --figures >docs/figures.md
 	RDMACAP=$(O)/rdmacap docs/results/render
 
+# Says what goes where: the host's packages (installed), the guest's (unpacked).
 deps:
+	@echo "deps: installed on this host (tests/deps --list):" $$(tests/deps --list)
+	@echo "deps: unpacked under build/vm for the guest only (vm/fetch-userland --list):" \
+		$$(vm/fetch-userland --list)
 	tests/deps
-	$(MAKE) vm-kernel vm-siw
+	$(MAKE) vm-kernel vm-siw vm-userland
+
+vm-userland:
+	vm/fetch-userland
 
 vm-kernel:
 	vm/fetch-kernel
