@@ -41,7 +41,9 @@ mkdir -p /run/sshd
 t_runs "sshd loads and checks its config" "" /usr/sbin/sshd -t -f "$W/sshd_config"
 t_runs "munged runs" "munge-" munged --version
 t_runs "slurmctld runs" "slurm" slurmctld -V
-t_runs "slurmd and srun run" "slurm" sh -c 'slurmd -V && srun --version'
+# Slurm's clients read a configuration before anything else, --version too
+printf 'ClusterName=rdcul\nSlurmctldHost=localhost\n' >"$W/slurm.conf"
+t_runs "slurmd and srun run" "slurm" env SLURM_CONF="$W/slurm.conf" sh -c 'slurmd -V && srun --version'
 t_runs "mpirun and orted run" "Open MPI" sh -c 'mpirun --version && command -v orted'
 missing=
 for u in sshd munge; do
