@@ -20,6 +20,8 @@
 #   make soak         random designs under random --fault, ASan+UBSan build: 100 on rxe
 #                     (sid boot), then 10 on siw (LTS boot), one seed (docs/faults.md)
 #   make install PREFIX=/usr/local   also the man pages and bash completion
+#   make rerun R=NAME run docs/results/NAME/run again into build/results/NAME, under the
+#                     VM lock (the committed folder is left as it is)
 #   make results      re-render docs/results/*/ (report.md, report.svg) from their run.json,
 #                     and docs/figures.md from the table of figures (tests/docs.t checks both)
 
@@ -61,7 +63,7 @@ HLIBS       := $(LIB_harness) $(LIB_netns) $(LIB_rdma) $(LIB_tap) $(LIB_common)
 ALIBS       := $(LIB_agents) $(LIB_rdma) $(LIB_common)
 TESTS       := $(patsubst tests/%.c,$(O)/tests/%,$(wildcard tests/test_*.c))
 
-.PHONY: all check unit suites san fuzz demo bench designs ceilings vm-limits-ud deps setup vm-userland vm-kernel vm-siw vm-check vm-lts-check soak install clean format results
+.PHONY: all check unit suites san fuzz demo bench designs ceilings vm-limits-ud deps setup vm-userland vm-kernel vm-siw vm-check vm-lts-check soak install clean format results rerun
 all: $(O)/rdmacap $(O)/rdmacap-agent $(TESTS) $(O)/rdmacap.1 $(O)/rdmacap-agent.1 \
      $(O)/rdmacap.bash
 
@@ -218,6 +220,20 @@ soak:
 results: $(O)/rdmacap
 	$(O)/rdmacap report --figures >docs/figures.md
 	RDMACAP=$(O)/rdmacap docs/results/render
+
+# One published result run again: its run into build/results/R, under the VM lock
+# every VM user of the host takes; R is checked before anything is built.
+rerun:
+	@case "$(R)" in ''|.*|*/*) false ;; esac && [ -x "docs/results/$(R)/run" ] || \
+		{ echo "usage: make rerun R=NAME, NAME a folder of docs/results/:" \
+			$$(cd docs/results && ls -d */ | tr -d /) >&2; exit 2; }
+	@$(MAKE) --no-print-directory all 1>&2
+	rm -rf "$(O)/results/$(R)"
+	flock /tmp/rdmacap-vm.lock "docs/results/$(R)/run" "$(O)/results/$(R)"
+	@echo "rerun: the new figures are in $(O)/results/$(R); the committed ones in docs/results/$(R)"
+	@if [ -f "$(O)/results/$(R)/run.json" ]; then \
+		$(O)/rdmacap report --baseline "docs/results/$(R)/run.json" --md "$(O)/results/$(R)/compare.md" \
+			"$(O)/results/$(R)/run.json" && echo "rerun: side by side: $(O)/results/$(R)/compare.md"; fi
 
 # Says what goes where: the host's packages (installed), the guest's (unpacked).
 deps:

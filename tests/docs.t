@@ -5,7 +5,9 @@
 # data: docs/figures.md is what `rdmacap report --figures` prints from the table
 # of figures (harness/fig.c), every docs/results/NAME/ re-renders from its
 # run.json (or runs/*.json) to the committed report.md and report.svg (docs/results/render, as
-# `make results`), each has the command that ran it and a run.json whose env
+# `make results`), each has its README.md, a line in docs/results/README.md and a
+# run (bash -n passes, no absolute path outside the repository), every committed
+# result JSON matches its FILE.json.sha256, and each run.json's env
 # names the kernel, the virtualization, memory, the commit (of a clean tree, so
 # the run can be repeated) and the load at start and end; README.md and docs/ tell of the project only (no notebook of how it
 # was measured), and every path of the tree they name exists (a folder's name
@@ -19,7 +21,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 tap_init
-tap_plan 5
+tap_plan 8
 D=${DOCS_DIR:-$ROOT/docs}
 
 if "$RDMACAP" report --figures >"$T/figures.md" 2>"$T/err" &&
@@ -47,11 +49,12 @@ else
 fi
 
 # each result says how it was run and on what
-desc="each docs/results/*/ has its command and an env with kernel, virtualization, memory, commit, load"
+desc="each docs/results/*/ has its run, README.md and an env with kernel, virtualization, memory, commit, load"
 bad=
 for d in "$D"/results/*/; do
 	n=$(basename "$d")
-	[ -s "$d/command" ] || bad+=" $n:command"
+	[ -x "$d/run" ] || bad+=" $n:run"
+	[ -s "$d/README.md" ] || bad+=" $n:README.md"
 	if [ -d "$d/samples" ]; then
 		# a make bench result: bench/run's env.json
 		miss=$(jq -r '[("rc_kernel", "cpus", "loadavg_start", "loadavg_end") as $k |
@@ -74,6 +77,44 @@ for d in "$D"/results/*/; do
 	done
 done
 if [ -z "$bad" ]; then tap_ok "$desc"; else tap_fail "$desc" "missing:$bad"; fi
+
+# a run is commands only, from the repository's top: it parses, and names no
+# absolute path but /dev/null (scratch folders, worktrees, lock files are the
+# machine's, not the repository's); every folder is listed in the index
+desc="docs/results/*/run parse, name no path outside the repository, and each folder is listed"
+bad=
+for d in "$D"/results/*/; do
+	n=$(basename "$d")
+	[ -f "$d/run" ] || continue
+	bash -n "$d/run" 2>"$T/err" || bad+=" $n/run:$(head -1 "$T/err")"
+	abs=$(grep -v '^[[:space:]]*#' "$d/run" | grep -oE '(^|[[:space:]=(:])["'"'"']?/[A-Za-z][^[:space:]"'"'"';)]*' |
+		sed -E 's/^[^/]*//' | grep -vx '/dev/null' | sort -u | tr '\n' ' ')
+	[ -z "$abs" ] || bad+=" $n/run names $abs"
+	grep -q "^| \[$n\](" "$D/results/README.md" || bad+=" $n:not in docs/results/README.md"
+done
+if [ -z "$bad" ]; then tap_ok "$desc"; else tap_fail "$desc" "$bad"; fi
+
+# a result is what its run wrote: each committed JSON (the renderings bench.json
+# aside) has FILE.json.sha256 beside it, as rdmacap writes it, and matches it
+desc="every committed docs/results/ JSON matches its FILE.json.sha256"
+bad=
+while IFS= read -r j; do
+	case $j in */bench.json) continue ;; esac
+	if [ ! -f "$j.sha256" ]; then
+		bad+=" ${j#"$D"/results/}:no .sha256"
+	elif ! (cd "$(dirname "$j")" && sha256sum -c --status "$(basename "$j").sha256"); then
+		bad+=" ${j#"$D"/results/}:changed"
+	fi
+done < <(find "$D/results" -name '*.json' | sort)
+if [ -z "$bad" ]; then tap_ok "$desc"; else tap_fail "$desc" "$bad"; fi
+
+desc="a .sha256 under docs/results/ names the JSON beside it"
+bad=
+while IFS= read -r h; do
+	[ "$(cut -d' ' -f3- "$h")" = "$(basename "${h%.sha256}")" ] && [ -f "${h%.sha256}" ] ||
+		bad+=" ${h#"$D"/results/}"
+done < <(find "$D/results" -name '*.json.sha256' | sort)
+if [ -z "$bad" ]; then tap_ok "$desc"; else tap_fail "$desc" "$bad"; fi
 
 desc="README.md and docs/ tell of the project, not of how it was measured"
 hits=$(grep -rniE 'this session|engineers|host load [0-9]+-[0-9]+|\(was [0-9]|^#+ *Changed:' \

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <openssl/evp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -203,23 +205,81 @@ json_t *js_point(const struct pt_point *pt, const struct hp_plan *plan, const ch
 	return o;
 }
 
-int js_write(json_t *doc, const char *path)
+/* writes len bytes of buf to path atomically: path.tmp.PID, then rename */
+static int js_put(const char *path, const char *buf, size_t len)
 {
 	char tmp[4096];
+	FILE *f;
+	int n;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
 		fprintf(stderr, "rdmacap: %s: path too long\n", path);
 		return -1;
 	}
-	if (json_dump_file(doc, tmp, JSON_INDENT(1) | JSON_SORT_KEYS)) {
-		fprintf(stderr, "rdmacap: write %s: %s\n", tmp, strerror(errno));
-		unlink(tmp);
-		return -1;
+	f = fopen(tmp, "w");
+	if (!f)
+		goto err;
+	if (fwrite(buf, 1, len, f) != len) {
+		fclose(f);
+		goto err_unlink;
 	}
+	if (fclose(f))
+		goto err_unlink;
 	if (rename(tmp, path)) {
 		fprintf(stderr, "rdmacap: rename %s: %s\n", path, strerror(errno));
 		unlink(tmp);
 		return -1;
 	}
 	return 0;
+err_unlink:
+	n = errno;
+	unlink(tmp);
+	errno = n;
+err:
+	fprintf(stderr, "rdmacap: write %s: %s\n", tmp, strerror(errno));
+	return -1;
+}
+
+/* The JSON, then beside it PATH.sha256 in sha256sum(1)'s format ("HEX  NAME",
+ * NAME the JSON's base name), so `sha256sum -c` in its folder proves a result
+ * file is what the run wrote. */
+int js_write(json_t *doc, const char *path)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	char side[4096], line[2 * EVP_MAX_MD_SIZE + 4096];
+	const char *base = strrchr(path, '/');
+	unsigned int mdlen = 0;
+	size_t len;
+	char *s;
+	int n, rc = -1;
+
+	base = base ? base + 1 : path;
+	if (snprintf(side, sizeof(side), "%s.sha256", path) >= (int)sizeof(side)) {
+		fprintf(stderr, "rdmacap: %s: path too long\n", path);
+		return -1;
+	}
+	s = json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS);
+	if (!s) {
+		fprintf(stderr, "rdmacap: %s: cannot encode the JSON\n", path);
+		return -1;
+	}
+	len = strlen(s);
+	if (!EVP_Digest(s, len, md, &mdlen, EVP_sha256(), NULL)) {
+		fprintf(stderr, "rdmacap: %s: sha256 failed\n", path);
+		goto out;
+	}
+	n = 0;
+	for (unsigned int i = 0; i < mdlen; i++)
+		n += snprintf(line + n, sizeof(line) - n, "%02x", md[i]);
+	n += snprintf(line + n, sizeof(line) - n, "  %s\n", base);
+	if (n >= (int)sizeof(line)) {
+		fprintf(stderr, "rdmacap: %s: path too long\n", path);
+		goto out;
+	}
+	if (js_put(path, s, len) || js_put(side, line, (size_t)n))
+		goto out;
+	rc = 0;
+out:
+	free(s);
+	return rc;
 }

@@ -13,7 +13,8 @@ json_t *js_plan(const struct hp_plan *p);
 json_t *js_res(const uint64_t *v);
 /* A point: its figures (harness/out/fig.h), resources, failures, verdict and series. */
 json_t *js_point(const struct pt_point *pt, const struct hp_plan *plan, const char *verdict);
-/* Writes doc to path atomically (temp file + rename). 0 or -1 with a message. */
+/* Writes doc to path atomically (temp file + rename), and its sha256sum(1) line
+ * to path.sha256 the same way. 0 or -1 with a message. */
 int js_write(json_t *doc, const char *path);
 
 #endif
