@@ -9,8 +9,6 @@
 #include "harness/point/point.h"
 
 json_t *js_plan(const struct hp_plan *p);
-/* One side's RDMA resource counters (SMP_NRES of them) as {"pd": n, "cq": n, ...}. */
-json_t *js_res(const uint64_t *v);
 /* A point: its figures (harness/out/fig.h), resources, failures, verdict and series. */
 json_t *js_point(const struct pt_point *pt, const struct hp_plan *plan, const char *verdict);
 /* Writes doc to path atomically (temp file + rename). 0 or -1 with a message. */

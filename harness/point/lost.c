@@ -14,7 +14,7 @@
 
 #include "common/clock.h"
 #include "harness/hosts/remote.h"
-#include "harness/sample/rsample.h"
+#include "harness/point/rsample.h"
 #include "harness/point/run.h"
 
 static const char *const lost_phase[RUN_NPHASES] = {

@@ -17,7 +17,7 @@
 #include "common/clock.h"
 #include "common/deadline.h"
 #include "harness/hosts/remote.h"
-#include "harness/sample/rsample.h"
+#include "harness/point/rsample.h"
 #include "harness/point/run.h"
 
 /* agents exit within this of "stop", or the time their objects take (deadline.h) */

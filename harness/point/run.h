@@ -2,8 +2,7 @@
 /*
  * run: the private context of one load point while it runs, shared by the
  * files of harness/point/ that split the point runtime by decision. Not for use
- * outside them (but harness/sample/rsample.c, which reads each host at the
- * point's baseline, peak and after); plans and main see only point.h.
+ * outside them; plans and main see only point.h.
  *
  *   point.c    the phases in order (start, connect, peak, traffic, stop) and
  *              their deadlines (common/deadline.h)                       pt_
@@ -19,6 +18,8 @@
  *   memfloor.c MemAvailable against --mem-floor at the sampler's tick    mf_
  *   lost.c     a --hosts host lost mid-point: named, its clients failed  lost_
  *   cpus.c     a CPU of its own for each spinning loop (--poll)          cpu_
+ *   rsample.c  each --hosts host's counters at baseline, peak and after
+ *              (rsample.h, also read by the TAP and JSON writers)        rsmp_
  *
  * Data flows one way: plan -> layout -> agents -> records -> verdict; the
  * TAP and JSON writers (harness/out/: pointtap.c, json.c, through fig.h) read

@@ -8,9 +8,8 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "harness/out/json.h"
 #include "harness/hosts/remote.h"
-#include "harness/sample/rsample.h"
+#include "harness/point/rsample.h"
 #include "harness/point/run.h"
 
 #define RSMP_CMD "rdma -j resource show && grep '^Slab:' /proc/meminfo"
@@ -230,7 +229,7 @@ json_t *rsmp_json(const struct rsmp_hosts *hs)
 								    sizeof(h->res[0])));
 
 		for (int w = 0; w < RSMP_N; w++)
-			json_object_set_new(o, rsmp_when_name[w], h->valid[w] ? js_res(h->res[w]) :
+			json_object_set_new(o, rsmp_when_name[w], h->valid[w] ? smp_res_json(h->res[w]) :
 					    json_null());
 		if (h->err[0])
 			json_object_set_new(o, "error", json_string(h->err));

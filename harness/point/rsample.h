@@ -15,7 +15,7 @@
  * figures (server host: srv, client hosts: cli) and its leak verdict, and a
  * section per host plus the total in TAP and JSON.
  *
- * Uses: harness/out/json.h (js_res), harness/hosts/remote.h, harness/point/run.h, jansson, tap/.
+ * Uses: harness/sample/sample.h, harness/hosts/remote.h, run.h, jansson, tap/.
  */
 #ifndef RDC_HARNESS_RSAMPLE_H
 #define RDC_HARNESS_RSAMPLE_H
