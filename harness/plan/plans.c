@@ -20,6 +20,7 @@
 #include "harness/hosts/hosttopo.h"
 #include "harness/hosts/remote.h"
 #include "harness/out/json.h"
+#include "harness/point/agent.h"
 #include "harness/point/memfloor.h"
 #include "harness/plan/plans.h"
 #include "harness/out/pointtap.h"
@@ -131,8 +132,8 @@ static int pl_remote(struct pt_ctx *c, const char *run, char *why, size_t len)
 		snprintf(why, len, "malloc: %s", strerror(errno));
 		return -1;
 	}
-	if (rm_open(c->remote, p->hosts, p->server_host, p->launcher, run, p->agent_path, p->push,
-		    c->tls_dir[0] ? c->tls_dir : NULL, why, len)) {
+	if (rm_open(c->remote, p->hosts, p->server_host, p->launcher, run, agt_binary(),
+		    p->agent_path, p->push, c->tls_dir[0] ? c->tls_dir : NULL, why, len)) {
 		free(c->remote);
 		c->remote = NULL;
 		return -1;
