@@ -17,7 +17,7 @@
 #include "harness/plan/certs.h"
 #include "harness/cli/clicheck.h"
 #include "harness/env/env.h"
-#include "harness/hosts/hosttopo.h"
+#include "harness/plan/hosttopo.h"
 #include "harness/hosts/remote.h"
 #include "harness/out/json.h"
 #include "harness/point/agent.h"

@@ -11,14 +11,14 @@
  *    rdma_cm binds --server-addr to;
  *  - htp_plan_hosts(): the topology of a --hosts run.
  *
- * Uses: rdma/dev.h, librdmacm, harness/hosts/hosts.h, harness/point/point.h.
+ * Uses: rdma/dev.h, librdmacm, harness/hosts/hosts.h, harness/cli/plan.h.
  */
 #ifndef RDC_HARNESS_HOSTTOPO_H
 #define RDC_HARNESS_HOSTTOPO_H
 
 #include <stddef.h>
 
-#include "harness/point/point.h"
+#include "harness/cli/plan.h"
 
 /*
  * Fills t (kind NN_HOST, run id 'run') for plan p: server and client share this
