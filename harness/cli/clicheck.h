@@ -11,7 +11,7 @@
  * storm: one message).
  *
  * Uses: harness/cli/cli.h and usage.h, harness/plan/certs.h, harness/hosts/hosts.h,
- * harness/point/fault.h, netns/, common/opt.h, rdma/cap.h.
+ * harness/fault/fault.h, netns/, common/opt.h, rdma/cap.h.
  * Prints only the one message of a rejected line, on err (harness/cli/usage.h).
  */
 #ifndef RDC_HARNESS_CLICHECK_H

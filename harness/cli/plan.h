@@ -18,7 +18,7 @@
 
 #include "common/ipaddr.h"
 #include "common/opt.h"
-#include "harness/point/fault.h"
+#include "harness/fault/fault.h"
 #include "netns/netns.h"
 
 enum hp_cmd { HP_ENV, HP_UP, HP_DOWN, HP_RUN, HP_RAMP, HP_LIMIT, HP_STORM, HP_REPORT, HP_NCMD };
@@ -70,7 +70,7 @@ struct hp_plan {
 	int launcher;           /* --launcher: enum hosts_launcher (harness/hosts/hosts.h) */
 	const char *json;       /* --json FILE */
 	const char *tls_ca, *tls_cert, *tls_key;
-	struct flt_spec fault;  /* --fault (harness/point/fault.h); kind FLT_NONE: none */
+	struct flt_spec fault;  /* --fault (harness/fault/fault.h); kind FLT_NONE: none */
 	long fault_at_ms;       /* --fault-at: after "run"; see hp_fault_at() */
 	bool fault_at_set;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The point's side of --fault (harness/point/fault.h does the striking): when in the
+ * The point's side of --fault (harness/fault/fault.h does the striking): when in the
  * traffic phase it strikes, how long the point then waits for the agents to
  * notice (common/deadline.h), the undo, and what the fault cost: survivors,
  * failures and whether each was named, the time to the first failure an agent
