@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/plan/certs.h"
+#include "harness/certs/certs.h"
 #include "harness/cli/clicheck.h"
 #include "harness/cli/cli.h"
 #include "harness/hosts/hosts.h"

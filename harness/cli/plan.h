@@ -6,7 +6,7 @@
  * hp_parse() never creates anything: a bad command line is rejected before any
  * namespace, process or file exists (checking that --json's folder takes a new
  * file creates and removes one there). --tls-* files are loaded and verified as
- * the agents will use them (harness/plan/certs.h). The options the agent also takes are
+ * the agents will use them (harness/certs/certs.h). The options the agent also takes are
  * checked with the agent's own table and rules (common/opt.h), so no value
  * passed on to an agent can make it exit with a usage error.
  */

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness/plan/certs.h"
+#include "harness/certs/certs.h"
 #include "harness/cli/clicheck.h"
 #include "harness/env/env.h"
 #include "harness/plan/hosttopo.h"
