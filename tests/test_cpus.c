@@ -21,6 +21,7 @@ static struct tap t;
 
 struct t_point {
 	struct hp_plan plan;
+	struct nn_topo topo;
 	struct pt_ctx c;
 	struct pt_point pt;
 	struct run r;
@@ -33,7 +34,9 @@ static void t_setup(struct t_point *p, enum opt_poll poll, long nsrv, long agent
 	p->plan.transport = OPT_TR_RC;
 	p->plan.poll = poll;
 	p->plan.server_threads = 1;
+	p->topo.nclients = 1;
 	p->c.plan = &p->plan;
+	p->c.topo = &p->topo;
 	p->r.c = &p->c;
 	p->r.pt = &p->pt;
 	p->r.nsrv = nsrv;

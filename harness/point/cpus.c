@@ -21,12 +21,14 @@
 static long cpu_sessions(const struct run *r, long i)
 {
 	const struct hp_plan *p = r->c->plan;
-	long agents = r->pt->agents, per = r->pt->clients / agents, extra = r->pt->clients % agents;
 	long n = 0;
 
-	/* client agent k talks to server k % nsrv */
-	for (long k = i; k < agents; k += r->nsrv)
-		n += p->oob_session == OPT_OOB_PER_CONN ? per + (k < extra) : 1;
+	for (long k = r->nsrv; k < r->nsrv + r->pt->agents; k++) {
+		struct lay_agent la = lay_agent_at(r, k);
+
+		if (la.srv == i)
+			n += p->oob_session == OPT_OOB_PER_CONN ? la.n : 1;
+	}
 	return n;
 }
 

@@ -78,6 +78,23 @@ static void lay_ports(struct run *r, long clients)
 		pt->ports = r->nsrv;
 }
 
+struct lay_agent lay_agent_at(const struct run *r, long i)
+{
+	long nc = r->c->topo->nclients, j = i - r->nsrv, P = r->pt->agents > 0 ? r->pt->agents : 1;
+	long per = r->pt->clients / P, extra = r->pt->clients % P;
+	struct lay_agent la = { .server = true, .host = 0, .nth = i, .srv = i };
+
+	if (i < r->nsrv)
+		return la;
+	la.server = false;
+	la.host = nc > 0 ? 1 + j % nc : 0;
+	la.nth = nc > 0 ? j / nc : j;
+	la.srv = j % r->nsrv;
+	la.n = per + (j < extra);
+	la.first = j * per + (j < extra ? j : extra);
+	return la;
+}
+
 void lay_plan(struct run *r, long clients)
 {
 	const struct hp_plan *p = r->c->plan;

@@ -22,15 +22,14 @@ static const char *const lost_phase[RUN_NPHASES] = {
 	[RUN_TRAFFIC] = "traffic", [RUN_STOP] = "stop",
 };
 
-/* The servers are on host 0, client agent j on 1 + j % client hosts (spawn.c). */
+/* The host of agent a (lay_agent_at), NULL outside a --hosts point. */
 static struct rsmp_host *lost_host(struct run *r, const struct agt_agent *a)
 {
 	struct rsmp_hosts *hs = r->pt->hosts;
-	long i = a - r->ag;
 
 	if (!hs || hs->n < 2)
 		return NULL;
-	return &hs->h[i < r->nsrv ? 0 : 1 + (i - r->nsrv) % (hs->n - 1)];
+	return &hs->h[lay_agent_at(r, a - r->ag).host];
 }
 
 /* The host of agent a lost by 'cause'; its clients fail as call "host", errname 'word'. */

@@ -36,8 +36,8 @@ static void pf_retrans(struct run *r, long *v)
 	for (long k = 0; k <= n; k++)
 		v[k] = -1;
 	for (long i = 0; i < r->nag; i++) {
-		/* client agent i lives in client namespace (i - nsrv) % nclients (spawn.c) */
-		long k = i < r->nsrv || !n ? 0 : 1 + (i - r->nsrv) % n;
+		/* loop: one namespace for all */
+		long k = n ? lay_agent_at(r, i).host : 0;
 
 		if (v[k] < 0 && !r->ag[i].exited && proc_tcp_retrans(r->ag[i].pid, &v[k]))
 			v[k] = -1;
@@ -50,14 +50,14 @@ static void pf_retrans(struct run *r, long *v)
  * agent reads its channel's EOF and stops in order, under srun and mpirun it
  * outlives the launcher until Slurm or Open MPI notices. Every launcher
  * forwards the agent's stdin, so the word "kill" there (common/proto.h) makes
- * the agent SIGKILL itself on its host, as kill(pid) does to a local one.
- * Servers are on host 0, client agent j on 1 + j % client hosts (spawn.c).
+ * the agent SIGKILL itself on its host (lay_agent_at), as kill(pid) does to
+ * a local one.
  */
 static void pf_kill_remote1(struct run *r, long i, const char *who, long conns, size_t *off)
 {
 	struct flt_result *f = &r->pt->fault;
 	const struct hosts_list *l = &r->c->remote->list;
-	const char *host = l->h[i < r->nsrv || l->n < 2 ? 0 : 1 + (i - r->nsrv) % (l->n - 1)].dest;
+	const char *host = l->h[l->n < 2 ? 0 : lay_agent_at(r, i).host].dest;
 	long k = i < r->nsrv ? i + 1 : i - r->nsrv + 1;
 
 	if (*off >= sizeof(f->did))

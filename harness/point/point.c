@@ -89,7 +89,8 @@ static int pt_connect(struct run *r)
 {
 	struct pt_point *pt = r->pt;
 	const struct hp_plan *p = r->c->plan;
-	uint64_t per_agent = (uint64_t)(pt->clients / pt->agents + 1);
+	/* the first client agent holds the most ids */
+	uint64_t per_agent = (uint64_t)lay_agent_at(r, r->nsrv).n;
 	enum lp_end e;
 
 	r->phase = RUN_CONNECT;

@@ -108,15 +108,14 @@ void rsmp_base(struct run *r)
 	rsmp_sum(r, RSMP_BASE, &r->pt->res_base);
 }
 
-/* Agents per host: the servers on host 0, client agent j on 1 + j % client hosts. */
+/* Agents per host, each on its lay_agent_at host. */
 static void rsmp_agents(struct run *r)
 {
 	struct rsmp_hosts *hs = r->pt->hosts;
-	long nc = hs->n - 1;
 
 	for (long i = 0; i < r->nag; i++) {
 		struct agt_agent *a = &r->ag[i];
-		struct rsmp_host *h = &hs->h[i < r->nsrv ? 0 : 1 + (i - r->nsrv) % nc];
+		struct rsmp_host *h = &hs->h[lay_agent_at(r, i).host];
 
 		h->agents++;
 		if (a->server)

@@ -79,6 +79,24 @@ struct run {
 void lay_plan(struct run *r, long clients);
 
 /*
+ * Where agent i of the point stands, from what lay_plan decided; the one place
+ * the split is worked out. Servers are agents [0, nsrv), all on host 0 (the
+ * server's namespace or host). Client agent j = i - nsrv talks to server
+ * j % nsrv, lives on client host 1 + j % topo->nclients (topo->cli[host - 1];
+ * with --hosts, remote->list.h[host]) as the (j / nclients)th there, and holds
+ * pt->clients / pt->agents client ids, one more for the first
+ * pt->clients % pt->agents agents, numbered on from the agents before it.
+ */
+struct lay_agent {
+	bool server;
+	long host;      /* 0: the server host; k >= 1: client host k */
+	long nth;       /* its rank among the agents of its host */
+	long srv;       /* the server process it talks to (a server: itself) */
+	long first, n;  /* client ids [first, first + n); a server: 0, 0 */
+};
+struct lay_agent lay_agent_at(const struct run *r, long i);
+
+/*
  * cpus.c: with --poll busy|adaptive, a CPU of its own for each spinning loop of
  * the point (r->cpu, pt->cpus), or why none is bound (pt->not_pinned). After
  * lay_plan, before the agents start.
