@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "harness/env/env.h"
-#include "harness/out/json.h"
+#include "harness/figures/json.h"
 #include "harness/point/memfloor.h"
 #include "harness/plan/plans.h"
 #include "harness/plan/tune.h"

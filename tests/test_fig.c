@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/out/fig.h"
+#include "harness/figures/fig.h"
 #include "harness/plan/repeat.h"
 #include "tap/tap.h"
 

@@ -22,7 +22,7 @@
  *              (rsample.h, also read by the TAP and JSON writers)        rsmp_
  *
  * Data flows one way: plan -> layout -> agents -> records -> verdict; the
- * TAP and JSON writers (harness/out/: pointtap.c, json.c, through fig.h) read
+ * TAP and JSON writers (harness/figures/: pointtap.c, json.c, through fig.h) read
  * struct pt_point. May use agent.h, memfloor.h, proc.h, harness/sample/sample.h,
  * harness/hosts/remote.h, common/.
  */

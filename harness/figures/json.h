@@ -9,7 +9,7 @@
 #include "harness/point/point.h"
 
 json_t *js_plan(const struct hp_plan *p);
-/* A point: its figures (harness/out/fig.h), resources, failures, verdict and series. */
+/* A point: its figures (harness/figures/fig.h), resources, failures, verdict and series. */
 json_t *js_point(const struct pt_point *pt, const struct hp_plan *plan, const char *verdict);
 /* Writes doc to path atomically (temp file + rename). 0 or -1 with a message. */
 int js_write(json_t *doc, const char *path);

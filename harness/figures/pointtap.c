@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/out/fig.h"
-#include "harness/out/pointtap.h"
+#include "harness/figures/fig.h"
+#include "harness/figures/pointtap.h"
 #include "harness/point/rsample.h"
 #include "harness/sample/wire.h"
 

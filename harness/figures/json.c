@@ -4,8 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/out/fig.h"
-#include "harness/out/json.h"
+#include "harness/figures/fig.h"
+#include "harness/figures/json.h"
 #include "harness/point/rsample.h"
 
 json_t *js_plan(const struct hp_plan *p)
