@@ -57,7 +57,7 @@ struct hp_plan {
 	char topo_spec[24];
 	bool topo_set;          /* --topology given (not the default) */
 	struct nn_topo topo;
-	/* --topology host: the host's own device and address (harness/plan/hosttopo.h) */
+	/* --topology host: the host's own device and address (harness/load/hosttopo.h) */
 	struct opt_dev device;  /* name "" = the device holding the address */
 	int gid_index;          /* -1 = the RoCEv2 GID of the address */
 	char server_addr[IPA_STRLEN];   /* "" = the device's address, or 127.0.0.1 for tcp */

@@ -12,7 +12,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "harness/hosts/hosts.h"
-#include "harness/plan/hosttopo.h"
+#include "harness/load/hosttopo.h"
 #include "common/ipaddr.h"
 #include "rdma/port.h"
 

@@ -2,7 +2,7 @@
 /*
  * hosttopo: --topology host, the host's own RDMA device and addresses as they
  * are. Nothing is created: no namespace, link or rxe device; the sysctls a
- * plan needs there are harness/plan/tune.h's (said, or set with --tune).
+ * plan needs there are harness/load/tune.h's (said, or set with --tune).
  *
  * Offers
  *  - htp_plan(): the topology's hosts from --device, --gid-index and

@@ -6,7 +6,7 @@
 #include "harness/figures/fig.h"
 #include "harness/figures/json.h"
 #include "harness/figures/pointtap.h"
-#include "harness/plan/repeat.h"
+#include "harness/load/repeat.h"
 
 struct rpt {
 	struct pt_point *pts[HP_MAX_REPEAT];
