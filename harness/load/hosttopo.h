@@ -5,11 +5,11 @@
  * plan needs there are harness/load/tune.h's (said, or set with --tune).
  *
  * Offers
- *  - htp_plan(): the topology's hosts from --device, --gid-index and
+ *  - htp_topo(): the topology's hosts from --device, --gid-index and
  *    --server-addr, checked on this host's devices (rdma/dev.h); a device
  *    without an IPv4-mapped RoCEv2 GID (iWARP, InfiniBand) is the one
  *    rdma_cm binds --server-addr to;
- *  - htp_plan_hosts(): the topology of a --hosts run.
+ *  - htp_topo_hosts(): the topology of a --hosts run.
  *
  * Uses: rdma/dev.h, librdmacm, harness/hosts/hosts.h, harness/cli/plan.h.
  */
@@ -26,7 +26,7 @@
  * run SKIP, reason in why); -1 when the named device, port, GID or address is
  * not there (why names it).
  */
-int htp_plan(const struct hp_plan *p, struct nn_topo *t, const char *run, char *why, size_t len);
+int htp_topo(const struct hp_plan *p, struct nn_topo *t, const char *run, char *why, size_t len);
 
 /*
  * Fills t for --hosts: the server on the first host at --server-addr (default:
@@ -34,7 +34,7 @@ int htp_plan(const struct hp_plan *p, struct nn_topo *t, const char *run, char *
  * host, each with its hosts-file device or --device ("" = the address's). No
  * device is opened here: they are the remote hosts'. 0, or -1 with why.
  */
-int htp_plan_hosts(const struct hp_plan *p, struct nn_topo *t, const char *run, char *why,
+int htp_topo_hosts(const struct hp_plan *p, struct nn_topo *t, const char *run, char *why,
 		   size_t len);
 
 #endif

@@ -75,7 +75,7 @@ static const char *pl_skip_reason(const struct hp_plan *p, char *buf, size_t len
 	bool rc = p->transport != OPT_TR_TCP;
 
 	if (p->topo.kind == NN_HOST)
-		return NULL; /* nothing to create: the device is checked by htp_plan */
+		return NULL; /* nothing to create: the device is checked by htp_topo */
 	if (p->topo.kind != NN_LOOP && geteuid() != 0)
 		return "not root: network namespace topologies need CAP_NET_ADMIN";
 	if (flt_unavailable(&p->fault, buf, len))
@@ -246,12 +246,12 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		return -1;
 	}
 	if (p->hosts) {
-		if (htp_plan_hosts(p, c->topo, run, why, sizeof(why))) {
+		if (htp_topo_hosts(p, c->topo, run, why, sizeof(why))) {
 			tap_bail(t, "--hosts: %s", why);
 			return -1;
 		}
 	} else if (c->topo->kind == NN_HOST) {
-		rc = htp_plan(p, c->topo, run, why, sizeof(why));
+		rc = htp_topo(p, c->topo, run, why, sizeof(why));
 		if (rc > 0) {
 			tap_skip_all(t, "%s", why);
 			json_object_set_new(doc, "skipped", json_string(why));

@@ -95,7 +95,7 @@ struct lay_agent lay_agent_at(const struct run *r, long i)
 	return la;
 }
 
-void lay_plan(struct run *r, long clients)
+void lay_split(struct run *r, long clients)
 {
 	const struct hp_plan *p = r->c->plan;
 	struct pt_point *pt = r->pt;

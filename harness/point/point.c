@@ -206,7 +206,7 @@ int pt_run(struct pt_ctx *c, long clients, struct pt_point *pt)
 
 	memset(pt, 0, sizeof(*pt));
 	r.t_start = clock_s();
-	lay_plan(&r, clients);
+	lay_split(&r, clients);
 	pt->expect_msgs = (uint64_t)clients * (uint64_t)c->plan->msgs;
 	/*
 	 * Shared namespace: keep clear of other runs' ports, and below the default

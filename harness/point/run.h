@@ -76,10 +76,10 @@ struct run {
 };
 
 /* layout.c: processes, ports and the per-phase timeout for 'clients'. */
-void lay_plan(struct run *r, long clients);
+void lay_split(struct run *r, long clients);
 
 /*
- * Where agent i of the point stands, from what lay_plan decided; the one place
+ * Where agent i of the point stands, from what lay_split decided; the one place
  * the split is worked out. Servers are agents [0, nsrv), all on host 0 (the
  * server's namespace or host). Client agent j = i - nsrv talks to server
  * j % nsrv, lives on client host 1 + j % topo->nclients (topo->cli[host - 1];
@@ -99,7 +99,7 @@ struct lay_agent lay_agent_at(const struct run *r, long i);
 /*
  * cpus.c: with --poll busy|adaptive, a CPU of its own for each spinning loop of
  * the point (r->cpu, pt->cpus), or why none is bound (pt->not_pinned). After
- * lay_plan, before the agents start.
+ * lay_split, before the agents start.
  */
 void cpu_place(struct run *r);
 /* Agent i's --cpus list into buf, "" when none is bound: 0, or -1 if short. */
