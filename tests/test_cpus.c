@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 #include "netns/netns.h"
 #include "tap/tap.h"
 
@@ -24,7 +24,7 @@ struct t_point {
 	struct nn_topo topo;
 	struct pt_ctx c;
 	struct pt_point pt;
-	struct run r;
+	struct rt r;
 };
 
 /* A point of 'agents' client agents for 'clients' clients, 'nsrv' servers. */

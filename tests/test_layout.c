@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 #include "netns/netns.h"
 #include "tap/tap.h"
 
@@ -19,7 +19,7 @@ struct t_point {
 	struct nn_topo topo;
 	struct pt_ctx c;
 	struct pt_point pt;
-	struct run r;
+	struct rt r;
 };
 
 static void t_setup(struct t_point *p, long nsrv, long agents, long clients, int hosts)

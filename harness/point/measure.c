@@ -14,13 +14,13 @@
 #include "common/clock.h"
 #include "common/deadline.h"
 #include "harness/point/proc.h"
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 
 #define MS_PEAK_WAIT_S 5  /* the server catches up with accepts within this */
 #define MS_QP_SCAN_MS 2000 /* one QP dump of a device: ~25 ms per 3,000 QPs on rxe */
 #define MS_AFTER_NOTE_S 1.0 /* an after-wait longer than this is said on stderr */
 
-static void ms_wire(struct run *r, struct smp_wire *w)
+static void ms_wire(struct rt *r, struct smp_wire *w)
 {
 	struct pt_point *pt = r->pt;
 
@@ -38,7 +38,7 @@ static int ms_pid_cmp(const void *a, const void *b)
 }
 
 /* The run's QPs (every agent's, alive or not) into q; those in 'states' listed. */
-static void ms_qps(struct run *r, uint32_t states, struct smp_qps *q)
+static void ms_qps(struct rt *r, uint32_t states, struct smp_qps *q)
 {
 	uint32_t *pids;
 	long n = 0;
@@ -62,7 +62,7 @@ static void ms_qps(struct run *r, uint32_t states, struct smp_qps *q)
 			q->list[i].comm[0] = '\0';
 }
 
-void ms_res_base(struct run *r)
+void ms_res_base(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 
@@ -73,7 +73,7 @@ void ms_res_base(struct run *r)
 	ms_wire(r, &pt->wire_base);
 }
 
-void ms_base(struct run *r)
+void ms_base(struct rt *r)
 {
 	struct proc_stat p;
 
@@ -85,14 +85,14 @@ void ms_base(struct run *r)
 	proc_meminfo(&r->pt->mem_base);
 }
 
-void ms_cpu_start(struct run *r)
+void ms_cpu_start(struct rt *r)
 {
 	for (long i = 0; i < r->nag; i++)
 		if (r->c->remote || r->ag[i].exited || proc_cpu(r->ag[i].pid, &r->ag[i].cpu_s))
 			r->ag[i].cpu_s = -1;
 }
 
-void ms_cpu_end(struct run *r)
+void ms_cpu_end(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	double now;
@@ -106,7 +106,7 @@ void ms_cpu_end(struct run *r)
 			*(i < r->nsrv ? &pt->srv_cpu_s : &pt->cli_cpu_s) += now - r->ag[i].cpu_s;
 }
 
-void ms_setup_start(struct run *r)
+void ms_setup_start(struct rt *r)
 {
 	for (long i = 0; i < r->nag; i++) {
 		struct agt_agent *a = &r->ag[i];
@@ -117,7 +117,7 @@ void ms_setup_start(struct run *r)
 	}
 }
 
-void ms_setup_agent(struct run *r, struct agt_agent *a)
+void ms_setup_agent(struct rt *r, struct agt_agent *a)
 {
 	double now;
 
@@ -128,7 +128,7 @@ void ms_setup_agent(struct run *r, struct agt_agent *a)
 }
 
 /* "cpu_ms/wall_ms" of each agent of one side, comma separated; cut at an agent */
-static void ms_setup_list(struct run *r, bool server, char *l, size_t len)
+static void ms_setup_list(struct rt *r, bool server, char *l, size_t len)
 {
 	size_t n = 0;
 	int k;
@@ -149,7 +149,7 @@ static void ms_setup_list(struct run *r, bool server, char *l, size_t len)
 	}
 }
 
-void ms_setup_end(struct run *r)
+void ms_setup_end(struct rt *r)
 {
 	for (long i = 0; i < r->nag; i++) {
 		ms_setup_agent(r, &r->ag[i]);
@@ -165,7 +165,7 @@ void ms_setup_end(struct run *r)
  * Sums reset on each reading; the most maps in one process is the most seen at
  * any reading. An agent that exited is not read: its pid may be another's.
  */
-void ms_agents(struct run *r, unsigned int which, bool full)
+void ms_agents(struct rt *r, unsigned int which, bool full)
 {
 	struct pt_point *pt = r->pt;
 	struct proc_stat p;
@@ -212,7 +212,7 @@ void ms_agents(struct run *r, unsigned int which, bool full)
  * only spent MS_PEAK_WAIT_S re-reading the server's maps, 200,000 lines of
  * /proc/PID/maps a tick at 200,000 QPs.
  */
-static bool ms_srv_holds_all(struct run *r)
+static bool ms_srv_holds_all(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	bool threads = r->c->plan->server_model == OPT_MODEL_THREAD;
@@ -225,7 +225,7 @@ static bool ms_srv_holds_all(struct run *r)
 	       (!threads || pt->srv_threads >= pt->connected + r->nsrv);
 }
 
-void ms_peak(struct run *r)
+void ms_peak(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 
@@ -239,13 +239,13 @@ void ms_peak(struct run *r)
 	ms_qps(r, 1u << RQP_ERR, &pt->qp_peak);
 }
 
-void ms_end(struct run *r)
+void ms_end(struct rt *r)
 {
 	ms_qps(r, 1u << RQP_ERR, &r->pt->qp_end);
 }
 
 /* QPs of the run still there once its agents are gone: named, and a leak. */
-static void ms_qp_left(struct run *r)
+static void ms_qp_left(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	size_t l = strlen(pt->leak_what);
@@ -272,7 +272,7 @@ static bool ms_res_at_base(const struct smp_res *now, const struct smp_res *base
 	       !memcmp(now->cli, base->cli, sizeof(base->cli));
 }
 
-static bool ms_back_at_base(struct run *r)
+static bool ms_back_at_base(struct rt *r)
 {
 	return ms_res_at_base(&r->res_now, &r->pt->res_base);
 }
@@ -291,7 +291,7 @@ static uint64_t ms_above(const struct smp_res *now, const struct smp_res *base)
 	return n;
 }
 
-uint64_t ms_held(struct run *r)
+uint64_t ms_held(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	struct smp_res now;
@@ -301,7 +301,7 @@ uint64_t ms_held(struct run *r)
 	return ms_above(&now, &pt->res_base);
 }
 
-static bool ms_agents_gone(struct run *r)
+static bool ms_agents_gone(struct rt *r)
 {
 	for (long i = 0; i < r->nag; i++)
 		if (r->ag[i].pid > 0 && !r->ag[i].exited)
@@ -314,7 +314,7 @@ static bool ms_agents_gone(struct run *r)
  * held may take to free (common/deadline.h). Not back by then: a leak once the
  * agents are gone, teardown still under way while one is exiting.
  */
-void ms_after(struct run *r)
+void ms_after(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	double t0 = clock_s(), wait;

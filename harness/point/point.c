@@ -18,12 +18,12 @@
 #include "common/deadline.h"
 #include "harness/hosts/remote.h"
 #include "harness/point/rsample.h"
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 
 /* agents exit within this of "stop", or the time their objects take (deadline.h) */
 #define PT_STOP_WAIT_S 10
 
-static bool pt_all_hello(struct run *r)
+static bool pt_all_hello(struct rt *r)
 {
 	for (long i = r->nsrv; i < r->nag; i++)
 		if (!r->ag[i].hello && !r->ag[i].exited)
@@ -31,18 +31,18 @@ static bool pt_all_hello(struct run *r)
 	return true;
 }
 
-static bool pt_all_connected(struct run *r)
+static bool pt_all_connected(struct rt *r)
 {
 	return r->n_connected_agents >= r->nag - r->nsrv || r->srv_exited;
 }
 
-static bool pt_all_results(struct run *r)
+static bool pt_all_results(struct rt *r)
 {
 	/* a server killed on purpose: its clients still report what they noticed */
 	return r->n_result_agents >= r->nag - r->nsrv || (r->srv_exited && !r->srv_kill_expected);
 }
 
-static bool pt_clients_gone(struct run *r)
+static bool pt_clients_gone(struct rt *r)
 {
 	for (long i = r->nsrv; i < r->nag; i++)
 		if (!r->ag[i].exited)
@@ -50,13 +50,13 @@ static bool pt_clients_gone(struct run *r)
 	return true;
 }
 
-static bool pt_server_gone(struct run *r)
+static bool pt_server_gone(struct rt *r)
 {
 	return r->srv_exited >= r->nsrv;
 }
 
 /* Agents up and greeted. 0, or -1 with pt->why set. */
-static int pt_start(struct run *r)
+static int pt_start(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	/* 30 s and 50 ms per process, or longer (sp_start_wait_s) */
@@ -85,7 +85,7 @@ static int pt_start(struct run *r)
 }
 
 /* "go", then every agent settles. 0, or -1 when interrupted. */
-static int pt_connect(struct run *r)
+static int pt_connect(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	const struct hp_plan *p = r->c->plan;
@@ -93,7 +93,7 @@ static int pt_connect(struct run *r)
 	uint64_t per_agent = (uint64_t)lay_agent_at(r, r->nsrv).n;
 	enum lp_end e;
 
-	r->phase = RUN_CONNECT;
+	r->phase = RT_CONNECT;
 	r->t_go = clock_s();
 	ms_setup_start(r);
 	for (long i = r->nsrv; i < r->nag; i++)
@@ -126,14 +126,14 @@ static int pt_connect(struct run *r)
  * "run" to every agent with connections, then their results. A failed write
  * means the agent is gone: it is reaped here and named by how it ended.
  */
-static void pt_traffic(struct run *r)
+static void pt_traffic(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	const struct hp_plan *p = r->c->plan;
 	double t0 = clock_s();
 	long waiting = 0;
 
-	r->phase = RUN_TRAFFIC;
+	r->phase = RT_TRAFFIC;
 	ms_cpu_start(r);
 	for (long i = r->nsrv; i < r->nag; i++) {
 		struct agt_agent *a = &r->ag[i];
@@ -169,7 +169,7 @@ static void pt_traffic(struct run *r)
 }
 
 /* "stop" and EOF on stdin to one side; what does not exit in time is killed. */
-static void pt_stop_side(struct run *r, long from, long to, bool (*gone)(struct run *))
+static void pt_stop_side(struct rt *r, long from, long to, bool (*gone)(struct rt *))
 {
 	/* a server of 20,000 endpoints frees them for more than 10 s: killed, its
 	 * result record was lost */
@@ -191,9 +191,9 @@ static void pt_stop_side(struct run *r, long from, long to, bool (*gone)(struct 
 }
 
 /* Clients first, then the servers; what they wrote last (results, bye) still counts. */
-static void pt_stop(struct run *r)
+static void pt_stop(struct rt *r)
 {
-	r->phase = RUN_STOP;
+	r->phase = RT_STOP;
 	pt_stop_side(r, r->nsrv, r->nag, pt_clients_gone);
 	pt_stop_side(r, 0, r->nsrv < r->nag ? r->nsrv : r->nag, pt_server_gone);
 	for (long i = 0; i < r->nag; i++)
@@ -202,7 +202,7 @@ static void pt_stop(struct run *r)
 
 int pt_run(struct pt_ctx *c, long clients, struct pt_point *pt)
 {
-	struct run r = { .c = c, .pt = pt, .ep = -1, .tfd = -1 };
+	struct rt r = { .c = c, .pt = pt, .ep = -1, .tfd = -1 };
 
 	memset(pt, 0, sizeof(*pt));
 	r.t_start = clock_s();

@@ -10,7 +10,7 @@
 #include "common/clock.h"
 #include "harness/hosts/remote.h"
 #include "harness/point/rsample.h"
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 
 #define RSMP_CMD "rdma -j resource show && grep '^Slab:' /proc/meminfo"
 #define RSMP_TIMEOUT_S 20
@@ -46,7 +46,7 @@ static int rsmp_parse(struct rsmp_host *h, enum rsmp_when w, const char *out)
 	return 0;
 }
 
-static int rsmp_read(struct run *r, enum rsmp_when w)
+static int rsmp_read(struct rt *r, enum rsmp_when w)
 {
 	struct rm_ctx *rm = r->c->remote;
 	struct rsmp_hosts *hs = r->pt->hosts;
@@ -72,7 +72,7 @@ static int rsmp_read(struct run *r, enum rsmp_when w)
 }
 
 /* The point's srv and cli counters are the server host's and the client hosts' sums. */
-static bool rsmp_sum(struct run *r, enum rsmp_when w, struct smp_res *res)
+static bool rsmp_sum(struct rt *r, enum rsmp_when w, struct smp_res *res)
 {
 	struct rsmp_hosts *hs = r->pt->hosts;
 
@@ -87,7 +87,7 @@ static bool rsmp_sum(struct run *r, enum rsmp_when w, struct smp_res *res)
 	return true;
 }
 
-void rsmp_base(struct run *r)
+void rsmp_base(struct rt *r)
 {
 	struct rm_ctx *rm = r->c->remote;
 	const struct nn_topo *t = r->c->topo;
@@ -109,7 +109,7 @@ void rsmp_base(struct run *r)
 }
 
 /* Agents per host, each on its lay_agent_at host. */
-static void rsmp_agents(struct run *r)
+static void rsmp_agents(struct rt *r)
 {
 	struct rsmp_hosts *hs = r->pt->hosts;
 
@@ -126,7 +126,7 @@ static void rsmp_agents(struct run *r)
 	}
 }
 
-void rsmp_peak(struct run *r)
+void rsmp_peak(struct rt *r)
 {
 	if (!r->pt->hosts)
 		return;
@@ -134,7 +134,7 @@ void rsmp_peak(struct run *r)
 	rsmp_sum(r, RSMP_PEAK, &r->pt->res_peak);
 }
 
-static bool rsmp_back(struct run *r)
+static bool rsmp_back(struct rt *r)
 {
 	struct rsmp_hosts *hs = r->pt->hosts;
 
@@ -147,7 +147,7 @@ static bool rsmp_back(struct run *r)
 	return true;
 }
 
-void rsmp_after(struct run *r)
+void rsmp_after(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	struct rsmp_hosts *hs = pt->hosts;

@@ -12,7 +12,7 @@
 #include "common/clock.h"
 #include "common/deadline.h"
 #include "harness/hosts/remote.h"
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 
 /*
  * Servers listen within this, or the phase deadline when that is longer (see
@@ -47,7 +47,7 @@ static void sp_arg(struct sp_argv *a, const char *fmt, ...)
 	a->used += (size_t)n + 1;
 }
 
-static void sp_common_args(struct run *r, struct sp_argv *a, const char *role)
+static void sp_common_args(struct rt *r, struct sp_argv *a, const char *role)
 {
 	const struct hp_plan *p = r->c->plan;
 
@@ -61,7 +61,7 @@ static void sp_common_args(struct run *r, struct sp_argv *a, const char *role)
 		sp_arg(a, "--keepidle=%u", dl_tcp_keepidle_s((uint64_t)r->pt->clients));
 }
 
-static void sp_rc_args(struct run *r, struct sp_argv *av, const struct nn_host *h, bool server)
+static void sp_rc_args(struct rt *r, struct sp_argv *av, const struct nn_host *h, bool server)
 {
 	const struct hp_plan *p = r->c->plan;
 	const char *d = r->c->tls_dir, *role = server ? "server" : "client";
@@ -107,7 +107,7 @@ tls:
 }
 
 /* --cpus of agent i, when cpu_place bound its loops */
-static void sp_cpus(struct run *r, struct sp_argv *av, long i)
+static void sp_cpus(struct rt *r, struct sp_argv *av, long i)
 {
 	char list[OPT_CPUS_MAX * 5];
 
@@ -119,20 +119,20 @@ static void sp_cpus(struct run *r, struct sp_argv *av, long i)
  * --hosts: the agent's command line, run on its host (lay_agent_at) through
  * its launcher. A watchdog past every phase's deadline ends it whatever happens.
  */
-static int sp_remote(struct run *r, long i, struct sp_argv *av, char *buf, size_t len,
+static int sp_remote(struct rt *r, long i, struct sp_argv *av, char *buf, size_t len,
 		     char **out, long nofile)
 {
 	struct lay_agent la = lay_agent_at(r, i);
 
 	if (rm_argv(r->c->remote, (int)la.host, la.nth < RM_SHARED_AGENTS, av->v, nofile,
-		    RUN_NPHASES * r->pt->timeout_s + 30, buf, len, out, 64)) {
+		    RT_NPHASES * r->pt->timeout_s + 30, buf, len, out, 64)) {
 		snprintf(r->pt->why, sizeof(r->pt->why), "agent %ld: ssh command line too long", i);
 		return -1;
 	}
 	return 0;
 }
 
-static int sp_spawn(struct run *r, long i, const char *ns, struct sp_argv *av, long nofile)
+static int sp_spawn(struct rt *r, long i, const char *ns, struct sp_argv *av, long nofile)
 {
 	struct agt_agent *a = &r->ag[i];
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
@@ -158,7 +158,7 @@ static int sp_spawn(struct run *r, long i, const char *ns, struct sp_argv *av, l
 	return 0;
 }
 
-static bool sp_srv_hello(struct run *r)
+static bool sp_srv_hello(struct rt *r)
 {
 	for (long i = 0; i < r->nsrv; i++)
 		if (!r->ag[i].hello && !r->ag[i].exited)
@@ -171,7 +171,7 @@ static bool sp_srv_hello(struct run *r)
  * that talk to it (--qp-share: their shared QPs). 0 where the server has no
  * pool (tcp, ud, --server-model thread).
  */
-static long sp_pool(struct run *r, long i)
+static long sp_pool(struct rt *r, long i)
 {
 	const struct hp_plan *p = r->c->plan;
 	long sum = 0;
@@ -188,7 +188,7 @@ static long sp_pool(struct run *r, long i)
 }
 
 /* Each server process owns ports/S consecutive ports. */
-static int sp_servers(struct run *r)
+static int sp_servers(struct rt *r)
 {
 	const struct hp_plan *p = r->c->plan;
 	struct pt_point *pt = r->pt;
@@ -221,7 +221,7 @@ static int sp_servers(struct run *r)
  * Client agents where lay_agent_at puts them; a tcp client id uses port
  * base + id % ports, so the servers share the load evenly.
  */
-static int sp_clients(struct run *r)
+static int sp_clients(struct rt *r)
 {
 	const struct hp_plan *p = r->c->plan;
 	struct nn_topo *t = r->c->topo;
@@ -277,14 +277,14 @@ static int sp_clients(struct run *r)
  * A loaded host may need the whole phase deadline to start an agent, so it is
  * never less; a remote agent comes through its ssh login and command, measured.
  */
-double sp_start_wait_s(const struct run *r, double fixed_s)
+double sp_start_wait_s(const struct rt *r, double fixed_s)
 {
 	double s = fixed_s > (double)r->pt->timeout_s ? fixed_s : (double)r->pt->timeout_s;
 
 	return s + (r->c->remote ? rm_start_s(r->c->remote) : 0);
 }
 
-int sp_start_agents(struct run *r)
+int sp_start_agents(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	long nag = r->nag;
