@@ -171,7 +171,7 @@ void mf_tick(struct rt *r)
 	 */
 	if (r->phase != RT_TRAFFIC) {
 		proc_meminfo(&pt->mem_peak);
-		ms_agents(r, MS_SRV | MS_CLI, false);
+		meas_agents(r, MEAS_SRV | MEAS_CLI, false);
 	}
 	fprintf(stderr, "rdmacap: MemAvailable %ld KiB, below the floor of %ld KiB, with %ld of "
 		"%ld connected: the agents stop\n", avail, r->c->mem_floor_kb, r->nconn_ok,

@@ -72,7 +72,7 @@ static int pt_start(struct rt *r)
 		}
 	if (sp_start_agents(r))
 		return -1;
-	ms_base(r);
+	meas_base(r);
 	e = lp_loop(r, pt_all_hello, clock_s() + start_s);
 	if (e != LP_DONE || !pt_all_hello(r) || r->srv_exited) {
 		if (!pt->why[0] && e != LP_MEMORY) /* the floor's cause is the why */
@@ -95,14 +95,14 @@ static int pt_connect(struct rt *r)
 
 	r->phase = RT_CONNECT;
 	r->t_go = clock_s();
-	ms_setup_start(r);
+	meas_setup_start(r);
 	for (long i = r->nsrv; i < r->nag; i++)
 		agt_send(&r->ag[i], PROTO_CMD_GO);
 	e = lp_loop(r, pt_all_connected,
 		    r->t_go + (double)dl_connect_ns((uint64_t)pt->timeout_s, (uint64_t)p->stagger_ms,
 						    per_agent) / 1e9 + DL_GRACE_S);
 	pt->t_connect_s = clock_s() - r->t_go;
-	ms_setup_end(r);
+	meas_setup_end(r);
 	lp_progress(r, true);
 	pt->connected = r->nconn_ok;
 	if (e == LP_ABORTED || e == LP_MEMORY)
@@ -134,7 +134,7 @@ static void pt_traffic(struct rt *r)
 	long waiting = 0;
 
 	r->phase = RT_TRAFFIC;
-	ms_cpu_start(r);
+	meas_cpu_start(r);
 	for (long i = r->nsrv; i < r->nag; i++) {
 		struct agt_agent *a = &r->ag[i];
 
@@ -164,7 +164,7 @@ static void pt_traffic(struct rt *r)
 				lost_silent(r, &r->ag[i], clock_s() - t0);
 	}
 	pt->t_traffic_s = clock_s() - t0;
-	ms_cpu_end(r);
+	meas_cpu_end(r);
 	pf_undo(r);
 }
 
@@ -173,7 +173,7 @@ static void pt_stop_side(struct rt *r, long from, long to, bool (*gone)(struct r
 {
 	/* a server of 20,000 endpoints frees them for more than 10 s: killed, its
 	 * result record was lost */
-	double wait = (double)dl_teardown_ns(ms_held(r)) / 1e9;
+	double wait = (double)dl_teardown_ns(meas_held(r)) / 1e9;
 
 	if (wait < PT_STOP_WAIT_S)
 		wait = PT_STOP_WAIT_S;
@@ -221,22 +221,22 @@ int pt_run(struct pt_ctx *c, long clients, struct pt_point *pt)
 		goto out_setup;
 	}
 	pf_init(&r);
-	ms_res_base(&r);
+	meas_res_base(&r);
 	if (c->remote)
 		rsmp_base(&r);
 	if (pt_start(&r) || pt_connect(&r))
 		goto stop;
-	ms_peak(&r);
+	meas_peak(&r);
 	rsmp_peak(&r);
 	if (pt->mem_floor_hit) /* the floor, hit while the peak was read */
 		goto stop;
 	pt_traffic(&r);
-	ms_end(&r);
+	meas_end(&r);
 stop:
 	pf_undo(&r); /* also when interrupted: a stopped server must run to stop */
 	pt_stop(&r);
 	pf_disarm(&r);
-	ms_after(&r);
+	meas_after(&r);
 	rsmp_after(&r);
 	pt->aborted = c->aborted;
 	vd_verdict(&r);

@@ -219,7 +219,7 @@ static int rec_dispatch(struct rt *r, struct agt_agent *a, const struct proto_re
 		if (!a->connected)
 			r->n_connected_agents++;
 		a->connected = true;
-		ms_setup_agent(r, a);
+		meas_setup_agent(r, a);
 		/* anything the agent did not report is lost: count it, don't wait for it */
 		rec_fail_pending(r, a, "agent", "unreported");
 		return 0;

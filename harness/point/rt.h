@@ -10,7 +10,7 @@
  *   spawn.c    agent argv and starting the processes                     sp_
  *   loop.c     the event loop: pipes, sampler tick, signals, reaping     lp_
  *   records.c  parsed records (common/proto.h) into the point's state    rec_
- *   measure.c  peak and after figures from /proc and the RDMA counters   ms_
+ *   measure.c  peak and after figures from /proc and the RDMA counters   meas_
  *   verdict.c  figures and the verdict once the agents are gone          vd_
  *   cause.c    a failing call and errno as the limit behind it           cause_
  *   pfault.c   --fault in the traffic phase: when, the wait, the undo,
@@ -140,40 +140,40 @@ void rec_agent_done(struct rt *r, struct agt_agent *a);
 /* measure.c: RDMA counters before the agents, their processes once started, */
 /* the peak with every connection held, and the counters back at baseline after; */
 /* the port counters and the run's QP states beside them. */
-void ms_res_base(struct rt *r);
-void ms_base(struct rt *r);
-void ms_peak(struct rt *r);
+void meas_res_base(struct rt *r);
+void meas_base(struct rt *r);
+void meas_peak(struct rt *r);
 /*
  * The agents' processes from /proc into the point: the servers' RSS and threads
  * summed (srv_rss_peak_kb, srv_threads), the clients' summed with the largest
  * RSS (cli_rss_kb, cli_threads, cli_rss_max_kb); full adds fds summed and the
  * most maps in one process (srv_fds, srv_maps_max, cli_fds, cli_maps_max),
- * which walk each process's fd table and maps. which: MS_SRV, MS_CLI or both.
+ * which walk each process's fd table and maps. which: MEAS_SRV, MEAS_CLI or both.
  */
-#define MS_SRV 1u
-#define MS_CLI 2u
-void ms_agents(struct rt *r, unsigned int which, bool full);
-void ms_end(struct rt *r);  /* traffic done: the QPs' states */
+#define MEAS_SRV 1u
+#define MEAS_CLI 2u
+void meas_agents(struct rt *r, unsigned int which, bool full);
+void meas_end(struct rt *r);  /* traffic done: the QPs' states */
 /*
- * The agents' CPU over the traffic phase: ms_cpu_start before "run", ms_cpu_end
+ * The agents' CPU over the traffic phase: meas_cpu_start before "run", meas_cpu_end
  * once the results are in (srv_cpu_s, cli_cpu_s; -1 with --hosts, whose
  * agents' /proc is not this host's).
  */
-void ms_cpu_start(struct rt *r);
-void ms_cpu_end(struct rt *r);
+void meas_cpu_start(struct rt *r);
+void meas_cpu_end(struct rt *r);
 /*
  * Each local agent's CPU over its own setup (setup_srv_cpu, setup_cli_cpu:
- * "cpu_ms/wall_ms" per process): ms_setup_start at "go", ms_setup_agent at a
- * client agent's "connected", ms_setup_end when the connect phase ends (the
+ * "cpu_ms/wall_ms" per process): meas_setup_start at "go", meas_setup_agent at a
+ * client agent's "connected", meas_setup_end when the connect phase ends (the
  * servers, and clients that never said "connected"). A process whose CPU
  * nears its wall time was the setup's limit while a CPU may have idled.
  */
-void ms_setup_start(struct rt *r);
-void ms_setup_agent(struct rt *r, struct agt_agent *a);
-void ms_setup_end(struct rt *r);
-void ms_after(struct rt *r);
+void meas_setup_start(struct rt *r);
+void meas_setup_agent(struct rt *r, struct agt_agent *a);
+void meas_setup_end(struct rt *r);
+void meas_after(struct rt *r);
 /* RDMA objects above the baseline now, both sides: what teardown has to free */
-uint64_t ms_held(struct rt *r);
+uint64_t meas_held(struct rt *r);
 
 /* memfloor.c: the floor of the point (pt_ctx.mem_floor_kb) read at the tick */
 void mf_open(struct rt *r);  /* first thing in lp_setup: mf_fd, pt->mem_start */
