@@ -121,7 +121,7 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -iquote . -Wall -Wextra -Werror \
 FUZZ_proto  := common/proto.c
 FUZZ_oob    := agents/oob/oob.c
 FUZZ_report := harness/report/report.c harness/report/rephosts.c harness/report/repsvg.c \
-               harness/out/fig.c harness/out/figjson.c common/opt.c tap/tap.c
+               harness/figures/fig.c harness/figures/figjson.c common/opt.c tap/tap.c
 FUZZ_LIBS_report := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lm
 FUZZ_NAMES  := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 fuzz:

@@ -13,7 +13,7 @@
  *
  * May use: agents/opts.h. The folders may use the engine (ag, ctl, load,
  * phase, tag), srv/, oob/, verbs/, common/ and rdma/; never another
- * transport's folder, harness/ or tap/ (tests/agent-includes.t checks).
+ * transport's folder, harness/ or tap/ (tests/includes.t checks).
  */
 #ifndef RDC_AGENTS_TRANSPORT_H
 #define RDC_AGENTS_TRANSPORT_H

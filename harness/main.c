@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "harness/env/env.h"
-#include "harness/out/json.h"
+#include "harness/figures/json.h"
 #include "harness/point/memfloor.h"
-#include "harness/plan/plans.h"
-#include "harness/plan/tune.h"
+#include "harness/load/plans.h"
+#include "harness/load/tune.h"
 #include "harness/hosts/remote.h"
 #include "harness/report/report.h"
 
@@ -108,7 +108,7 @@ static int hm_down(struct hp_plan *p, struct tap *t)
 		return 0;
 	}
 	tap_plan(t, 1);
-	/* the host's sysctls a killed run left changed (harness/plan/tune.h) */
+	/* the host's sysctls a killed run left changed (harness/load/tune.h) */
 	rc = tune_down(t, p->run[0] ? p->run : NULL, &restored);
 	if (p->run[0]) {
 		/* one run: whatever carries its prefix, whichever topology it was */

@@ -20,7 +20,7 @@ teardown() {
 host_state() {
 	ip netns list 2>/dev/null | grep '^rdc'
 	ip -o link show | grep -oE '^[0-9]+: rdc[^:@]*'
-	# every sysctl harness/plan/tune.c sets (those this host lacks read empty);
+	# every sysctl harness/load/tune.c sets (those this host lacks read empty);
 	# suites/vm/tune-kill.sh SIGKILLs a run that changed each of them
 	for k in net.core.somaxconn vm.max_map_count fs.nr_open net.ipv4.ip_local_port_range \
 		net.ipv4.tcp_tw_reuse net.ipv4.tcp_max_syn_backlog net.rdma_ucm.max_backlog; do

@@ -3,7 +3,7 @@
 #
 # The reference cannot drift from the code and the published figures from their
 # data: docs/figures.md is what `rdmacap report --figures` prints from the table
-# of figures (harness/fig.c), every docs/results/NAME/ re-renders from its
+# of figures (harness/figures/fig.c), every docs/results/NAME/ re-renders from its
 # run.json (or runs/*.json) to the committed report.md and report.svg (docs/results/render, as
 # `make results`), each has its README.md, a line in docs/results/README.md and a
 # run (bash -n passes, no absolute path outside the repository), every committed

@@ -4,10 +4,12 @@
 # The include rules, read from the sources: no transport folder of agents/
 # includes another transport's headers, the folders the transports share
 # (oob/, verbs/, srv/) include none, agents/ never includes harness/ or tap/
-# (agents/README.md), and every include says where it is looked up: quotes
-# for the project's files (found from the root under `-iquote .`), angle
-# brackets for the system's. The transport folders are the ones
-# agents/transport.c takes its rows from. Prints TAP.
+# (agents/README.md); harness/'s folders include one way, down the order
+# harness/README.md declares, and every folder of harness/ is in it; and
+# every include says where it is looked up: quotes for the project's files
+# (found from the root under `-iquote .`), angle brackets for the system's.
+# The transport folders are the ones agents/transport.c takes its rows from.
+# Prints TAP.
 set -u
 
 # shellcheck source=lib.sh
@@ -30,9 +32,12 @@ bad_in() {
 
 cd "$ROOT" || exit 1
 mapfile -t TRANSPORTS < <(sed -n 's|^#include "agents/\([a-z]*\)/[a-z_]*\.h"|\1|p' agents/transport.c | sort -u)
+# harness/README.md's order: "    NAME/  what" under its heading, top first
+mapfile -t ORDER < <(sed -n '/^## The order of the folders/,/^## /s|^    \([a-z_]*\)/ .*|\1|p' \
+	harness/README.md)
 
 tap_init
-tap_plan $((${#TRANSPORTS[@]} + 4))
+tap_plan $((${#TRANSPORTS[@]} + 6))
 
 tap_kv transports "${TRANSPORTS[*]}"
 for t in "${TRANSPORTS[@]}"; do
@@ -53,6 +58,24 @@ tap_result "$([ -z "$bad" ] && echo pass || echo fail)" \
 
 bad=$(bad_in agents "harness/|tap/")
 tap_result "$([ -z "$bad" ] && echo pass || echo fail)" "agents/ includes nothing of harness/ or tap/" "$bad"
+
+tap_kv harness_order "${ORDER[*]}"
+bad=$(for d in harness/*/; do
+	d=${d#harness/}
+	d=${d%/}
+	printf '%s\n' "${ORDER[@]}" | grep -qx "$d" || echo "harness/$d/"
+done)
+[ ${#ORDER[@]} -gt 0 ] || bad="harness/README.md: no order found"
+tap_result "$([ -z "$bad" ] && echo pass || echo fail)" \
+	"every folder of harness/ is in harness/README.md's order" "$bad"
+
+# folder ORDER[i] may include only ORDER[j], j > i: the ones above it are refused
+bad=$(for ((i = 1; i < ${#ORDER[@]}; i++)); do
+	above=$(printf '%s\n' "${ORDER[@]:0:i}" | paste -sd '|')
+	bad_in "harness/${ORDER[i]}" "harness/($above)/"
+done)
+tap_result "$([ -z "$bad" ] && echo pass || echo fail)" \
+	"harness/'s folders include only folders below them in the order" "$bad"
 
 C_FILES=$(find . -path ./build -prune -o -name '*.[ch]' -print | sed 's|^\./||' | sort)
 

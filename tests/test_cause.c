@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 #include "netns/netns.h"
 #include "tap/tap.h"
 
@@ -23,7 +23,7 @@ struct t_point {
 	struct nn_topo topo;
 	struct pt_ctx c;
 	struct pt_point pt;
-	struct run r;
+	struct rt r;
 };
 
 /* A point with one failure (call, errno, at the server or not) and no other fact. */

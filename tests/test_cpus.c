@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 #include "netns/netns.h"
 #include "tap/tap.h"
 
@@ -21,9 +21,10 @@ static struct tap t;
 
 struct t_point {
 	struct hp_plan plan;
+	struct nn_topo topo;
 	struct pt_ctx c;
 	struct pt_point pt;
-	struct run r;
+	struct rt r;
 };
 
 /* A point of 'agents' client agents for 'clients' clients, 'nsrv' servers. */
@@ -33,7 +34,9 @@ static void t_setup(struct t_point *p, enum opt_poll poll, long nsrv, long agent
 	p->plan.transport = OPT_TR_RC;
 	p->plan.poll = poll;
 	p->plan.server_threads = 1;
+	p->topo.nclients = 1;
 	p->c.plan = &p->plan;
+	p->c.topo = &p->topo;
 	p->r.c = &p->c;
 	p->r.pt = &p->pt;
 	p->r.nsrv = nsrv;

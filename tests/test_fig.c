@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the figures over repeats (harness/plan/repeat.h, fig.h): min /
+ * Unit tests of the figures over repeats (harness/load/repeat.h, fig.h): min /
  * median / max per figure, the median a measured value (the lower middle for an
  * even count), text from the shown repeat, and the same numbers in TAP and in
  * JSON.
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/out/fig.h"
-#include "harness/plan/repeat.h"
+#include "harness/figures/fig.h"
+#include "harness/load/repeat.h"
 #include "tap/tap.h"
 
 static struct tap t;

@@ -2,14 +2,14 @@
 /*
  * Unit tests of the launchers' words (harness/hosts/launch.h), --server-host
  * and --hosts slurm's node devices (harness/hosts/hosts.h), and of a lost host
- * in a --hosts point's TAP and JSON (harness/sample/rsample.h).
+ * in a --hosts point's TAP and JSON (harness/point/rsample.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness/hosts/launch.h"
-#include "harness/sample/rsample.h"
+#include "harness/point/rsample.h"
 #include "tap/tap.h"
 
 static struct tap t;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of harness/plan/search.h on synthetic success curves: a flat curve
+ * Unit tests of harness/load/search.h on synthetic success curves: a flat curve
  * reaches --max, a cliff and a slow decline are bracketed within 2% by points
  * that met and missed the threshold, a point the memory floor ended misses, a
  * curve failing at --start has no limit, a cut point ends the search and counts
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/plan/search.h"
+#include "harness/load/search.h"
 #include "tap/tap.h"
 
 static struct tap t;

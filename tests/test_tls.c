@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of the TLS layer the oob-tls exchange travels over (agents/oob/tls),
- * over 127.0.0.1 with a throwaway PKI (harness/plan/certs): a good client completes
+ * over 127.0.0.1 with a throwaway PKI (harness/certs/certs): a good client completes
  * the handshake and exchanges a record both ways; a client from another CA, one
  * without a certificate, one that does not trust the server, one offering only
  * TLS 1.2, and a server presenting a client certificate are all refused.
@@ -23,7 +23,7 @@
 
 #include "agents/oob/oob.h"
 #include "agents/oob/tls.h"
-#include "harness/plan/certs.h"
+#include "harness/certs/certs.h"
 #include "tap/tap.h"
 #include "tests/oob_recs.h"
 

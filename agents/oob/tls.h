@@ -6,7 +6,7 @@
  * server demands a client certificate (SSL_VERIFY_PEER |
  * SSL_VERIFY_FAIL_IF_NO_PEER_CERT) with clientAuth purpose; the client checks the
  * server certificate's purpose and its name PROTO_TLS_SERVER_NAME (the CN/SAN that
- * harness/certs.c issues; peers are reached by address, which is no identity).
+ * harness/certs/certs.c issues; peers are reached by address, which is no identity).
  * No session tickets: every session is a full handshake, as measured.
  *
  * tls_io: one nonblocking TLS stream for an epoll loop. Writes are queued and

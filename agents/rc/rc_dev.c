@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The agent's RDMA device: context, port and GID of the local address (from
- * rdma/port's rules), PD, completion channel and its poller (poll_run.c), SRQ; the qp_num map.
+ * rdma/port's rules), PD, completion channel and its poller (agents/verbs/poll.h),
+ * SRQ; the qp_num map.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -81,7 +81,7 @@ enum { RCS_T_CTL = 1, RCS_T_CHAN, RCS_T_TICK, RCS_T_LISTEN, RCS_T_SESS, RCS_T_CM
  * window unanswered, so sessions x OOB_WINDOW is all that can wait for an
  * endpoint at once; the pool refills in the turns with nothing to do. 32
  * sessions' windows cover more client agents than a layout gives one server
- * process (harness/layout.c: an agent per 20,000 clients unless --agents says;
+ * process (harness/point/layout.c: an agent per 20,000 clients unless --agents says;
  * many agents carry few requests each). rdmacm's requests
  * come as fast as the client agents make their endpoints, RCC_CM_MAKE a turn
  * each (rc_client_cm.c), so a busy turn takes a few of them per agent. A

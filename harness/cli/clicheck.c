@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/plan/certs.h"
+#include "harness/certs/certs.h"
 #include "harness/cli/clicheck.h"
 #include "harness/cli/cli.h"
 #include "harness/hosts/hosts.h"
@@ -248,7 +248,7 @@ unsigned clicheck_cap_need(const struct hp_plan *p)
 /*
  * --topology host --device NAME: a device this host does not have, or one
  * that cannot carry the load, is a usage error, found before anything is
- * made. One that cannot be opened is left to htp_plan, which names what fails.
+ * made. One that cannot be opened is left to htp_topo, which names what fails.
  */
 static int clicheck_device(const struct hp_plan *p, FILE *err)
 {

@@ -6,7 +6,7 @@
  * hp_parse() never creates anything: a bad command line is rejected before any
  * namespace, process or file exists (checking that --json's folder takes a new
  * file creates and removes one there). --tls-* files are loaded and verified as
- * the agents will use them (harness/plan/certs.h). The options the agent also takes are
+ * the agents will use them (harness/certs/certs.h). The options the agent also takes are
  * checked with the agent's own table and rules (common/opt.h), so no value
  * passed on to an agent can make it exit with a usage error.
  */
@@ -18,7 +18,7 @@
 
 #include "common/ipaddr.h"
 #include "common/opt.h"
-#include "harness/point/fault.h"
+#include "harness/fault/fault.h"
 #include "netns/netns.h"
 
 enum hp_cmd { HP_ENV, HP_UP, HP_DOWN, HP_RUN, HP_RAMP, HP_LIMIT, HP_STORM, HP_REPORT, HP_NCMD };
@@ -57,7 +57,7 @@ struct hp_plan {
 	char topo_spec[24];
 	bool topo_set;          /* --topology given (not the default) */
 	struct nn_topo topo;
-	/* --topology host: the host's own device and address (harness/hosts/hosttopo.h) */
+	/* --topology host: the host's own device and address (harness/load/hosttopo.h) */
 	struct opt_dev device;  /* name "" = the device holding the address */
 	int gid_index;          /* -1 = the RoCEv2 GID of the address */
 	char server_addr[IPA_STRLEN];   /* "" = the device's address, or 127.0.0.1 for tcp */
@@ -70,7 +70,7 @@ struct hp_plan {
 	int launcher;           /* --launcher: enum hosts_launcher (harness/hosts/hosts.h) */
 	const char *json;       /* --json FILE */
 	const char *tls_ca, *tls_cert, *tls_key;
-	struct flt_spec fault;  /* --fault (harness/point/fault.h); kind FLT_NONE: none */
+	struct flt_spec fault;  /* --fault (harness/fault/fault.h); kind FLT_NONE: none */
 	long fault_at_ms;       /* --fault-at: after "run"; see hp_fault_at() */
 	bool fault_at_set;
 

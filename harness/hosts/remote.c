@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "harness/point/agent.h"
 #include "harness/hosts/launch.h"
 #include "harness/hosts/remote.h"
 
@@ -218,12 +217,12 @@ static bool rm_safe(const char *s)
 static int rm_push(struct rm_ctx *r, int k, char *why, size_t len)
 {
 	const struct hosts_host *h = &r->list.h[k];
-	char out[1024], cmd[RM_PATH_MAX + 64], *local[] = { (char *)agt_binary(), NULL };
+	char out[1024], cmd[RM_PATH_MAX + 64], *local[] = { (char *)r->local_agent, NULL };
 	int st;
 
 	st = rm_copy(r, k, local, r->agent[k], out, sizeof(out));
 	if (st) {
-		snprintf(why, len, "%s: scp %s to %s: %s", h->dest, agt_binary(), r->agent[k],
+		snprintf(why, len, "%s: scp %s to %s: %s", h->dest, r->local_agent, r->agent[k],
 			 st < 0 ? out : rm_last(out));
 		return -1;
 	}
@@ -349,11 +348,12 @@ static int rm_host(struct rm_ctx *r, int k, bool push, const char *tls_dir, char
 }
 
 int rm_open(struct rm_ctx *r, const char *hosts, const char *server_host, int launcher,
-	    const char *run,
-	    const char *agent_path, bool push, const char *tls_dir, char *why, size_t len)
+	    const char *run, const char *local_agent, const char *agent_path, bool push,
+	    const char *tls_dir, char *why, size_t len)
 {
 	memset(r, 0, sizeof(*r));
 	r->launcher = launcher;
+	r->local_agent = local_agent;
 	snprintf(r->run, sizeof(r->run), "%s", run);
 	snprintf(r->tls_dir, sizeof(r->tls_dir), "%s", tls_dir ? tls_dir : "");
 	if (hosts_parse(hosts, &r->list, why, len) ||
@@ -375,7 +375,7 @@ int rm_open(struct rm_ctx *r, const char *hosts, const char *server_host, int la
 		else if (push)
 			snprintf(a, RM_PATH_MAX, "/tmp/rdmacap-%s-h%d/rdmacap-agent", run, k);
 		else
-			snprintf(a, RM_PATH_MAX, "%s", agt_binary());
+			snprintf(a, RM_PATH_MAX, "%s", local_agent);
 		if (!rm_safe(a)) {
 			snprintf(why, len, "agent path %s: not an absolute path without quotes", a);
 			rm_close(r);

@@ -54,6 +54,7 @@ struct rm_ctx {
 	char run[8];
 	char dir[HOSTS_MAX][RM_DIR_MAX]; /* each host's run directory, "" = not made */
 	char agent[HOSTS_MAX][RM_PATH_MAX]; /* the agent's path on each host */
+	const char *local_agent;       /* this host's agent binary, rm_open's caller's */
 	char tls_dir[64];              /* the local TLS files copied to each dir, "" = none */
 	char ctl[RM_DIR_MAX];          /* local: the shared connections' sockets, "" = none */
 	double login_s;                /* the slowest host's measured ssh login */
@@ -65,15 +66,16 @@ struct rm_ctx {
  * Prepares every host for run 'run' started by 'launcher', server_host (NULL:
  * the first) first in r->list: reachable (ssh
  * within ConnectTimeout, a step or job started within RM_LOGIN_S), its run
- * directory made, the agent pushed (push: to agent_path, or into the run
- * directory) and its libraries checked (ldd), or found executable at
- * agent_path (NULL: the local agent's own path), the TLS files of tls_dir
- * (NULL: none) copied into the run directory. 0, or -1 with the host and the
- * cause in why, everything made so far removed.
+ * directory made, the agent local_agent (this host's binary, kept by pointer:
+ * it must outlive r) pushed (push: to agent_path, or into the run directory)
+ * and its libraries checked (ldd), or found executable at agent_path (NULL:
+ * local_agent's path), the TLS files of tls_dir (NULL: none) copied into the
+ * run directory. 0, or -1 with the host and the cause in why, everything made
+ * so far removed.
  */
 int rm_open(struct rm_ctx *r, const char *hosts, const char *server_host, int launcher,
-	    const char *run,
-	    const char *agent_path, bool push, const char *tls_dir, char *why, size_t len);
+	    const char *run, const char *local_agent, const char *agent_path, bool push,
+	    const char *tls_dir, char *why, size_t len);
 
 /*
  * --hosts slurm: the nodes of the allocation rdmacap runs in, comma separated

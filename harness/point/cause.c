@@ -12,7 +12,7 @@
 
 #include "common/deadline.h"
 #include "harness/point/memfloor.h"
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 #include "harness/sample/wire.h"
 
 static void cause_sysctl(const char *ns, const char *key, char *buf, size_t len)
@@ -43,7 +43,7 @@ static const char *cause_nofile(char *buf, size_t len)
  * vm.max_map_count, or the kernel out of memory. The side's largest process
  * tells which (its maps, read at the peak); unread (--hosts), both are named.
  */
-static void cause_enomem(const struct run *r, const struct pt_cause *k, const char *head,
+static void cause_enomem(const struct rt *r, const struct pt_cause *k, const char *head,
 			 char *out, size_t len)
 {
 	const struct pt_point *pt = r->pt;
@@ -76,7 +76,7 @@ static void cause_enomem(const struct run *r, const struct pt_cause *k, const ch
 			 head, a[0] ? ": " : "", a, side, maps, cap);
 }
 
-static void cause_explain(const struct run *r, const struct pt_cause *k, char *out, size_t len)
+static void cause_explain(const struct rt *r, const struct pt_cause *k, char *out, size_t len)
 {
 	const struct pt_ctx *c = r->c;
 	const char *call = k->call, *errname = k->errname;
@@ -223,7 +223,7 @@ static void cause_explain(const struct run *r, const struct pt_cause *k, char *o
  * the effect of the server closing on it (EOF, reset), the server's own reason
  * for dropping peers is the cause.
  */
-static void cause_errno(struct run *r)
+static void cause_errno(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	const char *e = pt->fails[0].errname;
@@ -247,7 +247,7 @@ static void cause_errno(struct run *r)
  * of it (RNR NAKs, retries, sequence errors), from the port counters over the
  * whole point, after the errno's cause.
  */
-static void cause_wire(struct run *r)
+static void cause_wire(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	bool trouble = pt->bad || pt->lost || pt->msgs < pt->expect_msgs || pt->timeout_traffic ||
@@ -272,7 +272,7 @@ static void cause_wire(struct run *r)
 }
 
 /* An injected fault is the first cause of whatever failed or slowed down. */
-static void cause_fault(struct run *r)
+static void cause_fault(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	char f[200], rest[sizeof(pt->cause)];
@@ -288,7 +288,7 @@ static void cause_fault(struct run *r)
  * The OOM killer ended processes during the point: memory is the first cause
  * (an agent it killed reports only "signal 9", a verbs call only ENOMEM).
  */
-static void cause_oom(struct run *r)
+static void cause_oom(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	struct proc_mem now;
@@ -313,7 +313,7 @@ static void cause_oom(struct run *r)
  * MemAvailable fell below --mem-floor (memfloor.c) and the point was ended:
  * memory is the first cause, with what a connection costs.
  */
-static void cause_mem_floor(struct run *r)
+static void cause_mem_floor(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	char rest[sizeof(pt->cause)];
@@ -329,7 +329,7 @@ static void cause_mem_floor(struct run *r)
 		 rest[0] ? "; " : "", rest);
 }
 
-void cause_pick(struct run *r)
+void cause_pick(struct rt *r)
 {
 	cause_errno(r);
 	lost_cause(r);

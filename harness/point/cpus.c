@@ -15,23 +15,25 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 
 /* The sessions a thread-model server opens: one per client agent, or per client. */
-static long cpu_sessions(const struct run *r, long i)
+static long cpu_sessions(const struct rt *r, long i)
 {
 	const struct hp_plan *p = r->c->plan;
-	long agents = r->pt->agents, per = r->pt->clients / agents, extra = r->pt->clients % agents;
 	long n = 0;
 
-	/* client agent k talks to server k % nsrv */
-	for (long k = i; k < agents; k += r->nsrv)
-		n += p->oob_session == OPT_OOB_PER_CONN ? per + (k < extra) : 1;
+	for (long k = r->nsrv; k < r->nsrv + r->pt->agents; k++) {
+		struct lay_agent la = lay_agent_at(r, k);
+
+		if (la.srv == i)
+			n += p->oob_session == OPT_OOB_PER_CONN ? la.n : 1;
+	}
 	return n;
 }
 
 /* Spinning loops of agent i: a server's event loops or sessions, a client's one. */
-static long cpu_loops(const struct run *r, long i)
+static long cpu_loops(const struct rt *r, long i)
 {
 	const struct hp_plan *p = r->c->plan;
 
@@ -41,7 +43,7 @@ static long cpu_loops(const struct run *r, long i)
 }
 
 /* The first slot of agent i in r->cpu: the loops of the agents before it. */
-static long cpu_first(const struct run *r, long i)
+static long cpu_first(const struct rt *r, long i)
 {
 	long first = 0;
 
@@ -51,7 +53,7 @@ static long cpu_first(const struct run *r, long i)
 }
 
 /* "srv0:0+1,cli0:2": each agent's CPUs, for the point's record. */
-static void cpu_record(struct run *r)
+static void cpu_record(struct rt *r)
 {
 	char *out = r->pt->cpus, list[OPT_CPUS_MAX * 5];
 	size_t len = sizeof(r->pt->cpus), l = 0;
@@ -68,7 +70,7 @@ static void cpu_record(struct run *r)
 	}
 }
 
-void cpu_place(struct run *r)
+void cpu_place(struct rt *r)
 {
 	const struct hp_plan *p = r->c->plan;
 	struct pt_point *pt = r->pt;
@@ -112,7 +114,7 @@ void cpu_place(struct run *r)
 	cpu_record(r);
 }
 
-int cpu_arg(const struct run *r, long i, char *buf, size_t len)
+int cpu_arg(const struct rt *r, long i, char *buf, size_t len)
 {
 	*buf = '\0';
 	if (!r->ncpu)

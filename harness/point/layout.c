@@ -11,7 +11,7 @@
 #include <sys/resource.h>
 
 #include "harness/point/proc.h"
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 
 #define LAY_CONNS_PER_PORT 20000 /* below the ~28k default ephemeral ports per destination */
 #define LAY_CONNS_PER_AGENT 20000
@@ -36,7 +36,7 @@ static long lay_nofile_cap(bool *raisable)
  * over processes unless --agents says otherwise; a ud client is a QP and a CQ
  * too, but its server is one QP whatever the clients, so only clients spread.
  */
-static void lay_maps(struct run *r, long clients)
+static void lay_maps(struct rt *r, long clients)
 {
 	const struct hp_plan *p = r->c->plan;
 	struct pt_point *pt = r->pt;
@@ -60,7 +60,7 @@ static void lay_maps(struct run *r, long clients)
 }
 
 /* Every server process owns the same number of ports, within what --ports takes. */
-static void lay_ports(struct run *r, long clients)
+static void lay_ports(struct rt *r, long clients)
 {
 	const struct hp_plan *p = r->c->plan;
 	struct pt_point *pt = r->pt;
@@ -78,7 +78,24 @@ static void lay_ports(struct run *r, long clients)
 		pt->ports = r->nsrv;
 }
 
-void lay_plan(struct run *r, long clients)
+struct lay_agent lay_agent_at(const struct rt *r, long i)
+{
+	long nc = r->c->topo->nclients, j = i - r->nsrv, P = r->pt->agents > 0 ? r->pt->agents : 1;
+	long per = r->pt->clients / P, extra = r->pt->clients % P;
+	struct lay_agent la = { .server = true, .host = 0, .nth = i, .srv = i };
+
+	if (i < r->nsrv)
+		return la;
+	la.server = false;
+	la.host = nc > 0 ? 1 + j % nc : 0;
+	la.nth = nc > 0 ? j / nc : j;
+	la.srv = j % r->nsrv;
+	la.n = per + (j < extra);
+	la.first = j * per + (j < extra ? j : extra);
+	return la;
+}
+
+void lay_split(struct rt *r, long clients)
 {
 	const struct hp_plan *p = r->c->plan;
 	struct pt_point *pt = r->pt;

@@ -20,7 +20,7 @@
 
 #include "common/clock.h"
 #include "harness/point/proc.h"
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 
 #define LP_TICK_MS 20 /* 50 Hz sampler */
 /*
@@ -44,7 +44,7 @@
 
 /* --- pid lookup: agents may be thousands; reaping must not be O(P^2) --- */
 
-void lp_pid_put(struct run *r, pid_t pid, long idx)
+void lp_pid_put(struct rt *r, pid_t pid, long idx)
 {
 	size_t h = ((size_t)pid * 2654435761u) & (r->pid_cap - 1);
 
@@ -54,7 +54,7 @@ void lp_pid_put(struct run *r, pid_t pid, long idx)
 	r->pid_of[h * 2 + 1] = (pid_t)idx;
 }
 
-static long lp_pid_get(struct run *r, pid_t pid)
+static long lp_pid_get(struct rt *r, pid_t pid)
 {
 	size_t h = ((size_t)pid * 2654435761u) & (r->pid_cap - 1);
 
@@ -66,7 +66,7 @@ static long lp_pid_get(struct run *r, pid_t pid)
 	return -1;
 }
 
-void lp_drain(struct run *r, struct agt_agent *a)
+void lp_drain(struct rt *r, struct agt_agent *a)
 {
 	/* at EOF agt_read closed the fd, which also left epoll */
 	if (a->out_fd >= 0 && agt_read(a, rec_line, r) < 0) {
@@ -77,7 +77,7 @@ void lp_drain(struct run *r, struct agt_agent *a)
 }
 
 /* An agent ended: what it wrote last counts, then what its end means for the point. */
-static void lp_ended(struct run *r, struct agt_agent *a, pid_t pid, int status)
+static void lp_ended(struct rt *r, struct agt_agent *a, pid_t pid, int status)
 {
 	bool clean = WIFEXITED(status) && !WEXITSTATUS(status), lost;
 	char st[48];
@@ -87,21 +87,21 @@ static void lp_ended(struct run *r, struct agt_agent *a, pid_t pid, int status)
 	lp_drain(r, a);
 	if (a->server)
 		r->srv_exited++;
-	if (r->phase == RUN_STOP && clean)
+	if (r->phase == RT_STOP && clean)
 		return;
 	agt_status_str(status, st, sizeof(st));
 	/* its host lost (lost.c): named there, its clients failed with that cause */
 	lost = lost_ended(r, a, status);
 	if (a->server) {
-		if (!lost && r->phase < RUN_STOP && !r->pt->why[0] && !r->srv_kill_expected)
+		if (!lost && r->phase < RT_STOP && !r->pt->why[0] && !r->srv_kill_expected)
 			snprintf(r->pt->why, sizeof(r->pt->why), "server agent %s", st);
 		return;
 	}
-	if (r->phase < RUN_STOP && !clean && !lost)
+	if (r->phase < RT_STOP && !clean && !lost)
 		fprintf(stderr, "rdmacap: client agent %d (pid %d) %s\n", a->idx, (int)pid, st);
 	/* its pending clients fail; connected ones are lost unless it reported them */
 	rec_fail_pending(r, a, "agent", st);
-	if (r->phase < RUN_STOP)
+	if (r->phase < RT_STOP)
 		rec_agent_lost(r, a, "agent", st);
 	if (!a->connected) {
 		a->connected = true;
@@ -109,7 +109,7 @@ static void lp_ended(struct run *r, struct agt_agent *a, pid_t pid, int status)
 	}
 }
 
-void lp_reap(struct run *r)
+void lp_reap(struct rt *r)
 {
 	pid_t pid;
 	int status;
@@ -122,7 +122,7 @@ void lp_reap(struct run *r)
 	}
 }
 
-void lp_progress(struct run *r, bool force)
+void lp_progress(struct rt *r, bool force)
 {
 	double now = clock_s();
 
@@ -139,7 +139,7 @@ void lp_progress(struct run *r, bool force)
 		fputc('\n', stderr);
 }
 
-static void lp_tick(struct run *r)
+static void lp_tick(struct rt *r)
 {
 	struct smp_sample x = { 0 };
 	struct proc_stat p;
@@ -176,7 +176,7 @@ static void lp_tick(struct run *r)
 	lp_progress(r, false);
 }
 
-static void lp_signals(struct run *r)
+static void lp_signals(struct rt *r)
 {
 	struct signalfd_siginfo si;
 
@@ -186,7 +186,7 @@ static void lp_signals(struct run *r)
 	lp_reap(r);
 }
 
-enum lp_end lp_loop(struct run *r, bool (*done)(struct run *), double deadline)
+enum lp_end lp_loop(struct rt *r, bool (*done)(struct rt *), double deadline)
 {
 	struct epoll_event ev[64];
 
@@ -196,9 +196,9 @@ enum lp_end lp_loop(struct run *r, bool (*done)(struct run *), double deadline)
 
 		/* once stopping, an interrupt no longer cuts the waits short: they are
 		 * bounded, and what the agents report last is still the point's */
-		if (r->c->aborted && r->phase != RUN_STOP)
+		if (r->c->aborted && r->phase != RT_STOP)
 			return LP_ABORTED;
-		if (r->pt->mem_floor_hit && r->phase != RUN_STOP)
+		if (r->pt->mem_floor_hit && r->phase != RT_STOP)
 			return LP_MEMORY;
 		if (left <= 0)
 			return LP_DEADLINE;
@@ -221,7 +221,7 @@ enum lp_end lp_loop(struct run *r, bool (*done)(struct run *), double deadline)
 	return LP_DONE;
 }
 
-int lp_setup(struct run *r, long clients)
+int lp_setup(struct rt *r, long clients)
 {
 	/* tv_nsec must stay below 1 s: a tick of 1,000 ms or more goes in tv_sec */
 	struct timespec tick = { LP_TICK_MS / 1000, (LP_TICK_MS % 1000) * 1000000L };
@@ -254,7 +254,7 @@ int lp_setup(struct run *r, long clients)
 	return 0;
 }
 
-void lp_teardown(struct run *r)
+void lp_teardown(struct rt *r)
 {
 	for (long i = 0; i < r->nag; i++)
 		agt_free(&r->ag[i]);

@@ -14,27 +14,26 @@
 
 #include "common/clock.h"
 #include "harness/hosts/remote.h"
-#include "harness/sample/rsample.h"
-#include "harness/point/run.h"
+#include "harness/point/rsample.h"
+#include "harness/point/rt.h"
 
-static const char *const lost_phase[RUN_NPHASES] = {
-	[RUN_START] = "start", [RUN_CONNECT] = "connect",
-	[RUN_TRAFFIC] = "traffic", [RUN_STOP] = "stop",
+static const char *const lost_phase[RT_NPHASES] = {
+	[RT_START] = "start", [RT_CONNECT] = "connect",
+	[RT_TRAFFIC] = "traffic", [RT_STOP] = "stop",
 };
 
-/* The servers are on host 0, client agent j on 1 + j % client hosts (spawn.c). */
-static struct rsmp_host *lost_host(struct run *r, const struct agt_agent *a)
+/* The host of agent a (lay_agent_at), NULL outside a --hosts point. */
+static struct rsmp_host *lost_host(struct rt *r, const struct agt_agent *a)
 {
 	struct rsmp_hosts *hs = r->pt->hosts;
-	long i = a - r->ag;
 
 	if (!hs || hs->n < 2)
 		return NULL;
-	return &hs->h[i < r->nsrv ? 0 : 1 + (i - r->nsrv) % (hs->n - 1)];
+	return &hs->h[lay_agent_at(r, a - r->ag).host];
 }
 
 /* The host of agent a lost by 'cause'; its clients fail as call "host", errname 'word'. */
-static void lost_mark(struct run *r, struct agt_agent *a, const char *word, const char *cause)
+static void lost_mark(struct rt *r, struct agt_agent *a, const char *word, const char *cause)
 {
 	struct rsmp_host *h = lost_host(r, a);
 	long before = r->nconn_fail, ok = a->result ? 0 : a->ok;
@@ -61,7 +60,7 @@ static void lost_mark(struct run *r, struct agt_agent *a, const char *word, cons
 	h->lost_clients += r->nconn_fail - before + ok;
 }
 
-bool lost_ended(struct run *r, struct agt_agent *a, int status)
+bool lost_ended(struct rt *r, struct agt_agent *a, int status)
 {
 	const struct rm_ctx *rm = r->c->remote;
 	bool gone;
@@ -77,7 +76,7 @@ bool lost_ended(struct run *r, struct agt_agent *a, int status)
 	 * lost its node ends without the agent's fatal record, but once told to
 	 * stop (its stdin closed) also by the signal rdmacap sends it.
 	 */
-	if (rm->launcher != HOSTS_SSH && r->phase >= RUN_STOP && a->in_fd < 0)
+	if (rm->launcher != HOSTS_SSH && r->phase >= RT_STOP && a->in_fd < 0)
 		return false;
 	if (rm->launcher == HOSTS_SSH)
 		gone = WIFEXITED(status) && WEXITSTATUS(status) == 255;
@@ -92,7 +91,7 @@ bool lost_ended(struct run *r, struct agt_agent *a, int status)
 	return true;
 }
 
-void lost_silent(struct run *r, struct agt_agent *a, double deadline_s)
+void lost_silent(struct rt *r, struct agt_agent *a, double deadline_s)
 {
 	char cause[RSMP_LOST_MAX];
 
@@ -103,7 +102,7 @@ void lost_silent(struct run *r, struct agt_agent *a, double deadline_s)
 	lost_mark(r, a, "no-record", cause);
 }
 
-void lost_stop(struct run *r, struct agt_agent *a, double wait_s)
+void lost_stop(struct rt *r, struct agt_agent *a, double wait_s)
 {
 	/* ssh names a silent host itself within ~6 s: one it still holds is slow, not lost */
 	if (!r->c->remote || r->c->remote->launcher == HOSTS_SSH || a->exited || a->bye ||
@@ -112,7 +111,7 @@ void lost_stop(struct run *r, struct agt_agent *a, double wait_s)
 	lost_silent(r, a, wait_s);
 }
 
-void lost_cause(struct run *r)
+void lost_cause(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	const struct rsmp_hosts *hs = pt->hosts;

@@ -14,13 +14,13 @@
 #include "common/clock.h"
 #include "common/deadline.h"
 #include "harness/point/proc.h"
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 
-#define MS_PEAK_WAIT_S 5  /* the server catches up with accepts within this */
-#define MS_QP_SCAN_MS 2000 /* one QP dump of a device: ~25 ms per 3,000 QPs on rxe */
-#define MS_AFTER_NOTE_S 1.0 /* an after-wait longer than this is said on stderr */
+#define MEAS_PEAK_WAIT_S 5  /* the server catches up with accepts within this */
+#define MEAS_QP_SCAN_MS 2000 /* one QP dump of a device: ~25 ms per 3,000 QPs on rxe */
+#define MEAS_AFTER_NOTE_S 1.0 /* an after-wait longer than this is said on stderr */
 
-static void ms_wire(struct run *r, struct smp_wire *w)
+static void meas_wire(struct rt *r, struct smp_wire *w)
 {
 	struct pt_point *pt = r->pt;
 
@@ -30,7 +30,7 @@ static void ms_wire(struct run *r, struct smp_wire *w)
 	pt->have_wire = true;
 }
 
-static int ms_pid_cmp(const void *a, const void *b)
+static int meas_pid_cmp(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
@@ -38,7 +38,7 @@ static int ms_pid_cmp(const void *a, const void *b)
 }
 
 /* The run's QPs (every agent's, alive or not) into q; those in 'states' listed. */
-static void ms_qps(struct run *r, uint32_t states, struct smp_qps *q)
+static void meas_qps(struct rt *r, uint32_t states, struct smp_qps *q)
 {
 	uint32_t *pids;
 	long n = 0;
@@ -52,8 +52,8 @@ static void ms_qps(struct run *r, uint32_t states, struct smp_qps *q)
 	for (long i = 0; i < r->nag; i++)
 		if (r->ag[i].pid > 0)
 			pids[n++] = (uint32_t)r->ag[i].pid;
-	qsort(pids, (size_t)n, sizeof(*pids), ms_pid_cmp);
-	smp_qp_scan(r->c->sampler, pids, (int)n, states, q, MS_QP_SCAN_MS);
+	qsort(pids, (size_t)n, sizeof(*pids), meas_pid_cmp);
+	smp_qp_scan(r->c->sampler, pids, (int)n, states, q, MEAS_QP_SCAN_MS);
 	free(pids);
 	/* a user QP's owner by name while it lives; "" once it is gone */
 	for (int i = 0; i < q->listed; i++)
@@ -62,7 +62,7 @@ static void ms_qps(struct run *r, uint32_t states, struct smp_qps *q)
 			q->list[i].comm[0] = '\0';
 }
 
-void ms_res_base(struct run *r)
+void meas_res_base(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 
@@ -70,10 +70,10 @@ void ms_res_base(struct run *r)
 		pt->have_res = true;
 		r->res_now = pt->res_base;
 	}
-	ms_wire(r, &pt->wire_base);
+	meas_wire(r, &pt->wire_base);
 }
 
-void ms_base(struct run *r)
+void meas_base(struct rt *r)
 {
 	struct proc_stat p;
 
@@ -85,14 +85,14 @@ void ms_base(struct run *r)
 	proc_meminfo(&r->pt->mem_base);
 }
 
-void ms_cpu_start(struct run *r)
+void meas_cpu_start(struct rt *r)
 {
 	for (long i = 0; i < r->nag; i++)
 		if (r->c->remote || r->ag[i].exited || proc_cpu(r->ag[i].pid, &r->ag[i].cpu_s))
 			r->ag[i].cpu_s = -1;
 }
 
-void ms_cpu_end(struct run *r)
+void meas_cpu_end(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	double now;
@@ -106,7 +106,7 @@ void ms_cpu_end(struct run *r)
 			*(i < r->nsrv ? &pt->srv_cpu_s : &pt->cli_cpu_s) += now - r->ag[i].cpu_s;
 }
 
-void ms_setup_start(struct run *r)
+void meas_setup_start(struct rt *r)
 {
 	for (long i = 0; i < r->nag; i++) {
 		struct agt_agent *a = &r->ag[i];
@@ -117,7 +117,7 @@ void ms_setup_start(struct run *r)
 	}
 }
 
-void ms_setup_agent(struct run *r, struct agt_agent *a)
+void meas_setup_agent(struct rt *r, struct agt_agent *a)
 {
 	double now;
 
@@ -128,7 +128,7 @@ void ms_setup_agent(struct run *r, struct agt_agent *a)
 }
 
 /* "cpu_ms/wall_ms" of each agent of one side, comma separated; cut at an agent */
-static void ms_setup_list(struct run *r, bool server, char *l, size_t len)
+static void meas_setup_list(struct rt *r, bool server, char *l, size_t len)
 {
 	size_t n = 0;
 	int k;
@@ -149,33 +149,33 @@ static void ms_setup_list(struct run *r, bool server, char *l, size_t len)
 	}
 }
 
-void ms_setup_end(struct run *r)
+void meas_setup_end(struct rt *r)
 {
 	for (long i = 0; i < r->nag; i++) {
-		ms_setup_agent(r, &r->ag[i]);
+		meas_setup_agent(r, &r->ag[i]);
 		/* a server's span is the connect phase's (t_all_connected_s) */
 		if (i < r->nsrv)
 			r->ag[i].setup_s = r->pt->t_connect_s;
 	}
-	ms_setup_list(r, true, r->pt->setup_srv_cpu, sizeof(r->pt->setup_srv_cpu));
-	ms_setup_list(r, false, r->pt->setup_cli_cpu, sizeof(r->pt->setup_cli_cpu));
+	meas_setup_list(r, true, r->pt->setup_srv_cpu, sizeof(r->pt->setup_srv_cpu));
+	meas_setup_list(r, false, r->pt->setup_cli_cpu, sizeof(r->pt->setup_cli_cpu));
 }
 
 /*
  * Sums reset on each reading; the most maps in one process is the most seen at
  * any reading. An agent that exited is not read: its pid may be another's.
  */
-void ms_agents(struct run *r, unsigned int which, bool full)
+void meas_agents(struct rt *r, unsigned int which, bool full)
 {
 	struct pt_point *pt = r->pt;
 	struct proc_stat p;
 
-	if (which & MS_SRV) {
+	if (which & MEAS_SRV) {
 		pt->srv_rss_peak_kb = pt->srv_threads = 0;
 		if (full)
 			pt->srv_fds = 0;
 	}
-	if (which & MS_CLI) {
+	if (which & MEAS_CLI) {
 		pt->cli_rss_kb = pt->cli_rss_max_kb = pt->cli_threads = 0;
 		if (full)
 			pt->cli_fds = 0;
@@ -184,7 +184,7 @@ void ms_agents(struct run *r, unsigned int which, bool full)
 		bool srv = i < r->nsrv;
 		long *maps_max = srv ? &pt->srv_maps_max : &pt->cli_maps_max;
 
-		if (!(which & (srv ? MS_SRV : MS_CLI)) || r->ag[i].exited ||
+		if (!(which & (srv ? MEAS_SRV : MEAS_CLI)) || r->ag[i].exited ||
 		    proc_read(r->ag[i].pid, full, &p))
 			continue;
 		if (srv) {
@@ -209,10 +209,10 @@ void ms_agents(struct run *r, unsigned int which, bool full)
  * its baseline (the thread model also one thread each, +1: main). Read at every
  * sampler tick. A verbs server holds a connection without an fd of its own (and
  * answered its REQ before the client said "conn ok"): waiting for fds there
- * only spent MS_PEAK_WAIT_S re-reading the server's maps, 200,000 lines of
+ * only spent MEAS_PEAK_WAIT_S re-reading the server's maps, 200,000 lines of
  * /proc/PID/maps a tick at 200,000 QPs.
  */
-static bool ms_srv_holds_all(struct run *r)
+static bool meas_srv_holds_all(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	bool threads = r->c->plan->server_model == OPT_MODEL_THREAD;
@@ -220,37 +220,37 @@ static bool ms_srv_holds_all(struct run *r)
 
 	if (r->srv_exited)
 		return true;
-	ms_agents(r, MS_SRV, true);
+	meas_agents(r, MEAS_SRV, true);
 	return (!fds || pt->srv_fds >= r->srv_fds_base + pt->connected) &&
 	       (!threads || pt->srv_threads >= pt->connected + r->nsrv);
 }
 
-void ms_peak(struct run *r)
+void meas_peak(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 
-	lp_loop(r, ms_srv_holds_all, clock_s() + MS_PEAK_WAIT_S);
+	lp_loop(r, meas_srv_holds_all, clock_s() + MEAS_PEAK_WAIT_S);
 	proc_sockstat(r->ag[0].pid, &pt->tcp_inuse_peak, &(long){ 0 });
 	proc_meminfo(&pt->mem_peak);
-	ms_agents(r, MS_CLI, true);
+	meas_agents(r, MEAS_CLI, true);
 	if (r->c->sampler && smp_has_res(r->c->sampler) && !smp_res_read(r->c->sampler, &pt->res_peak))
 		pt->have_res = true;
-	ms_wire(r, &pt->wire_peak);
-	ms_qps(r, 1u << RQP_ERR, &pt->qp_peak);
+	meas_wire(r, &pt->wire_peak);
+	meas_qps(r, 1u << RQP_ERR, &pt->qp_peak);
 }
 
-void ms_end(struct run *r)
+void meas_end(struct rt *r)
 {
-	ms_qps(r, 1u << RQP_ERR, &r->pt->qp_end);
+	meas_qps(r, 1u << RQP_ERR, &r->pt->qp_end);
 }
 
 /* QPs of the run still there once its agents are gone: named, and a leak. */
-static void ms_qp_left(struct run *r)
+static void meas_qp_left(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	size_t l = strlen(pt->leak_what);
 
-	ms_qps(r, 0, &pt->qp_after);
+	meas_qps(r, 0, &pt->qp_after);
 	if (!pt->qp_after.owned)
 		return;
 	pt->leak = true;
@@ -263,22 +263,22 @@ static void ms_qp_left(struct run *r)
  * the counters here on every wake-up (>= 50 Hz) made the kernel walk every
  * object still held, under the lock their destruction takes, while hundreds of
  * thousands were being freed; the tick reads them at most a share of the time.
- * ms_after starts the wait with a fresh reading of its own that is not at the
+ * meas_after starts the wait with a fresh reading of its own that is not at the
  * baseline, so a match is always a reading taken since.
  */
-static bool ms_res_at_base(const struct smp_res *now, const struct smp_res *base)
+static bool meas_res_at_base(const struct smp_res *now, const struct smp_res *base)
 {
 	return now->valid && !memcmp(now->srv, base->srv, sizeof(base->srv)) &&
 	       !memcmp(now->cli, base->cli, sizeof(base->cli));
 }
 
-static bool ms_back_at_base(struct run *r)
+static bool meas_back_at_base(struct rt *r)
 {
-	return ms_res_at_base(&r->res_now, &r->pt->res_base);
+	return meas_res_at_base(&r->res_now, &r->pt->res_base);
 }
 
 /* objects above the baseline in a reading */
-static uint64_t ms_above(const struct smp_res *now, const struct smp_res *base)
+static uint64_t meas_above(const struct smp_res *now, const struct smp_res *base)
 {
 	uint64_t n = 0;
 
@@ -291,17 +291,17 @@ static uint64_t ms_above(const struct smp_res *now, const struct smp_res *base)
 	return n;
 }
 
-uint64_t ms_held(struct run *r)
+uint64_t meas_held(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	struct smp_res now;
 
 	if (!pt->have_res || smp_res_read(r->c->sampler, &now))
 		return 0;
-	return ms_above(&now, &pt->res_base);
+	return meas_above(&now, &pt->res_base);
 }
 
-static bool ms_agents_gone(struct run *r)
+static bool meas_agents_gone(struct rt *r)
 {
 	for (long i = 0; i < r->nag; i++)
 		if (r->ag[i].pid > 0 && !r->ag[i].exited)
@@ -314,7 +314,7 @@ static bool ms_agents_gone(struct run *r)
  * held may take to free (common/deadline.h). Not back by then: a leak once the
  * agents are gone, teardown still under way while one is exiting.
  */
-void ms_after(struct run *r)
+void meas_after(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	double t0 = clock_s(), wait;
@@ -324,12 +324,12 @@ void ms_after(struct run *r)
 		goto out;
 	/* the wait's first reading; the tick's next ones (res_now) follow it */
 	if (!smp_res_read(r->c->sampler, &r->res_now))
-		held = ms_above(&r->res_now, &pt->res_base);
+		held = meas_above(&r->res_now, &pt->res_base);
 	wait = (double)dl_teardown_ns(held) / 1e9;
-	if (lp_loop(r, ms_back_at_base, t0 + wait) == LP_DONE) {
+	if (lp_loop(r, meas_back_at_base, t0 + wait) == LP_DONE) {
 		pt->res_after = r->res_now;
 		/* a teardown worth a line: small points come back at once */
-		if (clock_s() - t0 > MS_AFTER_NOTE_S)
+		if (clock_s() - t0 > MEAS_AFTER_NOTE_S)
 			fprintf(stderr, "rdmacap: counters back at the baseline %.1f s after stop "
 				"(%llu objects freed)\n", clock_s() - t0, (unsigned long long)held);
 		goto out;
@@ -339,7 +339,7 @@ void ms_after(struct run *r)
 	if (!pt->res_after.valid && smp_res_read(r->c->sampler, &pt->res_after))
 		fprintf(stderr, "rdmacap: RDMA resource counters unreadable after the point\n");
 	pt->leak = true;
-	if (!ms_agents_gone(r))
+	if (!meas_agents_gone(r))
 		snprintf(pt->leak_what, sizeof(pt->leak_what),
 			 "teardown unfinished after %.0f s, agents still exiting: ", wait);
 	else
@@ -355,6 +355,6 @@ void ms_after(struct run *r)
 					 (long long)(pt->res_base.srv[i] + pt->res_base.cli[i]));
 	}
 out:
-	ms_wire(r, &pt->wire_after);
-	ms_qp_left(r);
+	meas_wire(r, &pt->wire_after);
+	meas_qp_left(r);
 }

@@ -10,7 +10,7 @@
 #include "common/clock.h"
 #include "harness/point/memfloor.h"
 #include "harness/point/proc.h"
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 
 /*
  * MemAvailable is read at most this often: a read of the fd kept open costs
@@ -130,7 +130,7 @@ void mf_oom_child(void)
 		_exit(126);
 }
 
-void mf_open(struct run *r)
+void mf_open(struct rt *r)
 {
 	proc_meminfo(&r->pt->mem_start);
 	r->pt->mem_floor_kb = r->c->mem_floor_kb;
@@ -138,21 +138,21 @@ void mf_open(struct run *r)
 	r->mf_next = 0;
 }
 
-void mf_close(struct run *r)
+void mf_close(struct rt *r)
 {
 	if (r->mf_fd >= 0)
 		close(r->mf_fd);
 	r->mf_fd = -1;
 }
 
-void mf_tick(struct run *r)
+void mf_tick(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	double now = clock_s();
 	long avail;
 
 	/* from the start: a server makes endpoints before its hello (--pool) */
-	if (r->mf_fd < 0 || pt->mem_floor_hit || now < r->mf_next || r->phase == RUN_STOP)
+	if (r->mf_fd < 0 || pt->mem_floor_hit || now < r->mf_next || r->phase == RT_STOP)
 		return;
 	r->mf_next = now + MF_EVERY_S;
 	if (proc_avail_read(r->mf_fd, &avail, NULL))
@@ -169,9 +169,9 @@ void mf_tick(struct run *r)
 	 * (no fd or map counts): the host is short of memory and the agents are
 	 * still connecting. In traffic the peak was read with every connection held.
 	 */
-	if (r->phase != RUN_TRAFFIC) {
+	if (r->phase != RT_TRAFFIC) {
 		proc_meminfo(&pt->mem_peak);
-		ms_agents(r, MS_SRV | MS_CLI, false);
+		meas_agents(r, MEAS_SRV | MEAS_CLI, false);
 	}
 	fprintf(stderr, "rdmacap: MemAvailable %ld KiB, below the floor of %ld KiB, with %ld of "
 		"%ld connected: the agents stop\n", avail, r->c->mem_floor_kb, r->nconn_ok,

@@ -14,8 +14,8 @@
  *
  * Offers: the floor in KiB from the option's value (mf_floor_kb), and the
  * OOM killer's bias (mf_oom_protect, mf_oom_child). The per-point watch on
- * struct run is in run.h (mf_open, mf_tick, mf_close).
- * May use harness/point/proc.h, and measure.c's ms_agents (run.h) for the figures at the hit.
+ * struct rt is in rt.h (mf_open, mf_tick, mf_close).
+ * May use harness/point/proc.h, and measure.c's meas_agents (rt.h) for the figures at the hit.
  */
 #ifndef RDC_HARNESS_MEMFLOOR_H
 #define RDC_HARNESS_MEMFLOOR_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The point's side of --fault (harness/point/fault.h does the striking): when in the
+ * The point's side of --fault (harness/fault/fault.h does the striking): when in the
  * traffic phase it strikes, how long the point then waits for the agents to
  * notice (common/deadline.h), the undo, and what the fault cost: survivors,
  * failures and whether each was named, the time to the first failure an agent
@@ -16,9 +16,9 @@
 #include "common/deadline.h"
 #include "harness/hosts/remote.h"
 #include "harness/point/proc.h"
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 
-void pf_init(struct run *r)
+void pf_init(struct rt *r)
 {
 	flt_init(&r->flt, &r->c->plan->fault, r->c->topo, &r->pt->fault);
 	if (flt_arm(&r->flt))
@@ -29,15 +29,15 @@ void pf_init(struct run *r)
  * TCP retransmissions of each namespace ([0] the server's, [1 + k] client
  * namespace k), read through any live agent in it; -1 where none lives.
  */
-static void pf_retrans(struct run *r, long *v)
+static void pf_retrans(struct rt *r, long *v)
 {
 	long n = r->c->topo->kind == NN_LOOP ? 0 : r->c->topo->nclients;
 
 	for (long k = 0; k <= n; k++)
 		v[k] = -1;
 	for (long i = 0; i < r->nag; i++) {
-		/* client agent i lives in client namespace (i - nsrv) % nclients (spawn.c) */
-		long k = i < r->nsrv || !n ? 0 : 1 + (i - r->nsrv) % n;
+		/* loop: one namespace for all */
+		long k = n ? lay_agent_at(r, i).host : 0;
 
 		if (v[k] < 0 && !r->ag[i].exited && proc_tcp_retrans(r->ag[i].pid, &v[k]))
 			v[k] = -1;
@@ -50,14 +50,14 @@ static void pf_retrans(struct run *r, long *v)
  * agent reads its channel's EOF and stops in order, under srun and mpirun it
  * outlives the launcher until Slurm or Open MPI notices. Every launcher
  * forwards the agent's stdin, so the word "kill" there (common/proto.h) makes
- * the agent SIGKILL itself on its host, as kill(pid) does to a local one.
- * Servers are on host 0, client agent j on 1 + j % client hosts (spawn.c).
+ * the agent SIGKILL itself on its host (lay_agent_at), as kill(pid) does to
+ * a local one.
  */
-static void pf_kill_remote1(struct run *r, long i, const char *who, long conns, size_t *off)
+static void pf_kill_remote1(struct rt *r, long i, const char *who, long conns, size_t *off)
 {
 	struct flt_result *f = &r->pt->fault;
 	const struct hosts_list *l = &r->c->remote->list;
-	const char *host = l->h[i < r->nsrv || l->n < 2 ? 0 : 1 + (i - r->nsrv) % (l->n - 1)].dest;
+	const char *host = l->h[l->n < 2 ? 0 : lay_agent_at(r, i).host].dest;
 	long k = i < r->nsrv ? i + 1 : i - r->nsrv + 1;
 
 	if (*off >= sizeof(f->did))
@@ -77,7 +77,7 @@ static void pf_kill_remote1(struct run *r, long i, const char *who, long conns, 
 		*off += (size_t)snprintf(f->did + *off, sizeof(f->did) - *off, ")");
 }
 
-static void pf_kill_remote(struct run *r)
+static void pf_kill_remote(struct rt *r)
 {
 	const struct flt_spec *s = r->flt.spec;
 	size_t off = strlen(r->pt->fault.did);
@@ -97,7 +97,7 @@ static void pf_kill_remote(struct run *r)
 	}
 }
 
-static void pf_apply(struct run *r)
+static void pf_apply(struct rt *r)
 {
 	long nc = r->nag - r->nsrv, n = 0;
 	pid_t *srv = calloc((size_t)r->nsrv + 1, sizeof(*srv));
@@ -136,7 +136,7 @@ out:
 	free(conns);
 }
 
-enum lp_end pf_traffic(struct run *r, bool (*done)(struct run *), double t0, double end)
+enum lp_end pf_traffic(struct rt *r, bool (*done)(struct rt *), double t0, double end)
 {
 	const struct hp_plan *p = r->c->plan;
 	double at = t0 + (double)hp_fault_at(p) / 1e3, detect;
@@ -157,7 +157,7 @@ enum lp_end pf_traffic(struct run *r, bool (*done)(struct run *), double t0, dou
 	return lp_loop(r, done, end);
 }
 
-void pf_undo(struct run *r)
+void pf_undo(struct rt *r)
 {
 	if (!r->pt->fault.applied)
 		return;
@@ -177,25 +177,25 @@ void pf_undo(struct run *r)
 			r->pt->fault.err);
 }
 
-void pf_disarm(struct run *r)
+void pf_disarm(struct rt *r)
 {
 	if (flt_disarm(&r->flt))
 		fprintf(stderr, "rdmacap: --fault %s: disarm: %s\n", r->flt.spec->text,
 			r->pt->fault.err);
 }
 
-void pf_mark_lost(struct run *r, long id)
+void pf_mark_lost(struct rt *r, long id)
 {
 	if (id >= 0 && id < r->pt->clients)
 		r->lost_id[id] = 1;
 }
 
-void pf_failed(struct run *r, const char *call, const char *errname)
+void pf_failed(struct rt *r, const char *call, const char *errname)
 {
 	struct flt_result *f = &r->pt->fault;
 
 	/* the orchestrator reaping an agent it killed is not the transport noticing */
-	if (!f->applied || r->phase != RUN_TRAFFIC || !strcmp(call, "agent"))
+	if (!f->applied || r->phase != RT_TRAFFIC || !strcmp(call, "agent"))
 		return;
 	/*
 	 * The first failure times the detection; a later one that is the agent's
@@ -208,7 +208,7 @@ void pf_failed(struct run *r, const char *call, const char *errname)
 		f->detect_ms = (clock_s() - r->flt.t_applied) * 1e3;
 }
 
-void pf_figures(struct run *r)
+void pf_figures(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	struct flt_result *f = &pt->fault;
@@ -217,7 +217,7 @@ void pf_figures(struct run *r)
 	if (!f->asked)
 		return;
 	for (long id = 0; id < pt->clients; id++)
-		f->named += r->lost_id[id] && r->st[id] == RUN_OK;
+		f->named += r->lost_id[id] && r->st[id] == RT_OK;
 	f->failed = (long)pt->lost > f->named ? (long)pt->lost : f->named;
 	if (f->failed > pt->connected)
 		f->failed = pt->connected;
@@ -231,7 +231,7 @@ void pf_figures(struct run *r)
 }
 
 /* What the fault is, as the first words of the point's cause. */
-void pf_cause(struct run *r, char *out, size_t len)
+void pf_cause(struct rt *r, char *out, size_t len)
 {
 	const struct flt_spec *s = &r->c->plan->fault;
 	const struct flt_result *f = &r->pt->fault;

@@ -17,13 +17,13 @@
 #include "common/clock.h"
 #include "common/deadline.h"
 #include "harness/hosts/remote.h"
-#include "harness/sample/rsample.h"
-#include "harness/point/run.h"
+#include "harness/point/rsample.h"
+#include "harness/point/rt.h"
 
 /* agents exit within this of "stop", or the time their objects take (deadline.h) */
 #define PT_STOP_WAIT_S 10
 
-static bool pt_all_hello(struct run *r)
+static bool pt_all_hello(struct rt *r)
 {
 	for (long i = r->nsrv; i < r->nag; i++)
 		if (!r->ag[i].hello && !r->ag[i].exited)
@@ -31,18 +31,18 @@ static bool pt_all_hello(struct run *r)
 	return true;
 }
 
-static bool pt_all_connected(struct run *r)
+static bool pt_all_connected(struct rt *r)
 {
 	return r->n_connected_agents >= r->nag - r->nsrv || r->srv_exited;
 }
 
-static bool pt_all_results(struct run *r)
+static bool pt_all_results(struct rt *r)
 {
 	/* a server killed on purpose: its clients still report what they noticed */
 	return r->n_result_agents >= r->nag - r->nsrv || (r->srv_exited && !r->srv_kill_expected);
 }
 
-static bool pt_clients_gone(struct run *r)
+static bool pt_clients_gone(struct rt *r)
 {
 	for (long i = r->nsrv; i < r->nag; i++)
 		if (!r->ag[i].exited)
@@ -50,13 +50,13 @@ static bool pt_clients_gone(struct run *r)
 	return true;
 }
 
-static bool pt_server_gone(struct run *r)
+static bool pt_server_gone(struct rt *r)
 {
 	return r->srv_exited >= r->nsrv;
 }
 
 /* Agents up and greeted. 0, or -1 with pt->why set. */
-static int pt_start(struct run *r)
+static int pt_start(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	/* 30 s and 50 ms per process, or longer (sp_start_wait_s) */
@@ -72,7 +72,7 @@ static int pt_start(struct run *r)
 		}
 	if (sp_start_agents(r))
 		return -1;
-	ms_base(r);
+	meas_base(r);
 	e = lp_loop(r, pt_all_hello, clock_s() + start_s);
 	if (e != LP_DONE || !pt_all_hello(r) || r->srv_exited) {
 		if (!pt->why[0] && e != LP_MEMORY) /* the floor's cause is the why */
@@ -85,23 +85,24 @@ static int pt_start(struct run *r)
 }
 
 /* "go", then every agent settles. 0, or -1 when interrupted. */
-static int pt_connect(struct run *r)
+static int pt_connect(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	const struct hp_plan *p = r->c->plan;
-	uint64_t per_agent = (uint64_t)(pt->clients / pt->agents + 1);
+	/* the first client agent holds the most ids */
+	uint64_t per_agent = (uint64_t)lay_agent_at(r, r->nsrv).n;
 	enum lp_end e;
 
-	r->phase = RUN_CONNECT;
+	r->phase = RT_CONNECT;
 	r->t_go = clock_s();
-	ms_setup_start(r);
+	meas_setup_start(r);
 	for (long i = r->nsrv; i < r->nag; i++)
 		agt_send(&r->ag[i], PROTO_CMD_GO);
 	e = lp_loop(r, pt_all_connected,
 		    r->t_go + (double)dl_connect_ns((uint64_t)pt->timeout_s, (uint64_t)p->stagger_ms,
 						    per_agent) / 1e9 + DL_GRACE_S);
 	pt->t_connect_s = clock_s() - r->t_go;
-	ms_setup_end(r);
+	meas_setup_end(r);
 	lp_progress(r, true);
 	pt->connected = r->nconn_ok;
 	if (e == LP_ABORTED || e == LP_MEMORY)
@@ -125,15 +126,15 @@ static int pt_connect(struct run *r)
  * "run" to every agent with connections, then their results. A failed write
  * means the agent is gone: it is reaped here and named by how it ended.
  */
-static void pt_traffic(struct run *r)
+static void pt_traffic(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	const struct hp_plan *p = r->c->plan;
 	double t0 = clock_s();
 	long waiting = 0;
 
-	r->phase = RUN_TRAFFIC;
-	ms_cpu_start(r);
+	r->phase = RT_TRAFFIC;
+	meas_cpu_start(r);
 	for (long i = r->nsrv; i < r->nag; i++) {
 		struct agt_agent *a = &r->ag[i];
 
@@ -163,16 +164,16 @@ static void pt_traffic(struct run *r)
 				lost_silent(r, &r->ag[i], clock_s() - t0);
 	}
 	pt->t_traffic_s = clock_s() - t0;
-	ms_cpu_end(r);
+	meas_cpu_end(r);
 	pf_undo(r);
 }
 
 /* "stop" and EOF on stdin to one side; what does not exit in time is killed. */
-static void pt_stop_side(struct run *r, long from, long to, bool (*gone)(struct run *))
+static void pt_stop_side(struct rt *r, long from, long to, bool (*gone)(struct rt *))
 {
 	/* a server of 20,000 endpoints frees them for more than 10 s: killed, its
 	 * result record was lost */
-	double wait = (double)dl_teardown_ns(ms_held(r)) / 1e9;
+	double wait = (double)dl_teardown_ns(meas_held(r)) / 1e9;
 
 	if (wait < PT_STOP_WAIT_S)
 		wait = PT_STOP_WAIT_S;
@@ -190,9 +191,9 @@ static void pt_stop_side(struct run *r, long from, long to, bool (*gone)(struct 
 }
 
 /* Clients first, then the servers; what they wrote last (results, bye) still counts. */
-static void pt_stop(struct run *r)
+static void pt_stop(struct rt *r)
 {
-	r->phase = RUN_STOP;
+	r->phase = RT_STOP;
 	pt_stop_side(r, r->nsrv, r->nag, pt_clients_gone);
 	pt_stop_side(r, 0, r->nsrv < r->nag ? r->nsrv : r->nag, pt_server_gone);
 	for (long i = 0; i < r->nag; i++)
@@ -201,11 +202,11 @@ static void pt_stop(struct run *r)
 
 int pt_run(struct pt_ctx *c, long clients, struct pt_point *pt)
 {
-	struct run r = { .c = c, .pt = pt, .ep = -1, .tfd = -1 };
+	struct rt r = { .c = c, .pt = pt, .ep = -1, .tfd = -1 };
 
 	memset(pt, 0, sizeof(*pt));
 	r.t_start = clock_s();
-	lay_plan(&r, clients);
+	lay_split(&r, clients);
 	pt->expect_msgs = (uint64_t)clients * (uint64_t)c->plan->msgs;
 	/*
 	 * Shared namespace: keep clear of other runs' ports, and below the default
@@ -220,22 +221,22 @@ int pt_run(struct pt_ctx *c, long clients, struct pt_point *pt)
 		goto out_setup;
 	}
 	pf_init(&r);
-	ms_res_base(&r);
+	meas_res_base(&r);
 	if (c->remote)
 		rsmp_base(&r);
 	if (pt_start(&r) || pt_connect(&r))
 		goto stop;
-	ms_peak(&r);
+	meas_peak(&r);
 	rsmp_peak(&r);
 	if (pt->mem_floor_hit) /* the floor, hit while the peak was read */
 		goto stop;
 	pt_traffic(&r);
-	ms_end(&r);
+	meas_end(&r);
 stop:
 	pf_undo(&r); /* also when interrupted: a stopped server must run to stop */
 	pt_stop(&r);
 	pf_disarm(&r);
-	ms_after(&r);
+	meas_after(&r);
 	rsmp_after(&r);
 	pt->aborted = c->aborted;
 	vd_verdict(&r);

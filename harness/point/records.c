@@ -9,14 +9,14 @@
 #include <string.h>
 
 #include "common/clock.h"
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 
-void rec_fail(struct run *r, long id, const char *call, int err, const char *errname,
+void rec_fail(struct rt *r, long id, const char *call, int err, const char *errname,
 	      bool at_server)
 {
-	static const char *const phases[RUN_NPHASES] = {
-		[RUN_START] = "start", [RUN_CONNECT] = "connect",
-		[RUN_TRAFFIC] = "traffic", [RUN_STOP] = "stop",
+	static const char *const phases[RT_NPHASES] = {
+		[RT_START] = "start", [RT_CONNECT] = "connect",
+		[RT_TRAFFIC] = "traffic", [RT_STOP] = "stop",
 	};
 	struct pt_point *pt = r->pt;
 	int i;
@@ -49,30 +49,30 @@ void rec_fail(struct run *r, long id, const char *call, int err, const char *err
 	}
 }
 
-static void rec_settle(struct run *r, long id, enum run_st st)
+static void rec_settle(struct rt *r, long id, enum rt_st st)
 {
-	if (r->st[id] != RUN_PENDING)
+	if (r->st[id] != RT_PENDING)
 		return;
 	r->st[id] = (uint8_t)st;
-	if (st == RUN_OK)
+	if (st == RT_OK)
 		r->nconn_ok++;
 	else
 		r->nconn_fail++;
 }
 
 /* Every still-pending client of agent a fails with the same cause. */
-void rec_fail_pending(struct run *r, struct agt_agent *a, const char *call, const char *errname)
+void rec_fail_pending(struct rt *r, struct agt_agent *a, const char *call, const char *errname)
 {
 	for (long id = a->first; id < a->first + a->n; id++) {
-		if (r->st[id] != RUN_PENDING)
+		if (r->st[id] != RT_PENDING)
 			continue;
 		rec_fail(r, id, call, 0, errname, false);
-		rec_settle(r, id, RUN_FAIL);
+		rec_settle(r, id, RT_FAIL);
 		a->fail++;
 	}
 }
 
-void rec_agent_done(struct run *r, struct agt_agent *a)
+void rec_agent_done(struct rt *r, struct agt_agent *a)
 {
 	if (a->result)
 		return;
@@ -80,7 +80,7 @@ void rec_agent_done(struct run *r, struct agt_agent *a)
 	r->n_result_agents++;
 }
 
-void rec_agent_lost(struct run *r, struct agt_agent *a, const char *call, const char *why)
+void rec_agent_lost(struct rt *r, struct agt_agent *a, const char *call, const char *why)
 {
 	if (a->result)
 		return;
@@ -89,14 +89,14 @@ void rec_agent_lost(struct run *r, struct agt_agent *a, const char *call, const 
 		r->pt->lost += (uint64_t)a->ok;
 		rec_fail(r, -1, call, 0, why, false);
 		for (long id = a->first; id < a->first + a->n; id++)
-			if (r->st[id] == RUN_OK)
+			if (r->st[id] == RT_OK)
 				pf_mark_lost(r, id);
 	}
 	rec_agent_done(r, a);
 }
 
 /* A client id the agent owns, or -1 (a protocol error). */
-static long rec_id(struct run *r, struct agt_agent *a, uint64_t v)
+static long rec_id(struct rt *r, struct agt_agent *a, uint64_t v)
 {
 	if (v >= (uint64_t)(a->first + a->n) || (long)v < a->first) {
 		r->pt->proto_errors++;
@@ -116,7 +116,7 @@ static void rec_cq(struct proto_cq *sum, const struct proto_cq *c)
 		sum->spins += c->spins;
 }
 
-static void rec_result_server(struct run *r, struct agt_agent *a,
+static void rec_result_server(struct rt *r, struct agt_agent *a,
 			      const struct proto_result_server *s)
 {
 	a->result = true;
@@ -140,7 +140,7 @@ static void rec_result_server(struct run *r, struct agt_agent *a,
 	rec_cq(&r->pt->srv_cq, &(struct proto_cq){ s->cq_events, s->cq_arms, s->cq_spins });
 }
 
-static void rec_result_client(struct run *r, struct agt_agent *a,
+static void rec_result_client(struct rt *r, struct agt_agent *a,
 			      const struct proto_result_client *c)
 {
 	struct pt_point *pt = r->pt;
@@ -165,25 +165,25 @@ static void rec_result_client(struct run *r, struct agt_agent *a,
 			pt->proto_errors++;
 }
 
-static void rec_conn(struct run *r, struct agt_agent *a, const struct proto_rec *rc)
+static void rec_conn(struct rt *r, struct agt_agent *a, const struct proto_rec *rc)
 {
 	long id = rec_id(r, a, rc->type == PROTO_CONN_OK ? rc->conn_ok.id : rc->fail.id);
 
-	if (id < 0 || r->st[id] != RUN_PENDING)
+	if (id < 0 || r->st[id] != RT_PENDING)
 		return;
 	if (rc->type == PROTO_CONN_OK) {
 		r->us[id] = rc->conn_ok.us > UINT32_MAX ? UINT32_MAX : (uint32_t)rc->conn_ok.us;
-		rec_settle(r, id, RUN_OK);
+		rec_settle(r, id, RT_OK);
 		a->ok++;
 	} else {
 		rec_fail(r, id, rc->fail.call, (int)rc->fail.err, rc->fail.errname,
 			 rc->fail.at_server);
-		rec_settle(r, id, RUN_FAIL);
+		rec_settle(r, id, RT_FAIL);
 		a->fail++;
 	}
 }
 
-static void rec_error(struct run *r, struct agt_agent *a, const struct proto_fail *f)
+static void rec_error(struct rt *r, struct agt_agent *a, const struct proto_fail *f)
 {
 	fprintf(stderr, "rdmacap: agent %d: %s: %s\n", a->idx, f->call, f->errname);
 	a->fatal = true;
@@ -195,7 +195,7 @@ static void rec_error(struct run *r, struct agt_agent *a, const struct proto_fai
 }
 
 /* 0 handled, 1 a record of the other role. */
-static int rec_dispatch(struct run *r, struct agt_agent *a, const struct proto_rec *rc)
+static int rec_dispatch(struct rt *r, struct agt_agent *a, const struct proto_rec *rc)
 {
 	switch (rc->type) {
 	case PROTO_HELLO_SERVER:
@@ -219,7 +219,7 @@ static int rec_dispatch(struct run *r, struct agt_agent *a, const struct proto_r
 		if (!a->connected)
 			r->n_connected_agents++;
 		a->connected = true;
-		ms_setup_agent(r, a);
+		meas_setup_agent(r, a);
 		/* anything the agent did not report is lost: count it, don't wait for it */
 		rec_fail_pending(r, a, "agent", "unreported");
 		return 0;
@@ -269,7 +269,7 @@ static int rec_dispatch(struct run *r, struct agt_agent *a, const struct proto_r
 
 int rec_line(void *ctx, struct agt_agent *a, char *line)
 {
-	struct run *r = ctx;
+	struct rt *r = ctx;
 	struct proto_rec rc;
 	int err;
 

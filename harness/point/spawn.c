@@ -12,7 +12,7 @@
 #include "common/clock.h"
 #include "common/deadline.h"
 #include "harness/hosts/remote.h"
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 
 /*
  * Servers listen within this, or the phase deadline when that is longer (see
@@ -47,7 +47,7 @@ static void sp_arg(struct sp_argv *a, const char *fmt, ...)
 	a->used += (size_t)n + 1;
 }
 
-static void sp_common_args(struct run *r, struct sp_argv *a, const char *role)
+static void sp_common_args(struct rt *r, struct sp_argv *a, const char *role)
 {
 	const struct hp_plan *p = r->c->plan;
 
@@ -61,7 +61,7 @@ static void sp_common_args(struct run *r, struct sp_argv *a, const char *role)
 		sp_arg(a, "--keepidle=%u", dl_tcp_keepidle_s((uint64_t)r->pt->clients));
 }
 
-static void sp_rc_args(struct run *r, struct sp_argv *av, const struct nn_host *h, bool server)
+static void sp_rc_args(struct rt *r, struct sp_argv *av, const struct nn_host *h, bool server)
 {
 	const struct hp_plan *p = r->c->plan;
 	const char *d = r->c->tls_dir, *role = server ? "server" : "client";
@@ -107,7 +107,7 @@ tls:
 }
 
 /* --cpus of agent i, when cpu_place bound its loops */
-static void sp_cpus(struct run *r, struct sp_argv *av, long i)
+static void sp_cpus(struct rt *r, struct sp_argv *av, long i)
 {
 	char list[OPT_CPUS_MAX * 5];
 
@@ -116,25 +116,23 @@ static void sp_cpus(struct run *r, struct sp_argv *av, long i)
 }
 
 /*
- * --hosts: the agent's command line, run on its host through ssh. The servers
- * are on host 0, client agent j on client host j % hosts (as sp_clients picks
- * its nn_host). A watchdog past every phase's deadline ends it whatever happens.
+ * --hosts: the agent's command line, run on its host (lay_agent_at) through
+ * its launcher. A watchdog past every phase's deadline ends it whatever happens.
  */
-static int sp_remote(struct run *r, long i, struct sp_argv *av, char *buf, size_t len,
+static int sp_remote(struct rt *r, long i, struct sp_argv *av, char *buf, size_t len,
 		     char **out, long nofile)
 {
-	long nc = r->c->topo->nclients, k = i < r->nsrv ? 0 : 1 + (i - r->nsrv) % nc;
-	long nth = i < r->nsrv ? i : (i - r->nsrv) / nc; /* the agent's rank on its host */
+	struct lay_agent la = lay_agent_at(r, i);
 
-	if (rm_argv(r->c->remote, (int)k, nth < RM_SHARED_AGENTS, av->v, nofile,
-		    RUN_NPHASES * r->pt->timeout_s + 30, buf, len, out, 64)) {
+	if (rm_argv(r->c->remote, (int)la.host, la.nth < RM_SHARED_AGENTS, av->v, nofile,
+		    RT_NPHASES * r->pt->timeout_s + 30, buf, len, out, 64)) {
 		snprintf(r->pt->why, sizeof(r->pt->why), "agent %ld: ssh command line too long", i);
 		return -1;
 	}
 	return 0;
 }
 
-static int sp_spawn(struct run *r, long i, const char *ns, struct sp_argv *av, long nofile)
+static int sp_spawn(struct rt *r, long i, const char *ns, struct sp_argv *av, long nofile)
 {
 	struct agt_agent *a = &r->ag[i];
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
@@ -160,7 +158,7 @@ static int sp_spawn(struct run *r, long i, const char *ns, struct sp_argv *av, l
 	return 0;
 }
 
-static bool sp_srv_hello(struct run *r)
+static bool sp_srv_hello(struct rt *r)
 {
 	for (long i = 0; i < r->nsrv; i++)
 		if (!r->ag[i].hello && !r->ag[i].exited)
@@ -170,27 +168,27 @@ static bool sp_srv_hello(struct run *r)
 
 /*
  * The QPs server process i will be asked for: those of the client agents
- * sp_clients sends to it (agent k to server k % S; --qp-share: its shared QPs).
- * 0 where the server has no pool (tcp, ud, --server-model thread).
+ * that talk to it (--qp-share: their shared QPs). 0 where the server has no
+ * pool (tcp, ud, --server-model thread).
  */
-static long sp_pool(struct run *r, long i)
+static long sp_pool(struct rt *r, long i)
 {
 	const struct hp_plan *p = r->c->plan;
-	struct pt_point *pt = r->pt;
-	long S = r->nsrv, P = pt->agents, per = pt->clients / P, extra = pt->clients % P;
-	long n, sum = 0;
+	long sum = 0;
 
 	if (!opt_tr_connected(p->transport) || p->server_model != OPT_MODEL_EVENT)
 		return 0;
-	for (long k = i; k < P; k += S) {
-		n = per + (k < extra);
-		sum += p->qp_share && p->qp_share < n ? p->qp_share : n;
+	for (long k = r->nsrv; k < r->nsrv + r->pt->agents; k++) {
+		struct lay_agent la = lay_agent_at(r, k);
+
+		if (la.srv == i)
+			sum += p->qp_share && p->qp_share < la.n ? p->qp_share : la.n;
 	}
 	return sum;
 }
 
 /* Each server process owns ports/S consecutive ports. */
-static int sp_servers(struct run *r)
+static int sp_servers(struct rt *r)
 {
 	const struct hp_plan *p = r->c->plan;
 	struct pt_point *pt = r->pt;
@@ -220,26 +218,25 @@ static int sp_servers(struct run *r)
 }
 
 /*
- * Client agents round-robin over the client hosts; a tcp client id uses port
+ * Client agents where lay_agent_at puts them; a tcp client id uses port
  * base + id % ports, so the servers share the load evenly.
  */
-static int sp_clients(struct run *r)
+static int sp_clients(struct rt *r)
 {
 	const struct hp_plan *p = r->c->plan;
 	struct nn_topo *t = r->c->topo;
 	struct pt_point *pt = r->pt;
-	long S = r->nsrv, P = pt->agents, per = pt->clients / P, extra = pt->clients % P;
-	long m = pt->ports / S, first = 0;
+	long m = pt->ports / r->nsrv;
 
-	for (long i = S; i < r->nag; i++) {
-		const struct nn_host *h = &t->cli[(i - S) % t->nclients];
+	for (long i = r->nsrv; i < r->nag; i++) {
+		struct lay_agent la = lay_agent_at(r, i);
+		const struct nn_host *h = &t->cli[la.host - 1];
 		struct agt_agent *a = &r->ag[i];
 		struct sp_argv av = { 0 };
 
 		a->idx = (int)i;
-		a->first = first;
-		a->n = per + (i - S < extra);
-		first += a->n;
+		a->first = la.first;
+		a->n = la.n;
 		sp_common_args(r, &av, "client");
 		if (p->transport != OPT_TR_TCP) {
 			/*
@@ -247,7 +244,7 @@ static int sp_clients(struct run *r)
 			 * session (TLS or rdma_cm) to one server port: spread the
 			 * agents, not the ids, over the server processes.
 			 */
-			sp_arg(&av, "--port=%ld", r->port + ((i - S) % S) * m);
+			sp_arg(&av, "--port=%ld", r->port + la.srv * m);
 			sp_arg(&av, "--ports=1");
 		} else {
 			sp_arg(&av, "--port=%ld", r->port);
@@ -280,14 +277,14 @@ static int sp_clients(struct run *r)
  * A loaded host may need the whole phase deadline to start an agent, so it is
  * never less; a remote agent comes through its ssh login and command, measured.
  */
-double sp_start_wait_s(const struct run *r, double fixed_s)
+double sp_start_wait_s(const struct rt *r, double fixed_s)
 {
 	double s = fixed_s > (double)r->pt->timeout_s ? fixed_s : (double)r->pt->timeout_s;
 
 	return s + (r->c->remote ? rm_start_s(r->c->remote) : 0);
 }
 
-int sp_start_agents(struct run *r)
+int sp_start_agents(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	long nag = r->nag;

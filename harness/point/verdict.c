@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "harness/point/run.h"
+#include "harness/point/rt.h"
 
 /* A client succeeds when it connected and none of its traffic was lost or bad. */
-static double vd_success_pct(struct run *r)
+static double vd_success_pct(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	long lost = (long)(pt->lost + pt->bad);
@@ -45,7 +45,7 @@ static void vd_mem_per_conn(struct pt_point *pt)
 	pt->all_bytes_per_conn = vd_per_conn(pt, k->used_kb - pt->mem_start.used_kb);
 }
 
-static void vd_figures(struct run *r)
+static void vd_figures(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	uint32_t *ok_us;
@@ -59,7 +59,7 @@ static void vd_figures(struct run *r)
 	ok_us = malloc(sizeof(*ok_us) * (size_t)(pt->connected + 1));
 	if (ok_us) {
 		for (long id = 0; id < pt->clients; id++)
-			if (r->st[id] == RUN_OK)
+			if (r->st[id] == RT_OK)
 				ok_us[n++] = r->us[id];
 		stats_exact(ok_us, (size_t)n, &pt->conn_us);
 		free(ok_us);
@@ -86,7 +86,7 @@ static void vd_figures(struct run *r)
  * adds than counted), and a killed server takes its counters with it: then
  * only "at least as many" holds, or nothing is left to compare.
  */
-static bool vd_atomics_ok(const struct run *r, bool expect_loss)
+static bool vd_atomics_ok(const struct rt *r, bool expect_loss)
 {
 	const struct pt_point *pt = r->pt;
 
@@ -97,7 +97,7 @@ static bool vd_atomics_ok(const struct run *r, bool expect_loss)
 	return pt->srv_atomics >= (long)pt->msgs;
 }
 
-void vd_verdict(struct run *r)
+void vd_verdict(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	/* a kill, stop or link-down costs connections: those it cost are the finding */

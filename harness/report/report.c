@@ -27,7 +27,7 @@
 
 #include <jansson.h>
 
-#include "harness/out/fig.h"
+#include "harness/figures/fig.h"
 #include "harness/report/rephosts.h"
 #include "harness/report/report.h"
 #include "harness/report/reprow.h"

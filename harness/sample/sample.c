@@ -282,3 +282,12 @@ const char *smp_res_name(int i)
 {
 	return rnl_res_name((enum rnl_res)i);
 }
+
+json_t *smp_res_json(const uint64_t *v)
+{
+	json_t *o = json_object();
+
+	for (int i = 0; i < SMP_NRES; i++)
+		json_object_set_new(o, smp_res_name(i), json_integer((json_int_t)v[i]));
+	return o;
+}

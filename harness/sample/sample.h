@@ -10,6 +10,7 @@
 #ifndef RDC_HARNESS_SAMPLE_H
 #define RDC_HARNESS_SAMPLE_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -116,5 +117,7 @@ uint32_t smp_wire_series_add(struct smp_wire_series *ws, const struct smp_wire *
 void smp_wire_series_free(struct smp_wire_series *ws);
 /* Resource names for TAP and JSON. */
 const char *smp_res_name(int i);
+/* One side's counters (SMP_NRES of them) as the JSON object {"pd": n, "cq": n, ...}. */
+json_t *smp_res_json(const uint64_t *v);
 
 #endif

@@ -14,10 +14,10 @@
 #   rdc_nic_cross NIC ADDR ADDR2
 #       traffic between the pair's two addresses crosses the veth instead of lo:
 #       accept_local=1, rp_filter=0, the local rule moved from pref 0 to 1000 and
-#       one rule per destination (RXE-VM.md's init_net pair). Without it rdma_cm
+#       one rule per destination (docs/vm.md, the siw suites). Without it rdma_cm
 #       bound to ADDR2 cannot resolve ADDR (rping -I: ADDR_ERROR -110 on siw)
 #   rdc_nic_down NIC DEV [DEV2]
-#       rdma links first, then the veth (never both at once; see DESIGN.md),
+#       rdma links first, then the veth (never both at once: netns/teardown.c),
 #       then what rdc_nic_cross changed
 
 # rdc__link_ready TYPE DEV ADDR: port 1 ACTIVE, and on rxe ADDR's GID present

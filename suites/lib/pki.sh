@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # pki.sh: a throwaway oob-tls PKI made with the openssl CLI in the profile of
-# harness/plan/certs.c (EC P-256, one day, keys 0600).
+# harness/certs/certs.c (EC P-256, one day, keys 0600).
 #
 #   rdc_pki DIR   DIR/ca.{pem,key}; DIR/server (serverAuth, DNS rdmacap-server);
 #                 DIR/client (clientAuth); DIR/rogue-ca and DIR/rogue-client,

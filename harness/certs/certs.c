@@ -17,7 +17,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include "harness/plan/certs.h"
+#include "harness/certs/certs.h"
 
 /* long enough for a run, short enough that a leaked key is soon worthless */
 #define CERTS_VALID_S (24 * 3600)

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/out/fig.h"
+#include "harness/figures/fig.h"
 
 static json_t *fig_json_parent(json_t *o, const char *path, bool make, char *key, size_t len)
 {

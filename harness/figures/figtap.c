@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/out/fig.h"
+#include "harness/figures/fig.h"
 
 /* text before a line's first key */
 static const char *const fig_label[] = {

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * run: the private context of one load point while it runs, shared by the
- * files of harness/point/ that split the point runtime by decision. Not for use
- * outside them (but harness/sample/rsample.c, which reads each host at the
- * point's baseline, peak and after); plans and main see only point.h.
+ * rt: the runtime of one load point, its private context while it runs,
+ * shared by the files of harness/point/ that split the point runtime by
+ * decision. Not for use outside them; load/ and main see only point.h.
  *
  *   point.c    the phases in order (start, connect, peak, traffic, stop) and
  *              their deadlines (common/deadline.h)                       pt_
@@ -11,7 +10,7 @@
  *   spawn.c    agent argv and starting the processes                     sp_
  *   loop.c     the event loop: pipes, sampler tick, signals, reaping     lp_
  *   records.c  parsed records (common/proto.h) into the point's state    rec_
- *   measure.c  peak and after figures from /proc and the RDMA counters   ms_
+ *   measure.c  peak and after figures from /proc and the RDMA counters   meas_
  *   verdict.c  figures and the verdict once the agents are gone          vd_
  *   cause.c    a failing call and errno as the limit behind it           cause_
  *   pfault.c   --fault in the traffic phase: when, the wait, the undo,
@@ -19,14 +18,16 @@
  *   memfloor.c MemAvailable against --mem-floor at the sampler's tick    mf_
  *   lost.c     a --hosts host lost mid-point: named, its clients failed  lost_
  *   cpus.c     a CPU of its own for each spinning loop (--poll)          cpu_
+ *   rsample.c  each --hosts host's counters at baseline, peak and after
+ *              (rsample.h, also read by the TAP and JSON writers)        rsmp_
  *
  * Data flows one way: plan -> layout -> agents -> records -> verdict; the
- * TAP and JSON writers (harness/out/: pointtap.c, json.c, through fig.h) read
+ * TAP and JSON writers (harness/figures/: pointtap.c, json.c, through fig.h) read
  * struct pt_point. May use agent.h, memfloor.h, proc.h, harness/sample/sample.h,
  * harness/hosts/remote.h, common/.
  */
-#ifndef RDC_HARNESS_RUN_H
-#define RDC_HARNESS_RUN_H
+#ifndef RDC_HARNESS_RT_H
+#define RDC_HARNESS_RT_H
 
 #include <stdbool.h>
 #include <sched.h>
@@ -38,12 +39,12 @@
 #include "harness/point/point.h"
 
 /* Phases in the order a point goes through them. */
-enum run_phase { RUN_START, RUN_CONNECT, RUN_TRAFFIC, RUN_STOP, RUN_NPHASES };
+enum rt_phase { RT_START, RT_CONNECT, RT_TRAFFIC, RT_STOP, RT_NPHASES };
 
 /* The settled state of one client id. */
-enum run_st { RUN_PENDING, RUN_OK, RUN_FAIL };
+enum rt_st { RT_PENDING, RT_OK, RT_FAIL };
 
-struct run {
+struct rt {
 	struct pt_ctx *c;
 	struct pt_point *pt;
 	int ep, tfd;
@@ -51,7 +52,7 @@ struct run {
 	long nag, nsrv, srv_exited, srv_fds_base;
 	pid_t *pid_of;       /* hash: pid -> agent index + 1 */
 	size_t pid_cap;
-	uint8_t *st;         /* enum run_st per client id */
+	uint8_t *st;         /* enum rt_st per client id */
 	uint32_t *us;        /* connect time per client id */
 	struct proto_hist *hist;
 	struct proto_hist *steps;	/* [PROTO_NSTEPS]: setup steps */
@@ -62,7 +63,7 @@ struct run {
 	struct smp_res res_now;
 	double t_res_next;   /* the sampler reads res_now again from then (loop.c) */
 	double t_wire;       /* last port counter reading of the sampler tick */
-	enum run_phase phase;
+	enum rt_phase phase;
 	long port;           /* first server port */
 	struct flt_run flt;  /* --fault of this point */
 	uint8_t *lost_id;    /* per client id: its traffic failed (named or lost) */
@@ -75,98 +76,116 @@ struct run {
 };
 
 /* layout.c: processes, ports and the per-phase timeout for 'clients'. */
-void lay_plan(struct run *r, long clients);
+void lay_split(struct rt *r, long clients);
+
+/*
+ * Where agent i of the point stands, from what lay_split decided; the one place
+ * the split is worked out. Servers are agents [0, nsrv), all on host 0 (the
+ * server's namespace or host). Client agent j = i - nsrv talks to server
+ * j % nsrv, lives on client host 1 + j % topo->nclients (topo->cli[host - 1];
+ * with --hosts, remote->list.h[host]) as the (j / nclients)th there, and holds
+ * pt->clients / pt->agents client ids, one more for the first
+ * pt->clients % pt->agents agents, numbered on from the agents before it.
+ */
+struct lay_agent {
+	bool server;
+	long host;      /* 0: the server host; k >= 1: client host k */
+	long nth;       /* its rank among the agents of its host */
+	long srv;       /* the server process it talks to (a server: itself) */
+	long first, n;  /* client ids [first, first + n); a server: 0, 0 */
+};
+struct lay_agent lay_agent_at(const struct rt *r, long i);
 
 /*
  * cpus.c: with --poll busy|adaptive, a CPU of its own for each spinning loop of
  * the point (r->cpu, pt->cpus), or why none is bound (pt->not_pinned). After
- * lay_plan, before the agents start.
+ * lay_split, before the agents start.
  */
-void cpu_place(struct run *r);
+void cpu_place(struct rt *r);
 /* Agent i's --cpus list into buf, "" when none is bound: 0, or -1 if short. */
-int cpu_arg(const struct run *r, long i, char *buf, size_t len);
+int cpu_arg(const struct rt *r, long i, char *buf, size_t len);
 
 /* spawn.c: server agents, then (once they listen) the client agents. 0 or -1 (why set). */
-int sp_start_agents(struct run *r);
+int sp_start_agents(struct rt *r);
 /* How long agents may take to say hello: max(fixed_s, phase deadline) + ssh start. */
-double sp_start_wait_s(const struct run *r, double fixed_s);
+double sp_start_wait_s(const struct rt *r, double fixed_s);
 
 /* loop.c */
-int lp_setup(struct run *r, long clients);
-void lp_teardown(struct run *r);
-void lp_pid_put(struct run *r, pid_t pid, long idx);
+int lp_setup(struct rt *r, long clients);
+void lp_teardown(struct rt *r);
+void lp_pid_put(struct rt *r, pid_t pid, long idx);
 /*
  * Runs until done(r) or the deadline: done, deadline, aborted (^C), or
  * MemAvailable below the floor (pt->mem_floor_hit; not once stopping).
  */
 enum lp_end { LP_DONE, LP_DEADLINE, LP_ABORTED, LP_MEMORY };
-enum lp_end lp_loop(struct run *r, bool (*done)(struct run *), double deadline);
+enum lp_end lp_loop(struct rt *r, bool (*done)(struct rt *), double deadline);
 /* Reaps every agent that ended, and names it. */
-void lp_reap(struct run *r);
+void lp_reap(struct rt *r);
 /* Reads whatever an agent's pipe holds now (records of an agent that exited). */
-void lp_drain(struct run *r, struct agt_agent *a);
-void lp_progress(struct run *r, bool force);
+void lp_drain(struct rt *r, struct agt_agent *a);
+void lp_progress(struct rt *r, bool force);
 
 /* records.c */
 int rec_line(void *ctx, struct agt_agent *a, char *line);
 /* A client's failure under its cause (call, errname, at_server: the server's call). */
-void rec_fail(struct run *r, long id, const char *call, int err, const char *errname,
+void rec_fail(struct rt *r, long id, const char *call, int err, const char *errname,
 	      bool at_server);
-void rec_fail_pending(struct run *r, struct agt_agent *a, const char *call, const char *errname);
+void rec_fail_pending(struct rt *r, struct agt_agent *a, const char *call, const char *errname);
 /* Agent a will send no result: its connected clients are lost, named by call and 'why'. */
-void rec_agent_lost(struct run *r, struct agt_agent *a, const char *call, const char *why);
+void rec_agent_lost(struct rt *r, struct agt_agent *a, const char *call, const char *why);
 /* Agent a owes no result (nothing to run, or lost): stop waiting for it. */
-void rec_agent_done(struct run *r, struct agt_agent *a);
+void rec_agent_done(struct rt *r, struct agt_agent *a);
 
 /* measure.c: RDMA counters before the agents, their processes once started, */
 /* the peak with every connection held, and the counters back at baseline after; */
 /* the port counters and the run's QP states beside them. */
-void ms_res_base(struct run *r);
-void ms_base(struct run *r);
-void ms_peak(struct run *r);
+void meas_res_base(struct rt *r);
+void meas_base(struct rt *r);
+void meas_peak(struct rt *r);
 /*
  * The agents' processes from /proc into the point: the servers' RSS and threads
  * summed (srv_rss_peak_kb, srv_threads), the clients' summed with the largest
  * RSS (cli_rss_kb, cli_threads, cli_rss_max_kb); full adds fds summed and the
  * most maps in one process (srv_fds, srv_maps_max, cli_fds, cli_maps_max),
- * which walk each process's fd table and maps. which: MS_SRV, MS_CLI or both.
+ * which walk each process's fd table and maps. which: MEAS_SRV, MEAS_CLI or both.
  */
-#define MS_SRV 1u
-#define MS_CLI 2u
-void ms_agents(struct run *r, unsigned int which, bool full);
-void ms_end(struct run *r);  /* traffic done: the QPs' states */
+#define MEAS_SRV 1u
+#define MEAS_CLI 2u
+void meas_agents(struct rt *r, unsigned int which, bool full);
+void meas_end(struct rt *r);  /* traffic done: the QPs' states */
 /*
- * The agents' CPU over the traffic phase: ms_cpu_start before "run", ms_cpu_end
+ * The agents' CPU over the traffic phase: meas_cpu_start before "run", meas_cpu_end
  * once the results are in (srv_cpu_s, cli_cpu_s; -1 with --hosts, whose
  * agents' /proc is not this host's).
  */
-void ms_cpu_start(struct run *r);
-void ms_cpu_end(struct run *r);
+void meas_cpu_start(struct rt *r);
+void meas_cpu_end(struct rt *r);
 /*
  * Each local agent's CPU over its own setup (setup_srv_cpu, setup_cli_cpu:
- * "cpu_ms/wall_ms" per process): ms_setup_start at "go", ms_setup_agent at a
- * client agent's "connected", ms_setup_end when the connect phase ends (the
+ * "cpu_ms/wall_ms" per process): meas_setup_start at "go", meas_setup_agent at a
+ * client agent's "connected", meas_setup_end when the connect phase ends (the
  * servers, and clients that never said "connected"). A process whose CPU
  * nears its wall time was the setup's limit while a CPU may have idled.
  */
-void ms_setup_start(struct run *r);
-void ms_setup_agent(struct run *r, struct agt_agent *a);
-void ms_setup_end(struct run *r);
-void ms_after(struct run *r);
+void meas_setup_start(struct rt *r);
+void meas_setup_agent(struct rt *r, struct agt_agent *a);
+void meas_setup_end(struct rt *r);
+void meas_after(struct rt *r);
 /* RDMA objects above the baseline now, both sides: what teardown has to free */
-uint64_t ms_held(struct run *r);
+uint64_t meas_held(struct rt *r);
 
 /* memfloor.c: the floor of the point (pt_ctx.mem_floor_kb) read at the tick */
-void mf_open(struct run *r);  /* first thing in lp_setup: mf_fd, pt->mem_start */
-void mf_close(struct run *r);
+void mf_open(struct rt *r);  /* first thing in lp_setup: mf_fd, pt->mem_start */
+void mf_close(struct rt *r);
 /* MemAvailable, at most every 100 ms until the stop: sets pt->mem_floor_hit */
-void mf_tick(struct run *r);
+void mf_tick(struct rt *r);
 
 /* verdict.c */
-void vd_verdict(struct run *r);
+void vd_verdict(struct rt *r);
 
 /* cause.c: the cause behind the point's failures, explained into pt->cause. */
-void cause_pick(struct run *r);
+void cause_pick(struct rt *r);
 
 /*
  * lost.c: a --hosts host lost mid-point. lost_ended: agent a's launcher ended
@@ -177,20 +196,20 @@ void cause_pick(struct run *r);
  * launcher never heard of its node again; ssh names a silent host itself).
  * lost_cause: the lost hosts first in pt->cause.
  */
-bool lost_ended(struct run *r, struct agt_agent *a, int status);
-void lost_silent(struct run *r, struct agt_agent *a, double deadline_s);
-void lost_stop(struct run *r, struct agt_agent *a, double wait_s);
-void lost_cause(struct run *r);
+bool lost_ended(struct rt *r, struct agt_agent *a, int status);
+void lost_silent(struct rt *r, struct agt_agent *a, double deadline_s);
+void lost_stop(struct rt *r, struct agt_agent *a, double wait_s);
+void lost_cause(struct rt *r);
 
 /* pfault.c */
-void pf_init(struct run *r);               /* before the agents start: flt_arm */
+void pf_init(struct rt *r);               /* before the agents start: flt_arm */
 /* The traffic wait (lp_loop until done or end) with the fault struck on time. */
-enum lp_end pf_traffic(struct run *r, bool (*done)(struct run *), double t0, double end);
-void pf_undo(struct run *r);               /* idempotent */
-void pf_disarm(struct run *r);             /* after the agents stopped */
-void pf_mark_lost(struct run *r, long id); /* client id's traffic failed */
-void pf_failed(struct run *r, const char *call, const char *errname); /* a failure record arrived */
-void pf_figures(struct run *r);
-void pf_cause(struct run *r, char *out, size_t len);
+enum lp_end pf_traffic(struct rt *r, bool (*done)(struct rt *), double t0, double end);
+void pf_undo(struct rt *r);               /* idempotent */
+void pf_disarm(struct rt *r);             /* after the agents stopped */
+void pf_mark_lost(struct rt *r, long id); /* client id's traffic failed */
+void pf_failed(struct rt *r, const char *call, const char *errname); /* a failure record arrived */
+void pf_figures(struct rt *r);
+void pf_cause(struct rt *r, char *out, size_t len);
 
 #endif

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/plan/tune.h"
+#include "harness/load/tune.h"
 
 #define TUNE_NSAVED 8
 

@@ -15,7 +15,7 @@
  * figures (server host: srv, client hosts: cli) and its leak verdict, and a
  * section per host plus the total in TAP and JSON.
  *
- * Uses: harness/out/json.h (js_res), harness/hosts/remote.h, harness/point/run.h, jansson, tap/.
+ * Uses: harness/sample/sample.h, harness/hosts/remote.h, rt.h, jansson, tap/.
  */
 #ifndef RDC_HARNESS_RSAMPLE_H
 #define RDC_HARNESS_RSAMPLE_H
@@ -53,14 +53,14 @@ struct rsmp_hosts {
 	struct rsmp_host h[HOSTS_MAX];
 };
 
-struct run;
+struct rt;
 
 /* Before the agents: every host's baseline (pt->hosts is allocated here). */
-void rsmp_base(struct run *r);
+void rsmp_base(struct rt *r);
 /* Every connection held. */
-void rsmp_peak(struct run *r);
+void rsmp_peak(struct rt *r);
 /* Agents gone: each host back at its baseline within a few seconds, or a leak. */
-void rsmp_after(struct run *r);
+void rsmp_after(struct rt *r);
 
 /*
  * "# host=... role=... agents=..." per host, "# host_lost host=... role=...

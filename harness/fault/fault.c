@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "common/opt.h"
-#include "harness/point/fault.h"
+#include "harness/fault/fault.h"
 
 const char flt_grammar[] =
 	"kill-client[:N]|kill-server|stop-server:MS|link-down[:MS][:server]|loss:PCT|"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* pointtap: a load point as a TAP subtest, its figures from harness/out/fig.h. */
+/* pointtap: a load point as a TAP subtest, its figures from harness/figures/fig.h. */
 #ifndef RDC_HARNESS_POINTTAP_H
 #define RDC_HARNESS_POINTTAP_H
 

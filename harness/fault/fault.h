@@ -31,8 +31,8 @@
  * removes what a crashed run left (qdiscs and links go with their namespace; a
  * stopped agent dies with rdmacap through its PDEATHSIG).
  *
- * Uses: netns/netns.h (the topology's names, nn_enter), libc. ip and tc run as
- * children inside the namespace, waited for by pid.
+ * Uses: netns/netns.h (the topology's names, nn_enter), common/opt.h, libc.
+ * ip and tc run as children inside the namespace, waited for by pid.
  */
 #ifndef RDC_HARNESS_FAULT_H
 #define RDC_HARNESS_FAULT_H

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/out/fig.h"
-#include "harness/out/json.h"
-#include "harness/sample/rsample.h"
+#include "harness/figures/fig.h"
+#include "harness/figures/json.h"
+#include "harness/point/rsample.h"
 
 json_t *js_plan(const struct hp_plan *p)
 {
@@ -42,20 +42,12 @@ json_t *js_plan(const struct hp_plan *p)
 	return o;
 }
 
-json_t *js_res(const uint64_t *v)
-{
-	json_t *o = json_object();
-
-	for (int i = 0; i < SMP_NRES; i++)
-		json_object_set_new(o, smp_res_name(i), json_integer((json_int_t)v[i]));
-	return o;
-}
-
 static json_t *js_res_pair(const struct smp_res *r)
 {
 	if (!r->valid)
 		return json_null();
-	return json_pack("{s:o, s:o}", "server", js_res(r->srv), "clients", js_res(r->cli));
+	return json_pack("{s:o, s:o}", "server", smp_res_json(r->srv), "clients",
+			 smp_res_json(r->cli));
 }
 
 /* One side's port counters: name -> now - base (base NULL: the values), zeros kept or not. */

@@ -12,7 +12,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "harness/hosts/hosts.h"
-#include "harness/hosts/hosttopo.h"
+#include "harness/load/hosttopo.h"
 #include "common/ipaddr.h"
 #include "rdma/port.h"
 
@@ -100,7 +100,7 @@ static int htp_device(const struct hp_plan *p, struct nn_host *h, char *why, siz
 	return 0;
 }
 
-int htp_plan(const struct hp_plan *p, struct nn_topo *t, const char *run, char *why, size_t len)
+int htp_topo(const struct hp_plan *p, struct nn_topo *t, const char *run, char *why, size_t len)
 {
 	int rc;
 
@@ -122,7 +122,7 @@ int htp_plan(const struct hp_plan *p, struct nn_topo *t, const char *run, char *
 	return 0;
 }
 
-int htp_plan_hosts(const struct hp_plan *p, struct nn_topo *t, const char *run, char *why,
+int htp_topo_hosts(const struct hp_plan *p, struct nn_topo *t, const char *run, char *why,
 		   size_t len)
 {
 	struct hosts_list *l = malloc(sizeof(*l));

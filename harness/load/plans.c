@@ -14,18 +14,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness/plan/certs.h"
+#include "harness/certs/certs.h"
 #include "harness/cli/clicheck.h"
 #include "harness/env/env.h"
-#include "harness/hosts/hosttopo.h"
+#include "harness/load/hosttopo.h"
 #include "harness/hosts/remote.h"
-#include "harness/out/json.h"
+#include "harness/figures/json.h"
+#include "harness/point/agent.h"
 #include "harness/point/memfloor.h"
-#include "harness/plan/plans.h"
-#include "harness/out/pointtap.h"
-#include "harness/plan/repeat.h"
-#include "harness/plan/search.h"
-#include "harness/plan/tune.h"
+#include "harness/load/plans.h"
+#include "harness/figures/pointtap.h"
+#include "harness/load/repeat.h"
+#include "harness/load/search.h"
+#include "harness/load/tune.h"
 #include "rdma/cap.h"
 
 struct pl_sess {
@@ -74,7 +75,7 @@ static const char *pl_skip_reason(const struct hp_plan *p, char *buf, size_t len
 	bool rc = p->transport != OPT_TR_TCP;
 
 	if (p->topo.kind == NN_HOST)
-		return NULL; /* nothing to create: the device is checked by htp_plan */
+		return NULL; /* nothing to create: the device is checked by htp_topo */
 	if (p->topo.kind != NN_LOOP && geteuid() != 0)
 		return "not root: network namespace topologies need CAP_NET_ADMIN";
 	if (flt_unavailable(&p->fault, buf, len))
@@ -131,8 +132,8 @@ static int pl_remote(struct pt_ctx *c, const char *run, char *why, size_t len)
 		snprintf(why, len, "malloc: %s", strerror(errno));
 		return -1;
 	}
-	if (rm_open(c->remote, p->hosts, p->server_host, p->launcher, run, p->agent_path, p->push,
-		    c->tls_dir[0] ? c->tls_dir : NULL, why, len)) {
+	if (rm_open(c->remote, p->hosts, p->server_host, p->launcher, run, agt_binary(),
+		    p->agent_path, p->push, c->tls_dir[0] ? c->tls_dir : NULL, why, len)) {
 		free(c->remote);
 		c->remote = NULL;
 		return -1;
@@ -245,12 +246,12 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		return -1;
 	}
 	if (p->hosts) {
-		if (htp_plan_hosts(p, c->topo, run, why, sizeof(why))) {
+		if (htp_topo_hosts(p, c->topo, run, why, sizeof(why))) {
 			tap_bail(t, "--hosts: %s", why);
 			return -1;
 		}
 	} else if (c->topo->kind == NN_HOST) {
-		rc = htp_plan(p, c->topo, run, why, sizeof(why));
+		rc = htp_topo(p, c->topo, run, why, sizeof(why));
 		if (rc > 0) {
 			tap_skip_all(t, "%s", why);
 			json_object_set_new(doc, "skipped", json_string(why));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The limit search: grow by doubling, then bisect; see harness/plan/search.h. */
-#include "harness/plan/search.h"
+/* The limit search: grow by doubling, then bisect; see harness/load/search.h. */
+#include "harness/load/search.h"
 
 static const struct srch_point *srch_find(const struct srch *s, long n)
 {

@@ -10,14 +10,14 @@
  * (fig_json_spread), and which repeat's records (failures, resources, QPs,
  * series) the object shows: the first that did not pass, else the last.
  *
- * May use harness/point/point.h, harness/out/ (fig.h, json.h, pointtap.h) and tap/.
+ * May use harness/point/point.h, harness/figures/ (fig.h, json.h, pointtap.h) and tap/.
  */
 #ifndef RDC_HARNESS_REPEAT_H
 #define RDC_HARNESS_REPEAT_H
 
 #include <jansson.h>
 
-#include "harness/out/fig.h"
+#include "harness/figures/fig.h"
 #include "harness/point/point.h"
 
 /*

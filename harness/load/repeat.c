@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "harness/out/fig.h"
-#include "harness/out/json.h"
-#include "harness/out/pointtap.h"
-#include "harness/plan/repeat.h"
+#include "harness/figures/fig.h"
+#include "harness/figures/json.h"
+#include "harness/figures/pointtap.h"
+#include "harness/load/repeat.h"
 
 struct rpt {
 	struct pt_point *pts[HP_MAX_REPEAT];

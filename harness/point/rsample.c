@@ -8,10 +8,9 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "harness/out/json.h"
 #include "harness/hosts/remote.h"
-#include "harness/sample/rsample.h"
-#include "harness/point/run.h"
+#include "harness/point/rsample.h"
+#include "harness/point/rt.h"
 
 #define RSMP_CMD "rdma -j resource show && grep '^Slab:' /proc/meminfo"
 #define RSMP_TIMEOUT_S 20
@@ -47,7 +46,7 @@ static int rsmp_parse(struct rsmp_host *h, enum rsmp_when w, const char *out)
 	return 0;
 }
 
-static int rsmp_read(struct run *r, enum rsmp_when w)
+static int rsmp_read(struct rt *r, enum rsmp_when w)
 {
 	struct rm_ctx *rm = r->c->remote;
 	struct rsmp_hosts *hs = r->pt->hosts;
@@ -73,7 +72,7 @@ static int rsmp_read(struct run *r, enum rsmp_when w)
 }
 
 /* The point's srv and cli counters are the server host's and the client hosts' sums. */
-static bool rsmp_sum(struct run *r, enum rsmp_when w, struct smp_res *res)
+static bool rsmp_sum(struct rt *r, enum rsmp_when w, struct smp_res *res)
 {
 	struct rsmp_hosts *hs = r->pt->hosts;
 
@@ -88,7 +87,7 @@ static bool rsmp_sum(struct run *r, enum rsmp_when w, struct smp_res *res)
 	return true;
 }
 
-void rsmp_base(struct run *r)
+void rsmp_base(struct rt *r)
 {
 	struct rm_ctx *rm = r->c->remote;
 	const struct nn_topo *t = r->c->topo;
@@ -109,15 +108,14 @@ void rsmp_base(struct run *r)
 	rsmp_sum(r, RSMP_BASE, &r->pt->res_base);
 }
 
-/* Agents per host: the servers on host 0, client agent j on 1 + j % client hosts. */
-static void rsmp_agents(struct run *r)
+/* Agents per host, each on its lay_agent_at host. */
+static void rsmp_agents(struct rt *r)
 {
 	struct rsmp_hosts *hs = r->pt->hosts;
-	long nc = hs->n - 1;
 
 	for (long i = 0; i < r->nag; i++) {
 		struct agt_agent *a = &r->ag[i];
-		struct rsmp_host *h = &hs->h[i < r->nsrv ? 0 : 1 + (i - r->nsrv) % nc];
+		struct rsmp_host *h = &hs->h[lay_agent_at(r, i).host];
 
 		h->agents++;
 		if (a->server)
@@ -128,7 +126,7 @@ static void rsmp_agents(struct run *r)
 	}
 }
 
-void rsmp_peak(struct run *r)
+void rsmp_peak(struct rt *r)
 {
 	if (!r->pt->hosts)
 		return;
@@ -136,7 +134,7 @@ void rsmp_peak(struct run *r)
 	rsmp_sum(r, RSMP_PEAK, &r->pt->res_peak);
 }
 
-static bool rsmp_back(struct run *r)
+static bool rsmp_back(struct rt *r)
 {
 	struct rsmp_hosts *hs = r->pt->hosts;
 
@@ -149,7 +147,7 @@ static bool rsmp_back(struct run *r)
 	return true;
 }
 
-void rsmp_after(struct run *r)
+void rsmp_after(struct rt *r)
 {
 	struct pt_point *pt = r->pt;
 	struct rsmp_hosts *hs = pt->hosts;
@@ -230,7 +228,7 @@ json_t *rsmp_json(const struct rsmp_hosts *hs)
 								    sizeof(h->res[0])));
 
 		for (int w = 0; w < RSMP_N; w++)
-			json_object_set_new(o, rsmp_when_name[w], h->valid[w] ? js_res(h->res[w]) :
+			json_object_set_new(o, rsmp_when_name[w], h->valid[w] ? smp_res_json(h->res[w]) :
 					    json_null());
 		if (h->err[0])
 			json_object_set_new(o, "error", json_string(h->err));

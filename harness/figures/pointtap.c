@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/out/fig.h"
-#include "harness/out/pointtap.h"
-#include "harness/sample/rsample.h"
+#include "harness/figures/fig.h"
+#include "harness/figures/pointtap.h"
+#include "harness/point/rsample.h"
 #include "harness/sample/wire.h"
 
 static void ptap_res_diag(struct tap *t, const char *what, const struct smp_res *r)

@@ -9,9 +9,7 @@
 #include "harness/point/point.h"
 
 json_t *js_plan(const struct hp_plan *p);
-/* One side's RDMA resource counters (SMP_NRES of them) as {"pd": n, "cq": n, ...}. */
-json_t *js_res(const uint64_t *v);
-/* A point: its figures (harness/out/fig.h), resources, failures, verdict and series. */
+/* A point: its figures (harness/figures/fig.h), resources, failures, verdict and series. */
 json_t *js_point(const struct pt_point *pt, const struct hp_plan *plan, const char *verdict);
 /* Writes doc to path atomically (temp file + rename), and its sha256sum(1) line
  * to path.sha256 the same way. 0 or -1 with a message. */
