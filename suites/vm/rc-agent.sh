@@ -8,7 +8,7 @@
 #   vm/run -- suites/vm/rc-agent.sh
 #
 # Topology from `rdmacap up --topology pair --rxe`; a throwaway PKI made here with
-# the openssl CLI in the profile of harness/plan/certs.c (CA, server with serverAuth and
+# the openssl CLI in the profile of harness/certs/certs.c (CA, server with serverAuth and
 # DNS rdmacap-server, client with clientAuth, and a client of an unrelated CA).
 # The server's device counters (rdma -j resource show) are read at the baseline,
 # at peak (every client connected, before "stop") and after the agents left.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# tune-kill.sh: every host sysctl rdmacap changes (harness/plan/tune.c) is put
+# tune-kill.sh: every host sysctl rdmacap changes (harness/load/tune.c) is put
 # back by `rdmacap down` after the run that changed it was SIGKILLed in its
 # traffic phase, inside the rxe VM (net.rdma_ucm.max_backlog exists only with
 # rdma_ucm, vm.max_map_count matters only to rc: neither can be tried on a host
@@ -36,7 +36,7 @@ N=${TUNE_CLIENTS:-100}
 NIC=tknic
 DEV=tkrxe
 ADDR=10.76.0.1
-# every sysctl harness/plan/tune.c sets on the host or in rdmacap's namespaces
+# every sysctl harness/load/tune.c sets on the host or in rdmacap's namespaces
 SYSCTLS="vm.max_map_count net.core.somaxconn net.rdma_ucm.max_backlog fs.nr_open
 net.ipv4.ip_local_port_range net.ipv4.tcp_tw_reuse net.ipv4.tcp_max_syn_backlog"
 # what the suite found, put back by cleanup whatever happened
