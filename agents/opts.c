@@ -148,6 +148,8 @@ static void ag_defaults(struct ag_opts *o)
 	o->oob_session = (enum opt_oob_session)opt_defs[OPT_OOB_SESSION].def;
 	o->poll = (enum opt_poll)opt_defs[OPT_POLL].def;
 	o->gid_index = -1;
+	o->sl = (uint8_t)opt_defs[OPT_SL].def;
+	o->tclass = (uint8_t)opt_defs[OPT_TCLASS].def;
 	o->ah = (enum opt_ah)opt_defs[OPT_AH].def;
 	o->ah_max = (uint32_t)opt_defs[OPT_AH_MAX].def;
 	ipa_loopback(&o->addr, AF_INET);
@@ -178,7 +180,8 @@ static int ag_check(const struct ag_opts *o, const uint8_t *seen, char *err, siz
 	}
 	for (int i = 0; i < OPT_N; i++)
 		shared[i] = seen[O_SHARED + i - O_ROLE];
-	if (opt_rules(o->transport, shared, err, errlen) || opt_cm_rules(o->cm, shared, err, errlen) ||
+	if (opt_rules(o->transport, shared, err, errlen) ||
+	    opt_cm_rules(o->transport, o->cm, shared, err, errlen) ||
 	    opt_ud_rules(o->transport, o->cm, o->size, err, errlen) ||
 	    opt_uc_rules(o->transport, o->op, err, errlen) ||
 	    opt_thread_rules(o->transport, o->model, o->cq, o->srq, o->cm, err, errlen))
@@ -240,6 +243,8 @@ static int ag_shared(struct ag_opts *o, enum opt_id id, const char *arg, char *e
 		o->dev = o->device.name;
 		break;
 	case OPT_GID_INDEX: o->gid_index = (int)v; break;
+	case OPT_SL: o->sl = (uint8_t)v; break;
+	case OPT_TCLASS: o->tclass = (uint8_t)v; break;
 	case OPT_MEM_FLOOR: /* OPT_F_ORCH: not in our getopt table */
 	case OPT_FAMILY:
 	case OPT_N: return ag_err(err, errlen, "internal: option %d", id);
@@ -385,4 +390,10 @@ int ag_opts_local(const struct ag_opts *o, struct ipa *local)
 		return -1;
 	}
 	return 0;
+}
+
+struct rport_path ag_opts_path(const struct ag_opts *o, int gidx)
+{
+	return (struct rport_path){ .sl = o->sl, .tclass = o->tclass, .gid_index = gidx,
+				    .grh = o->gid_index >= 0 };
 }

@@ -15,6 +15,7 @@
 
 #include "common/ipaddr.h"
 #include "common/opt.h"
+#include "rdma/port.h"
 
 enum ag_role { AG_ROLE_NONE, AG_ROLE_SERVER, AG_ROLE_CLIENT };
 
@@ -63,6 +64,8 @@ struct ag_opts {
 	const char *dev;	/* NULL: the device holding the local address */
 	struct opt_dev device;	/* --device NAME[:PORT]: dev points at its name */
 	int gid_index;		/* --gid-index, -1: the GID rdma/port chooses for the address */
+	uint8_t sl;		/* --sl: the address vectors' service level */
+	uint8_t tclass;		/* --tclass: their GRH's traffic class */
 	const char *tls_ca, *tls_cert, *tls_key;	/* point into argv */
 };
 
@@ -78,5 +81,11 @@ void ag_usage(FILE *f);
  * after a fatal "error" record.
  */
 int ag_opts_local(const struct ag_opts *o, struct ipa *local);
+
+/*
+ * The path of the address vectors (rport_av) from local GID index gidx: --sl,
+ * --tclass, and on InfiniBand a GRH only when --gid-index asked for one.
+ */
+struct rport_path ag_opts_path(const struct ag_opts *o, int gidx);
 
 #endif

@@ -89,6 +89,17 @@ const struct opt_def opt_defs[OPT_N] = {
 	/* def below min: "not given", the GID of the address in use (rdma/port.h) */
 	[OPT_GID_INDEX] = { "gid-index", N(0, 255, -1), .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST,
 			    .arg = "N", .help = "source GID index; default: the RoCEv2 GID of the address" },
+	/*
+	 * The address vector's (rdma/port.h, rport_av): the SL is 4 bits of the
+	 * LRH (IB) or the priority a RoCE switch maps it to; the class is the GRH's
+	 * 8 bits, so InfiniBand carries it only with a GRH (--gid-index). With --cm
+	 * rdmacm, rc and uc connections are addressed by rdma_cm: the class goes in
+	 * as the id's type of service, and it picks the SL itself.
+	 */
+	[OPT_SL] = { "sl", N(0, 15, 0), .flags = OPT_F_RC | OPT_F_UD, .arg = "N",
+		     .help = "service level of the address vectors" },
+	[OPT_TCLASS] = { "tclass", N(0, 255, 0), .flags = OPT_F_RC | OPT_F_UD, .arg = "N",
+			 .help = "GRH traffic class (RoCE; InfiniBand with --gid-index)" },
 	[OPT_AH] = { "ah", W(opt_ahs), .flags = OPT_F_UD_ONLY | OPT_F_SERVER, .def = OPT_AH_CACHE,
 		     .arg = "cache|wc|lru|peer",
 		     .help = "ud server: one address handle per connected client, one per "
@@ -355,7 +366,8 @@ int opt_thread_rules(enum opt_transport tr, enum opt_model model, enum opt_cq cq
 	return 0;
 }
 
-int opt_cm_rules(enum opt_cm cm, const bool seen[OPT_N], char *err, size_t errlen)
+int opt_cm_rules(enum opt_transport tr, enum opt_cm cm, const bool seen[OPT_N], char *err,
+		 size_t errlen)
 {
 	for (int i = 0; cm != OPT_CM_OOB_TLS && i < OPT_N; i++)
 		if (seen[i] && (opt_defs[i].flags & OPT_F_OOB_TLS)) {
@@ -363,6 +375,13 @@ int opt_cm_rules(enum opt_cm cm, const bool seen[OPT_N], char *err, size_t errle
 				 opt_defs[i].name, opt_word(OPT_CM, cm));
 			return -1;
 		}
+	/* ud builds its address handles itself, with either CM */
+	if (cm == OPT_CM_RDMACM && opt_tr_connected(tr) && seen[OPT_SL]) {
+		snprintf(err, errlen, "--sl is not taken by --cm rdmacm with --transport %s: "
+			 "rdma_cm picks the SL of the path (--tclass sets its type of service)",
+			 opt_word(OPT_TRANSPORT, tr));
+		return -1;
+	}
 	return 0;
 }
 

@@ -41,7 +41,7 @@ enum opt_family { OPT_FAM_4, OPT_FAM_6, OPT_FAM_N };
 enum opt_id {
 	OPT_TRANSPORT, OPT_CM, OPT_SERVER_MODEL, OPT_CQ, OPT_MR, OPT_OP, OPT_OOB_SESSION, OPT_SRQ, OPT_RX_DEPTH,
 	OPT_POLL,
-	OPT_DEVICE, OPT_GID_INDEX, OPT_AH, OPT_AH_MAX, OPT_SIZE, OPT_MSGS, OPT_TIMEOUT,
+	OPT_DEVICE, OPT_GID_INDEX, OPT_SL, OPT_TCLASS, OPT_AH, OPT_AH_MAX, OPT_SIZE, OPT_MSGS, OPT_TIMEOUT,
 	OPT_MEM_FLOOR, OPT_FAMILY, OPT_SERVER_THREADS,
 	OPT_WORKERS, OPT_QP_SHARE, OPT_PORTS,
 	OPT_THINK_MS, OPT_STAGGER_MS, OPT_CLIENTS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY,
@@ -209,10 +209,12 @@ int opt_thread_rules(enum opt_transport tr, enum opt_model model, enum opt_cq cq
 		     enum opt_cm cm, char *err, size_t errlen);
 
 /*
- * The rule of options marked OPT_F_OOB_TLS: not with --cm rdmacm (cm is the
- * value given or the default). 0, or -1 with the reason in err.
+ * The rules of --cm (cm is the value given or the default): options marked
+ * OPT_F_OOB_TLS not with --cm rdmacm, nor --sl with rdmacm on rc and uc (the CM
+ * addresses their QPs). 0, or -1 with the reason in err.
  */
-int opt_cm_rules(enum opt_cm cm, const bool seen[OPT_N], char *err, size_t errlen);
+int opt_cm_rules(enum opt_transport tr, enum opt_cm cm, const bool seen[OPT_N], char *err,
+		 size_t errlen);
 
 /* "--size B   message bytes (1..1048576, default 64)" for --help listings. */
 void opt_help_line(enum opt_id id, char *buf, size_t len);

@@ -335,6 +335,11 @@ int rport_av(const struct rport *p, uint16_t dlid, const union ibv_gid *dgid,
 	if (path->sl > RPORT_SL_MAX)
 		return rport_why(why, len, EINVAL, "--sl %u: a service level is 0..%d", path->sl,
 				 RPORT_SL_MAX);
+	/* the class is a GRH field: without one it would be dropped unseen */
+	if (!grh && path->tclass)
+		return rport_why(why, len, EINVAL,
+				 "--tclass %u on InfiniBand %s port %u needs a GRH (--gid-index)",
+				 path->tclass, p->dev, p->port);
 	if (!roce && (!dlid || dlid > RPORT_LID_UNICAST_MAX))
 		return rport_why(why, len, EINVAL,
 				 "peer LID %u is not a unicast LID: an InfiniBand peer is routed by its LID",

@@ -148,7 +148,7 @@ int rport_gid_choose(const struct rport *p, const struct rport_want *w, char *wh
  * The address vector from p to a peer with LID dlid and GID dgid over path.
  * 0 with *ah filled (zeroed first); or -1 with errno and why: EPROTONOSUPPORT
  * an iWARP port, EINVAL a peer without the LID or GID the fabric routes by, an
- * SL beyond 4 bits, or a GRH without a GID index.
+ * SL beyond 4 bits, a GRH without a GID index, or a traffic class without a GRH.
  */
 int rport_av(const struct rport *p, uint16_t dlid, const union ibv_gid *dgid,
 	     const struct rport_path *path, struct ibv_ah_attr *ah, char *why, size_t len);

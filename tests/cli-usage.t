@@ -90,6 +90,11 @@ BAD=(
 	# the host topology's --family and --server-addr must name one family
 	"--topology host --family 6 --server-addr 10.0.0.1"
 	"--topology host --family 4 --server-addr fd7a::2"
+	# the address vector's fields: a 4-bit SL, an 8-bit traffic class
+	"--transport rc --sl 16"
+	"--transport rc --tclass 256"
+	"--transport tcp --sl 1"
+	"--transport rc --cm rdmacm --sl 1"
 )
 # what the message must name, by the index of the line above
 declare -A NAMED=(
@@ -97,6 +102,7 @@ declare -A NAMED=(
 	[23]=garbage.pem [24]=missing.pem [25]=noname.key [26]=foreign.pem [27]=noname.pem
 	[28]=server-only.pem [29]=rdmacm [30]=mem-floor [31]=mem-floor [32]=mem-floor
 	[33]="--family 6 and --server-addr 10.0.0.1" [34]="--family 4 and --server-addr fd7a::2"
+	[35]="--sl (want 0..15)" [36]="--tclass (want 0..255)" [37]=--sl [38]="--sl is not taken"
 )
 
 tap_init

@@ -125,6 +125,8 @@ static long long h_val(enum opt_id id)
 	case OPT_TLS_KEY: return plan.tls_key ? (long long)strlen(plan.tls_key) : -1;
 	case OPT_DEVICE: return (long long)strlen(plan.device.name) * 1000 + plan.device.port;
 	case OPT_GID_INDEX: return plan.gid_index;
+	case OPT_SL: return plan.sl;
+	case OPT_TCLASS: return plan.tclass;
 	case OPT_N: break;
 	}
 	return -2;
@@ -162,6 +164,8 @@ static long long a_val(enum opt_id id)
 	case OPT_TLS_KEY: return ag.tls_key ? (long long)strlen(ag.tls_key) : -1;
 	case OPT_DEVICE: return (long long)strlen(ag.device.name) * 1000 + ag.device.port;
 	case OPT_GID_INDEX: return ag.gid_index;
+	case OPT_SL: return ag.sl;
+	case OPT_TCLASS: return ag.tclass;
 	case OPT_N: break;
 	}
 	return -2;
@@ -468,6 +472,34 @@ static void t_rcops(void)
 	}
 }
 
+/*
+ * --sl and --tclass: ud makes its address handles with either CM; rdma_cm
+ * addresses rc and uc QPs and picks their SL, so --sl is refused there.
+ */
+#define NPATH 5
+static void t_path(void)
+{
+	char *av[] = { "rdmacap-agent", "--role=client", "--transport=uc", "--cm=rdmacm",
+		       "--sl=3", NULL };
+	int rc;
+
+	rc = h_line("rdmacap run --transport rc --sl 3 --tclass 96");
+	tap_ok(&t, !rc && plan.sl == 3 && plan.tclass == 96, "rc --sl 3 --tclass 96: accepted (%s)",
+	       h_msg());
+	rc = h_line("rdmacap run --transport ud --cm rdmacm --sl 15 --tclass 255");
+	tap_ok(&t, !rc && plan.sl == 15 && plan.tclass == 255,
+	       "ud --cm rdmacm --sl 15 --tclass 255: accepted (%s)", h_msg());
+	rc = h_line("rdmacap run --transport rc --cm rdmacm --tclass 96");
+	tap_ok(&t, !rc && plan.tclass == 96, "rc --cm rdmacm --tclass 96: accepted (%s)", h_msg());
+	rc = h_line("rdmacap run --transport rc --cm rdmacm --sl 3");
+	tap_ok(&t, rc == -1 && strstr(herr, "--sl is not taken by --cm rdmacm with --transport rc"),
+	       "rc --cm rdmacm --sl 3: rejected, named (%s)", h_msg());
+	memset(aerr, 0, sizeof(aerr));
+	rc = ag_opts_parse(&ag, 5, av, aerr, sizeof(aerr));
+	tap_ok(&t, rc == -1 && strstr(aerr, "--sl is not taken by --cm rdmacm with --transport uc"),
+	       "agent uc --cm rdmacm --sl 3: rejected, named (%s)", aerr);
+}
+
 /* --cpus: the agent's alone; a list of CPUs, one per spinning loop */
 #define NCPUS 8
 static void t_cpus(void)
@@ -515,11 +547,12 @@ static void t_cpus(void)
 int main(void)
 {
 	tap_init(&t, stdout);
-	tap_plan(&t, t_count() + NCPUS);
+	tap_plan(&t, t_count() + NCPUS + NPATH);
 	t_cpus();
 	t_vocabulary();
 	t_cli_defects();
 	t_rcops();
+	t_path();
 	tap_totals(&t);
 	return tap_exit_code(&t);
 }

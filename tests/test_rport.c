@@ -5,7 +5,8 @@
  * port (v1 and v2, IPv4-mapped and IPv6 entries, link-local ones skipped,
  * --gid-index valid, out of range and empty), and an iWARP port (one MAC-based
  * GID, LID 0). No device is needed: these are the rules the InfiniBand path
- * follows where no InfiniBand device is.
+ * follows where no InfiniBand device is. Then the agent's command line
+ * (--sl, --tclass, --gid-index) as the address vectors its QPs get.
  * TAP 13 on stdout; exit 0 pass, 1 fail.
  */
 #include <arpa/inet.h>
@@ -15,6 +16,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "agents/opts.h"
 #include "rdma/port.h"
 #include "tap/tap.h"
 
@@ -269,14 +271,78 @@ static void t_iwarp(void)
 	rport_free(&p);
 }
 
+/* The address vector an agent started with extra[] makes on p to the peer. */
+static int t_cmd_av(const struct rport *p, const char *const *extra, int nextra, uint16_t dlid,
+		    const union ibv_gid *dgid, int gidx, struct ibv_ah_attr *ah)
+{
+	/* ud: its address handles are rport_av's with either CM (rc's with oob-tls) */
+	char *av[16] = { "rdmacap-agent", "--role=client", "--transport=ud", "--cm=rdmacm" };
+	char err[256] = "";
+	struct ag_opts o;
+	struct rport_path path;
+	int n = 4;
+
+	for (int i = 0; i < nextra && n < 15; i++)
+		av[n++] = (char *)extra[i];
+	av[n] = NULL;
+	if (ag_opts_parse(&o, n, av, err, sizeof(err)))
+		tap_bail(&T, "ag_opts_parse: %s", err);
+	path = ag_opts_path(&o, gidx);
+	t_why[0] = '\0';
+	if (rport_av(p, dlid, dgid, &path, ah, t_why, sizeof(t_why))) {
+		tap_diag(&T, "%s", t_why);
+		return -errno;
+	}
+	return 0;
+}
+
+/* rdmacap run --sl 3 --tclass 96: what each fabric's address vector carries */
+static void t_cmdline(void)
+{
+	const struct ibv_gid_entry roce[] = { t_ent(1, 3, IBV_GID_TYPE_ROCE_V2, "10.0.0.1") };
+	const struct ibv_gid_entry ib[] = { t_ent(1, 0, IBV_GID_TYPE_IB, "fe80::2:c903:a:1b2c") };
+	const char *const both[] = { "--sl=3", "--tclass=96" };
+	const char *const grh[] = { "--sl=3", "--tclass=96", "--gid-index=0" };
+	const char *const sl[] = { "--sl=3" };
+	union ibv_gid rpeer = t_ent(0, 0, 0, "10.0.0.2").gid;
+	union ibv_gid ipeer = t_ent(0, 0, 0, "fe80::2:c903:a:9999").gid;
+	struct ibv_ah_attr ah;
+	struct rport p;
+	int r;
+
+	t_port(&p, "rxe0", IBV_LINK_LAYER_ETHERNET, IBV_TRANSPORT_IB, IBV_PORT_ACTIVE, 0, 16, roce, 1);
+	r = t_cmd_av(&p, both, 2, 0, &rpeer, 3, &ah);
+	tap_ok(&T, r == 0 && ah.is_global && ah.sl == 3 && ah.grh.traffic_class == 96 &&
+		   ah.grh.sgid_index == 3 && !ah.dlid,
+	       "RoCE, --sl 3 --tclass 96: sl 3, the class in the GRH (got %d)", r);
+	r = t_cmd_av(&p, NULL, 0, 0, &rpeer, 3, &ah);
+	tap_ok(&T, r == 0 && ah.is_global && !ah.sl && !ah.grh.traffic_class,
+	       "RoCE, neither given: sl 0, class 0, still a GRH (got %d)", r);
+	rport_free(&p);
+
+	t_port(&p, "mlx5_0", IBV_LINK_LAYER_INFINIBAND, IBV_TRANSPORT_IB, IBV_PORT_ACTIVE, 5, 128, ib, 1);
+	r = t_cmd_av(&p, grh, 3, 7, &ipeer, 0, &ah);
+	tap_ok(&T, r == 0 && ah.is_global && ah.dlid == 7 && ah.sl == 3 &&
+		   ah.grh.traffic_class == 96 && !memcmp(&ah.grh.dgid, &ipeer, sizeof(ipeer)),
+	       "IB with a GRH (--gid-index 0), --sl 3 --tclass 96: both carried (got %d)", r);
+	r = t_cmd_av(&p, sl, 1, 7, &ipeer, 0, &ah);
+	tap_ok(&T, r == 0 && !ah.is_global && ah.dlid == 7 && ah.sl == 3 && !ah.grh.traffic_class,
+	       "IB without a GRH, --sl 3: LID-routed, sl 3 (got %d)", r);
+	r = t_cmd_av(&p, both, 2, 7, &ipeer, 0, &ah);
+	tap_ok(&T, r == -EINVAL && strstr(t_why, "--tclass 96") && strstr(t_why, "GRH"),
+	       "IB without a GRH, --tclass 96: EINVAL, the class needs a GRH (got %d)", r);
+	rport_free(&p);
+}
+
 int main(void)
 {
 	tap_init(&T, stdout);
-	tap_plan(&T, 37);
+	tap_plan(&T, 42);
 	t_ib();
 	t_roce();
 	t_wide();
 	t_iwarp();
+	t_cmdline();
 	tap_totals(&T);
 	return tap_exit_code(&T);
 }

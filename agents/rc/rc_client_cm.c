@@ -67,7 +67,7 @@ void rcc_cm_start(struct rcc *x, uint32_t i)
 	struct rcc_conn *c = &x->c[i];
 	uint32_t id = o->first_id + i;
 	struct sockaddr_storage src, dst;
-	uint8_t ack = DL_RC_ACK_TIMEOUT;
+	uint8_t ack = DL_RC_ACK_TIMEOUT, tos = o->tclass;
 
 	ipa_to_sa(&x->local, 0, &src);
 	ipa_to_sa(&o->addr, (uint16_t)(o->port + id % o->ports), &dst);
@@ -79,6 +79,12 @@ void rcc_cm_start(struct rcc *x, uint32_t i)
 	}
 	/* the ACK timeout of rc_ep_connect's QPs: a dead server is noticed alike */
 	if (rdma_set_option(c->id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &ack, sizeof(ack))) {
+		rcc_fail(x, i, "rdma_set_option", errno, NULL, false);
+		rcc_cm_drop(x, i);
+		return;
+	}
+	/* --tclass: rdma_cm addresses this QP, and takes the class as its type of service */
+	if (tos && rdma_set_option(c->id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos))) {
 		rcc_fail(x, i, "rdma_set_option", errno, NULL, false);
 		rcc_cm_drop(x, i);
 		return;

@@ -43,9 +43,7 @@ static int rc_open_ctx(struct rc_dev *d, const struct ag_opts *o, const struct i
 	d->port = d->rp.port;
 	d->gidx = (uint8_t)gidx;
 	d->gid = d->rp.gids[gidx].gid;
-	/* InfiniBand: a GRH only when a GID index was asked for (rport_av) */
-	d->path.gid_index = gidx;
-	d->path.grh = o->gid_index >= 0;
+	d->path = ag_opts_path(o, gidx);
 	return 0;
 }
 

@@ -83,9 +83,7 @@ int ud_dev_open(struct ud_dev *d, const struct ag_opts *o, const struct ipa *loc
 	d->port = d->rp.port;
 	d->gidx = (uint8_t)gidx;
 	d->gid = d->rp.gids[gidx].gid;
-	/* InfiniBand: a GRH only when a GID index was asked for (rport_av) */
-	d->path.gid_index = gidx;
-	d->path.grh = o->gid_index >= 0;
+	d->path = ag_opts_path(o, gidx);
 	d->mtu = d->rp.active_mtu;
 	d->lid = d->rp.lid;
 	mtu = 128 << d->rp.active_mtu;

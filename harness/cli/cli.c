@@ -73,6 +73,8 @@ const struct hp_opt hp_opts[] = {
 	S(OPT_FAMILY, LOAD | B(HP_UP), HG_TOPO),
 	S(OPT_DEVICE, LOAD, HG_TOPO, .def = "the one holding the address"),
 	S(OPT_GID_INDEX, LOAD, HG_TOPO, .def = "the RoCEv2 GID of the address"),
+	S(OPT_SL, LOAD, HG_TOPO),
+	S(OPT_TCLASS, LOAD, HG_TOPO),
 	{ "server-addr", 1, HP_O_SERVER_ADDR, LOAD, HG_TOPO, "A", 0, 0, NULL,
 	  "host: the server's IPv4 or IPv6 address; default: the device's, or the server host's" },
 	{ "tune", 0, HP_O_TUNE, LOAD, HG_TOPO, NULL, 0, 0, NULL,
@@ -243,6 +245,8 @@ static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err
 	case OPT_TLS_KEY: p->tls_key = v; break;
 	case OPT_DEVICE: opt_device(v, &p->device); break;
 	case OPT_GID_INDEX: p->gid_index = (int)x; break;
+	case OPT_SL: p->sl = (int)x; break;
+	case OPT_TCLASS: p->tclass = (int)x; break;
 	case OPT_CLIENTS: /* rdmacap's --clients is a total: HP_O_CLIENTS */
 	case OPT_N:
 		snprintf(err, len, "internal: option %d", id);
@@ -342,6 +346,8 @@ static void hp_defaults(struct hp_plan *p)
 	p->qp_share = opt_defs[OPT_QP_SHARE].def;
 	p->rx_depth = opt_defs[OPT_RX_DEPTH].def;
 	p->gid_index = (int)opt_defs[OPT_GID_INDEX].def;
+	p->sl = (int)opt_defs[OPT_SL].def;
+	p->tclass = (int)opt_defs[OPT_TCLASS].def;
 	for (size_t i = 0; i < HP_NOPTS; i++) {
 		const struct hp_opt *o = &hp_opts[i];
 

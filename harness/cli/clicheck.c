@@ -298,7 +298,7 @@ int clicheck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 		return usage_fail(err, p->cmd, "--clients: a list is only for ramp");
 	/* the agent's own cross-option rules, so that no agent exits with a usage error */
 	if (opt_rules(p->transport, seen, msg, sizeof(msg)) ||
-	    opt_cm_rules(p->cm, seen, msg, sizeof(msg)) ||
+	    opt_cm_rules(p->transport, p->cm, seen, msg, sizeof(msg)) ||
 	    opt_ud_rules(p->transport, p->cm, p->size, msg, sizeof(msg)) ||
 	    opt_uc_rules(p->transport, p->op, msg, sizeof(msg)) ||
 	    opt_thread_rules(p->transport, p->server_model, p->cq, p->srq, p->cm, msg,

@@ -60,6 +60,7 @@ struct hp_plan {
 	/* --topology host: the host's own device and address (harness/load/hosttopo.h) */
 	struct opt_dev device;  /* name "" = the device holding the address */
 	int gid_index;          /* -1 = the RoCEv2 GID of the address */
+	int sl, tclass;         /* --sl, --tclass: the agents' address vectors */
 	char server_addr[IPA_STRLEN];   /* "" = the device's address, or 127.0.0.1 for tcp */
 	bool tune;              /* set the sysctls that would help, restore at the end */
 	/* --hosts: agents on other machines over OpenSSH (harness/hosts/hosts.h) */

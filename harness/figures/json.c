@@ -36,6 +36,10 @@ json_t *js_plan(const struct hp_plan *p)
 		json_object_set_new(o, "repeat", json_integer((json_int_t)p->repeat));
 	if (o)
 		json_object_set_new(o, "rx_depth", json_integer((json_int_t)p->rx_depth));
+	if (o)
+		json_object_set_new(o, "sl", json_integer(p->sl));
+	if (o)
+		json_object_set_new(o, "tclass", json_integer(p->tclass));
 	/* -1: the default floor, whose KiB each point holds (memory.floor_kb) */
 	if (o)
 		json_object_set_new(o, "mem_floor_mib", json_integer((json_int_t)p->mem_floor_mib));

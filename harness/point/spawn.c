@@ -75,6 +75,10 @@ static void sp_rc_args(struct rt *r, struct sp_argv *av, const struct nn_host *h
 		sp_arg(av, "--device=%s", h->rxe);
 	if (p->gid_index >= 0)
 		sp_arg(av, "--gid-index=%d", p->gid_index);
+	if (p->sl)
+		sp_arg(av, "--sl=%d", p->sl);
+	if (p->tclass)
+		sp_arg(av, "--tclass=%d", p->tclass);
 	if (p->transport == OPT_TR_UD) {
 		if (server)
 			sp_arg(av, "--ah=%s", opt_word(OPT_AH, p->ah));
