@@ -41,12 +41,16 @@ int main(int argc, char **argv)
 
 	r = ag_opts_parse(&o, argc, argv, err, sizeof(err));
 	if (r == 1) {
-		ag_usage(stdout);
+		if (ag_usage(stdout) || fflush(stdout)) {
+			fprintf(stderr, AG_PROG ": --help: stdout: %s\n", strerror(errno));
+			return 1;
+		}
 		return 0;
 	}
 	if (r) {
 		fprintf(stderr, AG_PROG ": %s\n", err);
-		ag_usage(stderr);
+		if (ag_usage(stderr))
+			return 1;
 		return OPT_EXIT_USAGE;
 	}
 	/* peers vanish; a send to them must be an error, not a death */

@@ -49,47 +49,53 @@ static unsigned ag_own_flags(int c)
 	return 0;
 }
 
-static void ag_usage_group(FILE *f, const char *title, unsigned mask, unsigned want)
+/* the shared options of one group; -1 when f fails */
+static int ag_usage_group(FILE *f, const char *title, unsigned mask, unsigned want)
 {
-	char line[192];
-
-	fprintf(f, "%s", title);
+	if (fputs(title, f) == EOF)
+		return -1;
 	for (int i = 0; i < OPT_N; i++) {
 		/* required here, and named in the usage line; rdmacap's own not ours */
 		if ((opt_defs[i].flags & mask) != want || i == OPT_TRANSPORT ||
 		    (opt_defs[i].flags & OPT_F_ORCH))
 			continue;
-		opt_help_line(i, line, sizeof(line));
-		fprintf(f, "  %s\n", line);
+		if (opt_help_line(f, i, NULL))
+			return -1;
 	}
+	return 0;
 }
 
-void ag_usage(FILE *f)
+int ag_usage(FILE *f)
 {
 	const unsigned roles = OPT_F_SERVER | OPT_F_CLIENT | OPT_F_RC;
+	char port[16], keep[16], backlog[16];
 
-	fprintf(f,
-		"usage: rdmacap-agent --role server|client --transport tcp|rc|ud [options]\n"
-		"  --addr A            server: listen address; client: server address (IPv4 or IPv6, default 127.0.0.1)\n"
-		"  --port P            first port (default %u); clients use P + id %% ports\n"
-		"  --keepidle S        tcp: seconds idle before a keepalive probe (default %u)\n",
-		OPT_DEF_PORT, DL_TCP_KEEPIDLE_S);
-	ag_usage_group(f, "", roles, 0);
-	ag_usage_group(f, " server:\n", roles, OPT_F_SERVER);
-	fprintf(f, "  --backlog N         listen backlog (default %u)\n"
-		"  --pool N            rc: N requests to come, endpoints made ahead of them (default 0)\n",
-		AG_DEF_BACKLOG);
-	ag_usage_group(f, " client:\n", roles, OPT_F_CLIENT);
-	fprintf(f,
-		"  --first-id I        id of the first connection (default 0)\n"
-		"  --bind A            source address, of --addr's family\n");
-	ag_usage_group(f, " --transport rc:\n", OPT_F_RC, OPT_F_RC);
-	fprintf(f,
-		"  --cpus LIST         --poll busy|adaptive: a CPU per spinning loop, in loop order\n"
-		"                      (a client 1, a server --server-threads; thread model: its\n"
-		"                      sessions' threads take them in turn)\n"
-		"  (--cm oob-tls needs --tls-ca, --tls-cert and --tls-key)\n"
-		"  --help\n");
+	snprintf(port, sizeof(port), "%u", OPT_DEF_PORT);
+	snprintf(keep, sizeof(keep), "%u", DL_TCP_KEEPIDLE_S);
+	snprintf(backlog, sizeof(backlog), "%u", AG_DEF_BACKLOG);
+	if (fprintf(f, "Usage: rdmacap-agent --role server|client --transport tcp|rc|ud|uc "
+		    "[options]\n") < 0 ||
+	    opt_help_row(f, "addr", "A", "server: listen address; client: server address "
+			 "(IPv4 or IPv6)", NULL, "127.0.0.1") ||
+	    opt_help_row(f, "port", "P", "first port; clients use P + id % ports", NULL, port) ||
+	    opt_help_row(f, "keepidle", "S", "tcp: seconds idle before a keepalive probe", NULL,
+			 keep) ||
+	    ag_usage_group(f, "", roles, 0) ||
+	    ag_usage_group(f, " server:\n", roles, OPT_F_SERVER) ||
+	    opt_help_row(f, "backlog", "N", "listen backlog", NULL, backlog) ||
+	    opt_help_row(f, "pool", "N", "rc: N requests to come, endpoints made ahead of them",
+			 NULL, "0") ||
+	    ag_usage_group(f, " client:\n", roles, OPT_F_CLIENT) ||
+	    opt_help_row(f, "first-id", "I", "id of the first connection", NULL, "0") ||
+	    opt_help_row(f, "bind", "A", "source address, of --addr's family", NULL, NULL) ||
+	    ag_usage_group(f, " rdma:\n", OPT_F_RC, OPT_F_RC) ||
+	    opt_help_row(f, OPT_CPUS, "LIST", "--poll busy|adaptive: a CPU per spinning loop, in "
+			 "loop order (a client 1, a server --server-threads; thread model: its "
+			 "sessions' threads take them in turn)", NULL, NULL) ||
+	    fprintf(f, "  (--cm oob-tls needs --tls-ca, --tls-cert and --tls-key)\n") < 0 ||
+	    opt_help_row(f, "help", NULL, "this help", NULL, NULL))
+		return -1;
+	return 0;
 }
 
 static int ag_err(char *err, size_t len, const char *fmt, ...)
@@ -173,10 +179,8 @@ static int ag_check(const struct ag_opts *o, const uint8_t *seen, char *err, siz
 		if (ag_flags(c) & other)
 			return ag_err(err, errlen, "--%s is not an option of --role %s",
 				      ag_optname(c), o->role == AG_ROLE_SERVER ? "server" : "client");
-		if ((ag_flags(c) & OPT_F_RC) && !opt_tr_connected(o->transport) &&
-		    !(o->transport == OPT_TR_UD && (ag_flags(c) & OPT_F_UD)))
-			return ag_err(err, errlen, "--%s is an option of --transport rc",
-				      ag_optname(c));
+		if (!opt_tr_takes(ag_flags(c), o->transport))
+			return opt_tr_refuse(ag_optname(c), ag_flags(c), err, errlen);
 	}
 	for (int i = 0; i < OPT_N; i++)
 		shared[i] = seen[O_SHARED + i - O_ROLE];

@@ -74,7 +74,8 @@ struct ag_opts {
  * line reason naming the offending option in err.
  */
 int ag_opts_parse(struct ag_opts *o, int argc, char **argv, char *err, size_t errlen);
-void ag_usage(FILE *f);
+/* The agent's --help on f, from the option table. 0, or -1 when f fails. */
+int ag_usage(FILE *f);
 /*
  * A client's local address: --bind, else the source the kernel routes from
  * towards --addr (rdma/dev's rdev_route_src), whose GID the QPs use. 0, or -1

@@ -85,10 +85,11 @@ const struct opt_def opt_defs[OPT_N] = {
 			       "on a CQ whose completions come often, else sleep" },
 	[OPT_DEVICE] = { "device", OPT_DEV, .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST,
 			 .arg = "NAME[:PORT]",
-			 .help = "RDMA device and port; default: the one holding the address" },
+			 .def_text = "the one holding the address", .help = "RDMA device and port" },
 	/* def below min: "not given", the GID of the address in use (rdma/port.h) */
 	[OPT_GID_INDEX] = { "gid-index", N(0, 255, -1), .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST,
-			    .arg = "N", .help = "source GID index; default: the RoCEv2 GID of the address" },
+			    .arg = "N", .def_text = "the RoCEv2 GID of the address",
+			    .help = "source GID index" },
 	/*
 	 * The address vector's (rdma/port.h, rport_av): the SL is 4 bits of the
 	 * LRH (IB) or the priority a RoCE switch maps it to; the class is the GRH's
@@ -302,23 +303,36 @@ const char *opt_word(enum opt_id id, long long v)
 	return d->words[v];
 }
 
+bool opt_tr_takes(unsigned flags, enum opt_transport tr)
+{
+	if (flags & OPT_F_UD_ONLY)
+		return tr == OPT_TR_UD;
+	if (flags & OPT_F_RC)
+		return opt_tr_connected(tr) || (tr == OPT_TR_UD && (flags & OPT_F_UD));
+	return true;
+}
+
+int opt_tr_refuse(const char *name, unsigned flags, char *err, size_t errlen)
+{
+	size_t n = 0;
+
+	n += (size_t)snprintf(err, errlen, "--%s is an option of --transport ", name);
+	for (int tr = 0; tr < OPT_TR_N && n < errlen; tr++) {
+		if (!opt_transports[tr] || !opt_tr_takes(flags, tr))
+			continue;
+		n += (size_t)snprintf(err + n, errlen - n, "%s%s",
+				      err[n - 1] == ' ' ? "" : "|", opt_transports[tr]);
+	}
+	return -1;
+}
+
 int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen)
 {
 	int tls = seen[OPT_TLS_CA] + seen[OPT_TLS_CERT] + seen[OPT_TLS_KEY];
 
-	for (int i = 0; !opt_tr_connected(tr) && i < OPT_N; i++)
-		if (seen[i] && (opt_defs[i].flags & OPT_F_RC) &&
-		    !(tr == OPT_TR_UD && (opt_defs[i].flags & OPT_F_UD))) {
-			snprintf(err, errlen, "--%s is an option of --transport rc",
-				 opt_defs[i].name);
-			return -1;
-		}
-	for (int i = 0; tr != OPT_TR_UD && i < OPT_N; i++)
-		if (seen[i] && (opt_defs[i].flags & OPT_F_UD_ONLY)) {
-			snprintf(err, errlen, "--%s is an option of --transport ud",
-				 opt_defs[i].name);
-			return -1;
-		}
+	for (int i = 0; i < OPT_N; i++)
+		if (seen[i] && !opt_tr_takes(opt_defs[i].flags, tr))
+			return opt_tr_refuse(opt_defs[i].name, opt_defs[i].flags, err, errlen);
 	if (tls && tls != 3) {
 		snprintf(err, errlen, "--tls-ca, --tls-cert and --tls-key go together");
 		return -1;
@@ -385,29 +399,59 @@ int opt_cm_rules(enum opt_transport tr, enum opt_cm cm, const bool seen[OPT_N], 
 	return 0;
 }
 
-void opt_help_row(char *buf, size_t len, const char *name, const char *arg,
-		  const char *help, const char *limits, const char *def)
-{
-	char lhs[48], tail[128] = "";
+/* the help's text at column 22, or two blanks after a long option: help2man splits there */
+#define OPT_HELP_COL 19
 
-	snprintf(lhs, sizeof(lhs), "--%s%s%s", name, arg ? " " : "", arg ? arg : "");
-	if (limits || def)
-		snprintf(tail, sizeof(tail), " (%s%s%s%s)", limits ? limits : "",
-			 limits && def ? ", " : "", def ? "default " : "", def ? def : "");
-	/* two blanks at least after a long one: help2man splits option and text there */
-	if (strlen(lhs) < 19)
-		snprintf(buf, len, "%-19s %s%s", lhs, help, tail);
-	else
-		snprintf(buf, len, "%s  %s%s", lhs, help, tail);
+/* "; --transport rc|uc" when not every transport takes it, "; --cm oob-tls only" */
+static int opt_help_where(FILE *f, unsigned flags)
+{
+	const char *sep = "; --transport ";
+
+	for (int tr = 0; !opt_tr_takes(flags, OPT_TR_TCP) && tr < OPT_TR_N; tr++) {
+		if (!opt_transports[tr] || !opt_tr_takes(flags, tr))
+			continue;
+		if (fprintf(f, "%s%s", sep, opt_transports[tr]) < 0)
+			return -1;
+		sep = "|";
+	}
+	if ((flags & OPT_F_OOB_TLS) && fprintf(f, "; --cm oob-tls only") < 0)
+		return -1;
+	return 0;
 }
 
-void opt_help_line_def(enum opt_id id, const char *def, char *buf, size_t len)
+static int opt_help_print(FILE *f, const char *name, const char *arg, const char *help,
+			  unsigned flags, const char *limits, const char *def)
+{
+	int n = fprintf(f, "  --%s%s%s", name, arg ? " " : "", arg ? arg : "");
+
+	if (n < 0)
+		return -1;
+	n -= 2;
+	if (fprintf(f, "%*s%s", n < OPT_HELP_COL ? OPT_HELP_COL - n + 1 : 2, "", help) < 0 ||
+	    opt_help_where(f, flags))
+		return -1;
+	if ((limits || def) && fprintf(f, " (%s%s%s%s)", limits ? limits : "",
+				       limits && def ? ", " : "", def ? "default " : "",
+				       def ? def : "") < 0)
+		return -1;
+	return fputc('\n', f) == EOF ? -1 : 0;
+}
+
+int opt_help_row(FILE *f, const char *name, const char *arg, const char *help,
+		 const char *limits, const char *def)
+{
+	return opt_help_print(f, name, arg, help, 0, limits, def);
+}
+
+int opt_help_line(FILE *f, enum opt_id id, const char *def)
 {
 	const struct opt_def *d = &opt_defs[id];
-	char limits[48], defs[24], help[160];
+	char limits[48], defs[24];
 
 	snprintf(limits, sizeof(limits), "%lld..%lld", d->min, d->max);
-	if (!def && d->kind == OPT_NUM && d->def < d->min) {
+	if (!def && d->def_text) {
+		def = d->def_text;
+	} else if (!def && d->kind == OPT_NUM && d->def < d->min) {
 		def = "automatic";
 	} else if (!def && d->kind == OPT_NUM) {
 		snprintf(defs, sizeof(defs), "%lld", d->def);
@@ -415,12 +459,6 @@ void opt_help_line_def(enum opt_id id, const char *def, char *buf, size_t len)
 	} else if (!def && d->kind == OPT_WORD) {
 		def = opt_word(id, d->def);
 	}
-	snprintf(help, sizeof(help), "%s%s", d->help,
-		 d->flags & OPT_F_OOB_TLS ? "; --cm oob-tls only" : "");
-	opt_help_row(buf, len, d->name, d->arg, help, d->kind == OPT_NUM ? limits : NULL, def);
-}
-
-void opt_help_line(enum opt_id id, char *buf, size_t len)
-{
-	opt_help_line_def(id, NULL, buf, len);
+	return opt_help_print(f, d->name, d->arg, d->help, d->flags,
+			      d->kind == OPT_NUM ? limits : NULL, def);
 }

@@ -8,7 +8,8 @@
  * agents/opts.c both parse through this table, so a value the agent would
  * reject is rejected by rdmacap before anything is created.
  *
- * Uses: libc only. Never prints; errors are written into a caller's buffer.
+ * Uses: libc only. Prints only help lines, on the caller's FILE; errors are
+ * written into a caller's buffer.
  *
  * A row marked OPT_F_ORCH is rdmacap's alone (what it watches while agents
  * run): its words, limits and default live here with the others, and the agent
@@ -22,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum opt_transport { OPT_TR_NONE, OPT_TR_TCP, OPT_TR_RC, OPT_TR_UD, OPT_TR_UC, OPT_TR_N };
 enum opt_cm { OPT_CM_OOB_TLS, OPT_CM_RDMACM, OPT_CM_N };
@@ -143,6 +145,7 @@ struct opt_def {
 	const char *const *words;	/* OPT_WORD: indexed by the enum; NULL holes */
 	int nwords;
 	const char *arg;		/* help: "tcp|rc", "B" */
+	const char *def_text;		/* help: the default in words, when not def's */
 	const char *help;		/* help: one line, what it means */
 };
 
@@ -177,11 +180,19 @@ int opt_cpus_str(const int *cpus, int n, char sep, char *buf, size_t len);
 /* The word of enum value v of a word option ("tcp"), or "?" if none. */
 const char *opt_word(enum opt_id id, long long v);
 
+/* Whether --transport tr takes an option of these OPT_F_* flags. */
+bool opt_tr_takes(unsigned flags, enum opt_transport tr);
+
+/*
+ * "--NAME is an option of --transport rc|ud|uc" in err, naming every transport
+ * that takes an option of these flags. Returns -1.
+ */
+int opt_tr_refuse(const char *name, unsigned flags, char *err, size_t errlen);
+
 /*
  * The agent's cross-option rules on what a command line gave (seen[] by
- * opt_id): options marked OPT_F_RC only with --transport rc (or ud, for those
- * also marked OPT_F_UD); TLS files all
- * three or none. 0, or -1 with the reason in err.
+ * opt_id): each option only with a transport that takes it (opt_tr_takes); TLS
+ * files all three or none. 0, or -1 with the reason in err.
  */
 int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
 
@@ -216,17 +227,18 @@ int opt_thread_rules(enum opt_transport tr, enum opt_model model, enum opt_cq cq
 int opt_cm_rules(enum opt_transport tr, enum opt_cm cm, const bool seen[OPT_N], char *err,
 		 size_t errlen);
 
-/* "--size B   message bytes (1..1048576, default 64)" for --help listings. */
-void opt_help_line(enum opt_id id, char *buf, size_t len);
-
-/* The same line with another default text (NULL: the table's), e.g. "automatic". */
-void opt_help_line_def(enum opt_id id, const char *def, char *buf, size_t len);
+/*
+ * Help listings print without a buffer, so no line is cut: "  --size B   message
+ * bytes (1..1048576, default 64)" and a newline on f, its default def or, when
+ * NULL, the table's. 0, or -1 when f fails.
+ */
+int opt_help_line(FILE *f, enum opt_id id, const char *def);
 
 /*
- * The layout of every help line of both programs: "--NAME ARG", padded, the
+ * The layout of every help line of both programs: "  --NAME ARG", padded, the
  * meaning, then "(LIMITS, default DEF)" with whichever of the two is not NULL.
  */
-void opt_help_row(char *buf, size_t len, const char *name, const char *arg,
-		  const char *help, const char *limits, const char *def);
+int opt_help_row(FILE *f, const char *name, const char *arg, const char *help,
+		 const char *limits, const char *def);
 
 #endif

@@ -123,7 +123,7 @@ rc=0
 "$AGENT" --role server --transport tcp --frob 2>"$T/e2" || rc=$?
 check "unknown --frob exits 2 with usage naming it" \
 	test "$rc" = 2 -a -n "$(grep "unrecognized option '--frob'" "$T/e2")" \
-	-a -n "$(grep '^usage:' "$T/e2")"
+	-a -n "$(grep '^Usage:' "$T/e2")"
 rc=0
 "$AGENT" --role client --transport udp 2>"$T/e3" || rc=$?
 check "--transport udp exits 2 naming --transport" \

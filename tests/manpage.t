@@ -3,7 +3,9 @@
 #
 # The man pages make builds render without a warning and have the sections of
 # man/*.h2m (EXIT STATUS, EXAMPLES with one per command, ENVIRONMENT naming every
-# variable the programs read, FILES, SEE ALSO with the RDMA tools), and the bash
+# variable the programs read, FILES, SEE ALSO with the RDMA tools) and of
+# --help-all (COMMANDS, LOAD OPTIONS once, GENERAL OPTIONS); rdmacap-agent(1) has
+# SYNOPSIS, EXAMPLES, ENVIRONMENT and FILES; no help line is cut; and the bash
 # completion it builds completes commands, options and their words in a real
 # bash. (That both name every option of the tables: build/tests/test_usage.)
 # Prints TAP.
@@ -18,7 +20,7 @@ if ! command -v man >/dev/null; then
 	tap_skip_all "man not installed (tests/deps)"
 	exit 4
 fi
-tap_plan 9
+tap_plan 12
 for page in rdmacap.1 rdmacap-agent.1; do
 	warn=$(MANWIDTH=80 LC_ALL=C.UTF-8 man --warnings -l "$B/$page" 2>&1 >/dev/null)
 	nlines=$(MANWIDTH=80 man -l "$B/$page" 2>/dev/null | wc -l)
@@ -41,8 +43,30 @@ sections() {
 	if [ -z "$miss" ]; then tap_ok "$page has the sections $*"
 	else tap_fail "$page has the sections $*" "missing or empty:$miss"; fi
 }
-sections rdmacap.1 "EXIT STATUS" ENVIRONMENT FILES EXAMPLES "SEE ALSO"
-sections rdmacap-agent.1 "EXIT STATUS" "SEE ALSO"
+sections rdmacap.1 COMMANDS "LOAD OPTIONS" "GENERAL OPTIONS" "EXIT STATUS" ENVIRONMENT FILES \
+	EXAMPLES "SEE ALSO"
+sections rdmacap-agent.1 SYNOPSIS DESCRIPTION "EXIT STATUS" ENVIRONMENT FILES EXAMPLES "SEE ALSO"
+
+# rdmacap.1 says each option once: the load commands' under LOAD OPTIONS, not
+# per command (--clients excepted: its default is each command's; --run is up's
+# and down's, each its own meaning)
+section rdmacap.1 "LOAD OPTIONS" >/dev/null
+dup=$(grep -oE '^       --[a-z-]+' "$T/rdmacap.1.txt" | grep -vE -- '--(clients|run)$' | sort |
+	uniq -d | tr -s ' \n' ' ')
+nload=$(section rdmacap.1 "LOAD OPTIONS" | grep -cE '^       --[a-z-]+')
+desc="rdmacap.1: every option one paragraph ($nload under LOAD OPTIONS)"
+if [ -z "$dup" ] && [ "$nload" -gt 20 ]; then tap_ok "$desc"; else tap_fail "$desc" "repeated:$dup"; fi
+
+# nothing cut: each option line of both programs' help closes what it opens
+cut=$({ "$B/rdmacap-agent" --help; "$B/rdmacap" --help-all; } | grep -E '^  --' |
+	awk '{ o = gsub(/\(/, "("); c = gsub(/\)/, ")"); if (o != c) print }')
+desc="--help of both programs: no option line cut (every '(' closed)"
+if [ -z "$cut" ]; then tap_ok "$desc"; else tap_fail "$desc" "$(head -3 <<<"$cut")"; fi
+
+# up's help says why --topology host is not one of its words
+desc="rdmacap up --help: names --topology host and why up refuses it"
+if "$B/rdmacap" up --help | head -2 | grep -q -- '--topology host'; then tap_ok "$desc"
+else tap_fail "$desc" "$("$B/rdmacap" up --help | head -2)"; fi
 
 # every command has an example, every getenv of the programs is documented
 want=$(cd "$ROOT" && grep -rhoE 'getenv\("[A-Z_]+"\)' --include='*.c' harness agents common \

@@ -476,7 +476,7 @@ static void t_rcops(void)
  * --sl and --tclass: ud makes its address handles with either CM; rdma_cm
  * addresses rc and uc QPs and picks their SL, so --sl is refused there.
  */
-#define NPATH 5
+#define NPATH 8
 static void t_path(void)
 {
 	char *av[] = { "rdmacap-agent", "--role=client", "--transport=uc", "--cm=rdmacm",
@@ -498,6 +498,18 @@ static void t_path(void)
 	rc = ag_opts_parse(&ag, 5, av, aerr, sizeof(aerr));
 	tap_ok(&t, rc == -1 && strstr(aerr, "--sl is not taken by --cm rdmacm with --transport uc"),
 	       "agent uc --cm rdmacm --sl 3: rejected, named (%s)", aerr);
+	/* a refusal names every transport the table gives the option */
+	rc = h_line("rdmacap run --transport tcp --device rxe0 --topology host");
+	tap_ok(&t, rc == -1 && strstr(herr, "--device is an option of --transport rc|ud|uc"),
+	       "tcp --device: named with rc, ud and uc (%s)", h_msg());
+	rc = h_line("rdmacap run --transport ud --srq");
+	tap_ok(&t, rc == -1 && strstr(herr, "--srq is an option of --transport rc|uc") &&
+		   !strstr(herr, "rc|uc|"),
+	       "ud --srq: named with rc and uc (%s)", h_msg());
+	av[2] = "--transport=tcp", av[3] = "--cpus=0";
+	rc = ag_opts_parse(&ag, 4, av, aerr, sizeof(aerr));
+	tap_ok(&t, rc == -1 && !strcmp(aerr, "--cpus is an option of --transport rc|uc"),
+	       "agent tcp --cpus, an agent-only option: named with rc and uc (%s)", aerr);
 }
 
 /* --cpus: the agent's alone; a list of CPUs, one per spinning loop */

@@ -78,8 +78,10 @@ static char *t_help(enum hp_cmd c)
 
 	if (!f)
 		return NULL;
-	usage_cmd_help(f, c);
-	fclose(f);
+	if (usage_cmd_help(f, c) | fclose(f)) {
+		free(buf);
+		return NULL;
+	}
 	return buf;
 }
 

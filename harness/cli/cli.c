@@ -6,6 +6,7 @@
  * silently ignored. What the parsed plan must then meet is clicheck.c's.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,8 +72,8 @@ const struct hp_opt hp_opts[] = {
 	  "namespaces: none, a server and a client, a server and K clients; host: "
 	  "this host's devices as they are" },
 	S(OPT_FAMILY, LOAD | B(HP_UP), HG_TOPO),
-	S(OPT_DEVICE, LOAD, HG_TOPO, .def = "the one holding the address"),
-	S(OPT_GID_INDEX, LOAD, HG_TOPO, .def = "the RoCEv2 GID of the address"),
+	S(OPT_DEVICE, LOAD, HG_TOPO),
+	S(OPT_GID_INDEX, LOAD, HG_TOPO),
 	S(OPT_SL, LOAD, HG_TOPO),
 	S(OPT_TCLASS, LOAD, HG_TOPO),
 	{ "server-addr", 1, HP_O_SERVER_ADDR, LOAD, HG_TOPO, "A", 0, 0, NULL,
@@ -398,7 +399,8 @@ static int hp_options(struct hp_plan *p, int argc, char **argv, bool seen[OPT_N]
 		if (id == -1)
 			return 0;
 		if (id == 'h' || id == HP_O_HELP) {
-			usage_cmd_help(stdout, p->cmd);
+			if (usage_cmd_help(stdout, p->cmd))
+				return usage_fail(err, p->cmd, "--help: stdout: %s", strerror(errno));
 			return 1;
 		}
 		if (id == '?' || id == ':')

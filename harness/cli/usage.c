@@ -2,7 +2,9 @@
 /*
  * Help, man page text and bash completion, all printed from the option tables.
  */
+#include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness/cli/cli.h"
@@ -16,7 +18,8 @@ static const char *const usage_groups[HG_N] = {
 
 static const char *const usage_about[HP_NCMD] = {
 	[HP_ENV] = "every fact a later SKIP or cause refers to: kernel, limits, RDMA devices",
-	[HP_UP] = "bring a topology of namespaces (and rxe links) up, and leave it",
+	[HP_UP] = "bring a topology of namespaces (and rxe links) up, and leave it (not "
+		  "--topology host: there is nothing to bring up)",
 	[HP_DOWN] = "remove a run's namespaces, links and rxe devices (all rdc* without --run)",
 	[HP_RUN] = "one load point: N clients connect and exchange round trips; the verdict "
 		   "says how many made it, and why not",
@@ -57,66 +60,163 @@ int usage_fail(FILE *f, enum hp_cmd c, const char *fmt, ...)
 	return -1;
 }
 
-static void usage_opt_line(const struct hp_opt *o, enum hp_cmd c, char *buf, size_t len)
+/* own: the row's help, and "; run, ramp, storm only" when cmds is given */
+static int usage_opt_line(FILE *f, const struct hp_opt *o, enum hp_cmd c, unsigned cmds)
 {
-	char limits[48];
+	char limits[48], *help = NULL;
+	size_t len = 0;
+	FILE *h;
+	int rc;
 
-	if (!o->name) {
-		opt_help_line_def(o->val - HP_O_SHARED, o->def, buf, len);
-		return;
-	}
+	if (!o->name)
+		return opt_help_line(f, o->val - HP_O_SHARED, o->def);
 	snprintf(limits, sizeof(limits), "%ld..%ld", o->min, o->max);
-	opt_help_row(buf, len, o->name, o->arg, o->help, o->max ? limits : NULL,
-		     c == HP_RAMP && o->val == HP_O_CLIENTS ? hp_ramp_clients : o->def);
+	/* the help and its commands, as long as they are */
+	h = open_memstream(&help, &len);
+	if (!h)
+		return -1;
+	fputs(o->help, h);
+	for (int k = 0, n = 0; k < HP_NCMD; k++)
+		if (cmds & HP_B(k))
+			fprintf(h, "%s%s", n++ ? ", " : "; ", hp_names[k]);
+	if (cmds)
+		fputs(" only", h);
+	if (fclose(h)) {
+		free(help);
+		return -1;
+	}
+	rc = opt_help_row(f, o->name, o->arg, help, o->max ? limits : NULL,
+			  c == HP_RAMP && o->val == HP_O_CLIENTS ? hp_ramp_clients : o->def);
+	free(help);
+	return rc;
 }
 
-/* the options of command c, by group; head prints before the first of a group */
-static void usage_opts(FILE *f, enum hp_cmd c, const char *head_fmt)
+/* every command takes it: the man page's GENERAL OPTIONS */
+static bool usage_general(const struct hp_opt *o)
+{
+	return o->cmds == ~0u;
+}
+
+/*
+ * The man page's LOAD OPTIONS: what two load commands or more take, printed
+ * once; --clients stays with each command, whose default differs for ramp.
+ */
+static bool usage_load(const struct hp_opt *o)
+{
+	return !usage_general(o) && o->val != HP_O_CLIENTS &&
+	       __builtin_popcount(o->cmds & HP_LOAD) >= 2;
+}
+
+/*
+ * The options of command c that pick() takes (NULL: all), by group; head
+ * prints before the first of a group. 0, or -1 when f fails.
+ */
+static int usage_opts(FILE *f, enum hp_cmd c, bool (*pick)(const struct hp_opt *),
+		      const char *head_fmt)
 {
 	for (int g = 0; g < HG_N; g++) {
 		bool head = false;
 
 		for (size_t i = 0; i < hp_nopts; i++) {
 			const struct hp_opt *o = &hp_opts[i];
-			char line[320];
 
-			if (o->group != (enum hp_group)g || !(o->cmds & HP_B(c)))
+			if (o->group != (enum hp_group)g || !(o->cmds & HP_B(c)) ||
+			    (pick && !pick(o)))
 				continue;
-			if (!head)
-				fprintf(f, head_fmt, usage_groups[g]);
+			if (!head && fprintf(f, head_fmt, usage_groups[g]) < 0)
+				return -1;
 			head = true;
-			usage_opt_line(o, c, line, sizeof(line));
-			fprintf(f, "  %s\n", line);
+			if (usage_opt_line(f, o, c, 0))
+				return -1;
 		}
 	}
+	return 0;
 }
 
-void usage_cmd_help(FILE *f, enum hp_cmd c)
+int usage_cmd_help(FILE *f, enum hp_cmd c)
 {
-	fprintf(f, "usage: %s\n%s.\n", hp_usages[c], usage_about[c]);
-	usage_opts(f, c, "\n%s:\n");
-	fprintf(f, "\nexample:\n  %s\n", usage_examples[c]);
+	if (fprintf(f, "usage: %s\n%s.\n", hp_usages[c], usage_about[c]) < 0 ||
+	    usage_opts(f, c, NULL, "\n%s:\n") ||
+	    fprintf(f, "\nexample:\n  %s\n", usage_examples[c]) < 0)
+		return -1;
+	return 0;
+}
+
+/* the options of c the man page lists under c itself */
+static bool usage_own(const struct hp_opt *o)
+{
+	return !usage_general(o) && !usage_load(o);
+}
+
+/* a command that is not a load command: the load options it takes too, by name */
+static int usage_also(FILE *f, enum hp_cmd c)
+{
+	const char *sep = "  Takes from the LOAD OPTIONS below: ";
+
+	for (size_t i = 0; i < hp_nopts; i++) {
+		if (!usage_load(&hp_opts[i]) || !(hp_opts[i].cmds & HP_B(c)))
+			continue;
+		if (fprintf(f, "%s--%s", sep, hp_optname(&hp_opts[i])) < 0)
+			return -1;
+		sep = ", ";
+	}
+	return *sep == ',' && fprintf(f, ".\n") < 0 ? -1 : 0;
 }
 
 /*
  * help2man's input: "Name:" lines at column 0 become sections, indented
- * "--opt  text" lines become tagged paragraphs.
+ * "--opt  text" lines become tagged paragraphs. Each option is printed once:
+ * the load commands' shared ones under LOAD OPTIONS, --verbose and --help
+ * under GENERAL OPTIONS, the rest under their command.
  */
-static void usage_help_all(FILE *f)
+static int usage_help_all(FILE *f)
 {
-	fprintf(f, "Usage: rdmacap COMMAND [OPTIONS]\n"
-		"Find how many RDMA connections this host sustains, and name why it stops.\n"
-		"TAP on stdout, logs on stderr, JSON in a side file. Exit 0 pass, 1 fail,\n"
-		"2 bad command line (nothing created), 4 skipped.\n\nCommands:\n");
+	if (fprintf(f, "Usage: rdmacap COMMAND [OPTIONS]\n"
+		    "Find how many RDMA connections this host sustains, and name why it stops.\n"
+		    "TAP on stdout, logs on stderr, JSON in a side file. Exit 0 pass, 1 fail,\n"
+		    "2 bad command line (nothing created), 4 skipped.\n\nCommands:\n") < 0)
+		return -1;
 	for (int c = 0; c < HP_NCMD; c++)
-		fprintf(f, "  %-8s%s\n", hp_names[c], usage_about[c]);
+		if (fprintf(f, "  %-8s%s\n", hp_names[c], usage_about[c]) < 0)
+			return -1;
+	/* "*Name*": a section of help2man's own, not a subsection of DESCRIPTION */
+	if (fprintf(f, "\n*Commands*\n") < 0)
+		return -1;
 	for (int c = 0; c < HP_NCMD; c++) {
-		fprintf(f, "\n%s:\n  %s\n", hp_names[c], hp_usages[c]);
-		usage_opts(f, c, " %s:\n");
+		bool load = HP_LOAD & HP_B(c);
+
+		if (fprintf(f, "\n%s:\n  %s\n", hp_names[c], hp_usages[c]) < 0 ||
+		    (load && fprintf(f, "  Takes the LOAD OPTIONS below.\n") < 0) ||
+		    (!load && usage_also(f, c)) || usage_opts(f, c, usage_own, " %s:\n"))
+			return -1;
 	}
-	fprintf(f, "\nExamples:\n");
+	if (fprintf(f, "\n*Load options*\nThe options of run, ramp, limit and storm.\n") < 0)
+		return -1;
+	/* the union of the load commands: each row once, its commands if not all */
+	for (int g = 0; g < HG_N; g++) {
+		bool head = false;
+
+		for (size_t i = 0; i < hp_nopts; i++) {
+			const struct hp_opt *o = &hp_opts[i];
+
+			if (o->group != (enum hp_group)g || !usage_load(o))
+				continue;
+			if (!head && fprintf(f, " %s:\n", usage_groups[g]) < 0)
+				return -1;
+			head = true;
+			/* its commands, when not all four take it */
+			if (usage_opt_line(f, o, HP_RUN, (o->cmds & HP_LOAD) == HP_LOAD ? 0 :
+					   o->cmds & HP_LOAD))
+				return -1;
+		}
+	}
+	if (fprintf(f, "\n*General options*\nThe options of every command.\n") < 0 ||
+	    usage_opts(f, HP_ENV, usage_general, "") || fprintf(f, "\nExamples:\n") < 0)
+		return -1;
 	for (int c = 0; c < HP_NCMD; c++)
-		fprintf(f, "  %s\n", usage_examples[c]);
+		if (fprintf(f, "  %s\n", usage_examples[c]) < 0)
+			return -1;
+	return 0;
 }
 
 /* `--opt) COMPREPLY=(...); return ;;` for an option's value */
@@ -182,8 +282,10 @@ int usage_top(const char *word, FILE *out)
 		usage_usage(out);
 	else if (!strcmp(word, "--version"))
 		fprintf(out, "rdmacap %s\n", RDMACAP_VERSION);
-	else if (!strcmp(word, "--help-all"))
-		usage_help_all(out);
+	else if (!strcmp(word, "--help-all")) {
+		if (usage_help_all(out))
+			fprintf(stderr, "rdmacap: --help-all: %s\n", strerror(errno));
+	}
 	else if (!strcmp(word, "--bash-completion"))
 		usage_completion(out);
 	else

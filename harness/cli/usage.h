@@ -20,8 +20,8 @@
 /* The commands and their usage lines. */
 void usage_usage(FILE *f);
 
-/* `rdmacap COMMAND --help`. */
-void usage_cmd_help(FILE *f, enum hp_cmd c);
+/* `rdmacap COMMAND --help`. 0, or -1 when f fails. */
+int usage_cmd_help(FILE *f, enum hp_cmd c);
 
 /*
  * A rejected command line: "rdmacap CMD: " and the message, then the command's
