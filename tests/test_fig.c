@@ -5,6 +5,7 @@
  * even count), text from the shown repeat, and the same numbers in TAP and in
  * JSON.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,10 +106,49 @@ static void t_spread(void)
 	free(a);
 }
 
+/* a storm's figures in its JSON, as TAP prints them; no storm object elsewhere */
+static void t_storm(void)
+{
+	struct hp_plan p = { .cmd = HP_STORM, .transport = OPT_TR_RC };
+	struct pt_point pt = { .clients = 400, .connected = 400, .t_connect_s = 0.5,
+			       .lat_ns = { .p50 = 2000, .p99 = 9000, .max = 12000 } };
+	json_t *o = json_object(), *st;
+	char buf[1024];
+	FILE *m = fmemopen(buf, sizeof(buf), "w");
+	struct tap mt;
+
+	memset(buf, 0, sizeof(buf));
+	if (!m)
+		tap_bail(&t, "fmemopen: %s", strerror(errno));
+	tap_init(&mt, m);
+	fig_tap(&mt, FIG_L_STORM_SETUP, &pt, &p);
+	fig_tap(&mt, FIG_L_STORM_FIRST, &pt, &p);
+	fclose(m);
+	fig_json(o, &pt, &p);
+	st = json_object_get(o, FIG_JSON_STORM);
+	tap_ok(&t, strstr(buf, "setup_rate_cps=800 ") && strstr(buf, "first_msg_us_p99=9.0 ") &&
+		   fig_json_num(o, "setup_rate_cps") == 800.0 &&
+		   fig_json_num(o, "t_all_connected_s") == 0.5 &&
+		   fig_json_num(o, "first_msg_us_p50") == 2.0 &&
+		   fig_json_num(o, "first_msg_us_p99") == 9.0 &&
+		   fig_json_num(o, "first_msg_us_max") == 12.0 &&
+		   fig_json_num(o, "first_msg_p99_over_p50") == 4.5 &&
+		   json_number_value(json_object_get(st, "setup_rate_cps")) == 800.0,
+	       "storm: setup_rate_cps and first_msg_* in JSON as in TAP (%s)", buf);
+	json_decref(o);
+	o = json_object();
+	p.cmd = HP_RUN;
+	fig_json(o, &pt, &p);
+	tap_ok(&t, !json_object_get(o, FIG_JSON_STORM) && json_object_get(o, "traffic"),
+	       "run: no storm object in the point's JSON");
+	json_decref(o);
+}
+
 int main(void)
 {
 	tap_init(&t, stdout);
-	tap_plan(&t, 8);
+	tap_plan(&t, 10);
+	t_storm();
 	t_spread();
 	tap_totals(&t);
 	return tap_exit_code(&t);

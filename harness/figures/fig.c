@@ -293,9 +293,9 @@ const struct fig fig_table[] = {
 	  FIG_JSON_ONLY, "%s", "poll.not_pinned", FIG_RC | FIG_NONZERO, 0, S(not_pinned) },
 
 	{ "setup_rate_cps", "1/s", "storm: connections made per second",
-	  FIG_L_STORM_SETUP, "%.0f", NULL, FIG_STORM, 0, G(g_setup_rate) },
+	  FIG_L_STORM_SETUP, "%.0f", "storm.setup_rate_cps", FIG_STORM, 0, G(g_setup_rate) },
 	{ "t_all_connected_s", "s", "storm: from \"go\" until all connected",
-	  FIG_L_STORM_SETUP, "%.3f", NULL, FIG_STORM, 0, D(t_connect_s) },
+	  FIG_L_STORM_SETUP, "%.3f", "storm.t_all_connected_s", FIG_STORM, 0, D(t_connect_s) },
 	{ "setup_srv_cpu_ms", "ms/ms", "storm: each server process's CPU time over the wall "
 	  "time from \"go\" until all connected (a process near 1:1 held the setup)",
 	  FIG_L_STORM_SETUP, "%s", "setup_cpu_ms.server", FIG_STORM | FIG_NONZERO, 0,
@@ -305,13 +305,13 @@ const struct fig fig_table[] = {
 	  FIG_L_STORM_SETUP, "%s", "setup_cpu_ms.agents", FIG_STORM | FIG_NONZERO, 0,
 	  S(setup_cli_cpu) },
 	{ "first_msg_us_p50", "us", "storm: first round trip after connecting, median",
-	  FIG_L_STORM_FIRST, "%.1f", NULL, FIG_STORM, 0, G(g_lat_p50) },
+	  FIG_L_STORM_FIRST, "%.1f", "storm.first_msg_us.p50", FIG_STORM, 0, G(g_lat_p50) },
 	{ "first_msg_us_p99", "us", "storm: first round trip after connecting, 99th percentile",
-	  FIG_L_STORM_FIRST, "%.1f", NULL, FIG_STORM, 0, G(g_lat_p99) },
+	  FIG_L_STORM_FIRST, "%.1f", "storm.first_msg_us.p99", FIG_STORM, 0, G(g_lat_p99) },
 	{ "first_msg_us_max", "us", "storm: first round trip after connecting, largest",
-	  FIG_L_STORM_FIRST, "%.1f", NULL, FIG_STORM, 0, G(g_lat_max) },
+	  FIG_L_STORM_FIRST, "%.1f", "storm.first_msg_us.max", FIG_STORM, 0, G(g_lat_max) },
 	{ "first_msg_p99_over_p50", "", "storm: fairness of the first round trips (p99 / p50)",
-	  FIG_L_STORM_FIRST, "%.2f", NULL, FIG_STORM, 0,
+	  FIG_L_STORM_FIRST, "%.2f", "storm.first_msg_p99_over_p50", FIG_STORM, 0,
 	  G(g_p99_over_p50) },
 	{ "first_msg_over_10x_p50", "round trips", "storm: first round trips slower than 10 x the median",
 	  FIG_L_STORM_FIRST, "%llu", "lat_over_10x_p50",
@@ -529,7 +529,9 @@ int fig_doc(FILE *f)
 		   "tests/docs.t fails when it differs.\nEach figure is a `# key=value` in "
 		   "the point's TAP and a number at its JSON path in\nthe point's object "
 		   "(`points[]`; docs/output.md). With `--repeat R` TAP shows\n"
-		   "`min/median/max` and JSON the median, with min and max under `repeat`.\n\n"
+		   "`min/median/max` and JSON the median, with min and max under `repeat`.\n"
+		   "Paths under `" FIG_JSON_STORM ".` are in a storm's points only, and "
+		   "`fault.` in a point with `--fault`.\n\n"
 		   "| figure | unit | meaning | JSON path | in TAP |\n|---|---|---|---|---|\n");
 	for (const struct fig *r = fig_table; r->name; r++) {
 		fig_doc_when(r, when, sizeof(when));

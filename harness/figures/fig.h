@@ -77,6 +77,13 @@ struct fig {
 extern const struct fig fig_table[];
 
 /*
+ * The object of a storm's own figures (setup rate, first round trips) in a
+ * point's JSON: only the storm command's points have it.
+ */
+#define FIG_JSON_STORM "storm"
+
+
+/*
  * A figure over the repeats of one point (repeat.h: rpt_aggregate): numbers
  * as min, median and max; text figures (cause, capped) the shown repeat's.
  */

@@ -52,13 +52,23 @@ static void fig_json_set(json_t *o, const struct fig *f, const struct fig_val *v
 		json_decref(j);
 }
 
+/*
+ * Whether row f is in a point's JSON: a point without --fault has no fault
+ * object, and only a storm's point has the storm object (FIG_JSON_STORM).
+ */
+static bool fig_json_has(const struct fig *f, const struct hp_plan *p)
+{
+	if (!f->json || ((f->when & FIG_FAULT) && p->fault.kind == FLT_NONE))
+		return false;
+	return p->cmd == HP_STORM || strncmp(f->json, FIG_JSON_STORM ".", strlen(FIG_JSON_STORM) + 1);
+}
+
 void fig_json(json_t *o, const struct pt_point *pt, const struct hp_plan *p)
 {
 	for (const struct fig *f = fig_table; f->name; f++) {
 		struct fig_val v;
 
-		/* a point without --fault has no fault object */
-		if (!f->json || ((f->when & FIG_FAULT) && p->fault.kind == FLT_NONE))
+		if (!fig_json_has(f, p))
 			continue;
 		fig_get(f, pt, p, &v);
 		fig_json_set(o, f, &v);
@@ -69,7 +79,6 @@ void fig_json_spread(json_t *o, const struct fig_agg *a, const struct hp_plan *p
 {
 	json_t *rep = json_object_get(o, "repeat"), *min = json_object(), *max = json_object();
 
-	(void)p;
 	if (!json_is_object(rep)) {
 		rep = json_object();
 		json_object_set_new(o, "repeat", rep);
@@ -77,7 +86,7 @@ void fig_json_spread(json_t *o, const struct fig_agg *a, const struct hp_plan *p
 	for (size_t i = 0; fig_table[i].name; i++) {
 		const struct fig *f = &fig_table[i];
 
-		if (!f->json)
+		if (!fig_json_has(f, p))
 			continue;
 		fig_json_set(o, f, &a[i].med);
 		fig_json_set(min, f, &a[i].min);
