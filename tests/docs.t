@@ -21,7 +21,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 tap_init
-tap_plan 8
+tap_plan 10
 D=${DOCS_DIR:-$ROOT/docs}
 
 if "$RDMACAP" report --figures >"$T/figures.md" 2>"$T/err" &&
@@ -149,4 +149,46 @@ doc_paths() {
 desc="README.md and docs/*.md name only paths that exist"
 hits=$(for md in "$ROOT/README.md" "$D"/*.md; do doc_paths "$md"; done | sort -u)
 if [ -z "$hits" ]; then tap_ok "$desc"; else tap_fail "$desc" "$(head -10 <<<"$hits")"; fi
+
+# cites MD: "LINE<TAB>VALUE<TAB>FOLDER<TAB>FIELD" for each figure MD cites in the
+# form docs/results/README.md defines: [VALUE unit](.../results/NAME/... "FIELD")
+cite_re='\[[0-9][0-9,.]*[^]]*\]\([^) ]*results/[A-Za-z0-9_-]+/[^) ]* "[A-Za-z0-9_.]+"\)'
+cites() {
+	grep -noE "$cite_re" "$1" | sed -E \
+		's|^([0-9]+):\[([0-9][0-9,.]*)[^]]*\]\(([^) ]*results/[A-Za-z0-9_-]+)/[^) ]* "([^"]+)"\)$|\1\t\2\t\3\t\4|'
+}
+# found DIR FIELD VALUE: a number at a path ending in FIELD in a JSON of DIR,
+# equal to VALUE at VALUE's precision (commas are thousands)
+found() {
+	local v=${3//,/} f d=0
+	[[ $v == *.* ]] && f=${v#*.} && d=${#f}
+	find "$1" -name '*.json' -o -name '*.jsonl' | sort | while IFS= read -r j; do
+		jq -r --arg f "$2" '($f | split(".")) as $k | paths(numbers) as $p |
+			select($p | map(tostring) | .[-($k | length):] == $k) | getpath($p)' "$j" 2>/dev/null
+	done | awk -v d="$d" -v want="$v" '{ if (sprintf("%.*f", d, $1) == want) { ok = 1; exit } }
+		END { exit !ok }'
+}
+desc="every figure README.md and docs/*.md cite is in its result folder's JSON"
+bad= n=0
+for md in "$ROOT/README.md" "$D"/*.md; do
+	while IFS=$'\t' read -r -u 3 ln val dir field; do
+		[ -n "$ln" ] || continue
+		n=$((n + 1))
+		where=${md#"$ROOT"/}:$ln
+		case $dir in /*) ;; *) dir=$(dirname "$md")/$dir ;; esac
+		if [ ! -d "$dir" ] || [[ $(cd "$dir" && pwd -P) != "$(cd "$D/results" && pwd -P)"/* ]]; then
+			bad+=" $where: no folder ${dir#"$ROOT"/}"
+		elif ! found "$dir" "$field" "$val" </dev/null; then
+			bad+=" $where: $field=$val not in ${dir#"$ROOT"/}"
+		fi
+	done 3< <(cites "$md")
+done
+if [ -z "$bad" ] && [ "$n" -gt 0 ]; then tap_ok "$desc ($n)"; else tap_fail "$desc ($n)" "$bad"; fi
+
+# a link to a result folder that carries a figure must use the citation form:
+# a number as link text with no field is a figure nobody can check
+desc="README.md and docs/*.md: no figure linked to a result without its field"
+hits=$(grep -noE '\[[0-9][0-9,.]*[^]]*\]\([^) ]*results/[A-Za-z0-9_-]+/[^) ]*\)' \
+	"$ROOT/README.md" "$D"/*.md | grep -v '"[A-Za-z0-9_.]*")$')
+if [ -z "$hits" ]; then tap_ok "$desc"; else tap_fail "$desc" "$(head -5 <<<"$hits")"; fi
 tap_finished
