@@ -117,7 +117,7 @@ done < <(find "$D/results" -name '*.json.sha256' | sort)
 if [ -z "$bad" ]; then tap_ok "$desc"; else tap_fail "$desc" "$bad"; fi
 
 desc="README.md and docs/ tell of the project, not of how it was measured"
-hits=$(grep -rniE 'this session|engineers|host load [0-9]+-[0-9]+|\(was [0-9]|^#+ *Changed:' \
+hits=$(grep -rniE 'this session|engineers|host load [0-9]+-[0-9]+|\(was [0-9]|^#+ *Changed:|as it did at [0-9a-f]{7}|vCPUs shared with other|Addressed( by|:)|^#+ *Soak run|^#+ *Measured$|Measured in the (rxe )?VM|(rdmacap|commit|build|programs) (at|of) [0-9a-f]{7}' \
 	--include='*.md' "$ROOT/README.md" "$D" 2>/dev/null | grep -v "^$D/results/")
 if [ -z "$hits" ]; then tap_ok "$desc"; else tap_fail "$desc" "$(head -5 <<<"$hits")"; fi
 
