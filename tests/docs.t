@@ -169,7 +169,8 @@ found() {
 		END { exit !ok }'
 }
 desc="every figure README.md and docs/*.md cite is in its result folder's JSON"
-bad= n=0
+bad=
+n=0
 for md in "$ROOT/README.md" "$D"/*.md; do
 	while IFS=$'\t' read -r -u 3 ln val dir field; do
 		[ -n "$ln" ] || continue
