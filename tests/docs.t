@@ -155,31 +155,34 @@ if [ -z "$hits" ]; then tap_ok "$desc"; else tap_fail "$desc" "$(head -10 <<<"$h
 cite_re='\[[0-9][0-9,.]*[^]]*\]\([^) ]*results/[A-Za-z0-9_-]+/[^) ]* "[A-Za-z0-9_.]+"\)'
 cites() {
 	grep -noE "$cite_re" "$1" | sed -E \
-		's|^([0-9]+):\[([0-9][0-9,.]*)[^]]*\]\(([^) ]*results/[A-Za-z0-9_-]+)/[^) ]* "([^"]+)"\)$|\1\t\2\t\3\t\4|'
+		's|^([0-9]+):\[(([0-9][0-9,.]*)[^]]*)\]\(([^) ]*results/[A-Za-z0-9_-]+)/[^) ]* "([^"]+)"\)$|\1\t\3\t\4\t\5\t\2|'
 }
-# found DIR FIELD VALUE: a number at a path ending in FIELD in a JSON of DIR,
-# equal to VALUE at VALUE's precision (commas are thousands)
+# found DIR FIELD VALUE TEXT: at a path ending in FIELD in a JSON of DIR, a number
+# equal to VALUE at VALUE's precision (commas are thousands), or a string that is
+# the link's whole TEXT (a figure rdmacap writes as text, "1670/5264")
 found() {
 	local v=${3//,/} f d=0
 	[[ $v == *.* ]] && f=${v#*.} && d=${#f}
 	find "$1" -name '*.json' -o -name '*.jsonl' | sort | while IFS= read -r j; do
-		jq -r --arg f "$2" '($f | split(".")) as $k | paths(numbers) as $p |
-			select($p | map(tostring) | .[-($k | length):] == $k) | getpath($p)' "$j" 2>/dev/null
-	done | awk -v d="$d" -v want="$v" '{ if (sprintf("%.*f", d, $1) == want) { ok = 1; exit } }
+		jq -r --arg f "$2" '($f | split(".")) as $k | paths(numbers, strings) as $p |
+			select($p | map(tostring) | .[-($k | length):] == $k) | getpath($p) |
+			if type == "string" then "s\t" + . else "n\t" + tostring end' "$j" 2>/dev/null
+	done | awk -F '\t' -v d="$d" -v want="$v" -v text="$4" '
+		($1 == "n" && sprintf("%.*f", d, $2) == want) || ($1 == "s" && $2 == text) { ok = 1; exit }
 		END { exit !ok }'
 }
 desc="every figure README.md and docs/*.md cite is in its result folder's JSON"
 bad=
 n=0
 for md in "$ROOT/README.md" "$D"/*.md; do
-	while IFS=$'\t' read -r -u 3 ln val dir field; do
+	while IFS=$'\t' read -r -u 3 ln val dir field text; do
 		[ -n "$ln" ] || continue
 		n=$((n + 1))
 		where=${md#"$ROOT"/}:$ln
 		case $dir in /*) ;; *) dir=$(dirname "$md")/$dir ;; esac
 		if [ ! -d "$dir" ] || [[ $(cd "$dir" && pwd -P) != "$(cd "$D/results" && pwd -P)"/* ]]; then
 			bad+=" $where: no folder ${dir#"$ROOT"/}"
-		elif ! found "$dir" "$field" "$val" </dev/null; then
+		elif ! found "$dir" "$field" "$val" "$text" </dev/null; then
 			bad+=" $where: $field=$val not in ${dir#"$ROOT"/}"
 		fi
 	done 3< <(cites "$md")
