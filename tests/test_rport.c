@@ -71,17 +71,24 @@ static int t_choose(const struct rport *p, int family, const char *a, int gidx)
 	return r;
 }
 
+/* rport_av over path: 0, or -errno with its why as a diagnostic */
+static int t_av_path(const struct rport *p, uint16_t dlid, const union ibv_gid *dgid,
+		     const struct rport_path *path, struct ibv_ah_attr *ah)
+{
+	t_why[0] = '\0';
+	if (rport_av(p, dlid, dgid, path, ah, t_why, sizeof(t_why))) {
+		tap_diag(&T, "%s", t_why);
+		return -errno;
+	}
+	return 0;
+}
+
 static int t_av(const struct rport *p, uint16_t dlid, const union ibv_gid *dgid, uint8_t sl,
 		uint8_t tclass, int gidx, bool grh, struct ibv_ah_attr *ah)
 {
 	struct rport_path path = { .sl = sl, .tclass = tclass, .gid_index = gidx, .grh = grh };
 
-	t_why[0] = '\0';
-	if (rport_av(p, dlid, dgid, &path, ah, t_why, sizeof(t_why))) {
-		tap_diag(&T, "%s", t_why);
-		return -errno;
-	}
-	return 0;
+	return t_av_path(p, dlid, dgid, &path, ah);
 }
 
 static void t_ib(void)
@@ -288,12 +295,7 @@ static int t_cmd_av(const struct rport *p, const char *const *extra, int nextra,
 	if (ag_opts_parse(&o, n, av, err, sizeof(err)))
 		tap_bail(&T, "ag_opts_parse: %s", err);
 	path = ag_opts_path(&o, gidx);
-	t_why[0] = '\0';
-	if (rport_av(p, dlid, dgid, &path, ah, t_why, sizeof(t_why))) {
-		tap_diag(&T, "%s", t_why);
-		return -errno;
-	}
-	return 0;
+	return t_av_path(p, dlid, dgid, &path, ah);
 }
 
 /* rdmacap run --sl 3 --tclass 96: what each fabric's address vector carries */
