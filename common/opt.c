@@ -314,14 +314,17 @@ bool opt_tr_takes(unsigned flags, enum opt_transport tr)
 
 int opt_tr_refuse(const char *name, unsigned flags, char *err, size_t errlen)
 {
-	size_t n = 0;
+	const char *sep = "";
+	int k = snprintf(err, errlen, "--%s is an option of --transport ", name);
+	size_t n = k < 0 ? errlen : (size_t)k;
 
-	n += (size_t)snprintf(err, errlen, "--%s is an option of --transport ", name);
+	/* the words in the table's order: a new transport's rows name it too */
 	for (int tr = 0; tr < OPT_TR_N && n < errlen; tr++) {
 		if (!opt_transports[tr] || !opt_tr_takes(flags, tr))
 			continue;
-		n += (size_t)snprintf(err + n, errlen - n, "%s%s",
-				      err[n - 1] == ' ' ? "" : "|", opt_transports[tr]);
+		k = snprintf(err + n, errlen - n, "%s%s", sep, opt_transports[tr]);
+		n = k < 0 ? errlen : n + (size_t)k;
+		sep = "|";
 	}
 	return -1;
 }

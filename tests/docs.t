@@ -10,8 +10,10 @@
 # result JSON matches its FILE.json.sha256, and each run.json's env
 # names the kernel, the virtualization, memory, the commit (of a clean tree, so
 # the run can be repeated) and the load at start and end; README.md and docs/ tell of the project only (no notebook of how it
-# was measured), and every path of the tree they name exists (a folder's name
-# followed by a path, or a relative link). Prints TAP.
+# was measured), every path of the tree they name exists (a folder's name
+# followed by a path, or a relative link), and every figure they cite
+# ([VALUE unit](results/NAME/ "FIELD"), docs/results/README.md) is in its
+# folder's JSON at that field. Prints TAP.
 #
 #   DOCS_PATHS_PENDING  paths a document may name before they are committed
 #                       (a result folder being run again), space-separated

@@ -53,13 +53,13 @@
 # own. What a failed point left is removed (rdmacap down) so the next starts clean.
 #
 # One line per point says its seed, number, result, time and command; a table of
-# every point ends the run. The seed is printed first. Each point draws from its
+# every point ends the run. The random seed is printed first. Each point draws from its
 # own generator (seeded from SOAK_SEED and its number), so SOAK_ONLY=K with the
 # same SOAK_SEED re-runs point K alone in its boot (rxe below 1001, siw from
 # 1001), with the same design and fault (SOAK_ONLY=K,L,... those points).
 # SOAK_LAUNCHER=ssh|mpirun|srun makes every rxe point a --hosts point under that
-# launcher, the rest drawn from the seed: an aid to exercise one launcher (the
-# points are then not the seed's).
+# launcher, the rest drawn from the random seed: an aid to exercise one launcher
+# (the points are then not the seed's own).
 #
 # Not in `make check`: about 21 s per point under TCG on average, 70-120 s for
 # --hosts under mpirun (seed 20261126: 70 points in 1,449 s), 27-32 s under
