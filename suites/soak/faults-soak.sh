@@ -59,7 +59,7 @@
 # 1001), with the same design and fault (SOAK_ONLY=K,L,... those points).
 # SOAK_LAUNCHER=ssh|mpirun|srun makes every rxe point a --hosts point under that
 # launcher, the rest drawn from the random seed: an aid to exercise one launcher
-# (the points are then not the seed's own).
+# (the points then differ from what SOAK_SEED alone draws).
 #
 # Not in `make check`: about 21 s per point under TCG on average, 70-120 s for
 # --hosts under mpirun (seed 20261126: 70 points in 1,449 s), 27-32 s under
