@@ -16,6 +16,7 @@
 #include "harness/point/memfloor.h"
 #include "harness/plan/plans.h"
 #include "harness/plan/tune.h"
+#include "harness/ulp/nvk.h"
 #include "harness/hosts/remote.h"
 #include "harness/report/report.h"
 
@@ -92,7 +93,7 @@ static int hm_slurm(struct hp_plan *p, struct tap *t)
 
 static int hm_down(struct hp_plan *p, struct tap *t)
 {
-	int removed = 0, restored = 0, rc;
+	int removed = 0, restored = 0, others = 0, rc;
 
 	if (p->hosts) {
 		/* the hosts' leftovers only: this host's namespaces are not theirs */
@@ -110,6 +111,10 @@ static int hm_down(struct hp_plan *p, struct tap *t)
 	tap_plan(t, 1);
 	/* the host's sysctls a killed run left changed (harness/plan/tune.h) */
 	rc = tune_down(t, p->run[0] ? p->run : NULL, &restored);
+	/* nvmf: the kernel's controllers, target and disks of a killed run */
+	rc |= nvkd_clean(p->run[0] ? p->run : NULL, p->verbose ? stderr : NULL, &removed, &others);
+	if (others)
+		tap_kv(t, "nvmet_others", "%d nvmet subsystems not rdmacap's, left alone", others);
 	if (p->run[0]) {
 		/* one run: whatever carries its prefix, whichever topology it was */
 		struct nn_topo one = { .kind = NN_PAIR, .rxe = true };

@@ -26,6 +26,7 @@
 #include "harness/plan/repeat.h"
 #include "harness/plan/search.h"
 #include "harness/plan/tune.h"
+#include "harness/ulp/nvk.h"
 #include "rdma/cap.h"
 
 struct pl_sess {
@@ -227,6 +228,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	char why[256], skip[256], run[8];
 	const char *reason;
 	json_t *env = json_object();
+	struct nvkm nvk = { 0 };
 	int rc = 0;
 
 	s.points = json_array();
@@ -263,6 +265,22 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	} else if (nn_up(c->topo, run, c->topo->rxe, p->verbose ? stderr : NULL)) {
 		tap_bail(t, "topology %s could not be brought up (see stderr)", p->topo_spec);
 		return -1;
+	}
+	if (p->transport == OPT_TR_NVMF && !p->hosts) {
+		/* the kernel's target and initiator: their modules, configfs */
+		rc = nvkm_up(&nvk, skip, sizeof(skip));
+		if (rc) {
+			if (rc > 0)
+				tap_skip_all(t, "%s", skip);
+			else
+				tap_bail(t, "nvmf: %s", skip);
+			json_object_set_new(doc, "skipped", json_string(skip));
+			rc = rc > 0 ? 0 : -1;
+			goto down;
+		}
+		if (nvk.others)
+			tap_kv(t, "nvmet_others", "%d subsystems of another user, left alone",
+			       nvk.others);
 	}
 	reason = pl_cap_skip(c, skip, sizeof(skip));
 	if (reason) {
@@ -332,6 +350,15 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		env_load(env, "end");
 	}
 down:
+	if (p->transport == OPT_TR_NVMF && !p->hosts) {
+		int gone = 0, others;
+
+		/* what a killed agent of this run left: its server removes the rest */
+		if (nvkd_clean(c->topo->run, p->verbose ? stderr : NULL, &gone, &others) || gone)
+			fprintf(stderr, "rdmacap: nvmf: %d objects of run %s left by its agents, "
+				"removed\n", gone, c->topo->run);
+		nvkm_down(&nvk, p->verbose ? stderr : NULL);
+	}
 	tune_restore();
 	if (c->tls_dir[0]) {
 		certs_run_dir_remove(c->tls_dir);
