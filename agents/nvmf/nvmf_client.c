@@ -30,7 +30,7 @@
 struct nvc_conn {
 	int instance;		/* -1: no controller */
 	int fd;
-	char hostnqn[NVMF_NQN_MAX + 1];
+	char hostnqn[NVMFN_NQN_MAX + 1];
 };
 
 struct nvc_ctx {
@@ -55,21 +55,35 @@ static void nvc_close(struct nvc_ctx *x, uint32_t i)
 	c->instance = -1;
 }
 
-/* The block device of i's controller, waited for up to --timeout. 0, or -1 with errno. */
-static int nvc_wait_ns(struct nvc_ctx *x, uint32_t i, char *dev, size_t len)
+/*
+ * The block device of i's controller, opened, waited for up to --timeout: its
+ * namespace shows in sysfs once the kernel scanned it, and the device node
+ * once udev or devtmpfs made it. The fd, or -1 with errno and *call the step.
+ */
+static int nvc_open_ns(struct nvc_ctx *x, uint32_t i, const char **call)
 {
 	uint64_t end = clock_ns() + (uint64_t)x->o->timeout_s * 1000000000ull;
 	struct timespec ts = { 0, NVC_SCAN_POLL_MS * 1000000L };
-	int r;
+	char dev[80];
+	int r, fd;
 
-	while ((r = nvh_find(x->c[i].instance, dev, len)) == 1) {
+	for (;;) {
+		*call = "nvme_find";
+		r = nvh_find(x->c[i].instance, dev, sizeof(dev));
+		if (r < 0)
+			return -1;
+		if (!r) {
+			*call = "open";
+			fd = open(dev, O_RDWR | O_DIRECT | O_CLOEXEC);
+			if (fd >= 0 || errno != ENOENT)
+				return fd;
+		}
 		if (clock_ns() > end) {
 			errno = ETIMEDOUT;
 			return -1;
 		}
 		nanosleep(&ts, NULL);
 	}
-	return r;
 }
 
 static void nvc_start(void *arg, uint32_t i)
@@ -77,7 +91,7 @@ static void nvc_start(void *arg, uint32_t i)
 	struct nvc_ctx *x = arg;
 	const struct ag_opts *o = x->o;
 	struct nvc_conn *c = &x->c[i];
-	char hostid[40], dev[80];
+	char hostid[40];
 	struct nvh_conn nc = { .traddr = o->addr_str, .nqn = o->nqn, .hostnqn = c->hostnqn,
 			       .hostid = hostid, .io_queues = o->nvme_io_queues,
 			       .queue_size = o->nvme_queue_size };
@@ -95,11 +109,7 @@ static void nvc_start(void *arg, uint32_t i)
 		c->instance = -1;
 		goto fail;
 	}
-	call = "nvme_find";
-	if (nvc_wait_ns(x, i, dev, sizeof(dev)))
-		goto fail;
-	call = "open";
-	c->fd = open(dev, O_RDWR | O_DIRECT | O_CLOEXEC);
+	c->fd = nvc_open_ns(x, i, &call);
 	if (c->fd < 0)
 		goto fail;
 	ph_up(&x->ph, i);

@@ -82,7 +82,7 @@ int nvmf_server_run(const struct ag_opts *o)
 		ag_fatal(t.call, t.obj, t.err);
 		goto out;
 	}
-	if (proto_hello_server(1, NVMF_TRSVCID, -1) || nvs_wait(o, &peak))
+	if (proto_hello_server(1, NVMFN_TRSVCID, -1) || nvs_wait(o, &peak))
 		goto out;
 	if (proto_result_server(&(struct proto_result_server){
 		    .accepted = peak, .peak = peak, .echoed = 0, .bytes = 0, .dropped = 0,

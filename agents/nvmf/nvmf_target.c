@@ -40,10 +40,10 @@ static int nvt_attr(struct nvt *t, const char *dir, const char *name, const char
 static void nvt_paths(const struct nvt *t, char *blk, char *sub, char *ns, char *port,
 		      char *link, size_t len)
 {
-	snprintf(blk, len, NVMF_NULLB "/%s", t->blk);
-	snprintf(sub, len, NVMF_NVMET "/subsystems/%s", t->nqn);
+	snprintf(blk, len, NVMFN_NULLB "/%s", t->blk);
+	snprintf(sub, len, NVMFN_NVMET "/subsystems/%s", t->nqn);
 	snprintf(ns, len, "%s/namespaces/1", sub);
-	snprintf(port, len, NVMF_NVMET "/ports/%u", t->port);
+	snprintf(port, len, NVMFN_NVMET "/ports/%u", t->port);
 	snprintf(link, len, "%s/subsystems/%s", port, t->nqn);
 }
 
@@ -54,7 +54,7 @@ int nvt_up(struct nvt *t, const char *nqn, const struct ipa *addr, uint64_t mib)
 	memset(t, 0, sizeof(*t));
 	snprintf(t->nqn, sizeof(t->nqn), "%s", nqn);
 	snprintf(t->run, sizeof(t->run), "%s", nvmfn_nqn_run(nqn));
-	snprintf(t->blk, sizeof(t->blk), NVMF_BLK_PREFIX "%s", t->run);
+	snprintf(t->blk, sizeof(t->blk), NVMFN_BLK_PREFIX "%s", t->run);
 	t->port = nvmfn_port_id(t->run);
 	nvt_paths(t, blk, sub, ns, port, link, sizeof(blk));
 
@@ -79,7 +79,7 @@ int nvt_up(struct nvt *t, const char *nqn, const struct ipa *addr, uint64_t mib)
 	if (nvt_mkdir(t, port))
 		return -1;
 	t->made = NVT_PORT_DIR;
-	snprintf(v, sizeof(v), "%u", NVMF_TRSVCID);
+	snprintf(v, sizeof(v), "%u", NVMFN_TRSVCID);
 	if (nvt_attr(t, port, "addr_trtype", "rdma") ||
 	    nvt_attr(t, port, "addr_adrfam", addr->family == AF_INET6 ? "ipv6" : "ipv4") ||
 	    nvt_attr(t, port, "addr_trsvcid", v))

@@ -3,11 +3,11 @@
  * nvmf_target: the NVMe-oF target of one nvmf point, made through configfs
  * and removed in reverse order. Steps, each undone by nvt_down:
  *
- *   1  null_blk disk NVMF_BLK_PREFIX<run>: memory_backed (what is written
+ *   1  null_blk disk NVMFN_BLK_PREFIX<run>: memory_backed (what is written
  *      reads back), 4 KiB blocks, power on            (configfs nullb)
- *   2  subsystem NVMF_NQN_PREFIX<run>, attr_allow_any_host=1
+ *   2  subsystem NVMFN_NQN_PREFIX<run>, attr_allow_any_host=1
  *   3  its namespace 1 on that disk, enabled
- *   4  port NVMF_PORT_ID(run): rdma, the address family, --addr, 4420
+ *   4  port nvmfn_port_id(run): rdma, the address family, --addr, 4420
  *   5  the subsystem linked into the port: nvmet-rdma listens from here on
  *
  * A step that fails leaves the steps before it for nvt_down. Names:
@@ -23,7 +23,7 @@
 
 struct nvt {
 	char run[8];
-	char nqn[NVMF_NQN_MAX + 1];
+	char nqn[NVMFN_NQN_MAX + 1];
 	char blk[16];
 	unsigned port;
 	int made;		/* the steps done, in the order above, sub-steps counted */

@@ -116,8 +116,8 @@ static void sp_nvmf_args(struct run *r, struct sp_argv *av, bool server)
 {
 	const struct hp_plan *p = r->c->plan;
 
-	sp_arg(av, "--nqn=%s%s", NVMF_NQN_PREFIX, r->c->topo->run);
-	sp_arg(av, "--port=%d", NVMF_TRSVCID);
+	sp_arg(av, "--nqn=%s%s", NVMFN_NQN_PREFIX, r->c->topo->run);
+	sp_arg(av, "--port=%d", NVMFN_TRSVCID);
 	if (server) {
 		sp_arg(av, "--slots=%ld", r->pt->clients);
 		return;

@@ -14,7 +14,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define NVKM_NMODS 4
+/* the modules nvkm_up loads, then those that come with them (nvkmod.c) */
+#define NVKM_NMODS 8
 
 /* what nvkm_up changed, for nvkm_down to put back */
 struct nvkm {

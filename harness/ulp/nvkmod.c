@@ -17,10 +17,15 @@
 
 extern char **environ;
 
-/* in load order; unloaded in reverse. null_blk makes no disk of its own */
+/*
+ * In load order; unloaded in reverse. null_blk makes no disk of its own. The
+ * last ones come with nvme_rdma: unloaded after it when they were not there.
+ */
 static const char *const nvkm_mods[NVKM_NMODS][3] = {
 	{ "nvmet" }, { "nvmet_rdma" }, { "nvme_rdma" }, { "null_blk", "nr_devices=0" },
+	{ "nvme_fabrics" }, { "nvme_core" }, { "nvme_auth" }, { "nvme_keyring" },
 };
+#define NVKM_NLOAD 4
 
 /* modprobe [-r] NAME [PARAM]: its exit status, or -1 with errno */
 static int nvkm_modprobe(bool remove, const char *name, const char *param)
@@ -54,7 +59,7 @@ static bool nvkm_loaded(const char *name)
 
 static int nvkm_others(void)
 {
-	DIR *d = opendir(NVMF_NVMET "/subsystems");
+	DIR *d = opendir(NVMFN_NVMET "/subsystems");
 	struct dirent *e;
 	int n = 0;
 
@@ -72,7 +77,9 @@ int nvkm_up(struct nvkm *m, char *why, size_t len)
 	int r;
 
 	memset(m, 0, sizeof(*m));
-	for (int i = 0; i < NVKM_NMODS; i++) {
+	for (int i = NVKM_NLOAD; i < NVKM_NMODS; i++)
+		m->loaded[i] = !nvkm_loaded(nvkm_mods[i][0]);
+	for (int i = 0; i < NVKM_NLOAD; i++) {
 		if (nvkm_loaded(nvkm_mods[i][0]))
 			continue;
 		r = nvkm_modprobe(false, nvkm_mods[i][0], nvkm_mods[i][1]);
@@ -83,16 +90,16 @@ int nvkm_up(struct nvkm *m, char *why, size_t len)
 		}
 		m->loaded[i] = true;
 	}
-	if (stat(NVMF_NVMET, &st)) {
+	if (stat(NVMFN_NVMET, &st)) {
 		/* systemd mounts it at boot; a bare system (the rxe VM) may not */
-		if (mount("configfs", NVMF_CONFIGFS, "configfs", 0, NULL)) {
-			snprintf(why, len, "mount configfs on %s: %s", NVMF_CONFIGFS,
+		if (mount("configfs", NVMFN_CONFIGFS, "configfs", 0, NULL)) {
+			snprintf(why, len, "mount configfs on %s: %s", NVMFN_CONFIGFS,
 				 strerror(errno));
 			return 1;
 		}
 		m->mounted = true;
-		if (stat(NVMF_NVMET, &st)) {
-			snprintf(why, len, "%s: %s (nvmet loaded)", NVMF_NVMET, strerror(errno));
+		if (stat(NVMFN_NVMET, &st)) {
+			snprintf(why, len, "%s: %s (nvmet loaded)", NVMFN_NVMET, strerror(errno));
 			return 1;
 		}
 	}
@@ -102,12 +109,20 @@ int nvkm_up(struct nvkm *m, char *why, size_t len)
 
 void nvkm_down(struct nvkm *m, FILE *log)
 {
-	if (m->mounted && umount(NVMF_CONFIGFS) && log)
-		fprintf(log, "rdmacap: umount %s: %s\n", NVMF_CONFIGFS, strerror(errno));
+	if (m->mounted && umount(NVMFN_CONFIGFS) && log)
+		fprintf(log, "rdmacap: umount %s: %s\n", NVMFN_CONFIGFS, strerror(errno));
 	m->mounted = false;
-	for (int i = NVKM_NMODS - 1; i >= 0; i--) {
+	/* ours last first, then what came with them, users before what they use */
+	for (int k = 0; k < NVKM_NMODS; k++) {
+		int i = k < NVKM_NLOAD ? NVKM_NLOAD - 1 - k : k;
+
 		if (!m->loaded[i])
 			continue;
+		/* one already gone with the module it came with is not a failure */
+		if (!nvkm_loaded(nvkm_mods[i][0])) {
+			m->loaded[i] = false;
+			continue;
+		}
 		/* a module another user took meanwhile stays: modprobe -r says so */
 		if (nvkm_modprobe(true, nvkm_mods[i][0], NULL) && log)
 			fprintf(log, "rdmacap: modprobe -r %s failed\n", nvkm_mods[i][0]);
