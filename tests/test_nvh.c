@@ -8,20 +8,22 @@
  * `rdmacap down` never takes another user's subsystem for one of ours.
  * TAP 13 on stdout; exit 0 pass, 1 fail.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "agents/nvmf/nvmf.h"
 #include "agents/nvmf/nvmf_host.h"
 #include "common/nvmfname.h"
+#include "common/opt.h"
 #include "tap/tap.h"
 
 static struct tap T;
 
 static void t_opts(void)
 {
-	struct nvh_conn c = { .traddr = "10.77.0.1", .nqn = NVMF_NQN_PREFIX "1a2b",
-			      .hostnqn = NVMF_NQN_PREFIX "1a2b:host:7",
+	struct nvh_conn c = { .traddr = "10.77.0.1", .nqn = NVMFN_NQN_PREFIX "1a2b",
+			      .hostnqn = NVMFN_NQN_PREFIX "1a2b:host:7",
 			      .hostid = "00001a2b-0000-4000-8000-000000000007",
 			      .io_queues = 4, .queue_size = 128 };
 	char buf[512], small[40];
@@ -71,29 +73,53 @@ static void t_names(void)
 {
 	char nqn[256], id[64];
 
-	tap_ok(&T, !nvh_host(NVMF_NQN_PREFIX "1a2b", 0x1a2b, 7, nqn, sizeof(nqn), id, sizeof(id)) &&
-	       !strcmp(nqn, NVMF_NQN_PREFIX "1a2b:host:7") &&
+	tap_ok(&T, !nvh_host(NVMFN_NQN_PREFIX "1a2b", 0x1a2b, 7, nqn, sizeof(nqn), id, sizeof(id)) &&
+	       !strcmp(nqn, NVMFN_NQN_PREFIX "1a2b:host:7") &&
 	       !strcmp(id, "00001a2b-0000-4000-8000-000000000007"),
 	       "host NQN %s, host ID %s", nqn, id);
-	tap_ok(&T, nvmfn_nqn_ours(NVMF_NQN_PREFIX "1a2b"), "our subsystem NQN is ours");
+	tap_ok(&T, nvmfn_nqn_ours(NVMFN_NQN_PREFIX "1a2b"), "our subsystem NQN is ours");
 	tap_ok(&T, !nvmfn_nqn_ours("nqn.2014-08.org.nvmexpress:uuid:1234") &&
-	       !nvmfn_nqn_ours(NVMF_NQN_PREFIX) && !nvmfn_nqn_ours(NVMF_NQN_PREFIX "1a2b:x") &&
-	       !nvmfn_nqn_ours(NVMF_NQN_PREFIX "1A2B"),
+	       !nvmfn_nqn_ours(NVMFN_NQN_PREFIX) && !nvmfn_nqn_ours(NVMFN_NQN_PREFIX "1a2b:x") &&
+	       !nvmfn_nqn_ours(NVMFN_NQN_PREFIX "1A2B"),
 	       "another user's NQN, the bare prefix, a suffix, upper case: not ours");
-	tap_ok(&T, nvmfn_port_id("1a2b") == NVMF_PORT_BASE + 0xa2b && nvmfn_port_id("") == 0 &&
+	tap_ok(&T, nvmfn_port_id("1a2b") == NVMFN_PORT_BASE + 0xa2b && nvmfn_port_id("") == 0 &&
 	       nvmfn_port_id("xyz") == 0, "port id of run 1a2b: %u", nvmfn_port_id("1a2b"));
 	tap_ok(&T, nvmf_slot_bytes(1) == 4096 && nvmf_slot_bytes(4096) == 4096 &&
 	       nvmf_slot_bytes(4097) == 8192, "a client's LBA range: --size in whole 4 KiB blocks");
 }
 
+/* the options nvmf refuses, each with its why; its own ones only with it */
+static void t_rules(void)
+{
+	bool seen[OPT_N] = { 0 };
+	char err[256] = "";
+
+	seen[OPT_CM] = true;
+	tap_ok(&T, opt_nvmf_rules(OPT_TR_NVMF, seen, err, sizeof(err)) == -1 &&
+	       strstr(err, "--cm") && strstr(err, "rdma_cm"), "--cm refused: %s", err);
+	seen[OPT_CM] = false;
+	seen[OPT_QP_SHARE] = true;
+	tap_ok(&T, opt_nvmf_rules(OPT_TR_NVMF, seen, err, sizeof(err)) == -1 &&
+	       strstr(err, "--qp-share"), "--qp-share refused: %s", err);
+	seen[OPT_QP_SHARE] = false;
+	seen[OPT_DEVICE] = seen[OPT_NVME_IO_QUEUES] = seen[OPT_NVME_QUEUE_SIZE] = true;
+	tap_ok(&T, !opt_nvmf_rules(OPT_TR_NVMF, seen, err, sizeof(err)) &&
+	       !opt_rules(OPT_TR_NVMF, seen, err, sizeof(err)),
+	       "--device, --nvme-io-queues, --nvme-queue-size taken with nvmf");
+	seen[OPT_DEVICE] = false;
+	tap_ok(&T, opt_rules(OPT_TR_RC, seen, err, sizeof(err)) == -1 &&
+	       strstr(err, "--transport nvmf"), "--nvme-io-queues with rc refused: %s", err);
+}
+
 int main(void)
 {
 	tap_init(&T, stdout);
-	tap_plan(&T, 20);
+	tap_plan(&T, 24);
 	t_opts();
 	t_reply();
 	t_head();
 	t_names();
+	t_rules();
 	tap_totals(&T);
 	return tap_exit_code(&T);
 }

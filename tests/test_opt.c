@@ -83,12 +83,12 @@ static int a_parse(enum opt_id id, const char *val)
 	av_add(&a, "--role=%s", d->flags & OPT_F_SERVER ? "server" : "client");
 	/* rc, ud and uc with oob-tls need their TLS files (rdmacap makes its own); rdmacm takes none */
 	if (id == OPT_TRANSPORT && val && !strcmp(val, "nvmf"))
-		av_add(&a, "--nqn=%s", NVMF_NQN_PREFIX "1a2b");
+		av_add(&a, "--nqn=%s", NVMFN_NQN_PREFIX "1a2b");
 	if (id != OPT_TRANSPORT ||
 	    (val && (!strcmp(val, "rc") || !strcmp(val, "ud") || !strcmp(val, "uc")))) {
 		if (id != OPT_TRANSPORT && (d->flags & (OPT_F_NVMF | OPT_F_RC)) == OPT_F_NVMF) {
 			av_add(&a, "--transport=%s", "nvmf");
-			av_add(&a, "--nqn=%s", NVMF_NQN_PREFIX "1a2b");
+			av_add(&a, "--nqn=%s", NVMFN_NQN_PREFIX "1a2b");
 			goto value;
 		}
 		if (id != OPT_TRANSPORT)

@@ -142,13 +142,17 @@ static int pl_remote(struct pt_ctx *c, const char *run, char *why, size_t len)
 }
 
 /* One point of n clients into TAP and JSON; what it measured into *sp when non-NULL. */
+/* kernel log lines a failed nvmf point carries, at most */
+#define PL_KLOG_MAX 8
+
 static int pl_point(struct pl_sess *s, long n, const char *label, struct srch_point *sp)
 {
 	struct pt_ctx *c = s->c;
 	struct pt_point *pt = calloc(1, sizeof(*pt));
-	char desc[128];
+	char desc[128], klog[PL_KLOG_MAX][NVKL_LINE];
 	enum tap_res res;
-	int rc;
+	int rc, kfd, nk;
+	json_t *jp;
 
 	if (!pt)
 		return -1;
@@ -161,11 +165,26 @@ static int pl_point(struct pl_sess *s, long n, const char *label, struct srch_po
 		return rc;
 	}
 	fprintf(stderr, "rdmacap: %s: %ld clients\n", label, n);
+	kfd = c->plan->transport == OPT_TR_NVMF && !c->plan->hosts ? nvkl_open() : -1;
 	rc = pt_run(c, n, pt);
 	snprintf(desc, sizeof(desc), "%s clients=%ld connected=%ld success=%.2f%%", label, n,
 		 pt->connected, pt->success_pct);
+	/* a kernel service's failure: the kernel's own words, since the point began */
+	nk = pt->connected < n || pt->why[0] ? nvkl_read(kfd, klog, PL_KLOG_MAX) : 0;
+	for (int i = 0; i < nk; i++)
+		tap_kv(c->tap, "kernel_log", "%s", klog[i]);
+	if (kfd >= 0)
+		close(kfd);
 	res = ptap_point(c, pt, desc, sp != NULL);
-	json_array_append_new(s->points, js_point(pt, c->plan, tap_res_name(res)));
+	jp = js_point(pt, c->plan, tap_res_name(res));
+	if (nk) {
+		json_t *a = json_array();
+
+		for (int i = 0; i < nk; i++)
+			json_array_append_new(a, json_string(klog[i]));
+		json_object_set_new(jp, "kernel_log", a);
+	}
+	json_array_append_new(s->points, jp);
 	/* every finished point is on disk: a run cut short later loses nothing measured */
 	if (c->plan->json)
 		js_write(s->doc, c->plan->json);

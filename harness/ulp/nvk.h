@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nvk: the host's side of an nvmf run that is not an agent's: the kernel
- * modules and configfs it needs (nvkmod.c, nvkm_), and the leftovers of a
- * killed run that `rdmacap down` removes (nvkdown.c, nvkd_). What the server
+ * modules and configfs it needs (nvkmod.c, nvkm_), the kernel's log lines of
+ * a point (nvklog.c, nvkl_), and the leftovers of a killed run that
+ * `rdmacap down` removes (nvkdown.c, nvkd_). What the server
  * agent makes and removes itself is agents/nvmf/'s; every name it uses is in
  * common/nvmfname.h, which is how nvkd_ tells rdmacap's objects from anyone
  * else's. Uses common/ and libc.
@@ -43,5 +44,15 @@ void nvkm_down(struct nvkm *m, FILE *log);
  * 0, or -1 when something of ours could not be removed (named on stderr).
  */
 int nvkd_clean(const char *run, FILE *log, int *removed, int *others);
+
+/* a kernel log line, cut to this */
+#define NVKL_LINE 200
+/* /dev/kmsg at its end, where a point begins: the fd, or -1 (no log then) */
+int nvkl_open(void);
+/*
+ * The lines logged since nvkl_open at warning level or worse that name nvme,
+ * nvmet, null_blk or RDMA, at most max into lines. How many.
+ */
+int nvkl_read(int fd, char lines[][NVKL_LINE], int max);
 
 #endif

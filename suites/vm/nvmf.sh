@@ -181,8 +181,9 @@ for _ in $(seq 600); do
 	[ "$(names /sys/class/nvme | wc -l)" -ge 3 ] && { up=1; break; }
 	sleep 0.1
 done
-kill -KILL "$pid" 2>/dev/null
-for p in $(rdc_agents); do kill -KILL "$p" 2>/dev/null; done
+# rdmacap and its agents at once: none of them gets to clean up
+# shellcheck disable=SC2046 # a list of PIDs
+kill -KILL "$pid" $(rdc_agents) 2>/dev/null
 wait "$pid" 2>/dev/null
 rdc_rdmacap down >"$W/down.tap" 2>&1
 rc=$?
@@ -192,7 +193,8 @@ why=
 [ -d "$CFS/nvmet/subsystems/$OTHER" ] || why+=" another user's subsystem removed"
 grep -q "nvmet_others.*1 " "$W/down.tap" || why+=" down did not say it left one alone"
 [ -n "$(names /sys/class/nvme)" ] && why+=" controllers left"
-[ -n "$(names "$CFS/nvmet/subsystems" '*rdmacap*')" ] && why+=" subsystem left"
+[ -n "$(names "$CFS/nvmet/subsystems" 'nqn.2014-08.org.rdmacap:rdc*')" ] && why+=" subsystem left"
+grep -qE "removed=[1-9]" "$W/down.tap" || why+=" down removed nothing (the run cleaned up after all?)"
 [ -n "$(names "$CFS/nvmet/ports")" ] && why+=" port left"
 [ -n "$(names "$CFS/nullb" 'rdc*')" ] && why+=" disk left"
 rmdir "$CFS/nvmet/subsystems/$OTHER" 2>/dev/null
