@@ -87,6 +87,15 @@ nvmf_qps() {
 	rdma -j resource show 2>/dev/null | jq -r ".[] | select(.ifname == \"$DEV\") | .qp"
 }
 
+# nvmf_sides: the connected cm_ids (those with a QP) on DEV of the target
+# (source port 4420) and of the host (destination port 4420): "T H". RDMA
+# netlink names both sides' owner [rdma_cm]; the port tells them apart.
+nvmf_sides() {
+	rdma -j resource show cm_id dev "$DEV" 2>/dev/null |
+		jq -r '[.[] | select(.lqpn != null)] |
+			"\([.[] | select(."src-port" == 4420)] | length) \([.[] | select(."dst-port" == 4420)] | length)"'
+}
+
 RC=0 why='' OUT=''
 run_nvmf() {
 	rdc_capture "$W/$1" run --topology host --device "$DEV" --server-addr "$ADDR" \
@@ -119,6 +128,7 @@ fi
 
 # 2: the QPs of one controller, with 1 and 4 I/O queues (both sides: x2)
 qps=()
+sides=()
 for q in 1 4; do
 	"$RDMACAP" run --topology host --device "$DEV" --server-addr "$ADDR" --transport nvmf \
 		--clients 1 --msgs 2 --nvme-io-queues "$q" --think-ms 3000 >"$W/q$q.tap" 2>&1 &
@@ -126,7 +136,7 @@ for q in 1 4; do
 	peak=0
 	for _ in $(seq 200); do
 		n=$(nvmf_qps)
-		(( n > peak )) && peak=$n
+		(( n > peak )) && { peak=$n; sides[q]=$(nvmf_sides); }
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -136,10 +146,12 @@ done
 # each queue is a QP on the host and one on the target; the admin queue too
 cpus=$(nproc)
 want=$((2 * (1 + (cpus < 4 ? cpus : 4))))
-if [ "${qps[0]}" = 4 ] && [ "${qps[1]}" = "$want" ]; then
-	tap_ok "QPs of one controller: ${qps[0]} with 1 I/O queue, ${qps[1]} with 4 on $cpus CPUs (host + target)"
+half=$((want / 2))
+if [ "${qps[0]}" = 4 ] && [ "${qps[1]}" = "$want" ] && [ "${sides[1]}" = "2 2" ] &&
+	[ "${sides[4]}" = "$half $half" ]; then
+	tap_ok "QPs of one controller: ${qps[0]} with 1 I/O queue, ${qps[1]} with 4 on $cpus CPUs; target and host: ${sides[1]}, ${sides[4]}"
 else
-	tap_fail "QPs of one controller" "1 queue: ${qps[0]}, 4 queues: ${qps[1]} (want 4 and $want)"
+	tap_fail "QPs of one controller" "1 queue: ${qps[0]} (target host ${sides[1]}), 4 queues: ${qps[1]} (${sides[4]}); want 4 (2 2) and $want ($half $half)"
 fi
 
 # 3: what does not apply is refused before anything exists
