@@ -4,6 +4,7 @@
  */
 #include <stddef.h>
 
+#include "agents/nvmf/nvmf.h"
 #include "agents/rc/rc.h"
 #include "agents/tcp/tcp.h"
 #include "agents/transport.h"
@@ -14,6 +15,7 @@ static const struct transport transports[] = {
 	{ OPT_TR_RC, rc_server_run, rc_client_run },
 	{ OPT_TR_UD, ud_server_run, ud_client_run },
 	{ OPT_TR_UC, rc_server_run, rc_client_run },	/* rc's roles with UC QPs (rc.h) */
+	{ OPT_TR_NVMF, nvmf_server_run, nvmf_client_run },
 };
 
 const struct transport *transport_find(enum opt_transport id)

@@ -13,7 +13,7 @@
 
 static const char *const opt_transports[OPT_TR_N] = {
 	[OPT_TR_TCP] = "tcp", [OPT_TR_RC] = "rc", [OPT_TR_UD] = "ud",
-	[OPT_TR_UC] = "uc",
+	[OPT_TR_UC] = "uc", [OPT_TR_NVMF] = "nvmf",
 };
 static const char *const opt_cms[OPT_CM_N] = {
 	[OPT_CM_OOB_TLS] = "oob-tls", [OPT_CM_RDMACM] = "rdmacm",
@@ -49,9 +49,10 @@ static const char *const opt_families[OPT_FAM_N] = {
 #define N(lo, hi, d) .kind = OPT_NUM, .min = lo, .max = hi, .def = d
 
 const struct opt_def opt_defs[OPT_N] = {
-	[OPT_TRANSPORT] = { "transport", W(opt_transports), .def = OPT_TR_TCP, .arg = "tcp|rc|ud|uc",
+	[OPT_TRANSPORT] = { "transport", W(opt_transports), .def = OPT_TR_TCP, .arg = "tcp|rc|ud|uc|nvmf",
 			    .help = "data path: TCP sockets, RDMA reliable connections or datagrams, "
-				    "or unreliable connections" },
+				    "or unreliable connections, or NVMe over RDMA: the kernel's nvmet-rdma "
+				    "target and nvme-rdma initiators" },
 	[OPT_CM] = { "cm", W(opt_cms), .flags = OPT_F_RC | OPT_F_UD, .def = OPT_CM_OOB_TLS,
 		     .arg = "oob-tls|rdmacm",
 		     .help = "QP exchange over TLS 1.3, or librdmacm" },
@@ -83,7 +84,7 @@ const struct opt_def opt_defs[OPT_N] = {
 		       .arg = "event|busy|adaptive",
 		       .help = "sleep on the completion channel, spin on the CQs, or spin "
 			       "on a CQ whose completions come often, else sleep" },
-	[OPT_DEVICE] = { "device", OPT_DEV, .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST,
+	[OPT_DEVICE] = { "device", OPT_DEV, .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST | OPT_F_NVMF,
 			 .arg = "NAME[:PORT]",
 			 .help = "RDMA device and port; default: the one holding the address" },
 	/* def below min: "not given", the GID of the address in use (rdma/port.h) */
@@ -138,6 +139,17 @@ const struct opt_def opt_defs[OPT_N] = {
 			   .help = "PEM certificate" },
 	[OPT_TLS_KEY] = { "tls-key", OPT_PATH, .flags = OPT_F_RC | OPT_F_UD | OPT_F_OOB_TLS, .arg = "FILE",
 			  .help = "PEM private key of --tls-cert" },
+	/*
+	 * nvme-fabrics' nr_io_queues and queue_size: an I/O queue is one QP on
+	 * each side; 128 is nvmet's attr_qid_max default, 16..1024 what
+	 * fabrics.c accepts (nvme-rdma may lower the size to its own maximum)
+	 */
+	[OPT_NVME_IO_QUEUES] = { "nvme-io-queues", N(1, 128, 1), .flags = OPT_F_NVMF | OPT_F_CLIENT,
+				 .arg = "N", .help = "nvmf: I/O queues per controller (a QP each, "
+						     "besides the admin queue's)" },
+	[OPT_NVME_QUEUE_SIZE] = { "nvme-queue-size", N(16, 1024, 128),
+				  .flags = OPT_F_NVMF | OPT_F_CLIENT, .arg = "N",
+				  .help = "nvmf: entries of each I/O queue" },
 };
 
 int opt_device(const char *s, struct opt_dev *d)
@@ -297,7 +309,8 @@ int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t e
 
 	for (int i = 0; !opt_tr_connected(tr) && i < OPT_N; i++)
 		if (seen[i] && (opt_defs[i].flags & OPT_F_RC) &&
-		    !(tr == OPT_TR_UD && (opt_defs[i].flags & OPT_F_UD))) {
+		    !(tr == OPT_TR_UD && (opt_defs[i].flags & OPT_F_UD)) &&
+		    !(tr == OPT_TR_NVMF && (opt_defs[i].flags & OPT_F_NVMF))) {
 			snprintf(err, errlen, "--%s is an option of --transport rc",
 				 opt_defs[i].name);
 			return -1;
@@ -308,10 +321,46 @@ int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t e
 				 opt_defs[i].name);
 			return -1;
 		}
+	for (int i = 0; tr != OPT_TR_NVMF && i < OPT_N; i++)
+		if (seen[i] && (opt_defs[i].flags & (OPT_F_NVMF | OPT_F_RC)) == OPT_F_NVMF) {
+			snprintf(err, errlen, "--%s is an option of --transport nvmf",
+				 opt_defs[i].name);
+			return -1;
+		}
 	if (tls && tls != 3) {
 		snprintf(err, errlen, "--tls-ca, --tls-cert and --tls-key go together");
 		return -1;
 	}
+	return 0;
+}
+
+int opt_nvmf_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen)
+{
+	static const struct { enum opt_id id; const char *why; } no[] = {
+		{ OPT_CM, "the kernel's nvme-rdma connects its queues through rdma_cm itself" },
+		{ OPT_QP_SHARE, "each controller's queues are QPs of its own, made by nvme-rdma" },
+		{ OPT_OP, "the round trips are NVMe writes and reads, which nvme-rdma maps to "
+			  "RDMA operations itself" },
+		{ OPT_CQ, "nvme-rdma makes its own CQs" },
+		{ OPT_MR, "nvme-rdma registers its own MRs" },
+		{ OPT_SRQ, "nvmet-rdma chooses its SRQs itself (its use_srq parameter)" },
+		{ OPT_RX_DEPTH, "the queue depth is --nvme-queue-size" },
+		{ OPT_OOB_SESSION, "there is no out-of-band session" },
+		{ OPT_POLL, "nvme-rdma polls its own CQs" },
+		{ OPT_GID_INDEX, "nvme-rdma resolves its GID through rdma_cm" },
+		{ OPT_SERVER_MODEL, "the server is the kernel's nvmet target" },
+		{ OPT_SERVER_THREADS, "the server is the kernel's nvmet target" },
+		{ OPT_PORTS, "the target listens on one port, 4420" },
+	};
+
+	if (tr != OPT_TR_NVMF)
+		return 0;
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (seen[no[i].id]) {
+			snprintf(err, errlen, "--%s does not apply to --transport nvmf: %s",
+				 opt_defs[no[i].id].name, no[i].why);
+			return -1;
+		}
 	return 0;
 }
 

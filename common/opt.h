@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum opt_transport { OPT_TR_NONE, OPT_TR_TCP, OPT_TR_RC, OPT_TR_UD, OPT_TR_UC, OPT_TR_N };
+enum opt_transport { OPT_TR_NONE, OPT_TR_TCP, OPT_TR_RC, OPT_TR_UD, OPT_TR_UC, OPT_TR_NVMF, OPT_TR_N };
 enum opt_cm { OPT_CM_OOB_TLS, OPT_CM_RDMACM, OPT_CM_N };
 enum opt_model { OPT_MODEL_EVENT, OPT_MODEL_THREAD, OPT_MODEL_N };
 enum opt_cq { OPT_CQ_PER_CONN, OPT_CQ_SHARED, OPT_CQ_N };
@@ -45,6 +45,7 @@ enum opt_id {
 	OPT_MEM_FLOOR, OPT_FAMILY, OPT_SERVER_THREADS,
 	OPT_WORKERS, OPT_QP_SHARE, OPT_PORTS,
 	OPT_THINK_MS, OPT_STAGGER_MS, OPT_CLIENTS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY,
+	OPT_NVME_IO_QUEUES, OPT_NVME_QUEUE_SIZE,
 	OPT_N
 };
 
@@ -64,6 +65,7 @@ enum opt_kind {
 #define OPT_F_UD 0x20		/* an OPT_F_RC option that --transport ud takes too */
 #define OPT_F_HOST 0x40		/* rdmacap: only with --topology host (its own rxe otherwise) */
 #define OPT_F_ORCH 0x100	/* rdmacap only: the agent has no such option */
+#define OPT_F_NVMF 0x200	/* only with --transport nvmf; with OPT_F_RC: nvmf takes it too */
 
 /* --device NAME[:PORT]: IB_DEVICE_NAME_MAX, and the 8 bits of a port number */
 #define OPT_DEV_NAME_MAX 64
@@ -184,6 +186,14 @@ const char *opt_word(enum opt_id id, long long v);
  * three or none. 0, or -1 with the reason in err.
  */
 int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
+
+/*
+ * The rules of --transport nvmf (no-op for the others): the kernel's nvme-rdma
+ * sets up the connections and nvmet is the server, so the options that shape
+ * rdmacap's own QPs, connection manager or server are refused, each with why.
+ * 0, or -1 with the reason in err.
+ */
+int opt_nvmf_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
 
 /*
  * The rules of --transport ud (no-op for the others): its QP number and Q_Key

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agents/opts.h"
+#include "common/nvmfname.h"
 #include "common/opt.h"
 #include "harness/cli/plan.h"
 #include "tap/tap.h"
@@ -50,7 +51,11 @@ static int h_parse(enum opt_id id, const char *val)
 	av_add(&a, "%s", "run");
 	if (d->flags & (OPT_F_RC | OPT_F_UD_ONLY))
 		av_add(&a, "--transport=%s", d->flags & OPT_F_UD_ONLY ? "ud" : "rc");
-	if (d->flags & OPT_F_HOST)
+	else if (d->flags & OPT_F_NVMF)
+		av_add(&a, "--transport=%s", "nvmf");
+	/* nvmf runs on the host topology only (the kernel's initial namespace) */
+	if ((d->flags & (OPT_F_HOST | OPT_F_NVMF)) ||
+	    (id == OPT_TRANSPORT && val && !strcmp(val, "nvmf")))
 		av_add(&a, "%s", "--topology=host");
 	if (d->kind == OPT_PATH) {
 		/* the three TLS files go together: give the other two */
@@ -77,14 +82,22 @@ static int a_parse(enum opt_id id, const char *val)
 	av_add(&a, "%s", "rdmacap-agent");
 	av_add(&a, "--role=%s", d->flags & OPT_F_SERVER ? "server" : "client");
 	/* rc, ud and uc with oob-tls need their TLS files (rdmacap makes its own); rdmacm takes none */
+	if (id == OPT_TRANSPORT && val && !strcmp(val, "nvmf"))
+		av_add(&a, "--nqn=%s", NVMFN_NQN_PREFIX "1a2b");
 	if (id != OPT_TRANSPORT ||
 	    (val && (!strcmp(val, "rc") || !strcmp(val, "ud") || !strcmp(val, "uc")))) {
+		if (id != OPT_TRANSPORT && (d->flags & (OPT_F_NVMF | OPT_F_RC)) == OPT_F_NVMF) {
+			av_add(&a, "--transport=%s", "nvmf");
+			av_add(&a, "--nqn=%s", NVMFN_NQN_PREFIX "1a2b");
+			goto value;
+		}
 		if (id != OPT_TRANSPORT)
 			av_add(&a, "--transport=%s", d->flags & OPT_F_UD_ONLY ? "ud" : "rc");
 		for (int i = OPT_TLS_CA; i <= OPT_TLS_KEY && !(id == OPT_CM && val && !strcmp(val, "rdmacm")); i++)
 			if (i != (int)id)
 				av_add(&a, "--%s=x.pem", opt_defs[i].name);
 	}
+value:
 	av_add(&a, val ? "--%s=" : "--%s", d->name);
 	if (val)
 		strncat(a.buf[a.n - 1], val, sizeof(a.buf[0]) - strlen(a.buf[a.n - 1]) - 1);
@@ -125,6 +138,8 @@ static long long h_val(enum opt_id id)
 	case OPT_TLS_KEY: return plan.tls_key ? (long long)strlen(plan.tls_key) : -1;
 	case OPT_DEVICE: return (long long)strlen(plan.device.name) * 1000 + plan.device.port;
 	case OPT_GID_INDEX: return plan.gid_index;
+	case OPT_NVME_IO_QUEUES: return plan.nvme_io_queues;
+	case OPT_NVME_QUEUE_SIZE: return plan.nvme_queue_size;
 	case OPT_N: break;
 	}
 	return -2;
@@ -162,6 +177,8 @@ static long long a_val(enum opt_id id)
 	case OPT_TLS_KEY: return ag.tls_key ? (long long)strlen(ag.tls_key) : -1;
 	case OPT_DEVICE: return (long long)strlen(ag.device.name) * 1000 + ag.device.port;
 	case OPT_GID_INDEX: return ag.gid_index;
+	case OPT_NVME_IO_QUEUES: return ag.nvme_io_queues;
+	case OPT_NVME_QUEUE_SIZE: return ag.nvme_queue_size;
 	case OPT_N: break;
 	}
 	return -2;

@@ -227,7 +227,8 @@ unsigned clicheck_cap_need(const struct hp_plan *p)
 {
 	unsigned need = 0;
 
-	if (p->transport == OPT_TR_TCP)
+	/* tcp uses no verbs; nvmf's are the kernel's, which nvme-rdma checks itself */
+	if (p->transport == OPT_TR_TCP || p->transport == OPT_TR_NVMF)
 		return 0;
 	if (p->transport == OPT_TR_UD)
 		need |= RCAP_UD;
@@ -296,8 +297,14 @@ int clicheck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 	}
 	if (p->npoints > 1 && p->cmd != HP_RAMP)
 		return usage_fail(err, p->cmd, "--clients: a list is only for ramp");
+	/* the kernel's NVMe over RDMA lives in the initial network namespace */
+	if (p->transport == OPT_TR_NVMF && p->topo.kind != NN_HOST)
+		return usage_fail(err, p->cmd, "--transport nvmf runs on --topology host or --hosts, "
+				  "not %s: the kernel's nvme-rdma and nvmet-rdma open their rdma_cm "
+				  "ids in the initial network namespace", p->topo_spec);
 	/* the agent's own cross-option rules, so that no agent exits with a usage error */
-	if (opt_rules(p->transport, seen, msg, sizeof(msg)) ||
+	if (opt_nvmf_rules(p->transport, seen, msg, sizeof(msg)) ||
+	    opt_rules(p->transport, seen, msg, sizeof(msg)) ||
 	    opt_cm_rules(p->cm, seen, msg, sizeof(msg)) ||
 	    opt_ud_rules(p->transport, p->cm, p->size, msg, sizeof(msg)) ||
 	    opt_uc_rules(p->transport, p->op, msg, sizeof(msg)) ||

@@ -49,6 +49,7 @@ struct hp_plan {
 	long agents;            /* 0 = automatic */
 	long msgs, size, think_ms, stagger_ms, workers, timeout_s;
 	long qp_share;		/* rc: QPs per client agent its clients share; 0: off */
+	long nvme_io_queues, nvme_queue_size;	/* nvmf: each controller's */
 	bool msgs_set, timeout_set;
 	long mem_floor_mib;     /* --mem-floor: 0 off, -1 automatic (harness/point/memfloor.h) */
 	long server_threads;

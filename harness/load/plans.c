@@ -27,6 +27,7 @@
 #include "harness/load/repeat.h"
 #include "harness/load/search.h"
 #include "harness/load/tune.h"
+#include "harness/ulp/nvk.h"
 #include "rdma/cap.h"
 
 struct pl_sess {
@@ -142,13 +143,17 @@ static int pl_remote(struct pt_ctx *c, const char *run, char *why, size_t len)
 }
 
 /* One point of n clients into TAP and JSON; what it measured into *sp when non-NULL. */
+/* kernel log lines a failed nvmf point carries, at most */
+#define PL_KLOG_MAX 8
+
 static int pl_point(struct pl_sess *s, long n, const char *label, struct srch_point *sp)
 {
 	struct pt_ctx *c = s->c;
 	struct pt_point *pt = calloc(1, sizeof(*pt));
-	char desc[128];
+	char desc[128], klog[PL_KLOG_MAX][NVKL_LINE];
 	enum tap_res res;
-	int rc;
+	int rc, kfd, nk;
+	json_t *jp;
 
 	if (!pt)
 		return -1;
@@ -161,11 +166,26 @@ static int pl_point(struct pl_sess *s, long n, const char *label, struct srch_po
 		return rc;
 	}
 	fprintf(stderr, "rdmacap: %s: %ld clients\n", label, n);
+	kfd = c->plan->transport == OPT_TR_NVMF && !c->plan->hosts ? nvkl_open() : -1;
 	rc = pt_run(c, n, pt);
 	snprintf(desc, sizeof(desc), "%s clients=%ld connected=%ld success=%.2f%%", label, n,
 		 pt->connected, pt->success_pct);
+	/* a kernel service's failure: the kernel's own words, since the point began */
+	nk = pt->connected < n || pt->why[0] ? nvkl_read(kfd, klog, PL_KLOG_MAX) : 0;
+	for (int i = 0; i < nk; i++)
+		tap_kv(c->tap, "kernel_log", "%s", klog[i]);
+	if (kfd >= 0)
+		close(kfd);
 	res = ptap_point(c, pt, desc, sp != NULL);
-	json_array_append_new(s->points, js_point(pt, c->plan, tap_res_name(res)));
+	jp = js_point(pt, c->plan, tap_res_name(res));
+	if (nk) {
+		json_t *a = json_array();
+
+		for (int i = 0; i < nk; i++)
+			json_array_append_new(a, json_string(klog[i]));
+		json_object_set_new(jp, "kernel_log", a);
+	}
+	json_array_append_new(s->points, jp);
 	/* every finished point is on disk: a run cut short later loses nothing measured */
 	if (c->plan->json)
 		js_write(s->doc, c->plan->json);
@@ -228,6 +248,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	char why[256], skip[256], run[8];
 	const char *reason;
 	json_t *env = json_object();
+	struct nvkm nvk = { 0 };
 	int rc = 0;
 
 	s.points = json_array();
@@ -264,6 +285,22 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	} else if (nn_up(c->topo, run, c->topo->rxe, p->verbose ? stderr : NULL)) {
 		tap_bail(t, "topology %s could not be brought up (see stderr)", p->topo_spec);
 		return -1;
+	}
+	if (p->transport == OPT_TR_NVMF && !p->hosts) {
+		/* the kernel's target and initiator: their modules, configfs */
+		rc = nvkm_up(&nvk, skip, sizeof(skip));
+		if (rc) {
+			if (rc > 0)
+				tap_skip_all(t, "%s", skip);
+			else
+				tap_bail(t, "nvmf: %s", skip);
+			json_object_set_new(doc, "skipped", json_string(skip));
+			rc = rc > 0 ? 0 : -1;
+			goto down;
+		}
+		if (nvk.others)
+			tap_kv(t, "nvmet_others", "%d subsystems of another user, left alone",
+			       nvk.others);
 	}
 	reason = pl_cap_skip(c, skip, sizeof(skip));
 	if (reason) {
@@ -333,6 +370,15 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		env_load(env, "end");
 	}
 down:
+	if (p->transport == OPT_TR_NVMF && !p->hosts) {
+		int gone = 0, others;
+
+		/* what a killed agent of this run left: its server removes the rest */
+		if (nvkd_clean(c->topo->run, p->verbose ? stderr : NULL, &gone, &others) || gone)
+			fprintf(stderr, "rdmacap: nvmf: %d objects of run %s left by its agents, "
+				"removed\n", gone, c->topo->run);
+		nvkm_down(&nvk, p->verbose ? stderr : NULL);
+	}
 	tune_restore();
 	if (c->tls_dir[0]) {
 		certs_run_dir_remove(c->tls_dir);
