@@ -64,6 +64,7 @@ struct ag_opts {
 	struct opt_dev device;	/* --device NAME[:PORT]: dev points at its name */
 	int gid_index;		/* --gid-index, -1: the GID rdma/port chooses for the address */
 	const char *tls_ca, *tls_cert, *tls_key;	/* point into argv */
+	const char *fi_provider;	/* --fi-provider, into argv: fi-msg, fi-rdm */
 };
 
 /*

@@ -50,6 +50,8 @@ static int h_parse(enum opt_id id, const char *val)
 	av_add(&a, "%s", "run");
 	if (d->flags & (OPT_F_RC | OPT_F_UD_ONLY))
 		av_add(&a, "--transport=%s", d->flags & OPT_F_UD_ONLY ? "ud" : "rc");
+	if (d->flags & OPT_F_FI_ONLY)
+		av_add(&a, "%s", "--transport=fi-msg");
 	if (d->flags & OPT_F_HOST)
 		av_add(&a, "%s", "--topology=host");
 	if (d->kind == OPT_PATH) {
@@ -76,6 +78,15 @@ static int a_parse(enum opt_id id, const char *val)
 
 	av_add(&a, "%s", "rdmacap-agent");
 	av_add(&a, "--role=%s", d->flags & OPT_F_SERVER ? "server" : "client");
+	/* the fi transports: the agent is told its provider by rdmacap */
+	if (d->flags & OPT_F_FI_ONLY) {
+		av_add(&a, "%s", "--transport=fi-msg");
+		goto opt;
+	}
+	if (id == OPT_TRANSPORT && val && !strncmp(val, "fi-", 3)) {
+		av_add(&a, "%s", "--fi-provider=tcp");
+		goto opt;
+	}
 	/* rc, ud and uc with oob-tls need their TLS files (rdmacap makes its own); rdmacm takes none */
 	if (id != OPT_TRANSPORT ||
 	    (val && (!strcmp(val, "rc") || !strcmp(val, "ud") || !strcmp(val, "uc")))) {
@@ -85,6 +96,7 @@ static int a_parse(enum opt_id id, const char *val)
 			if (i != (int)id)
 				av_add(&a, "--%s=x.pem", opt_defs[i].name);
 	}
+opt:
 	av_add(&a, val ? "--%s=" : "--%s", d->name);
 	if (val)
 		strncat(a.buf[a.n - 1], val, sizeof(a.buf[0]) - strlen(a.buf[a.n - 1]) - 1);
@@ -125,6 +137,7 @@ static long long h_val(enum opt_id id)
 	case OPT_TLS_KEY: return plan.tls_key ? (long long)strlen(plan.tls_key) : -1;
 	case OPT_DEVICE: return (long long)strlen(plan.device.name) * 1000 + plan.device.port;
 	case OPT_GID_INDEX: return plan.gid_index;
+	case OPT_FI_PROVIDER: return (long long)strlen(plan.fi_provider);
 	case OPT_N: break;
 	}
 	return -2;
@@ -162,6 +175,7 @@ static long long a_val(enum opt_id id)
 	case OPT_TLS_KEY: return ag.tls_key ? (long long)strlen(ag.tls_key) : -1;
 	case OPT_DEVICE: return (long long)strlen(ag.device.name) * 1000 + ag.device.port;
 	case OPT_GID_INDEX: return ag.gid_index;
+	case OPT_FI_PROVIDER: return ag.fi_provider ? (long long)strlen(ag.fi_provider) : -1;
 	case OPT_N: break;
 	}
 	return -2;
@@ -217,6 +231,9 @@ static const char *const baddev[] = { "", ":1", "rxe0:", "rxe0:0", "rxe0:256", "
 				      "rxe 0", "rxe0:1:1",
 				      "a123456789012345678901234567890123456789012345678901234567890123" };
 #define NBADDEV (int)(sizeof(baddev) / sizeof(baddev[0]))
+static const char *const badname[] = { "", "tcp ofi_rxm", "verbs/x", "tcp;ofi_rxm!",
+				       "a123456789012345678901234567890123456789012345678901234567890123" };
+#define NBADNAME (int)(sizeof(badname) / sizeof(badname[0]))
 
 /* the plan: as many tests as the table asks for */
 static int t_count(void)
@@ -236,8 +253,10 @@ static int t_count(void)
 		case OPT_FLAG: n += 3; break;
 		case OPT_PATH: n += 2; break;
 		case OPT_DEV: n += 3 + NBADDEV; break;
+		case OPT_NAME: n += 3 + NBADNAME; break;
 		}
-		n += !!(d->flags & (OPT_F_RC | OPT_F_UD_ONLY)) + !!(d->flags & OPT_F_HOST);
+		n += !!(d->flags & (OPT_F_RC | OPT_F_UD_ONLY | OPT_F_FI_ONLY)) +
+		     !!(d->flags & OPT_F_HOST);
 	}
 	return n;
 }
@@ -303,6 +322,13 @@ static void t_vocabulary(void)
 			for (int i = 0; i < NBADDEV; i++)
 				both_reject(id, baddev[i]);
 			break;
+		case OPT_NAME:
+			both_accept(id, "tcp");
+			both_accept(id, "verbs;ofi_rxm");
+			both_accept(id, "ofi_rxm;ofi_hook_perf");
+			for (int i = 0; i < NBADNAME; i++)
+				both_reject(id, badname[i]);
+			break;
 		}
 		/* a --topology host option elsewhere: rdmacap makes its own rxe there */
 		if (opt_defs[id].flags & OPT_F_HOST) {
@@ -317,13 +343,14 @@ static void t_vocabulary(void)
 			fclose(f);
 		}
 		/* an rc or ud option with --transport tcp: the agent's rule, in both */
-		if (opt_defs[id].flags & (OPT_F_RC | OPT_F_UD_ONLY)) {
+		if (opt_defs[id].flags & (OPT_F_RC | OPT_F_UD_ONLY | OPT_F_FI_ONLY)) {
 			char hl[160], al[160];
 			FILE *f = fmemopen(herr, sizeof(herr), "w");
 			char *hv[] = { "rdmacap", "run", "--transport=tcp", hl, NULL };
 			char *av[] = { "rdmacap-agent", "--role=client", "--transport=tcp", al, NULL };
 			const char *val = opt_defs[id].kind == OPT_WORD ?
-				opt_word(id, opt_defs[id].def) : "f.pem";
+				opt_word(id, opt_defs[id].def) :
+				opt_defs[id].kind == OPT_NAME ? "tcp" : "f.pem";
 
 			snprintf(hl, sizeof(hl), opt_defs[id].kind == OPT_FLAG ? "--%s" : "--%s=%s",
 				 opt_defs[id].name, val);

@@ -71,7 +71,7 @@ static int pl_modprobe(char *why, size_t len)
 static const char *pl_skip_reason(const struct hp_plan *p, char *buf, size_t len)
 {
 	struct nn_caps caps;
-	bool rc = p->transport != OPT_TR_TCP;
+	bool rc = opt_tr_rdma(p->transport, p->fi_provider);
 
 	if (p->topo.kind == NN_HOST)
 		return NULL; /* nothing to create: the device is checked by htp_plan */
@@ -270,7 +270,8 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		json_object_set_new(doc, "skipped", json_string(reason));
 		goto down;
 	}
-	if (p->transport != OPT_TR_TCP && p->cm == OPT_CM_OOB_TLS && !p->tls_ca &&
+	if ((opt_tr_connected(p->transport) || p->transport == OPT_TR_UD) &&
+	    p->cm == OPT_CM_OOB_TLS && !p->tls_ca &&
 	    certs_run_dir(c->tls_dir, sizeof(c->tls_dir), why, sizeof(why))) {
 		tap_bail(t, "TLS certificates: %s", why);
 		rc = -1;
@@ -283,7 +284,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	}
 	/* --hosts: the devices and namespaces are the hosts', read there (rsample.h) */
 	c->sampler = smp_open(p->hosts ? &pl_no_rxe : c->topo,
-			      p->transport == OPT_TR_TCP && !p->hosts, why, sizeof(why));
+			      !opt_tr_rdma(p->transport, p->fi_provider) && !p->hosts, why, sizeof(why));
 	if (!c->sampler) {
 		tap_bail(t, "sampler: %s", why);
 		rc = -1;

@@ -68,6 +68,12 @@ static void sp_rc_args(struct run *r, struct sp_argv *av, const struct nn_host *
 
 	if (p->transport == OPT_TR_TCP)
 		return;
+	if (opt_tr_fi(p->transport)) {
+		sp_arg(av, "--fi-provider=%s", p->fi_provider);
+		sp_arg(av, "--cq=%s", opt_word(OPT_CQ, p->cq));
+		sp_arg(av, "--poll=%s", opt_word(OPT_POLL, p->poll));
+		return;
+	}
 	sp_arg(av, "--cm=%s", opt_word(OPT_CM, p->cm));
 	if (h->rxe[0] && p->device.port)
 		sp_arg(av, "--device=%s:%u", h->rxe, p->device.port);
