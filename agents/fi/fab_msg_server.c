@@ -317,9 +317,12 @@ static void fms_ctl(struct fms_srv *s)
 {
 	enum ctl_cmd cmd;
 
+	/* go and run are the clients'; EOF repeats itself, so the first one ends it */
 	while ((cmd = ctl_next(&s->ctl)) != CTL_NONE)
-		if (cmd == CTL_STOP || cmd == CTL_EOF)
+		if (cmd == CTL_STOP || cmd == CTL_EOF) {
 			s->stop = true;
+			return;
+		}
 }
 
 /* the EQ and CQs that woke; >0 when the loop must not sleep, -1 fatal */

@@ -151,9 +151,12 @@ static void frs_ctl(struct frs_srv *s)
 {
 	enum ctl_cmd cmd;
 
+	/* go and run are the clients'; EOF repeats itself, so the first one ends it */
 	while ((cmd = ctl_next(&s->ctl)) != CTL_NONE)
-		if (cmd == CTL_STOP || cmd == CTL_EOF)
+		if (cmd == CTL_STOP || cmd == CTL_EOF) {
 			s->stop = true;
+			return;
+		}
 }
 
 static int frs_loop(struct frs_srv *s)
