@@ -27,6 +27,8 @@
 #include "harness/plan/search.h"
 #include "harness/plan/tune.h"
 #include "rdma/cap.h"
+#include "netns/nn.h"
+#include "rdma/fiprov.h"
 
 struct pl_sess {
 	struct pt_ctx *c;
@@ -102,12 +104,53 @@ static const char *pl_skip_reason(const struct hp_plan *p, char *buf, size_t len
  * topology made it: NULL, or the reason in buf. A device that cannot be
  * queried is no reason to skip: the run names what fails.
  */
+struct pl_fip {
+	const struct hp_plan *p;
+	const char *addr;
+};
+
+/* in the server's namespace: the provider check's reason, or nothing */
+static int pl_fip_ns(void *arg, int wfd)
+{
+	struct pl_fip *f = arg;
+	char why[512];
+	int r = fip_check(f->p->fi_provider, f->p->transport == OPT_TR_FI_RDM, f->addr, why,
+			  sizeof(why));
+
+	if (r > 0 && write(wfd, why, strlen(why)) < 0)
+		return errno;
+	return r < 0 ? ENOMEM : 0;
+}
+
+/* fi-msg, fi-rdm: a provider not offered where the server runs is a SKIP naming it */
+static const char *pl_fi_skip(const struct pt_ctx *c, char *buf, size_t len)
+{
+	struct pl_fip f = { c->plan, c->topo->srv.addr };
+	char *out = NULL;
+
+	if (nn_in_ns(c->topo->srv.ns, pl_fip_ns, &f, &out) < 0) {
+		fprintf(stderr, "rdmacap: fi_getinfo in %s: %s\n", nn_ns_label(c->topo->srv.ns),
+			strerror(errno));
+		free(out);
+		return NULL;
+	}
+	if (!out || !*out) {
+		free(out);
+		return NULL;
+	}
+	snprintf(buf, len, "%s", out);
+	free(out);
+	return buf;
+}
+
 static const char *pl_cap_skip(const struct pt_ctx *c, char *buf, size_t len)
 {
 	const struct hp_plan *p = c->plan;
 	unsigned need = clicheck_cap_need(p);
 	const char *why;
 
+	if (opt_tr_fi(p->transport) && !p->hosts)
+		return pl_fi_skip(c, buf, len);
 	if (p->hosts || !c->topo->srv.rxe[0])
 		return NULL; /* --hosts: the devices are the hosts'; tcp: none */
 	if (!need)

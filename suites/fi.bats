@@ -1,0 +1,87 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+#
+# The libfabric transports end to end on a host with no RDMA: fi-msg and
+# fi-rdm over libfabric's tcp provider (tcp;ofi_rxm for rdm), real agents,
+# every echo checked; and the options that do not apply to an endpoint
+# refused before anything exists. The namespace topologies need root.
+
+# shellcheck disable=SC2154 # bats' run sets output, stderr and status
+load lib/common
+
+setup() {
+	rdc_require_rdmacap
+	rdc_require_cmd fi_info
+}
+
+no_rdc_left() {
+	! ip netns list | grep -q '^rdc' && ! ip -o link show | grep -qE '^[0-9]+: rdc'
+}
+
+@test "fi: verbs options exit 2 naming why, before anything is created" {
+	local before after
+	before=$(ip netns list 2>/dev/null | grep -c '^rdc' || true)
+
+	run --separate-stderr "$RDMACAP" run --transport fi-msg --cm rdmacm
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--cm does not apply to --transport fi-msg"*"fi_connect"* ]]
+	[ -z "$output" ]
+
+	run --separate-stderr "$RDMACAP" run --transport fi-rdm --qp-share 4
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--qp-share does not apply to --transport fi-rdm"*"ofi_rxm"* ]]
+
+	run --separate-stderr "$RDMACAP" run --transport fi-rdm --ah lru
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--ah does not apply"*"AV"* ]]
+
+	run --separate-stderr "$RDMACAP" run --transport fi-msg --server-threads 2
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"one event loop"* ]]
+
+	run --separate-stderr "$RDMACAP" run --transport tcp --fi-provider tcp
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--fi-provider is an option of --transport fi-msg and fi-rdm"* ]]
+
+	run --separate-stderr "$RDMACAP" run --transport fi-msg --fi-provider 'tcp ofi_rxm'
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--fi-provider"* ]]
+
+	after=$(ip netns list 2>/dev/null | grep -c '^rdc' || true)
+	[ "$before" -eq "$after" ]
+}
+
+@test "fi: a provider fi_getinfo does not offer is a SKIP naming it and those it found" {
+	rdc_run run --transport fi-msg --fi-provider nosuchprov --topology loop --clients 2
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"SKIP"*"nosuchprov"*"tcp"* ]]
+}
+
+@test "fi-msg loop: 20 clients over tcp, 100% connected, every payload verified" {
+	rdc_run run --transport fi-msg --fi-provider tcp --topology loop --clients 20 --msgs 10
+	assert_success
+	[ "$(rdc_out_word connected)" -eq 20 ]
+	[ "$(rdc_out_word verified)" -eq 200 ]
+	[ "$(rdc_out_word bad)" -eq 0 ]
+}
+
+@test "fi-msg pair: 200 clients over tcp reach 100%, shared CQ and busy polling too" {
+	rdc_require_root
+	rdc_run run --transport fi-msg --fi-provider tcp --topology pair --clients 200 --msgs 10
+	assert_success
+	[ "$(rdc_out_word connected)" -eq 200 ]
+	[ "$(rdc_out_word verified)" -eq 2000 ]
+	[ "$(rdc_out_word connect_pct)" = "100.00" ]
+	rdc_run run --transport fi-msg --fi-provider tcp --topology pair --clients 50 --cq shared \
+		--poll busy --size 4096
+	assert_success
+	[ "$(rdc_out_word verified)" -eq 500 ]
+	no_rdc_left
+}
+
+@test "fi-rdm loop: a client over tcp;ofi_rxm, every payload verified" {
+	rdc_run run --transport fi-rdm --fi-provider 'tcp;ofi_rxm' --topology loop --clients 1 --msgs 10
+	assert_success
+	[ "$(rdc_out_word connected)" -eq 1 ]
+	[ "$(rdc_out_word verified)" -eq 10 ]
+}
