@@ -225,7 +225,7 @@ static void both_reject(enum opt_id id, const char *val)
 static const char *const garbage[] = { "", "x", "1x", " 1", "+1", "-1", "0x10", "1.5",
 				       "99999999999999999999" };
 #define NGARBAGE (int)(sizeof(garbage) / sizeof(garbage[0]))
-#define NDEFECTS (14 + NRCOPS)
+#define NDEFECTS (18 + NRCOPS)
 #define NRCOPS 13
 static const char *const baddev[] = { "", ":1", "rxe0:", "rxe0:0", "rxe0:256", "rxe0:x",
 				      "rxe 0", "rxe0:1:1",
@@ -432,6 +432,23 @@ static void t_cli_defects(void)
 	rc = h_line("rdmacap run --transport ud --cq shared");
 	tap_ok(&t, rc == -1 && strstr(herr, "--cq is an option of --transport rc"),
 	       "ud with an rc-only option: rejected (%s)", h_msg());
+	/* fi transports: a verbs option is refused with its row's reason; their own taken */
+	rc = h_line("rdmacap run --transport fi-msg --srq");
+	tap_ok(&t, rc == -1 && strstr(herr, "--srq does not apply to --transport fi-msg: "
+				      "no shared receive context"),
+	       "fi-msg with --srq: refused naming why (%s)", h_msg());
+	rc = h_line("rdmacap run --transport fi-rdm --server-model thread");
+	tap_ok(&t, rc == -1 && strstr(herr, "one event loop"),
+	       "fi-rdm with --server-model thread: refused (%s)", h_msg());
+	rc = h_line("rdmacap run --transport fi-rdm --cq shared --poll busy --fi-provider tcp;ofi_rxm");
+	tap_ok(&t, !rc && plan.cq == OPT_CQ_SHARED && plan.poll == OPT_POLL_BUSY &&
+			   !strcmp(plan.fi_provider, "tcp;ofi_rxm"),
+	       "fi-rdm with --cq shared --poll busy --fi-provider: taken (%s)", h_msg());
+	tap_ok(&t, opt_fi_verbs("verbs;ofi_rxm") && opt_fi_verbs("verbs") &&
+			   !opt_fi_verbs("verbsx") && !opt_fi_verbs("tcp;ofi_rxm") &&
+			   opt_tr_rdma(OPT_TR_FI_MSG, "verbs") && !opt_tr_rdma(OPT_TR_FI_RDM, "tcp;ofi_rxm") &&
+			   opt_tr_rdma(OPT_TR_RC, NULL) && !opt_tr_rdma(OPT_TR_TCP, NULL),
+	       "a provider rides verbs by its core name; only those use RDMA devices");
 	rc = h_line("rdmacap run --clients 5 extra");
 	tap_ok(&t, rc == -1 && strstr(herr, "'extra'"), "run: a stray word is still named (%s)",
 	       h_msg());
