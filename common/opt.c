@@ -81,8 +81,9 @@ const struct opt_def opt_defs[OPT_N] = {
 			      .def = OPT_OOB_PER_AGENT, .arg = "per-agent|per-conn",
 			      .help = "one TLS session per agent, or one per connection",
 			      .nofi = "no TLS exchange: the provider connects the endpoints" },
-	[OPT_SRQ] = { "srq", OPT_FLAG, .flags = OPT_F_RC,
-		      .help = "one shared receive queue per agent",
+	[OPT_SRQ] = { "srq", OPT_FLAG, .flags = OPT_F_RC | OPT_F_FI,
+		      .help = "one shared receive queue per agent (fi-rdm: ofi_rxm's shared "
+			      "receive context under each endpoint)",
 		      .nofi = "no shared receive context (fi_srx_context) is made" },
 	/* 0: the agent's own (rc.h): RC_RQ per QP, an SRQ that grows with the QPs */
 	[OPT_RX_DEPTH] = { "rx-depth", N(0, 1 << 20, 0), .flags = OPT_F_RC, .arg = "N",
@@ -436,6 +437,12 @@ int opt_fi_rules(enum opt_transport tr, const bool seen[OPT_N], enum opt_model m
 	if (model != OPT_MODEL_EVENT || server_threads > 1) {
 		snprintf(err, errlen, "--transport %s serves from one event loop (--server-model "
 			 "event, --server-threads 1): its EQ and CQs are the loop's", t);
+		return -1;
+	}
+	/* fi-rdm's is ofi_rxm's (agents/fi/fab.c); an fi-msg endpoint has none */
+	if (tr == OPT_TR_FI_MSG && seen[OPT_SRQ]) {
+		snprintf(err, errlen, "--srq does not apply to --transport %s: %s", t,
+			 opt_defs[OPT_SRQ].nofi);
 		return -1;
 	}
 	if (poll == OPT_POLL_ADAPTIVE) {

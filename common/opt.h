@@ -250,7 +250,7 @@ int opt_thread_rules(enum opt_transport tr, enum opt_model model, enum opt_cq cq
 /*
  * The rules of the fi transports (no-op for the others): every option marked
  * OPT_F_RC or OPT_F_UD_ONLY and not OPT_F_FI refused with its row's reason;
- * one event-driven server thread; --poll event or busy. 0, or -1 with the
+ * --srq with fi-rdm only; one event-driven server thread; --poll event or busy. 0, or -1 with the
  * reason in err.
  */
 int opt_fi_rules(enum opt_transport tr, const bool seen[OPT_N], enum opt_model model,

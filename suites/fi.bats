@@ -32,6 +32,10 @@ no_rdc_left() {
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"--ah does not apply"*"AV"* ]]
 
+	run --separate-stderr "$RDMACAP" run --transport fi-msg --srq
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--srq does not apply to --transport fi-msg"* ]]
+
 	run --separate-stderr "$RDMACAP" run --transport fi-msg --server-threads 2
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"one event loop"* ]]
@@ -67,6 +71,7 @@ no_rdc_left() {
 	[ "$(rdc_out_word connected)" -eq 200 ]
 	[ "$(rdc_out_word verified)" -eq 2000 ]
 	[ "$(rdc_out_word connect_pct)" = "100.00" ]
+	[ "$(rdc_out_word srv_accepted)" -eq 200 ]
 	rdc_run run --transport fi-msg --fi-provider tcp --topology pair --clients 50 --cq shared \
 		--poll busy --size 4096
 	assert_success
@@ -79,4 +84,26 @@ no_rdc_left() {
 	assert_success
 	[ "$(rdc_out_word connected)" -eq 1 ]
 	[ "$(rdc_out_word verified)" -eq 10 ]
+}
+
+# Each client is an rdm endpoint of its own: ofi_rxm zeroes two 1,024-buffer
+# pools of 16 KiB under each at its first connection (~36 MB and a fraction
+# of a second here), so 200 take about a minute on two loaded cores.
+@test "fi-rdm pair: 200 clients over tcp;ofi_rxm reach 100%, every payload verified" {
+	rdc_require_root
+	rdc_run run --transport fi-rdm --fi-provider 'tcp;ofi_rxm' --topology pair --clients 200 \
+		--msgs 10 --timeout 300
+	assert_success
+	[ "$(rdc_out_word connected)" -eq 200 ]
+	[ "$(rdc_out_word verified)" -eq 2000 ]
+	[ "$(rdc_out_word bad)" -eq 0 ]
+	[ "$(rdc_out_word srv_accepted)" -eq 200 ]
+	no_rdc_left
+}
+
+@test "fi-rdm --srq: each endpoint gets ofi_rxm's shared receive context, and still echoes" {
+	rdc_run run --transport fi-rdm --fi-provider 'tcp;ofi_rxm' --topology loop --clients 4 \
+		--msgs 10 --srq --timeout 120
+	assert_success
+	[ "$(rdc_out_word verified)" -eq 40 ]
 }

@@ -437,6 +437,8 @@ static void t_cli_defects(void)
 	tap_ok(&t, rc == -1 && strstr(herr, "--srq does not apply to --transport fi-msg: "
 				      "no shared receive context"),
 	       "fi-msg with --srq: refused naming why (%s)", h_msg());
+	rc = h_line("rdmacap run --transport fi-rdm --srq");
+	tap_ok(&t, !rc && plan.srq, "fi-rdm with --srq: accepted (%s)", h_msg());
 	rc = h_line("rdmacap run --transport fi-rdm --server-model thread");
 	tap_ok(&t, rc == -1 && strstr(herr, "one event loop"),
 	       "fi-rdm with --server-model thread: refused (%s)", h_msg());

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agents/ag.h"
@@ -54,6 +55,25 @@ static struct fi_info *fab_hints(const struct ag_opts *o)
 	return h;
 }
 
+/*
+ * fi-rdm: ofi_rxm's shared receive context is --srq's. rxm reads
+ * FI_OFI_RXM_USE_SRX at every fi_getinfo and fi_endpoint (rxm_use_srx(),
+ * prov/rxm/src/rxm_init.c), and over tcp its default is on: each endpoint's
+ * fi_enable then preposts RXM_MSG_SRX_SIZE (4096) receives of 16 KiB
+ * (rxm_prepost_recv on the srx, rxm_ep.c), ~70 MB and ~0.6 s per endpoint
+ * where each client is an endpoint. Off, each connection beneath preposts
+ * RXM_MSG_RXTX_SIZE (128), as over verbs.
+ */
+static int fab_srx(const struct ag_opts *o)
+{
+	if (o->transport != OPT_TR_FI_RDM)
+		return 0;
+	if (!setenv("FI_OFI_RXM_USE_SRX", o->srq ? "1" : "0", 1))
+		return 0;
+	ag_fatal("setenv", "FI_OFI_RXM_USE_SRX", errno);
+	return -1;
+}
+
 static int fab_getinfo(const struct ag_opts *o, uint32_t port, bool server, struct fi_info **out)
 {
 	struct fi_info *h = fab_hints(o);
@@ -62,6 +82,10 @@ static int fab_getinfo(const struct ag_opts *o, uint32_t port, bool server, stru
 
 	if (!h) {
 		ag_fatal("fi_allocinfo", "hints", ENOMEM);
+		return -1;
+	}
+	if (fab_srx(o)) {
+		fi_freeinfo(h);
 		return -1;
 	}
 	snprintf(svc, sizeof(svc), "%u", port);

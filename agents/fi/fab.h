@@ -14,7 +14,8 @@
  * as the two first talk, so "conn ok" times that. Messages of rdm are tagged:
  * FAB_TAG_HELLO or'ed with the server's peer slot in a hello's answer, the
  * slot alone in a round trip's (so the server knows whom to echo to without
- * FI_SOURCE).
+ * FI_SOURCE). --srq gives each endpoint ofi_rxm's shared receive context
+ * (FI_OFI_RXM_USE_SRX, whatever the environment says; fab.c says why).
  *
  * Every endpoint holds one buffer of FAB_SLOTS receive slots and, on the
  * client, a send slot, registered as one MR when the provider asks for

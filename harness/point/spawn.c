@@ -72,6 +72,8 @@ static void sp_rc_args(struct run *r, struct sp_argv *av, const struct nn_host *
 		sp_arg(av, "--fi-provider=%s", p->fi_provider);
 		sp_arg(av, "--cq=%s", opt_word(OPT_CQ, p->cq));
 		sp_arg(av, "--poll=%s", opt_word(OPT_POLL, p->poll));
+		if (p->srq)
+			sp_arg(av, "--srq");
 		return;
 	}
 	sp_arg(av, "--cm=%s", opt_word(OPT_CM, p->cm));
