@@ -132,7 +132,10 @@ void fab_fclose(struct fid *fid, const char *what);
 
 /* --- completion queues: a set, each with its fd, polled by --poll's rule --- */
 
-/* a completion of op (e->op_context), or its error (err != 0, e->len undefined) */
+/*
+ * a completion of op (e->op_context), or its error (err != 0, e->len
+ * undefined); fi-msg's entries carry no tag, buf or data (0)
+ */
 typedef void fab_cq_fn(void *arg, struct fab_op *op, const struct fi_cq_tagged_entry *e,
 		       const struct fi_cq_err_entry *err);
 
@@ -144,6 +147,7 @@ struct fab_cqs {
 	uint8_t *is_hot;
 	uint32_t n, nhot, cap;
 	bool wait;		/* --poll event */
+	bool tagged;		/* fi-rdm: FI_CQ_FORMAT_TAGGED; fi-msg reads FI_CQ_FORMAT_MSG */
 	fab_cq_fn *fn;
 	void *arg;
 	uint64_t reads;		/* fi_cq_read calls (a busy loop's cost) */

@@ -19,6 +19,7 @@ int fab_cqs_init(struct fab_cqs *s, struct fab *f, uint32_t cap, fab_cq_fn *fn, 
 	s->f = f;
 	s->cap = cap ? cap : 1;
 	s->wait = f->o->poll == OPT_POLL_EVENT;
+	s->tagged = f->o->transport == OPT_TR_FI_RDM;
 	s->fn = fn;
 	s->arg = arg;
 	s->cq = calloc(s->cap, sizeof(*s->cq));
@@ -48,7 +49,9 @@ void fab_cqs_fini(struct fab_cqs *s)
 int fab_cq_open(struct fab_cqs *s, uint32_t i, size_t size, int ep_fd, uint64_t tag,
 		const char **call)
 {
-	struct fi_cq_attr a = { .size = size, .format = FI_CQ_FORMAT_TAGGED,
+	/* the verbs provider's msg CQs have no tagged format (vrb_cq_open: ENOSYS) */
+	struct fi_cq_attr a = { .size = size,
+				.format = s->tagged ? FI_CQ_FORMAT_TAGGED : FI_CQ_FORMAT_MSG,
 				.wait_obj = s->wait ? FI_WAIT_FD : FI_WAIT_NONE };
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
 	int ret;
@@ -96,13 +99,14 @@ void fab_cq_woken(struct fab_cqs *s, uint32_t i)
 static int fab_cq_drain(struct fab_cqs *s, uint32_t i)
 {
 	struct fi_cq_tagged_entry e[FAB_CQ_BATCH];
+	struct fi_cq_msg_entry m[FAB_CQ_BATCH];
 	struct fi_cq_err_entry err;
 	ssize_t n;
 
 	/* bounded: a CQ holds at most its size, and the loop must serve others */
 	for (int turn = 0; turn < 64 && s->cq[i]; turn++) {
 		s->reads++;
-		n = fi_cq_read(s->cq[i], e, FAB_CQ_BATCH);
+		n = fi_cq_read(s->cq[i], s->tagged ? (void *)e : (void *)m, FAB_CQ_BATCH);
 		if (n == -FI_EAGAIN)
 			return 0;
 		if (n == -FI_EAVAIL) {
@@ -117,6 +121,9 @@ static int fab_cq_drain(struct fab_cqs *s, uint32_t i)
 		}
 		if (n < 0)
 			goto fatal;
+		for (ssize_t k = 0; !s->tagged && k < n; k++)
+			e[k] = (struct fi_cq_tagged_entry){ .op_context = m[k].op_context,
+							    .flags = m[k].flags, .len = m[k].len };
 		for (ssize_t k = 0; k < n && s->cq[i]; k++)
 			s->fn(s->arg, e[k].op_context, &e[k], NULL);
 	}
