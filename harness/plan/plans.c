@@ -113,9 +113,9 @@ struct pl_fip {
 static int pl_fip_ns(void *arg, int wfd)
 {
 	struct pl_fip *f = arg;
-	char why[512];
-	int r = fip_check(f->p->fi_provider, f->p->transport == OPT_TR_FI_RDM, f->addr, why,
-			  sizeof(why));
+	char why[1024];
+	int r = fip_check(f->p->fi_provider, f->p->transport == OPT_TR_FI_RDM, f->p->srq,
+			  f->addr, why, sizeof(why));
 
 	if (r > 0 && write(wfd, why, strlen(why)) < 0)
 		return errno;
@@ -267,7 +267,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	const struct hp_plan *p = c->plan;
 	struct pl_sess s = { .c = c, .doc = doc, .t0 = pl_now() };
 	struct tap *t = c->tap;
-	char why[256], skip[256], run[8];
+	char why[256], skip[1024], run[8];
 	const char *reason;
 	json_t *env = json_object();
 	int rc = 0;
