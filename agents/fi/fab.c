@@ -172,3 +172,32 @@ int fab_mr(struct fab *f, void *buf, size_t len, struct fid_mr **mr, void **desc
 	*desc = fi_mr_desc(*mr);
 	return 0;
 }
+
+void fab_rej_make(struct fab_rej *r, const char *call, int err)
+{
+	memset(r, 0, sizeof(*r));
+	r->magic = FAB_REJ_MAGIC;
+	r->err = err;
+	snprintf(r->call, sizeof(r->call), "%s", call);
+}
+
+int fab_rej_parse(const void *data, size_t len, char *call, size_t clen, int *err)
+{
+	struct fab_rej r;
+	size_t n;
+
+	if (!data || len < sizeof(r))
+		return -1;
+	memcpy(&r, data, sizeof(r));
+	n = strnlen(r.call, sizeof(r.call));
+	if (r.magic != FAB_REJ_MAGIC || r.err <= 0 || r.err > 4095 || !n ||
+	    n == sizeof(r.call) || n >= clen)
+		return -1;
+	for (size_t k = 0; k < n; k++)
+		if (!((r.call[k] >= 'a' && r.call[k] <= 'z') ||
+		      (r.call[k] >= '0' && r.call[k] <= '9') || r.call[k] == '_'))
+			return -1;
+	memcpy(call, r.call, n + 1);
+	*err = r.err;
+	return 0;
+}

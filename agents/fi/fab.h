@@ -97,6 +97,27 @@ struct fab_op {
 };
 
 /*
+ * fi-msg: what a server that could not take a connection request puts into
+ * fi_reject's private data, so that its client's "conn fail" names the
+ * server's failing call and errno (at=server), as rc's REJ does. Fixed size,
+ * within every provider's reject data (verbs: 56 bytes less its header).
+ */
+#define FAB_REJ_MAGIC 0x72646301u	/* "rdc", version 1 */
+struct fab_rej {
+	uint32_t magic;
+	int32_t err;
+	char call[24];		/* NUL-terminated, [a-z0-9_] */
+};
+
+/* the record for call and err (a name too long is cut) */
+void fab_rej_make(struct fab_rej *r, const char *call, int err);
+/*
+ * A reject's data as the client got it (any bytes): 0 and the call and errno
+ * when it is a well-formed record, else -1.
+ */
+int fab_rej_parse(const void *data, size_t len, char *call, size_t clen, int *err);
+
+/*
  * fi_getinfo for o's transport and provider at o->addr and port: a server's
  * as its source (FI_SOURCE), a client's as its destination; then the fabric,
  * the domain and the EQ (msg, eq_size entries) or the AV (rdm). A fatal

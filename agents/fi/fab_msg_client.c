@@ -267,6 +267,8 @@ static void fmc_eq_err(struct fmc_ctx *x)
 {
 	struct fi_eq_err_entry e = { 0 };
 	struct fab_op *op;
+	char call[sizeof(((struct fab_rej *)0)->call)];
+	int err;
 	ssize_t ret = fi_eq_readerr(x->f.eq, &e, 0);
 
 	if (ret < 0)
@@ -274,6 +276,17 @@ static void fmc_eq_err(struct fmc_ctx *x)
 	op = e.fid ? e.fid->context : NULL;
 	if (!op || op->who >= x->n || x->c[op->who].state != FMC_CONNECTING)
 		return;
+	/* a server's reject that says what failed there, as rc's REJ does */
+	if (e.err == FI_ECONNREFUSED &&
+	    !fab_rej_parse(e.err_data, e.err_data_size, call, sizeof(call), &err)) {
+		fab_warn("fi_connect", "endpoint (the server's own failure follows)", e.err,
+			 e.prov_errno);
+		fab_warn(call, "server endpoint", err, err);
+		ph_fail(&x->ph, op->who, call, err, NULL, true, -1);
+		fmc_close(x, op->who);
+		x->c[op->who].state = FMC_FAILED;
+		return;
+	}
 	/* a refused or failed connect, in the provider's words (ECONNREFUSED, ...) */
 	fmc_fail(x, op->who, "fi_connect", e.err, e.prov_errno);
 }

@@ -128,6 +128,7 @@ static void fms_connreq(struct fms_srv *s, struct fid_pep *pep, struct fi_info *
 {
 	const struct ag_opts *o = s->o;
 	struct fms_conn *c = NULL;
+	struct fab_rej rej;
 	const char *call = "malloc";
 	uint32_t i, q;
 	ssize_t ret = -FI_ENOMEM;
@@ -206,8 +207,9 @@ fail_ep:
 reject:
 	s->dropped++;
 	proto_drop("connreq", proto_errname(fab_errno(ret)));
-	/* the client learns now, not at its timeout */
-	if (fi_reject(pep, info->handle, NULL, 0))
+	/* the client learns now, not at its timeout, and what failed here */
+	fab_rej_make(&rej, call, fab_errno(ret));
+	if (fi_reject(pep, info->handle, &rej, sizeof(rej)))
 		ag_warn("fi_reject: a connection request stays unanswered");
 	fi_freeinfo(info);
 }
