@@ -75,7 +75,7 @@ void ag_usage(FILE *f)
 	const unsigned roles = OPT_F_SERVER | OPT_F_CLIENT | OPT_F_RC | OPT_F_NVMF;
 
 	fprintf(f,
-		"usage: rdmacap-agent --role server|client --transport tcp|rc|ud [options]\n"
+		"usage: rdmacap-agent --role server|client --transport tcp|rc|ud|uc|fi-msg|fi-rdm [options]\n"
 		"  --addr A            server: listen address; client: server address (IPv4 or IPv6, default 127.0.0.1)\n"
 		"  --port P            first port (default %u); clients use P + id %% ports\n"
 		"  --keepidle S        tcp: seconds idle before a keepalive probe (default %u)\n",
@@ -94,6 +94,7 @@ void ag_usage(FILE *f)
 		"  --nqn NQN           the target subsystem's NQN, of rdmacap's prefix (required)\n"
 		"  --slots N           server: LBA ranges of --size the namespace holds, one per client\n");
 	ag_usage_group(f, " --transport rc:\n", OPT_F_RC, OPT_F_RC);
+	ag_usage_group(f, " --transport fi-msg, fi-rdm:\n", OPT_F_FI_ONLY, OPT_F_FI_ONLY);
 	fprintf(f,
 		"  --cpus LIST         --poll busy|adaptive: a CPU per spinning loop, in loop order\n"
 		"                      (a client 1, a server --server-threads; thread model: its\n"
@@ -188,24 +189,31 @@ static int ag_check(const struct ag_opts *o, const uint8_t *seen, char *err, siz
 		    o->transport != OPT_TR_NVMF)
 			return ag_err(err, errlen, "--%s is an option of --transport nvmf",
 				      ag_optname(c));
+		/* the fi transports' refusals name their reasons (opt_fi_rules) */
 		if ((ag_flags(c) & OPT_F_RC) && !opt_tr_connected(o->transport) &&
 		    !(o->transport == OPT_TR_UD && (ag_flags(c) & OPT_F_UD)) &&
-		    !(o->transport == OPT_TR_NVMF && (ag_flags(c) & OPT_F_NVMF)))
+		    !(o->transport == OPT_TR_NVMF && (ag_flags(c) & OPT_F_NVMF)) &&
+		    !(opt_tr_fi(o->transport) && (c >= O_SHARED || c == O_CPUS)))
 			return ag_err(err, errlen, "--%s is an option of --transport rc",
 				      ag_optname(c));
 	}
 	for (int i = 0; i < OPT_N; i++)
 		shared[i] = seen[O_SHARED + i - O_ROLE];
 	if (opt_nvmf_rules(o->transport, shared, err, errlen) ||
-	    opt_rules(o->transport, shared, err, errlen) || opt_cm_rules(o->cm, shared, err, errlen) ||
+	    opt_rules(o->transport, shared, err, errlen) ||
+	    opt_fi_rules(o->transport, shared, o->model, o->server_threads, o->poll, err, errlen) ||
+	    opt_cm_rules(o->cm, shared, err, errlen) ||
 	    opt_ud_rules(o->transport, o->cm, o->size, err, errlen) ||
 	    opt_uc_rules(o->transport, o->op, err, errlen) ||
 	    opt_thread_rules(o->transport, o->model, o->cq, o->srq, o->cm, err, errlen))
 		return -1;
 	if (o->transport == OPT_TR_NVMF && !o->nqn)
 		return ag_err(err, errlen, "--transport nvmf needs --nqn");
-	if (o->transport != OPT_TR_TCP && o->transport != OPT_TR_NVMF && o->cm == OPT_CM_OOB_TLS &&
-	    (!o->tls_ca || !o->tls_cert || !o->tls_key))
+	if (opt_tr_fi(o->transport) && !o->fi_provider)
+		return ag_err(err, errlen, "--transport %s needs --fi-provider (rdmacap passes "
+			      "the one it checked)", opt_word(OPT_TRANSPORT, o->transport));
+	if ((opt_tr_connected(o->transport) || o->transport == OPT_TR_UD) &&
+	    o->cm == OPT_CM_OOB_TLS && (!o->tls_ca || !o->tls_cert || !o->tls_key))
 		return ag_err(err, errlen,
 			      "--cm oob-tls needs --tls-ca, --tls-cert and --tls-key");
 	if (o->ncpus && o->poll == OPT_POLL_EVENT)
@@ -255,6 +263,7 @@ static int ag_shared(struct ag_opts *o, enum opt_id id, const char *arg, char *e
 	case OPT_TLS_CA: o->tls_ca = arg; break;
 	case OPT_TLS_CERT: o->tls_cert = arg; break;
 	case OPT_TLS_KEY: o->tls_key = arg; break;
+	case OPT_FI_PROVIDER: o->fi_provider = arg; break;
 	case OPT_DEVICE:
 		if (opt_device(arg, &o->device))
 			return ag_err(err, errlen, "internal: --device %s", arg);

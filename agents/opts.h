@@ -68,6 +68,7 @@ struct ag_opts {
 	uint32_t nvme_io_queues, nvme_queue_size;
 	const char *nqn;	/* --nqn: the target subsystem's (common/nvmfname.h) */
 	uint32_t slots;		/* server --slots: the clients' LBA ranges the namespace holds */
+	const char *fi_provider;	/* --fi-provider, into argv: fi-msg, fi-rdm */
 };
 
 /*

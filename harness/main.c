@@ -181,7 +181,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		mf_oom_protect();
-		if (p->transport != OPT_TR_TCP)
+		if (opt_tr_rdma(p->transport, p->fi_provider))
 			p->topo.rxe = true;
 		else
 			p->topo.rxe = p->rxe;

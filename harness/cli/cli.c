@@ -110,6 +110,8 @@ const struct hp_opt hp_opts[] = {
 	S(OPT_TLS_KEY, LOAD, HG_TRANSPORT),
 	S(OPT_NVME_IO_QUEUES, LOAD, HG_TRANSPORT),
 	S(OPT_NVME_QUEUE_SIZE, LOAD, HG_TRANSPORT),
+	S(OPT_FI_PROVIDER, LOAD, HG_TRANSPORT,
+	  .def = "verbs, or verbs;ofi_rxm for fi-rdm; tcp (tcp;ofi_rxm) with no RDMA here"),
 	{ "max", 1, HP_O_MAX, B(HP_LIMIT), HG_LIMIT, "N", 1, HP_MAX_CLIENTS, "100000",
 	  "most clients tried" },
 	{ "start", 1, HP_O_START, B(HP_LIMIT), HG_LIMIT, "N", 1, HP_MAX_CLIENTS, "10",
@@ -243,6 +245,7 @@ static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err
 	case OPT_TLS_CA: p->tls_ca = v; break;
 	case OPT_TLS_CERT: p->tls_cert = v; break;
 	case OPT_TLS_KEY: p->tls_key = v; break;
+	case OPT_FI_PROVIDER: snprintf(p->fi_provider, sizeof(p->fi_provider), "%s", v); break;
 	case OPT_DEVICE: opt_device(v, &p->device); break;
 	case OPT_GID_INDEX: p->gid_index = (int)x; break;
 	case OPT_NVME_IO_QUEUES: p->nvme_io_queues = (long)x; break;

@@ -29,6 +29,8 @@
 #include "harness/load/tune.h"
 #include "harness/ulp/nvk.h"
 #include "rdma/cap.h"
+#include "netns/nn.h"
+#include "rdma/fiprov.h"
 
 struct pl_sess {
 	struct pt_ctx *c;
@@ -73,7 +75,7 @@ static int pl_modprobe(char *why, size_t len)
 static const char *pl_skip_reason(const struct hp_plan *p, char *buf, size_t len)
 {
 	struct nn_caps caps;
-	bool rc = p->transport != OPT_TR_TCP;
+	bool rc = opt_tr_rdma(p->transport, p->fi_provider);
 
 	if (p->topo.kind == NN_HOST)
 		return NULL; /* nothing to create: the device is checked by htp_topo */
@@ -104,12 +106,53 @@ static const char *pl_skip_reason(const struct hp_plan *p, char *buf, size_t len
  * topology made it: NULL, or the reason in buf. A device that cannot be
  * queried is no reason to skip: the run names what fails.
  */
+struct pl_fip {
+	const struct hp_plan *p;
+	const char *addr;
+};
+
+/* in the server's namespace: the provider check's reason, or nothing */
+static int pl_fip_ns(void *arg, int wfd)
+{
+	struct pl_fip *f = arg;
+	char why[1024];
+	int r = fip_check(f->p->fi_provider, f->p->transport == OPT_TR_FI_RDM, f->p->srq,
+			  f->addr, why, sizeof(why));
+
+	if (r > 0 && write(wfd, why, strlen(why)) < 0)
+		return errno;
+	return r < 0 ? ENOMEM : 0;
+}
+
+/* fi-msg, fi-rdm: a provider not offered where the server runs is a SKIP naming it */
+static const char *pl_fi_skip(const struct pt_ctx *c, char *buf, size_t len)
+{
+	struct pl_fip f = { c->plan, c->topo->srv.addr };
+	char *out = NULL;
+
+	if (nn_in_ns(c->topo->srv.ns, pl_fip_ns, &f, &out) < 0) {
+		fprintf(stderr, "rdmacap: fi_getinfo in %s: %s\n", nn_ns_label(c->topo->srv.ns),
+			strerror(errno));
+		free(out);
+		return NULL;
+	}
+	if (!out || !*out) {
+		free(out);
+		return NULL;
+	}
+	snprintf(buf, len, "%s", out);
+	free(out);
+	return buf;
+}
+
 static const char *pl_cap_skip(const struct pt_ctx *c, char *buf, size_t len)
 {
 	const struct hp_plan *p = c->plan;
 	unsigned need = clicheck_cap_need(p);
 	const char *why;
 
+	if (opt_tr_fi(p->transport) && !p->hosts)
+		return pl_fi_skip(c, buf, len);
 	if (p->hosts || !c->topo->srv.rxe[0])
 		return NULL; /* --hosts: the devices are the hosts'; tcp: none */
 	if (!need)
@@ -245,7 +288,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	const struct hp_plan *p = c->plan;
 	struct pl_sess s = { .c = c, .doc = doc, .t0 = pl_now() };
 	struct tap *t = c->tap;
-	char why[256], skip[256], run[8];
+	char why[256], skip[1024], run[8];
 	const char *reason;
 	json_t *env = json_object();
 	struct nvkm nvk = { 0 };
@@ -308,7 +351,8 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		json_object_set_new(doc, "skipped", json_string(reason));
 		goto down;
 	}
-	if (p->transport != OPT_TR_TCP && p->cm == OPT_CM_OOB_TLS && !p->tls_ca &&
+	if ((opt_tr_connected(p->transport) || p->transport == OPT_TR_UD) &&
+	    p->cm == OPT_CM_OOB_TLS && !p->tls_ca &&
 	    certs_run_dir(c->tls_dir, sizeof(c->tls_dir), why, sizeof(why))) {
 		tap_bail(t, "TLS certificates: %s", why);
 		rc = -1;
@@ -321,7 +365,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	}
 	/* --hosts: the devices and namespaces are the hosts', read there (rsample.h) */
 	c->sampler = smp_open(p->hosts ? &pl_no_rxe : c->topo,
-			      p->transport == OPT_TR_TCP && !p->hosts, why, sizeof(why));
+			      !opt_tr_rdma(p->transport, p->fi_provider) && !p->hosts, why, sizeof(why));
 	if (!c->sampler) {
 		tap_bail(t, "sampler: %s", why);
 		rc = -1;

@@ -44,7 +44,8 @@ static void meas_qps(struct rt *r, uint32_t states, struct smp_qps *q)
 	long n = 0;
 
 	memset(q, 0, sizeof(*q));
-	if (!r->c->sampler || !smp_has_res(r->c->sampler) || r->c->plan->transport == OPT_TR_TCP)
+	if (!r->c->sampler || !smp_has_res(r->c->sampler) ||
+	    !opt_tr_rdma(r->c->plan->transport, r->c->plan->fi_provider))
 		return;
 	pids = calloc((size_t)r->nag + 1, sizeof(*pids));
 	if (!pids)

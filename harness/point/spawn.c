@@ -69,6 +69,14 @@ static void sp_rc_args(struct rt *r, struct sp_argv *av, const struct nn_host *h
 
 	if (p->transport == OPT_TR_TCP || p->transport == OPT_TR_NVMF)
 		return;
+	if (opt_tr_fi(p->transport)) {
+		sp_arg(av, "--fi-provider=%s", p->fi_provider);
+		sp_arg(av, "--cq=%s", opt_word(OPT_CQ, p->cq));
+		sp_arg(av, "--poll=%s", opt_word(OPT_POLL, p->poll));
+		if (p->srq)
+			sp_arg(av, "--srq");
+		return;
+	}
 	sp_arg(av, "--cm=%s", opt_word(OPT_CM, p->cm));
 	if (h->rxe[0] && p->device.port)
 		sp_arg(av, "--device=%s:%u", h->rxe, p->device.port);
