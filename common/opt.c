@@ -51,8 +51,7 @@ static const char *const opt_families[OPT_FAM_N] = {
 const struct opt_def opt_defs[OPT_N] = {
 	[OPT_TRANSPORT] = { "transport", W(opt_transports), .def = OPT_TR_TCP, .arg = "tcp|rc|ud|uc|nvmf",
 			    .help = "data path: TCP sockets, RDMA reliable connections or datagrams, "
-				    "or unreliable connections, or NVMe over RDMA: the kernel's nvmet-rdma "
-				    "target and nvme-rdma initiators" },
+				    "unreliable connections, or the kernel's NVMe over RDMA" },
 	[OPT_CM] = { "cm", W(opt_cms), .flags = OPT_F_RC | OPT_F_UD, .def = OPT_CM_OOB_TLS,
 		     .arg = "oob-tls|rdmacm",
 		     .help = "QP exchange over TLS 1.3, or librdmacm" },
