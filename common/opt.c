@@ -53,9 +53,8 @@ const struct opt_def opt_defs[OPT_N] = {
 	[OPT_TRANSPORT] = { "transport", W(opt_transports), .def = OPT_TR_TCP,
 			    .arg = "tcp|rc|ud|uc|nvmf|fi-msg|fi-rdm",
 			    .help = "data path: TCP sockets, RDMA reliable connections or datagrams, "
-				    "unreliable connections, NVMe over RDMA (the kernel's nvmet-rdma "
-				    "target and nvme-rdma initiators), or libfabric connected or "
-				    "reliable-datagram endpoints" },
+				    "unreliable connections, the kernel's NVMe over RDMA, or libfabric "
+				    "endpoints" },
 	[OPT_CM] = { "cm", W(opt_cms), .flags = OPT_F_RC | OPT_F_UD, .def = OPT_CM_OOB_TLS,
 		     .arg = "oob-tls|rdmacm",
 		     .help = "QP exchange over TLS 1.3, or librdmacm",

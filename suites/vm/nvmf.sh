@@ -89,11 +89,12 @@ nvmf_qps() {
 
 # nvmf_sides: the connected cm_ids (those with a QP) on DEV of the target
 # (source port 4420) and of the host (destination port 4420): "T H". RDMA
-# netlink names both sides' owner [rdma_cm]; the port tells them apart.
+# netlink names both sides' owner [rdma_cm]; the port tells them apart
+# (`rdma -j` writes an address and its port as "src-addr": "A:PORT").
 nvmf_sides() {
 	rdma -j resource show cm_id dev "$DEV" 2>/dev/null |
 		jq -r '[.[] | select(.lqpn != null)] |
-			"\([.[] | select(."src-port" == 4420)] | length) \([.[] | select(."dst-port" == 4420)] | length)"'
+			"\([.[] | select(."src-addr" // "" | endswith(":4420"))] | length) \([.[] | select(."dst-addr" // "" | endswith(":4420"))] | length)"'
 }
 
 RC=0 why='' OUT=''
