@@ -242,7 +242,7 @@ static void both_reject(enum opt_id id, const char *val)
 static const char *const garbage[] = { "", "x", "1x", " 1", "+1", "-1", "0x10", "1.5",
 				       "99999999999999999999" };
 #define NGARBAGE (int)(sizeof(garbage) / sizeof(garbage[0]))
-#define NDEFECTS (18 + NRCOPS)
+#define NDEFECTS (19 + NRCOPS)
 #define NRCOPS 13
 static const char *const baddev[] = { "", ":1", "rxe0:", "rxe0:0", "rxe0:256", "rxe0:x",
 				      "rxe 0", "rxe0:1:1",

@@ -133,7 +133,6 @@ static void fms_connreq(struct fms_srv *s, struct fid_pep *pep, struct fi_info *
 	uint32_t i, q;
 	ssize_t ret = -FI_ENOMEM;
 
-	s->accepted++;
 	if (fms_slot_new(s, &i))
 		goto reject;
 	q = o->cq == OPT_CQ_SHARED ? 0 : i;
@@ -191,6 +190,8 @@ static void fms_connreq(struct fms_srv *s, struct fid_pep *pep, struct fi_info *
 	ret = fi_accept(c->ep, NULL, 0);
 	if (ret)
 		goto fail;
+	/* a request answered by fi_reject was not accepted */
+	s->accepted++;
 	fi_freeinfo(info);
 	return;
 fail:
