@@ -64,6 +64,11 @@ struct ag_opts {
 	struct opt_dev device;	/* --device NAME[:PORT]: dev points at its name */
 	int gid_index;		/* --gid-index, -1: the GID rdma/port chooses for the address */
 	const char *tls_ca, *tls_cert, *tls_key;	/* point into argv */
+	/* --transport nvmf */
+	uint32_t nvme_io_queues, nvme_queue_size;
+	const char *nqn;	/* --nqn: the target subsystem's (common/nvmfname.h) */
+	uint32_t slots;		/* server --slots: the clients' LBA ranges the namespace holds */
+	const char *fi_provider;	/* --fi-provider, into argv: fi-msg, fi-rdm */
 };
 
 /*

@@ -23,7 +23,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum opt_transport { OPT_TR_NONE, OPT_TR_TCP, OPT_TR_RC, OPT_TR_UD, OPT_TR_UC, OPT_TR_N };
+enum opt_transport {
+	OPT_TR_NONE, OPT_TR_TCP, OPT_TR_RC, OPT_TR_UD, OPT_TR_UC, OPT_TR_NVMF, OPT_TR_FI_MSG,
+	OPT_TR_FI_RDM, OPT_TR_N
+};
 enum opt_cm { OPT_CM_OOB_TLS, OPT_CM_RDMACM, OPT_CM_N };
 enum opt_model { OPT_MODEL_EVENT, OPT_MODEL_THREAD, OPT_MODEL_N };
 enum opt_cq { OPT_CQ_PER_CONN, OPT_CQ_SHARED, OPT_CQ_N };
@@ -45,6 +48,8 @@ enum opt_id {
 	OPT_MEM_FLOOR, OPT_FAMILY, OPT_SERVER_THREADS,
 	OPT_WORKERS, OPT_QP_SHARE, OPT_PORTS,
 	OPT_THINK_MS, OPT_STAGGER_MS, OPT_CLIENTS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY,
+	OPT_NVME_IO_QUEUES, OPT_NVME_QUEUE_SIZE,
+	OPT_FI_PROVIDER,
 	OPT_N
 };
 
@@ -54,6 +59,7 @@ enum opt_kind {
 	OPT_FLAG,	/* takes no value */
 	OPT_PATH,	/* a non-empty file name */
 	OPT_DEV,	/* an RDMA device, NAME[:PORT] (opt_device) */
+	OPT_NAME,	/* a libfabric provider name (opt_fi_name) */
 };
 
 #define OPT_F_RC 0x1		/* only with --transport rc (or uc: opt_tr_connected) */
@@ -64,6 +70,9 @@ enum opt_kind {
 #define OPT_F_UD 0x20		/* an OPT_F_RC option that --transport ud takes too */
 #define OPT_F_HOST 0x40		/* rdmacap: only with --topology host (its own rxe otherwise) */
 #define OPT_F_ORCH 0x100	/* rdmacap only: the agent has no such option */
+#define OPT_F_NVMF 0x800	/* only with --transport nvmf; with OPT_F_RC: nvmf takes it too */
+#define OPT_F_FI 0x200		/* an OPT_F_RC option the fi transports take too */
+#define OPT_F_FI_ONLY 0x400	/* only with --transport fi-msg or fi-rdm */
 
 /* --device NAME[:PORT]: IB_DEVICE_NAME_MAX, and the 8 bits of a port number */
 #define OPT_DEV_NAME_MAX 64
@@ -108,6 +117,36 @@ static inline bool opt_tr_connected(enum opt_transport tr)
 	return tr == OPT_TR_RC || tr == OPT_TR_UC;
 }
 
+/*
+ * fi-msg and fi-rdm: libfabric endpoints (agents/fi/), FI_EP_MSG connected
+ * through the provider's CM, or FI_EP_RDM addressed through an AV
+ */
+static inline bool opt_tr_fi(enum opt_transport tr)
+{
+	return tr == OPT_TR_FI_MSG || tr == OPT_TR_FI_RDM;
+}
+
+/* a provider name: fi_info's words ("verbs", "tcp;ofi_rxm") and no more */
+#define OPT_FI_NAME_MAX 64
+/* A provider name of [A-Za-z0-9_;.-], 1..OPT_FI_NAME_MAX-1 bytes: 0, or -1. */
+int opt_fi_name(const char *s);
+/* Whether provider prov rides verbs (its core provider, after any ';', is verbs). */
+bool opt_fi_verbs(const char *prov);
+/*
+ * --fi-provider's default for transport tr: verbs for fi-msg, verbs;ofi_rxm
+ * for fi-rdm, or over TCP (tcp, tcp;ofi_rxm) when rdma is false: a host with
+ * no RDMA device and no rxe to make.
+ */
+const char *opt_fi_default(enum opt_transport tr, bool rdma);
+/*
+ * Whether a load point uses RDMA devices: every transport but tcp, and the fi
+ * transports only over a verbs provider.
+ */
+static inline bool opt_tr_rdma(enum opt_transport tr, const char *prov)
+{
+	return tr != OPT_TR_TCP && !(opt_tr_fi(tr) && prov && !opt_fi_verbs(prov));
+}
+
 /* first port of a run when the namespace is our own, and the agent's default */
 #define OPT_DEF_PORT 18515
 /*
@@ -144,6 +183,8 @@ struct opt_def {
 	int nwords;
 	const char *arg;		/* help: "tcp|rc", "B" */
 	const char *help;		/* help: one line, what it means */
+	/* OPT_F_RC or OPT_F_UD_ONLY without OPT_F_FI: why an fi transport refuses it */
+	const char *nofi;
 };
 
 /* indexed by enum opt_id */
@@ -186,6 +227,14 @@ const char *opt_word(enum opt_id id, long long v);
 int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
 
 /*
+ * The rules of --transport nvmf (no-op for the others): the kernel's nvme-rdma
+ * sets up the connections and nvmet is the server, so the options that shape
+ * rdmacap's own QPs, connection manager or server are refused, each with why.
+ * 0, or -1 with the reason in err.
+ */
+int opt_nvmf_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
+
+/*
  * The rules of --transport ud (no-op for the others): its QP number and Q_Key
  * travel over --cm oob-tls only, and --size must fit the largest MTU minus the
  * GRH (the agent checks the port's active MTU at start). 0, or -1 with the
@@ -207,6 +256,15 @@ int opt_uc_rules(enum opt_transport tr, enum opt_op op, char *err, size_t errlen
  */
 int opt_thread_rules(enum opt_transport tr, enum opt_model model, enum opt_cq cq, bool srq,
 		     enum opt_cm cm, char *err, size_t errlen);
+
+/*
+ * The rules of the fi transports (no-op for the others): every option marked
+ * OPT_F_RC or OPT_F_UD_ONLY and not OPT_F_FI refused with its row's reason;
+ * --srq with fi-rdm only; one event-driven server thread; --poll event or busy. 0, or -1 with the
+ * reason in err.
+ */
+int opt_fi_rules(enum opt_transport tr, const bool seen[OPT_N], enum opt_model model,
+		 long long server_threads, enum opt_poll poll, char *err, size_t errlen);
 
 /*
  * The rule of options marked OPT_F_OOB_TLS: not with --cm rdmacm (cm is the

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agents/opts.h"
+#include "common/nvmfname.h"
 #include "common/opt.h"
 #include "harness/cli/plan.h"
 #include "tap/tap.h"
@@ -50,7 +51,13 @@ static int h_parse(enum opt_id id, const char *val)
 	av_add(&a, "%s", "run");
 	if (d->flags & (OPT_F_RC | OPT_F_UD_ONLY))
 		av_add(&a, "--transport=%s", d->flags & OPT_F_UD_ONLY ? "ud" : "rc");
-	if (d->flags & OPT_F_HOST)
+	else if (d->flags & OPT_F_NVMF)
+		av_add(&a, "--transport=%s", "nvmf");
+	if (d->flags & OPT_F_FI_ONLY)
+		av_add(&a, "%s", "--transport=fi-msg");
+	/* nvmf runs on the host topology only (the kernel's initial namespace) */
+	if ((d->flags & (OPT_F_HOST | OPT_F_NVMF)) ||
+	    (id == OPT_TRANSPORT && val && !strcmp(val, "nvmf")))
 		av_add(&a, "%s", "--topology=host");
 	if (d->kind == OPT_PATH) {
 		/* the three TLS files go together: give the other two */
@@ -76,15 +83,33 @@ static int a_parse(enum opt_id id, const char *val)
 
 	av_add(&a, "%s", "rdmacap-agent");
 	av_add(&a, "--role=%s", d->flags & OPT_F_SERVER ? "server" : "client");
+	/* the fi transports: the agent is told its provider by rdmacap */
+	if (d->flags & OPT_F_FI_ONLY) {
+		av_add(&a, "%s", "--transport=fi-msg");
+		goto opt;
+	}
+	if (id == OPT_TRANSPORT && val && !strncmp(val, "fi-", 3)) {
+		av_add(&a, "%s", "--fi-provider=tcp");
+		goto opt;
+	}
 	/* rc, ud and uc with oob-tls need their TLS files (rdmacap makes its own); rdmacm takes none */
+	if (id == OPT_TRANSPORT && val && !strcmp(val, "nvmf"))
+		av_add(&a, "--nqn=%s", NVMFN_NQN_PREFIX "1a2b");
 	if (id != OPT_TRANSPORT ||
 	    (val && (!strcmp(val, "rc") || !strcmp(val, "ud") || !strcmp(val, "uc")))) {
+		if (id != OPT_TRANSPORT && (d->flags & (OPT_F_NVMF | OPT_F_RC)) == OPT_F_NVMF) {
+			av_add(&a, "--transport=%s", "nvmf");
+			av_add(&a, "--nqn=%s", NVMFN_NQN_PREFIX "1a2b");
+			goto value;
+		}
 		if (id != OPT_TRANSPORT)
 			av_add(&a, "--transport=%s", d->flags & OPT_F_UD_ONLY ? "ud" : "rc");
 		for (int i = OPT_TLS_CA; i <= OPT_TLS_KEY && !(id == OPT_CM && val && !strcmp(val, "rdmacm")); i++)
 			if (i != (int)id)
 				av_add(&a, "--%s=x.pem", opt_defs[i].name);
 	}
+value:
+opt:
 	av_add(&a, val ? "--%s=" : "--%s", d->name);
 	if (val)
 		strncat(a.buf[a.n - 1], val, sizeof(a.buf[0]) - strlen(a.buf[a.n - 1]) - 1);
@@ -125,6 +150,9 @@ static long long h_val(enum opt_id id)
 	case OPT_TLS_KEY: return plan.tls_key ? (long long)strlen(plan.tls_key) : -1;
 	case OPT_DEVICE: return (long long)strlen(plan.device.name) * 1000 + plan.device.port;
 	case OPT_GID_INDEX: return plan.gid_index;
+	case OPT_NVME_IO_QUEUES: return plan.nvme_io_queues;
+	case OPT_NVME_QUEUE_SIZE: return plan.nvme_queue_size;
+	case OPT_FI_PROVIDER: return (long long)strlen(plan.fi_provider);
 	case OPT_N: break;
 	}
 	return -2;
@@ -162,6 +190,9 @@ static long long a_val(enum opt_id id)
 	case OPT_TLS_KEY: return ag.tls_key ? (long long)strlen(ag.tls_key) : -1;
 	case OPT_DEVICE: return (long long)strlen(ag.device.name) * 1000 + ag.device.port;
 	case OPT_GID_INDEX: return ag.gid_index;
+	case OPT_NVME_IO_QUEUES: return ag.nvme_io_queues;
+	case OPT_NVME_QUEUE_SIZE: return ag.nvme_queue_size;
+	case OPT_FI_PROVIDER: return ag.fi_provider ? (long long)strlen(ag.fi_provider) : -1;
 	case OPT_N: break;
 	}
 	return -2;
@@ -211,12 +242,15 @@ static void both_reject(enum opt_id id, const char *val)
 static const char *const garbage[] = { "", "x", "1x", " 1", "+1", "-1", "0x10", "1.5",
 				       "99999999999999999999" };
 #define NGARBAGE (int)(sizeof(garbage) / sizeof(garbage[0]))
-#define NDEFECTS (14 + NRCOPS)
+#define NDEFECTS (19 + NRCOPS)
 #define NRCOPS 13
 static const char *const baddev[] = { "", ":1", "rxe0:", "rxe0:0", "rxe0:256", "rxe0:x",
 				      "rxe 0", "rxe0:1:1",
 				      "a123456789012345678901234567890123456789012345678901234567890123" };
 #define NBADDEV (int)(sizeof(baddev) / sizeof(baddev[0]))
+static const char *const badname[] = { "", "tcp ofi_rxm", "verbs/x", "tcp;ofi_rxm!",
+				       "a123456789012345678901234567890123456789012345678901234567890123" };
+#define NBADNAME (int)(sizeof(badname) / sizeof(badname[0]))
 
 /* the plan: as many tests as the table asks for */
 static int t_count(void)
@@ -236,8 +270,10 @@ static int t_count(void)
 		case OPT_FLAG: n += 3; break;
 		case OPT_PATH: n += 2; break;
 		case OPT_DEV: n += 3 + NBADDEV; break;
+		case OPT_NAME: n += 3 + NBADNAME; break;
 		}
-		n += !!(d->flags & (OPT_F_RC | OPT_F_UD_ONLY)) + !!(d->flags & OPT_F_HOST);
+		n += !!(d->flags & (OPT_F_RC | OPT_F_UD_ONLY | OPT_F_FI_ONLY)) +
+		     !!(d->flags & OPT_F_HOST);
 	}
 	return n;
 }
@@ -303,6 +339,13 @@ static void t_vocabulary(void)
 			for (int i = 0; i < NBADDEV; i++)
 				both_reject(id, baddev[i]);
 			break;
+		case OPT_NAME:
+			both_accept(id, "tcp");
+			both_accept(id, "verbs;ofi_rxm");
+			both_accept(id, "ofi_rxm;ofi_hook_perf");
+			for (int i = 0; i < NBADNAME; i++)
+				both_reject(id, badname[i]);
+			break;
 		}
 		/* a --topology host option elsewhere: rdmacap makes its own rxe there */
 		if (opt_defs[id].flags & OPT_F_HOST) {
@@ -317,13 +360,14 @@ static void t_vocabulary(void)
 			fclose(f);
 		}
 		/* an rc or ud option with --transport tcp: the agent's rule, in both */
-		if (opt_defs[id].flags & (OPT_F_RC | OPT_F_UD_ONLY)) {
+		if (opt_defs[id].flags & (OPT_F_RC | OPT_F_UD_ONLY | OPT_F_FI_ONLY)) {
 			char hl[160], al[160];
 			FILE *f = fmemopen(herr, sizeof(herr), "w");
 			char *hv[] = { "rdmacap", "run", "--transport=tcp", hl, NULL };
 			char *av[] = { "rdmacap-agent", "--role=client", "--transport=tcp", al, NULL };
 			const char *val = opt_defs[id].kind == OPT_WORD ?
-				opt_word(id, opt_defs[id].def) : "f.pem";
+				opt_word(id, opt_defs[id].def) :
+				opt_defs[id].kind == OPT_NAME ? "tcp" : "f.pem";
 
 			snprintf(hl, sizeof(hl), opt_defs[id].kind == OPT_FLAG ? "--%s" : "--%s=%s",
 				 opt_defs[id].name, val);
@@ -405,6 +449,25 @@ static void t_cli_defects(void)
 	rc = h_line("rdmacap run --transport ud --cq shared");
 	tap_ok(&t, rc == -1 && strstr(herr, "--cq is an option of --transport rc"),
 	       "ud with an rc-only option: rejected (%s)", h_msg());
+	/* fi transports: a verbs option is refused with its row's reason; their own taken */
+	rc = h_line("rdmacap run --transport fi-msg --srq");
+	tap_ok(&t, rc == -1 && strstr(herr, "--srq does not apply to --transport fi-msg: "
+				      "no shared receive context"),
+	       "fi-msg with --srq: refused naming why (%s)", h_msg());
+	rc = h_line("rdmacap run --transport fi-rdm --srq");
+	tap_ok(&t, !rc && plan.srq, "fi-rdm with --srq: accepted (%s)", h_msg());
+	rc = h_line("rdmacap run --transport fi-rdm --server-model thread");
+	tap_ok(&t, rc == -1 && strstr(herr, "one event loop"),
+	       "fi-rdm with --server-model thread: refused (%s)", h_msg());
+	rc = h_line("rdmacap run --transport fi-rdm --cq shared --poll busy --fi-provider tcp;ofi_rxm");
+	tap_ok(&t, !rc && plan.cq == OPT_CQ_SHARED && plan.poll == OPT_POLL_BUSY &&
+			   !strcmp(plan.fi_provider, "tcp;ofi_rxm"),
+	       "fi-rdm with --cq shared --poll busy --fi-provider: taken (%s)", h_msg());
+	tap_ok(&t, opt_fi_verbs("verbs;ofi_rxm") && opt_fi_verbs("verbs") &&
+			   !opt_fi_verbs("verbsx") && !opt_fi_verbs("tcp;ofi_rxm") &&
+			   opt_tr_rdma(OPT_TR_FI_MSG, "verbs") && !opt_tr_rdma(OPT_TR_FI_RDM, "tcp;ofi_rxm") &&
+			   opt_tr_rdma(OPT_TR_RC, NULL) && !opt_tr_rdma(OPT_TR_TCP, NULL),
+	       "a provider rides verbs by its core name; only those use RDMA devices");
 	rc = h_line("rdmacap run --clients 5 extra");
 	tap_ok(&t, rc == -1 && strstr(herr, "'extra'"), "run: a stray word is still named (%s)",
 	       h_msg());

@@ -108,6 +108,10 @@ const struct hp_opt hp_opts[] = {
 	S(OPT_TLS_CA, LOAD, HG_TRANSPORT, .def = "a throwaway PKI per run"),
 	S(OPT_TLS_CERT, LOAD, HG_TRANSPORT),
 	S(OPT_TLS_KEY, LOAD, HG_TRANSPORT),
+	S(OPT_NVME_IO_QUEUES, LOAD, HG_TRANSPORT),
+	S(OPT_NVME_QUEUE_SIZE, LOAD, HG_TRANSPORT),
+	S(OPT_FI_PROVIDER, LOAD, HG_TRANSPORT,
+	  .def = "verbs, or verbs;ofi_rxm for fi-rdm; tcp (tcp;ofi_rxm) with no RDMA here"),
 	{ "max", 1, HP_O_MAX, B(HP_LIMIT), HG_LIMIT, "N", 1, HP_MAX_CLIENTS, "100000",
 	  "most clients tried" },
 	{ "start", 1, HP_O_START, B(HP_LIMIT), HG_LIMIT, "N", 1, HP_MAX_CLIENTS, "10",
@@ -241,8 +245,11 @@ static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err
 	case OPT_TLS_CA: p->tls_ca = v; break;
 	case OPT_TLS_CERT: p->tls_cert = v; break;
 	case OPT_TLS_KEY: p->tls_key = v; break;
+	case OPT_FI_PROVIDER: snprintf(p->fi_provider, sizeof(p->fi_provider), "%s", v); break;
 	case OPT_DEVICE: opt_device(v, &p->device); break;
 	case OPT_GID_INDEX: p->gid_index = (int)x; break;
+	case OPT_NVME_IO_QUEUES: p->nvme_io_queues = (long)x; break;
+	case OPT_NVME_QUEUE_SIZE: p->nvme_queue_size = (long)x; break;
 	case OPT_CLIENTS: /* rdmacap's --clients is a total: HP_O_CLIENTS */
 	case OPT_N:
 		snprintf(err, len, "internal: option %d", id);
@@ -342,6 +349,8 @@ static void hp_defaults(struct hp_plan *p)
 	p->qp_share = opt_defs[OPT_QP_SHARE].def;
 	p->rx_depth = opt_defs[OPT_RX_DEPTH].def;
 	p->gid_index = (int)opt_defs[OPT_GID_INDEX].def;
+	p->nvme_io_queues = opt_defs[OPT_NVME_IO_QUEUES].def;
+	p->nvme_queue_size = opt_defs[OPT_NVME_QUEUE_SIZE].def;
 	for (size_t i = 0; i < HP_NOPTS; i++) {
 		const struct hp_opt *o = &hp_opts[i];
 
