@@ -67,9 +67,9 @@ bn_init() {
 # at once: cmtime, rdmacap storm --cm rdmacm and oob-tls), threadsN (an rdmacm storm
 # of N with --server-threads 2 over the same with 1), cpuN (the agents' CPU per
 # round trip of each --poll mode at N clients against --poll event's), tcpS
-# (bench/tcp), fiS (bench/fi: fi-msg beside fi_pingpong). S and N come from
-# BENCH_SIZES, BENCH_CONNS, BENCH_THREADS and
-# BENCH_CPU_CLIENTS.
+# (bench/tcp), fiS (bench/fi: fi-msg beside fi_pingpong), nvmfN (bench/nvmf: N NVMe
+# over RDMA controllers, rdmacap's beside a shell loop's). S and N come from
+# BENCH_SIZES, BENCH_CONNS, BENCH_THREADS, BENCH_CPU_CLIENTS and BENCH_NVMF.
 bn_only() {
 	[ -z "$BN_ONLY" ] || [[ ",$BN_ONLY," == *",$1,"* ]]
 }

@@ -5,7 +5,9 @@
 # storm of 20), so every reference tool really runs on rxe and its output goes
 # through bench/lib.sh's parser: a changed output format of ib_send_lat,
 # ib_write_lat, ibv_rc_pingpong, cmtime or rdmacap fails here. Figures are not
-# judged (TCG). Needs root and rxe inside namespaces: in the VM,
+# judged (TCG). Then bench/nvmf's quick mode (3 controllers, one repeat): the
+# shell loop's and rdmacap's controllers/s both parsed. Needs root and rxe inside
+# namespaces: in the VM,
 #
 #   vm/run -- suites/vm/bench.sh
 #
@@ -58,7 +60,21 @@ main() {
 	got=$(jq -r '.cmp' "$W/only/rc.jsonl" 2>/dev/null | sort -u | tr '\n' ' ')
 	if [ "$got" = "rc-write-64 " ]; then tap_ok "BENCH_ONLY=write64 runs that group only"; else
 		tap_fail "BENCH_ONLY=write64 runs that group only" "got: $got"; fi
-	tap_plan 5
+	# bench/nvmf: the kernel's target and initiator, a shell loop beside rdmacap
+	rc=0
+	BENCH_OUT=$W/nvmf BENCH_REPEAT=1 BENCH_NVMF=3 BENCH_TIMEOUT=120 \
+		"$RDC_ROOT/bench/nvmf" >"$W/nvmf.tap" 2>"$W/nvmf.err" || rc=$?
+	got=$(jq -r '"\(.tool)/\(.kind)"' "$W/nvmf/nvmf.jsonl" 2>/dev/null | sort | tr '\n' ' ')
+	if [ $rc = 4 ]; then
+		tap_skip "bench/nvmf quick run" "$(sed -n 's/^1\.\.0 # SKIP //p' "$W/nvmf.tap")"
+	elif [ $rc = 0 ] && [ "$got" = "rdmacap run --transport nvmf/rate shell loop/rate " ] &&
+		[ "$(jq -s 'all(.[]; .value > 0)' "$W/nvmf/nvmf.jsonl")" = true ]; then
+		tap_ok "bench/nvmf quick run: the shell loop's and rdmacap's controllers/s"
+	else
+		tap_diag "$(cat "$W/nvmf.tap"; tail -n 20 "$W/nvmf.err")"
+		tap_fail "bench/nvmf quick run" "exit $rc, figures: $got"
+	fi
+	tap_plan 6
 	tap_finished
 }
 

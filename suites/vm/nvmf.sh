@@ -30,6 +30,8 @@ set -u
 
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/nic.sh
+. "$(dirname "$0")/../lib/nic.sh"
 
 NIC=nvnic$$
 NIC=${NIC:0:12}
@@ -41,22 +43,8 @@ OTHER=nqn.2014-08.org.example:not-rdmacap
 
 cleanup() {
 	rmdir "$CFS/nvmet/subsystems/$OTHER" 2>/dev/null
-	rdma link del "$DEV" 2>/dev/null
-	ip link del "${NIC}a" 2>/dev/null
+	rdc_nic_down "$NIC" "$DEV"
 	rm -rf "$W"
-}
-
-make_nic() {
-	modprobe -a rdma_rxe veth || return 1
-	ip link add "${NIC}a" type veth peer name "${NIC}b" || return 1
-	ip addr add "$ADDR/24" dev "${NIC}a" || return 1
-	ip link set "${NIC}a" up && ip link set "${NIC}b" up || return 1
-	rdma link add "$DEV" type rxe netdev "${NIC}a" || return 1
-	for _ in $(seq 100); do
-		rdma link show "$DEV/1" 2>/dev/null | grep -q 'state ACTIVE' && return 0
-		sleep 0.1
-	done
-	return 1
 }
 
 # names DIR [PATTERN]: the entries of DIR (named PATTERN), a line each
@@ -110,7 +98,10 @@ for m in nvmet nvmet_rdma nvme_rdma null_blk; do
 	[ -d "/sys/module/$m" ] || modprobe -n "$m" 2>/dev/null ||
 		{ tap_skip_all "kernel module $m is not in $(uname -r)"; exit 4; }
 done
-make_nic || { tap_skip_all "could not make the stand-in NIC ($NIC, $DEV)"; exit 4; }
+if ! modprobe -a rdma_rxe veth || ! rdc_nic_up "$NIC" rxe "$DEV" "$ADDR"; then
+	tap_skip_all "could not make the stand-in NIC ($NIC, $DEV): ${RDC_WHY:-modprobe rdma_rxe veth}"
+	exit 4
+fi
 tap_plan 5
 BEFORE=$(nvmf_state)
 BASE=$(nvmf_res)
