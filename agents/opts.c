@@ -153,6 +153,7 @@ static void ag_defaults(struct ag_opts *o)
 	o->stagger_ms = (uint32_t)opt_defs[OPT_STAGGER_MS].def;
 	o->workers = (uint32_t)opt_defs[OPT_WORKERS].def;
 	o->cm = (enum opt_cm)opt_defs[OPT_CM].def;
+	o->cm_order = (enum opt_cm_order)opt_defs[OPT_CM_ORDER].def;
 	o->cq = (enum opt_cq)opt_defs[OPT_CQ].def;
 	o->mr = (enum opt_mr)opt_defs[OPT_MR].def;
 	o->op = (enum opt_op)opt_defs[OPT_OP].def;
@@ -240,6 +241,7 @@ static int ag_shared(struct ag_opts *o, enum opt_id id, const char *arg, char *e
 	switch (id) {
 	case OPT_TRANSPORT: o->transport = (enum opt_transport)v; break;
 	case OPT_CM: o->cm = (enum opt_cm)v; break;
+	case OPT_CM_ORDER: o->cm_order = (enum opt_cm_order)v; break;
 	case OPT_SERVER_MODEL: o->model = (enum opt_model)v; break;
 	case OPT_CQ: o->cq = (enum opt_cq)v; break;
 	case OPT_MR: o->mr = (enum opt_mr)v; break;

@@ -49,6 +49,7 @@ struct ag_opts {
 	char bind_str[IPA_STRLEN];
 	/* --transport rc */
 	enum opt_cm cm;
+	enum opt_cm_order cm_order;	/* --cm rdmacm, client */
 	enum opt_cq cq;
 	enum opt_mr mr;
 	enum opt_op op;

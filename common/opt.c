@@ -19,6 +19,9 @@ static const char *const opt_transports[OPT_TR_N] = {
 static const char *const opt_cms[OPT_CM_N] = {
 	[OPT_CM_OOB_TLS] = "oob-tls", [OPT_CM_RDMACM] = "rdmacm",
 };
+static const char *const opt_cm_orders[OPT_CM_ORDER_N] = {
+	[OPT_CM_ORDER_PIPELINED] = "pipelined", [OPT_CM_ORDER_PHASED] = "phased",
+};
 static const char *const opt_models[OPT_MODEL_N] = {
 	[OPT_MODEL_EVENT] = "event", [OPT_MODEL_THREAD] = "thread",
 };
@@ -60,6 +63,14 @@ const struct opt_def opt_defs[OPT_N] = {
 		     .help = "QP exchange over TLS 1.3, or librdmacm",
 		     .nofi = "a libfabric endpoint connects through its provider (fi_connect and "
 			     "fi_accept; fi-rdm through the AV)" },
+	/* rc and uc clients: ud's rdmacm client keeps its own order (agents/ud/ud_client_cm.c) */
+	[OPT_CM_ORDER] = { "cm-order", W(opt_cm_orders),
+			   .flags = OPT_F_RC | OPT_F_CLIENT | OPT_F_RDMACM,
+			   .def = OPT_CM_ORDER_PIPELINED, .arg = "pipelined|phased",
+			   .help = "rdma_cm's steps per connection as its events come, or each "
+				   "step for all of an agent's connections first (cmtime's order)",
+			   .nofi = "a libfabric endpoint connects through its provider (fi_connect "
+				   "and fi_accept; fi-rdm through the AV)" },
 	[OPT_SERVER_MODEL] = { "server-model", W(opt_models), .flags = OPT_F_SERVER,
 			       .def = OPT_MODEL_EVENT, .arg = "event|thread",
 			       .help = "epoll event loop, or one thread per client" },
@@ -510,6 +521,13 @@ int opt_cm_rules(enum opt_cm cm, const bool seen[OPT_N], char *err, size_t errle
 				 opt_defs[i].name, opt_word(OPT_CM, cm));
 			return -1;
 		}
+	/* oob-tls has no rdma_cm steps to order: its QPs are made, then exchanged */
+	for (int i = 0; cm != OPT_CM_RDMACM && i < OPT_N; i++)
+		if (seen[i] && (opt_defs[i].flags & OPT_F_RDMACM)) {
+			snprintf(err, errlen, "--%s is an option of --cm rdmacm (it orders rdma_cm's "
+				 "steps; --cm %s has none)", opt_defs[i].name, opt_word(OPT_CM, cm));
+			return -1;
+		}
 	return 0;
 }
 
@@ -544,7 +562,8 @@ void opt_help_line_def(enum opt_id id, const char *def, char *buf, size_t len)
 		def = opt_word(id, d->def);
 	}
 	snprintf(help, sizeof(help), "%s%s", d->help,
-		 d->flags & OPT_F_OOB_TLS ? "; --cm oob-tls only" : "");
+		 d->flags & OPT_F_OOB_TLS ? "; --cm oob-tls only" :
+		 d->flags & OPT_F_RDMACM ? "; --cm rdmacm only" : "");
 	opt_help_row(buf, len, d->name, d->arg, help, d->kind == OPT_NUM ? limits : NULL, def);
 }
 

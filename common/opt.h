@@ -28,6 +28,12 @@ enum opt_transport {
 	OPT_TR_FI_RDM, OPT_TR_N
 };
 enum opt_cm { OPT_CM_OOB_TLS, OPT_CM_RDMACM, OPT_CM_N };
+/*
+ * --cm-order: how an rc or uc client agent takes its rdma_cm connections
+ * through their steps: each on its own as its events come (pipelined), or each
+ * step for all of them before the next (phased, rdma-core's cmtime)
+ */
+enum opt_cm_order { OPT_CM_ORDER_PIPELINED, OPT_CM_ORDER_PHASED, OPT_CM_ORDER_N };
 enum opt_model { OPT_MODEL_EVENT, OPT_MODEL_THREAD, OPT_MODEL_N };
 enum opt_cq { OPT_CQ_PER_CONN, OPT_CQ_SHARED, OPT_CQ_N };
 enum opt_mr { OPT_MR_PER_CONN, OPT_MR_SHARED, OPT_MR_N };
@@ -42,7 +48,7 @@ enum opt_family { OPT_FAM_4, OPT_FAM_6, OPT_FAM_N };
 
 /* the options both programs take, by the same name and with the same rules */
 enum opt_id {
-	OPT_TRANSPORT, OPT_CM, OPT_SERVER_MODEL, OPT_CQ, OPT_MR, OPT_OP, OPT_OOB_SESSION, OPT_SRQ, OPT_RX_DEPTH,
+	OPT_TRANSPORT, OPT_CM, OPT_CM_ORDER, OPT_SERVER_MODEL, OPT_CQ, OPT_MR, OPT_OP, OPT_OOB_SESSION, OPT_SRQ, OPT_RX_DEPTH,
 	OPT_POLL,
 	OPT_DEVICE, OPT_GID_INDEX, OPT_AH, OPT_AH_MAX, OPT_SIZE, OPT_MSGS, OPT_TIMEOUT,
 	OPT_MEM_FLOOR, OPT_FAMILY, OPT_SERVER_THREADS,
@@ -73,6 +79,7 @@ enum opt_kind {
 #define OPT_F_NVMF 0x800	/* only with --transport nvmf; with OPT_F_RC: nvmf takes it too */
 #define OPT_F_FI 0x200		/* an OPT_F_RC option the fi transports take too */
 #define OPT_F_FI_ONLY 0x400	/* only with --transport fi-msg or fi-rdm */
+#define OPT_F_RDMACM 0x1000	/* only with --cm rdmacm (it orders rdma_cm's steps) */
 
 /* --device NAME[:PORT]: IB_DEVICE_NAME_MAX, and the 8 bits of a port number */
 #define OPT_DEV_NAME_MAX 64
@@ -267,8 +274,9 @@ int opt_fi_rules(enum opt_transport tr, const bool seen[OPT_N], enum opt_model m
 		 long long server_threads, enum opt_poll poll, char *err, size_t errlen);
 
 /*
- * The rule of options marked OPT_F_OOB_TLS: not with --cm rdmacm (cm is the
- * value given or the default). 0, or -1 with the reason in err.
+ * The rules of options marked OPT_F_OOB_TLS (not with --cm rdmacm) and
+ * OPT_F_RDMACM (only with it); cm is the value given or the default. 0, or -1
+ * with the reason in err.
  */
 int opt_cm_rules(enum opt_cm cm, const bool seen[OPT_N], char *err, size_t errlen);
 

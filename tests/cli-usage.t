@@ -90,6 +90,11 @@ BAD=(
 	# the host topology's --family and --server-addr must name one family
 	"--topology host --family 6 --server-addr 10.0.0.1"
 	"--topology host --family 4 --server-addr fd7a::2"
+	# --cm-order orders rdma_cm's steps: rc and uc clients with --cm rdmacm only
+	"--transport rc --cm-order phased"
+	"--transport uc --cm oob-tls --cm-order pipelined"
+	"--transport ud --cm rdmacm --cm-order phased"
+	"--transport rc --cm rdmacm --cm-order cmtime"
 )
 # what the message must name, by the index of the line above
 declare -A NAMED=(
@@ -97,6 +102,8 @@ declare -A NAMED=(
 	[23]=garbage.pem [24]=missing.pem [25]=noname.key [26]=foreign.pem [27]=noname.pem
 	[28]=server-only.pem [29]=rdmacm [30]=mem-floor [31]=mem-floor [32]=mem-floor
 	[33]="--family 6 and --server-addr 10.0.0.1" [34]="--family 4 and --server-addr fd7a::2"
+	[35]="--cm-order is an option of --cm rdmacm" [36]="--cm-order is an option of --cm rdmacm"
+	[37]="--cm-order is an option of --transport rc" [38]="pipelined|phased"
 )
 
 tap_init

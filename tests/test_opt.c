@@ -16,6 +16,7 @@
 #include "common/nvmfname.h"
 #include "common/opt.h"
 #include "harness/cli/plan.h"
+#include "harness/figures/json.h"
 #include "tap/tap.h"
 
 static struct tap t;
@@ -55,6 +56,8 @@ static int h_parse(enum opt_id id, const char *val)
 		av_add(&a, "--transport=%s", "nvmf");
 	if (d->flags & OPT_F_FI_ONLY)
 		av_add(&a, "%s", "--transport=fi-msg");
+	if (d->flags & OPT_F_RDMACM)
+		av_add(&a, "%s", "--cm=rdmacm");
 	/* nvmf runs on the host topology only (the kernel's initial namespace) */
 	if ((d->flags & (OPT_F_HOST | OPT_F_NVMF)) ||
 	    (id == OPT_TRANSPORT && val && !strcmp(val, "nvmf")))
@@ -104,7 +107,10 @@ static int a_parse(enum opt_id id, const char *val)
 		}
 		if (id != OPT_TRANSPORT)
 			av_add(&a, "--transport=%s", d->flags & OPT_F_UD_ONLY ? "ud" : "rc");
-		for (int i = OPT_TLS_CA; i <= OPT_TLS_KEY && !(id == OPT_CM && val && !strcmp(val, "rdmacm")); i++)
+		if (d->flags & OPT_F_RDMACM)
+			av_add(&a, "%s", "--cm=rdmacm");
+		for (int i = OPT_TLS_CA; i <= OPT_TLS_KEY && !(id == OPT_CM && val && !strcmp(val, "rdmacm")) &&
+				     !(d->flags & OPT_F_RDMACM); i++)
 			if (i != (int)id)
 				av_add(&a, "--%s=x.pem", opt_defs[i].name);
 	}
@@ -123,6 +129,7 @@ static long long h_val(enum opt_id id)
 	switch (id) {
 	case OPT_TRANSPORT: return plan.transport;
 	case OPT_CM: return plan.cm;
+	case OPT_CM_ORDER: return plan.cm_order;
 	case OPT_SERVER_MODEL: return plan.server_model;
 	case OPT_CQ: return plan.cq;
 	case OPT_MR: return plan.mr;
@@ -163,6 +170,7 @@ static long long a_val(enum opt_id id)
 	switch (id) {
 	case OPT_TRANSPORT: return ag.transport;
 	case OPT_CM: return ag.cm;
+	case OPT_CM_ORDER: return ag.cm_order;
 	case OPT_SERVER_MODEL: return ag.model;
 	case OPT_CQ: return ag.cq;
 	case OPT_MR: return ag.mr;
@@ -531,6 +539,62 @@ static void t_rcops(void)
 	}
 }
 
+/*
+ * issue 42: --cm-order orders rdma_cm's steps, so only with --cm rdmacm, and
+ * only for rc and uc clients; both programs say why, and the plan keeps it
+ */
+#define NCMORDER 10
+static void t_cm_order(void)
+{
+	char *av[] = { "rdmacap-agent", "--role=client", "--transport=rc", "--cm-order=phased",
+		       "--tls-ca=x.pem", "--tls-cert=x.pem", "--tls-key=x.pem", NULL };
+	char *sv[] = { "rdmacap-agent", "--role=server", "--transport=rc", "--cm=rdmacm",
+		       "--cm-order=phased", NULL };
+	char line[192];
+	json_t *js;
+	int rc;
+
+	rc = h_line("rdmacap storm --transport rc --cm-order phased");
+	tap_ok(&t, rc == -1 && strstr(herr, "--cm-order is an option of --cm rdmacm"),
+	       "storm rc --cm-order without --cm: rejected, named (%s)", h_msg());
+	rc = h_line("rdmacap run --transport uc --cm oob-tls --cm-order pipelined");
+	tap_ok(&t, rc == -1 && strstr(herr, "--cm-order is an option of --cm rdmacm"),
+	       "uc --cm oob-tls --cm-order: rejected, named (%s)", h_msg());
+	rc = h_line("rdmacap run --transport ud --cm rdmacm --cm-order phased");
+	tap_ok(&t, rc == -1 && strstr(herr, "--cm-order is an option of --transport rc"),
+	       "ud --cm rdmacm --cm-order: rejected (%s)", h_msg());
+	rc = h_line("rdmacap ramp --transport uc --cm rdmacm --cm-order phased --clients 10,20");
+	tap_ok(&t, !rc && plan.cm_order == OPT_CM_ORDER_PHASED,
+	       "ramp uc --cm rdmacm --cm-order phased: taken (%s)", h_msg());
+	js = rc ? NULL : js_plan(&plan);
+	tap_ok(&t, js && json_is_string(json_object_get(js, "cm_order")) &&
+			   !strcmp(json_string_value(json_object_get(js, "cm_order")), "phased"),
+	       "the JSON plan records cm_order phased");
+	json_decref(js);
+	rc = h_line("rdmacap storm --transport rc --cm rdmacm");
+	js = rc ? NULL : js_plan(&plan);
+	tap_ok(&t, !rc && plan.cm_order == OPT_CM_ORDER_PIPELINED && js &&
+			   !strcmp(json_string_value(json_object_get(js, "cm_order")), "pipelined"),
+	       "storm rc --cm rdmacm: pipelined by default, recorded (%s)", h_msg());
+	json_decref(js);
+	rc = h_line("rdmacap run --transport rc");
+	js = rc ? NULL : js_plan(&plan);
+	tap_ok(&t, js && !json_object_get(js, "cm_order"),
+	       "an oob-tls plan names no rdma_cm order");
+	json_decref(js);
+	memset(aerr, 0, sizeof(aerr));
+	rc = ag_opts_parse(&ag, 7, av, aerr, sizeof(aerr));
+	tap_ok(&t, rc == -1 && strstr(aerr, "--cm-order is an option of --cm rdmacm"),
+	       "agent --cm oob-tls --cm-order: rejected, named (%s)", aerr);
+	rc = ag_opts_parse(&ag, 5, sv, aerr, sizeof(aerr));
+	tap_ok(&t, rc == -1 && strstr(aerr, "--cm-order is not an option of --role server"),
+	       "agent server --cm-order: rejected (%s)", aerr);
+	opt_help_line(OPT_CM_ORDER, line, sizeof(line));
+	tap_ok(&t, strstr(line, "--cm-order pipelined|phased") && strstr(line, "cmtime") &&
+			   strstr(line, "--cm rdmacm only") && strstr(line, "default pipelined)"),
+	       "help: %s", line);
+}
+
 /* --cpus: the agent's alone; a list of CPUs, one per spinning loop */
 #define NCPUS 8
 static void t_cpus(void)
@@ -578,8 +642,9 @@ static void t_cpus(void)
 int main(void)
 {
 	tap_init(&t, stdout);
-	tap_plan(&t, t_count() + NCPUS);
+	tap_plan(&t, t_count() + NCPUS + NCMORDER);
 	t_cpus();
+	t_cm_order();
 	t_vocabulary();
 	t_cli_defects();
 	t_rcops();

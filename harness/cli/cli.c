@@ -96,6 +96,7 @@ const struct hp_opt hp_opts[] = {
 	  "run id, 4 hex digits (up: new; down: default every rdc* object)" },
 	S(OPT_TRANSPORT, LOAD, HG_TRANSPORT),
 	S(OPT_CM, LOAD, HG_TRANSPORT),
+	S(OPT_CM_ORDER, LOAD, HG_TRANSPORT),
 	S(OPT_CQ, LOAD, HG_TRANSPORT),
 	S(OPT_MR, LOAD, HG_TRANSPORT),
 	S(OPT_SRQ, LOAD, HG_TRANSPORT),
@@ -221,6 +222,7 @@ static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err
 	switch (id) {
 	case OPT_TRANSPORT: p->transport = (enum opt_transport)x; break;
 	case OPT_CM: p->cm = (enum opt_cm)x; break;
+	case OPT_CM_ORDER: p->cm_order = (enum opt_cm_order)x; break;
 	case OPT_SERVER_MODEL: p->server_model = (enum opt_model)x; break;
 	case OPT_CQ: p->cq = (enum opt_cq)x; break;
 	case OPT_MR: p->mr = (enum opt_mr)x; break;
@@ -329,6 +331,7 @@ static void hp_defaults(struct hp_plan *p)
 	memset(p, 0, sizeof(*p));
 	p->transport = (enum opt_transport)opt_defs[OPT_TRANSPORT].def;
 	p->cm = (enum opt_cm)opt_defs[OPT_CM].def;
+	p->cm_order = (enum opt_cm_order)opt_defs[OPT_CM_ORDER].def;
 	p->server_model = (enum opt_model)opt_defs[OPT_SERVER_MODEL].def;
 	p->cq = (enum opt_cq)opt_defs[OPT_CQ].def;
 	p->mr = (enum opt_mr)opt_defs[OPT_MR].def;

@@ -34,6 +34,7 @@ struct hp_plan {
 	/* load */
 	enum opt_transport transport;   /* words, limits, defaults: common/opt.h */
 	enum opt_cm cm;
+	enum opt_cm_order cm_order;
 	enum opt_model server_model;
 	enum opt_cq cq;
 	enum opt_mr mr;

@@ -100,6 +100,9 @@ static void sp_rc_args(struct rt *r, struct sp_argv *av, const struct nn_host *h
 		sp_arg(av, "--rx-depth=%ld", p->rx_depth);
 	sp_arg(av, "--oob-session=%s", opt_word(OPT_OOB_SESSION, p->oob_session));
 	sp_arg(av, "--poll=%s", opt_word(OPT_POLL, p->poll));
+	/* a client's rdma_cm order; the server answers requests as they come */
+	if (!server && p->cm == OPT_CM_RDMACM)
+		sp_arg(av, "--cm-order=%s", opt_word(OPT_CM_ORDER, p->cm_order));
 tls:
 	if (p->cm != OPT_CM_OOB_TLS)
 		return;
