@@ -238,14 +238,6 @@ static void fms_echo(struct fms_srv *s, uint32_t i, unsigned k, size_t len)
 	s->bytes += len;
 }
 
-/* FI_CONNECTED read, or a completion that could only follow it */
-static void fms_up(struct fms_srv *s, struct fms_conn *c)
-{
-	c->up = true;
-	if (++s->live > s->peak)
-		s->peak = s->live;
-}
-
 static void fms_cq(void *arg, struct fab_op *op, const struct fi_cq_tagged_entry *e,
 		   const struct fi_cq_err_entry *err)
 {
@@ -255,7 +247,7 @@ static void fms_cq(void *arg, struct fab_op *op, const struct fi_cq_tagged_entry
 	ssize_t ret;
 
 	/* a flushed operation of an endpoint closed */
-	if (!c || !c->ep)
+	if (!c || !c->up)
 		return;
 	if (err) {
 		if (err->err != FI_ECANCELED)
@@ -263,13 +255,6 @@ static void fms_cq(void *arg, struct fab_op *op, const struct fi_cq_tagged_entry
 				 err->prov_errno);
 		return;
 	}
-	/*
-	 * The CQ can hold a client's first message before the EQ gives its
-	 * FI_CONNECTED (one shared CQ read ahead of hundreds of EQ events):
-	 * dropping it left the client without its echo.
-	 */
-	if (!c->up)
-		fms_up(s, c);
 	if (op->kind == FMS_OP_RX) {
 		fms_echo(s, i, op->slot, e->len);
 		return;
@@ -293,7 +278,9 @@ static void fms_eq_event(struct fms_srv *s, uint32_t ev, struct fi_eq_cm_entry *
 		return;
 	i = op->who;
 	if (ev == FI_CONNECTED && !s->c[i]->up) {
-		fms_up(s, s->c[i]);
+		s->c[i]->up = true;
+		if (++s->live > s->peak)
+			s->peak = s->live;
 	} else if (ev == FI_SHUTDOWN) {
 		fms_close(s, i);
 	}
