@@ -31,7 +31,7 @@ MANDIR  ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= /usr/share/bash-completion/completions
 O       ?= build
 SAN     ?=
-PKGS    := libibverbs librdmacm openssl libmnl jansson
+PKGS    := libibverbs librdmacm openssl libmnl jansson libfabric
 
 CFLAGS  ?= -O2 -g
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
@@ -42,7 +42,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -iquote . \
            -DRDMACAP_VERSION='"$(VERSION)"' \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -libverbs -lrdmacm -lssl -lcrypto -lmnl -ljansson) -lm -lpthread
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -libverbs -lrdmacm -lssl -lcrypto -lmnl -ljansson -lfabric) -lm -lpthread
 ifeq ($(SAN),1)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined

@@ -14,11 +14,13 @@
 #include "agents/ag.h"
 #include "agents/opts.h"
 #include "common/deadline.h"
+#include "common/nvmfname.h"
 #include "rdma/dev.h"
 
 /* agent-only options; the shared ones are O_SHARED + enum opt_id */
 enum {
-	O_ROLE = 256, O_ADDR, O_PORT, O_BACKLOG, O_POOL, O_FIRST_ID, O_BIND, O_KEEPIDLE, O_CPUS, O_HELP,
+	O_ROLE = 256, O_ADDR, O_PORT, O_BACKLOG, O_POOL, O_FIRST_ID, O_BIND, O_KEEPIDLE, O_CPUS,
+	O_NQN, O_SLOTS, O_HELP,
 	O_SHARED,
 	O_END = O_SHARED + OPT_N,
 };
@@ -33,6 +35,8 @@ static const struct option ag_own[] = {
 	{ "bind", required_argument, NULL, O_BIND },
 	{ "keepidle", required_argument, NULL, O_KEEPIDLE },
 	{ OPT_CPUS, required_argument, NULL, O_CPUS },
+	{ "nqn", required_argument, NULL, O_NQN },
+	{ "slots", required_argument, NULL, O_SLOTS },
 	{ "help", no_argument, NULL, O_HELP },
 };
 #define AG_NOWN (sizeof(ag_own) / sizeof(ag_own[0]))
@@ -45,6 +49,8 @@ static unsigned ag_own_flags(int c)
 	case O_POOL: return OPT_F_SERVER | OPT_F_RC;
 	case O_CPUS: return OPT_F_RC;
 	case O_FIRST_ID: case O_BIND: return OPT_F_CLIENT;
+	case O_NQN: return OPT_F_NVMF;
+	case O_SLOTS: return OPT_F_NVMF | OPT_F_SERVER;
 	}
 	return 0;
 }
@@ -67,14 +73,14 @@ static int ag_usage_group(FILE *f, const char *title, unsigned mask, unsigned wa
 
 int ag_usage(FILE *f)
 {
-	const unsigned roles = OPT_F_SERVER | OPT_F_CLIENT | OPT_F_RC;
+	const unsigned roles = OPT_F_SERVER | OPT_F_CLIENT | OPT_F_RC | OPT_F_NVMF;
 	char port[16], keep[16], backlog[16];
 
 	snprintf(port, sizeof(port), "%u", OPT_DEF_PORT);
 	snprintf(keep, sizeof(keep), "%u", DL_TCP_KEEPIDLE_S);
 	snprintf(backlog, sizeof(backlog), "%u", AG_DEF_BACKLOG);
-	if (fprintf(f, "Usage: rdmacap-agent --role server|client --transport tcp|rc|ud|uc "
-		    "[options]\n") < 0 ||
+	if (fprintf(f, "Usage: rdmacap-agent --role server|client --transport "
+		    "tcp|rc|ud|uc|nvmf|fi-msg|fi-rdm [options]\n") < 0 ||
 	    opt_help_row(f, "addr", "A", "server: listen address; client: server address "
 			 "(IPv4 or IPv6)", NULL, "127.0.0.1") ||
 	    opt_help_row(f, "port", "P", "first port; clients use P + id % ports", NULL, port) ||
@@ -88,7 +94,13 @@ int ag_usage(FILE *f)
 	    ag_usage_group(f, " client:\n", roles, OPT_F_CLIENT) ||
 	    opt_help_row(f, "first-id", "I", "id of the first connection", NULL, "0") ||
 	    opt_help_row(f, "bind", "A", "source address, of --addr's family", NULL, NULL) ||
+	    ag_usage_group(f, " --transport nvmf:\n", OPT_F_NVMF | OPT_F_RC, OPT_F_NVMF) ||
+	    opt_help_row(f, "nqn", "NQN", "the target subsystem's NQN, of rdmacap's prefix "
+			 "(required)", NULL, NULL) ||
+	    opt_help_row(f, "slots", "N", "server: LBA ranges of --size the namespace holds, one "
+			 "per client", NULL, NULL) ||
 	    ag_usage_group(f, " rdma:\n", OPT_F_RC, OPT_F_RC) ||
+	    ag_usage_group(f, " --transport fi-msg, fi-rdm:\n", OPT_F_FI_ONLY, OPT_F_FI_ONLY) ||
 	    opt_help_row(f, OPT_CPUS, "LIST", "--poll busy|adaptive: a CPU per spinning loop, in "
 			 "loop order (a client 1, a server --server-threads; thread model: its "
 			 "sessions' threads take them in turn)", NULL, NULL) ||
@@ -148,6 +160,7 @@ static void ag_defaults(struct ag_opts *o)
 	o->stagger_ms = (uint32_t)opt_defs[OPT_STAGGER_MS].def;
 	o->workers = (uint32_t)opt_defs[OPT_WORKERS].def;
 	o->cm = (enum opt_cm)opt_defs[OPT_CM].def;
+	o->cm_order = (enum opt_cm_order)opt_defs[OPT_CM_ORDER].def;
 	o->cq = (enum opt_cq)opt_defs[OPT_CQ].def;
 	o->mr = (enum opt_mr)opt_defs[OPT_MR].def;
 	o->op = (enum opt_op)opt_defs[OPT_OP].def;
@@ -158,6 +171,9 @@ static void ag_defaults(struct ag_opts *o)
 	o->tclass = (uint8_t)opt_defs[OPT_TCLASS].def;
 	o->ah = (enum opt_ah)opt_defs[OPT_AH].def;
 	o->ah_max = (uint32_t)opt_defs[OPT_AH_MAX].def;
+	o->nvme_io_queues = (uint32_t)opt_defs[OPT_NVME_IO_QUEUES].def;
+	o->nvme_queue_size = (uint32_t)opt_defs[OPT_NVME_QUEUE_SIZE].def;
+	o->slots = 1;
 	ipa_loopback(&o->addr, AF_INET);
 	ipa_str(&o->addr, o->addr_str, sizeof(o->addr_str));
 }
@@ -179,19 +195,29 @@ static int ag_check(const struct ag_opts *o, const uint8_t *seen, char *err, siz
 		if (ag_flags(c) & other)
 			return ag_err(err, errlen, "--%s is not an option of --role %s",
 				      ag_optname(c), o->role == AG_ROLE_SERVER ? "server" : "client");
+		/* the fi transports' refusals name their reasons (opt_fi_rules) */
+		if (opt_tr_fi(o->transport) && (c >= O_SHARED || c == O_CPUS))
+			continue;
 		if (!opt_tr_takes(ag_flags(c), o->transport))
 			return opt_tr_refuse(ag_optname(c), ag_flags(c), err, errlen);
 	}
 	for (int i = 0; i < OPT_N; i++)
 		shared[i] = seen[O_SHARED + i - O_ROLE];
-	if (opt_rules(o->transport, shared, err, errlen) ||
+	if (opt_nvmf_rules(o->transport, shared, err, errlen) ||
+	    opt_rules(o->transport, shared, err, errlen) ||
+	    opt_fi_rules(o->transport, shared, o->model, o->server_threads, o->poll, err, errlen) ||
 	    opt_cm_rules(o->transport, o->cm, shared, err, errlen) ||
 	    opt_ud_rules(o->transport, o->cm, o->size, err, errlen) ||
 	    opt_uc_rules(o->transport, o->op, err, errlen) ||
 	    opt_thread_rules(o->transport, o->model, o->cq, o->srq, o->cm, err, errlen))
 		return -1;
-	if (o->transport != OPT_TR_TCP && o->cm == OPT_CM_OOB_TLS &&
-	    (!o->tls_ca || !o->tls_cert || !o->tls_key))
+	if (o->transport == OPT_TR_NVMF && !o->nqn)
+		return ag_err(err, errlen, "--transport nvmf needs --nqn");
+	if (opt_tr_fi(o->transport) && !o->fi_provider)
+		return ag_err(err, errlen, "--transport %s needs --fi-provider (rdmacap passes "
+			      "the one it checked)", opt_word(OPT_TRANSPORT, o->transport));
+	if ((opt_tr_connected(o->transport) || o->transport == OPT_TR_UD) &&
+	    o->cm == OPT_CM_OOB_TLS && (!o->tls_ca || !o->tls_cert || !o->tls_key))
 		return ag_err(err, errlen,
 			      "--cm oob-tls needs --tls-ca, --tls-cert and --tls-key");
 	if (o->ncpus && o->poll == OPT_POLL_EVENT)
@@ -218,6 +244,7 @@ static int ag_shared(struct ag_opts *o, enum opt_id id, const char *arg, char *e
 	switch (id) {
 	case OPT_TRANSPORT: o->transport = (enum opt_transport)v; break;
 	case OPT_CM: o->cm = (enum opt_cm)v; break;
+	case OPT_CM_ORDER: o->cm_order = (enum opt_cm_order)v; break;
 	case OPT_SERVER_MODEL: o->model = (enum opt_model)v; break;
 	case OPT_CQ: o->cq = (enum opt_cq)v; break;
 	case OPT_MR: o->mr = (enum opt_mr)v; break;
@@ -241,6 +268,7 @@ static int ag_shared(struct ag_opts *o, enum opt_id id, const char *arg, char *e
 	case OPT_TLS_CA: o->tls_ca = arg; break;
 	case OPT_TLS_CERT: o->tls_cert = arg; break;
 	case OPT_TLS_KEY: o->tls_key = arg; break;
+	case OPT_FI_PROVIDER: o->fi_provider = arg; break;
 	case OPT_DEVICE:
 		if (opt_device(arg, &o->device))
 			return ag_err(err, errlen, "internal: --device %s", arg);
@@ -249,6 +277,8 @@ static int ag_shared(struct ag_opts *o, enum opt_id id, const char *arg, char *e
 	case OPT_GID_INDEX: o->gid_index = (int)v; break;
 	case OPT_SL: o->sl = (uint8_t)v; break;
 	case OPT_TCLASS: o->tclass = (uint8_t)v; break;
+	case OPT_NVME_IO_QUEUES: o->nvme_io_queues = (uint32_t)v; break;
+	case OPT_NVME_QUEUE_SIZE: o->nvme_queue_size = (uint32_t)v; break;
 	case OPT_MEM_FLOOR: /* OPT_F_ORCH: not in our getopt table */
 	case OPT_FAMILY:
 	case OPT_N: return ag_err(err, errlen, "internal: option %d", id);
@@ -308,6 +338,16 @@ static int ag_one(struct ag_opts *o, int c, const char *arg, char *err, size_t e
 		if (opt_num(arg, 1, DL_TCP_KEEPIDLE_MAX_S, &v))
 			goto bad;
 		o->keepidle_s = (uint32_t)v;
+		return 0;
+	case O_NQN:
+		if (!nvmfn_nqn_ours(arg))
+			goto bad;
+		o->nqn = arg;
+		return 0;
+	case O_SLOTS:
+		if (opt_num(arg, 1, opt_defs[OPT_CLIENTS].max, &v))
+			goto bad;
+		o->slots = (uint32_t)v;
 		return 0;
 	case O_FIRST_ID:
 		if (opt_num(arg, 0, UINT32_MAX, &v))

@@ -50,6 +50,7 @@ struct ag_opts {
 	char bind_str[IPA_STRLEN];
 	/* --transport rc */
 	enum opt_cm cm;
+	enum opt_cm_order cm_order;	/* --cm rdmacm, client */
 	enum opt_cq cq;
 	enum opt_mr mr;
 	enum opt_op op;
@@ -67,6 +68,11 @@ struct ag_opts {
 	uint8_t sl;		/* --sl: the address vectors' service level */
 	uint8_t tclass;		/* --tclass: their GRH's traffic class */
 	const char *tls_ca, *tls_cert, *tls_key;	/* point into argv */
+	/* --transport nvmf */
+	uint32_t nvme_io_queues, nvme_queue_size;
+	const char *nqn;	/* --nqn: the target subsystem's (common/nvmfname.h) */
+	uint32_t slots;		/* server --slots: the clients' LBA ranges the namespace holds */
+	const char *fi_provider;	/* --fi-provider, into argv: fi-msg, fi-rdm */
 };
 
 /*

@@ -213,6 +213,9 @@ int ph_loop(struct ph *p)
 		spin = p->ops->spin ? p->ops->spin(p->arg) : 0;
 		if (spin < 0)
 			return -1;
+		/* what spin read may have settled the last setup or ended the traffic */
+		if (p->ops->spin)
+			busy |= ph_progress(p);
 		/* stdin that cannot be polled is read again every 100 ms */
 		n = epoll_wait(p->ep, ev, max, busy || spin ? 0 : p->ctl.pollable ? -1 : 100);
 		if (n < 0) {

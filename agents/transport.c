@@ -4,6 +4,8 @@
  */
 #include <stddef.h>
 
+#include "agents/nvmf/nvmf.h"
+#include "agents/fi/fab.h"
 #include "agents/rc/rc.h"
 #include "agents/tcp/tcp.h"
 #include "agents/transport.h"
@@ -14,6 +16,9 @@ static const struct transport transports[] = {
 	{ OPT_TR_RC, rc_server_run, rc_client_run },
 	{ OPT_TR_UD, ud_server_run, ud_client_run },
 	{ OPT_TR_UC, rc_server_run, rc_client_run },	/* rc's roles with UC QPs (rc.h) */
+	{ OPT_TR_NVMF, nvmf_server_run, nvmf_client_run },
+	{ OPT_TR_FI_MSG, fab_msg_server_run, fab_msg_client_run },
+	{ OPT_TR_FI_RDM, fab_rdm_server_run, fab_rdm_client_run },
 };
 
 const struct transport *transport_find(enum opt_transport id)

@@ -67,8 +67,9 @@ bn_init() {
 # at once: cmtime, rdmacap storm --cm rdmacm and oob-tls), threadsN (an rdmacm storm
 # of N with --server-threads 2 over the same with 1), cpuN (the agents' CPU per
 # round trip of each --poll mode at N clients against --poll event's), tcpS
-# (bench/tcp). S and N come from BENCH_SIZES, BENCH_CONNS, BENCH_THREADS and
-# BENCH_CPU_CLIENTS.
+# (bench/tcp), fiS (bench/fi: fi-msg beside fi_pingpong), nvmfN (bench/nvmf: N NVMe
+# over RDMA controllers, rdmacap's beside a shell loop's). S and N come from
+# BENCH_SIZES, BENCH_CONNS, BENCH_THREADS, BENCH_CPU_CLIENTS and BENCH_NVMF.
 bn_only() {
 	[ -z "$BN_ONLY" ] || [[ ",$BN_ONLY," == *",$1,"* ]]
 }
@@ -194,6 +195,15 @@ bn_parse_sockperf() {
 	     /---> percentile 50.000 =/ { p50 = $NF }
 	     /---> percentile 99.000 =/ { p99 = $NF }
 	     END { if (p50 == "" || p99 == "") exit 1; print p50, p99 }'
+}
+
+# fabtests' fi_pingpong: "bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec",
+# the row of the one size asked (its bytes as "64" or "4k"); usec/xfer is one way
+# (its time over 2 x iterations), a mean. Prints usec/xfer.
+bn_parse_fi_pingpong() {
+	awk '$1 == "bytes" && $7 == "usec/xfer" { h = 1; next }
+	     h && $1 ~ /^[0-9]+[kmg]?$/ && NF >= 8 { print $7; ok = 1; exit }
+	     END { exit !ok }'
 }
 
 # x2 and ratios: awk, not bash arithmetic (decimals).

@@ -13,10 +13,14 @@
 
 static const char *const opt_transports[OPT_TR_N] = {
 	[OPT_TR_TCP] = "tcp", [OPT_TR_RC] = "rc", [OPT_TR_UD] = "ud",
-	[OPT_TR_UC] = "uc",
+	[OPT_TR_UC] = "uc", [OPT_TR_NVMF] = "nvmf", [OPT_TR_FI_MSG] = "fi-msg",
+	[OPT_TR_FI_RDM] = "fi-rdm",
 };
 static const char *const opt_cms[OPT_CM_N] = {
 	[OPT_CM_OOB_TLS] = "oob-tls", [OPT_CM_RDMACM] = "rdmacm",
+};
+static const char *const opt_cm_orders[OPT_CM_ORDER_N] = {
+	[OPT_CM_ORDER_PIPELINED] = "pipelined", [OPT_CM_ORDER_PHASED] = "phased",
 };
 static const char *const opt_models[OPT_MODEL_N] = {
 	[OPT_MODEL_EVENT] = "event", [OPT_MODEL_THREAD] = "thread",
@@ -49,47 +53,68 @@ static const char *const opt_families[OPT_FAM_N] = {
 #define N(lo, hi, d) .kind = OPT_NUM, .min = lo, .max = hi, .def = d
 
 const struct opt_def opt_defs[OPT_N] = {
-	[OPT_TRANSPORT] = { "transport", W(opt_transports), .def = OPT_TR_TCP, .arg = "tcp|rc|ud|uc",
+	[OPT_TRANSPORT] = { "transport", W(opt_transports), .def = OPT_TR_TCP,
+			    .arg = "tcp|rc|ud|uc|nvmf|fi-msg|fi-rdm",
 			    .help = "data path: TCP sockets, RDMA reliable connections or datagrams, "
-				    "or unreliable connections" },
+				    "unreliable connections, the kernel's NVMe over RDMA, or libfabric "
+				    "endpoints" },
 	[OPT_CM] = { "cm", W(opt_cms), .flags = OPT_F_RC | OPT_F_UD, .def = OPT_CM_OOB_TLS,
 		     .arg = "oob-tls|rdmacm",
-		     .help = "QP exchange over TLS 1.3, or librdmacm" },
+		     .help = "QP exchange over TLS 1.3, or librdmacm",
+		     .nofi = "a libfabric endpoint connects through its provider (fi_connect and "
+			     "fi_accept; fi-rdm through the AV)" },
+	/* rc and uc clients: ud's rdmacm client keeps its own order (agents/ud/ud_client_cm.c) */
+	[OPT_CM_ORDER] = { "cm-order", W(opt_cm_orders),
+			   .flags = OPT_F_RC | OPT_F_CLIENT | OPT_F_RDMACM,
+			   .def = OPT_CM_ORDER_PIPELINED, .arg = "pipelined|phased",
+			   .help = "rdma_cm's steps per connection as its events come, or each "
+				   "step for all of an agent's connections first (cmtime's order)",
+			   .nofi = "a libfabric endpoint connects through its provider (fi_connect "
+				   "and fi_accept; fi-rdm through the AV)" },
 	[OPT_SERVER_MODEL] = { "server-model", W(opt_models), .flags = OPT_F_SERVER,
 			       .def = OPT_MODEL_EVENT, .arg = "event|thread",
 			       .help = "epoll event loop, or one thread per client" },
-	[OPT_CQ] = { "cq", W(opt_cqs), .flags = OPT_F_RC, .def = OPT_CQ_PER_CONN,
+	[OPT_CQ] = { "cq", W(opt_cqs), .flags = OPT_F_RC | OPT_F_FI, .def = OPT_CQ_PER_CONN,
 		     .arg = "per-conn|shared",
-		     .help = "send and recv CQ per QP, or one CQ per agent" },
+		     .help = "send and recv CQ per QP (fi: one CQ per endpoint), or one CQ per "
+			     "agent" },
 	[OPT_MR] = { "mr", W(opt_mrs), .flags = OPT_F_RC, .def = OPT_MR_PER_CONN,
 		     .arg = "per-conn|shared",
 		     .help = "send and recv MR per QP, or one MR per agent (per 4,096 "
-			     "connections), each connection its slice" },
+			     "connections), each connection its slice",
+		     .nofi = "each endpoint's buffers are one fi_mr_reg of its own" },
 	[OPT_OP] = { "op", W(opt_ops), .flags = OPT_F_RC, .def = OPT_OP_SEND,
 		     .arg = "send|write|read|atomic",
 		     .help = "SEND/RECV, RDMA WRITE with immediate (iWARP: WRITE, then a SEND), RDMA "
 			     "READ of the server's "
-			     "buffer, or fetch-and-add on its counter" },
+			     "buffer, or fetch-and-add on its counter",
+		     .nofi = "the fi endpoints measure messages (fi_send), not RMA or atomics" },
 	[OPT_OOB_SESSION] = { "oob-session", W(opt_oobs), .flags = OPT_F_RC,
 			      .def = OPT_OOB_PER_AGENT, .arg = "per-agent|per-conn",
-			      .help = "one TLS session per agent, or one per connection" },
-	[OPT_SRQ] = { "srq", OPT_FLAG, .flags = OPT_F_RC,
-		      .help = "one shared receive queue per agent" },
+			      .help = "one TLS session per agent, or one per connection",
+			      .nofi = "no TLS exchange: the provider connects the endpoints" },
+	[OPT_SRQ] = { "srq", OPT_FLAG, .flags = OPT_F_RC | OPT_F_FI,
+		      .help = "one shared receive queue per agent (fi-rdm: ofi_rxm's shared "
+			      "receive context under each endpoint)",
+		      .nofi = "no shared receive context (fi_srx_context) is made" },
 	/* 0: the agent's own (rc.h): RC_RQ per QP, an SRQ that grows with the QPs */
 	[OPT_RX_DEPTH] = { "rx-depth", N(0, 1 << 20, 0), .flags = OPT_F_RC, .arg = "N",
 			   .help = "receive queue depth per QP, or with --srq the receives the "
-				   "SRQ holds (0 = as the QPs need)" },
-	[OPT_POLL] = { "poll", W(opt_polls), .flags = OPT_F_RC, .def = OPT_POLL_EVENT,
+				   "SRQ holds (0 = as the QPs need)",
+			   .nofi = "the provider sizes an endpoint's receive queue (rx_attr)" },
+	[OPT_POLL] = { "poll", W(opt_polls), .flags = OPT_F_RC | OPT_F_FI, .def = OPT_POLL_EVENT,
 		       .arg = "event|busy|adaptive",
 		       .help = "sleep on the completion channel, spin on the CQs, or spin "
 			       "on a CQ whose completions come often, else sleep" },
-	[OPT_DEVICE] = { "device", OPT_DEV, .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST,
+	[OPT_DEVICE] = { "device", OPT_DEV, .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST | OPT_F_NVMF,
 			 .arg = "NAME[:PORT]",
-			 .def_text = "the one holding the address", .help = "RDMA device and port" },
+			 .def_text = "the one holding the address", .help = "RDMA device and port",
+			 .nofi = "the provider picks its domain by the address (fi_getinfo)" },
 	/* def below min: "not given", the GID of the address in use (rdma/port.h) */
 	[OPT_GID_INDEX] = { "gid-index", N(0, 255, -1), .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST,
 			    .arg = "N", .def_text = "the RoCEv2 GID of the address",
-			    .help = "source GID index" },
+			    .help = "source GID index",
+			    .nofi = "the provider picks the GID by the address (fi_getinfo)" },
 	/*
 	 * The address vector's (rdma/port.h, rport_av): the SL is 4 bits of the
 	 * LRH (IB) or the priority a RoCE switch maps it to; the class is the GRH's
@@ -98,18 +123,22 @@ const struct opt_def opt_defs[OPT_N] = {
 	 * as the id's type of service, and it picks the SL itself.
 	 */
 	[OPT_SL] = { "sl", N(0, 15, 0), .flags = OPT_F_RC | OPT_F_UD, .arg = "N",
-		     .help = "service level of the address vectors" },
+		     .help = "service level of the address vectors",
+		     .nofi = "the provider addresses its endpoints (fi_getinfo)" },
 	[OPT_TCLASS] = { "tclass", N(0, 255, 0), .flags = OPT_F_RC | OPT_F_UD, .arg = "N",
-			 .help = "GRH traffic class (RoCE; InfiniBand with --gid-index)" },
+			 .help = "GRH traffic class (RoCE; InfiniBand with --gid-index)",
+			 .nofi = "the provider addresses its endpoints (fi_getinfo)" },
 	[OPT_AH] = { "ah", W(opt_ahs), .flags = OPT_F_UD_ONLY | OPT_F_SERVER, .def = OPT_AH_CACHE,
 		     .arg = "cache|wc|lru|peer",
 		     .help = "ud server: one address handle per connected client, one per "
 			     "reply (from its completion), --ah-max of them, LRU, or one "
-			     "per peer GID shared by its clients" },
+			     "per peer GID shared by its clients",
+		     .nofi = "the provider holds the peers' addresses (fi-rdm: in the AV)" },
 	/* 0: the device's max_ah less UD_AH_SPARE (agents/ud/ud.h) */
 	[OPT_AH_MAX] = { "ah-max", N(0, 1 << 24, 0), .flags = OPT_F_UD_ONLY | OPT_F_SERVER,
 			 .arg = "N", .help = "ud server, --ah lru: address handles held at most "
-					     "(0 = the device's max_ah less a few)" },
+					     "(0 = the device's max_ah less a few)",
+			 .nofi = "the provider holds the peers' addresses (fi-rdm: in the AV)" },
 	[OPT_SIZE] = { "size", N(1, 1 << 20, 64), .arg = "B", .help = "message bytes" },
 	[OPT_MSGS] = { "msgs", N(0, 100000000, 10), .flags = OPT_F_CLIENT, .arg = "M",
 		       .help = "round trips per connection" },
@@ -135,7 +164,9 @@ const struct opt_def opt_defs[OPT_N] = {
 				  "fits the server's receive slots)" },
 	[OPT_QP_SHARE] = { "qp-share", N(0, 1 << 20, 0), .flags = OPT_F_RC | OPT_F_CLIENT,
 			   .arg = "K", .help = "QPs an agent's clients are multiplexed over "
-					       "(0 = one QP per client)" },
+					       "(0 = one QP per client)",
+			   .nofi = "each client is an endpoint of its own (fi-rdm: ofi_rxm "
+				   "multiplexes beneath it)" },
 	[OPT_PORTS] = { "ports", N(1, 64, 1), .arg = "K",
 			.help = "server ports per server process" },
 	[OPT_THINK_MS] = { "think-ms", N(0, 600000, 0), .flags = OPT_F_CLIENT, .arg = "T",
@@ -145,12 +176,54 @@ const struct opt_def opt_defs[OPT_N] = {
 	[OPT_CLIENTS] = { "clients", N(1, 1 << 20, 1), .flags = OPT_F_CLIENT | OPT_F_PER_AGENT,
 			  .arg = "N", .help = "connections of one agent process" },
 	[OPT_TLS_CA] = { "tls-ca", OPT_PATH, .flags = OPT_F_RC | OPT_F_UD | OPT_F_OOB_TLS, .arg = "FILE",
-			 .help = "PEM CA that signed both certificates" },
+			 .help = "PEM CA that signed both certificates",
+			 .nofi = "no TLS exchange: the provider connects the endpoints" },
 	[OPT_TLS_CERT] = { "tls-cert", OPT_PATH, .flags = OPT_F_RC | OPT_F_UD | OPT_F_OOB_TLS, .arg = "FILE",
-			   .help = "PEM certificate" },
+			   .help = "PEM certificate",
+			   .nofi = "no TLS exchange: the provider connects the endpoints" },
 	[OPT_TLS_KEY] = { "tls-key", OPT_PATH, .flags = OPT_F_RC | OPT_F_UD | OPT_F_OOB_TLS, .arg = "FILE",
-			  .help = "PEM private key of --tls-cert" },
+			  .help = "PEM private key of --tls-cert",
+			  .nofi = "no TLS exchange: the provider connects the endpoints" },
+	/* def: none, meaning opt_fi_default()'s; a value is checked by opt_fi_name */
+	[OPT_FI_PROVIDER] = { "fi-provider", OPT_NAME, .flags = OPT_F_FI_ONLY, .arg = "NAME",
+			      .help = "libfabric provider, as fi_info names it" },
+	/*
+	 * nvme-fabrics' nr_io_queues and queue_size: an I/O queue is one QP on
+	 * each side; 128 is nvmet's attr_qid_max default, 16..1024 what
+	 * fabrics.c accepts (nvme-rdma may lower the size to its own maximum)
+	 */
+	[OPT_NVME_IO_QUEUES] = { "nvme-io-queues", N(1, 128, 1), .flags = OPT_F_NVMF | OPT_F_CLIENT,
+				 .arg = "N", .help = "nvmf: I/O queues per controller (a QP each, "
+						     "besides the admin queue's)" },
+	[OPT_NVME_QUEUE_SIZE] = { "nvme-queue-size", N(16, 1024, 128),
+				  .flags = OPT_F_NVMF | OPT_F_CLIENT, .arg = "N",
+				  .help = "nvmf: entries of each I/O queue" },
 };
+
+int opt_fi_name(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (!n || n >= OPT_FI_NAME_MAX ||
+	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_;.-") != n)
+		return -1;
+	return 0;
+}
+
+bool opt_fi_verbs(const char *prov)
+{
+	const char *core = prov;
+
+	/* "verbs;ofi_rxm": the core provider comes first, the utility layers after it */
+	return !strncmp(core, "verbs", 5) && (core[5] == '\0' || core[5] == ';');
+}
+
+const char *opt_fi_default(enum opt_transport tr, bool rdma)
+{
+	if (tr == OPT_TR_FI_RDM)
+		return rdma ? "verbs;ofi_rxm" : "tcp;ofi_rxm";
+	return rdma ? "verbs" : "tcp";
+}
 
 int opt_device(const char *s, struct opt_dev *d)
 {
@@ -246,6 +319,9 @@ static void opt_want(const struct opt_def *d, char *buf, size_t len)
 	case OPT_DEV:
 		snprintf(buf, len, "NAME[:PORT], port 1..255");
 		return;
+	case OPT_NAME:
+		snprintf(buf, len, "a provider name of fi_info, e.g. verbs or 'tcp;ofi_rxm'");
+		return;
 	}
 }
 
@@ -279,6 +355,12 @@ int opt_parse(enum opt_id id, const char *s, long long *out, char *err, size_t e
 			return 0;
 		}
 		break;
+	case OPT_NAME:
+		if (!opt_fi_name(s)) {
+			*out = 0;
+			return 0;
+		}
+		break;
 	case OPT_DEV: {
 		struct opt_dev dv;
 
@@ -305,10 +387,17 @@ const char *opt_word(enum opt_id id, long long v)
 
 bool opt_tr_takes(unsigned flags, enum opt_transport tr)
 {
+	bool fi = opt_tr_fi(tr) && (flags & OPT_F_FI);
+
+	if (flags & OPT_F_FI_ONLY)
+		return opt_tr_fi(tr);
+	if ((flags & (OPT_F_NVMF | OPT_F_RC)) == OPT_F_NVMF)
+		return tr == OPT_TR_NVMF;
 	if (flags & OPT_F_UD_ONLY)
-		return tr == OPT_TR_UD;
+		return tr == OPT_TR_UD || fi;
 	if (flags & OPT_F_RC)
-		return opt_tr_connected(tr) || (tr == OPT_TR_UD && (flags & OPT_F_UD));
+		return opt_tr_connected(tr) || fi || (tr == OPT_TR_UD && (flags & OPT_F_UD)) ||
+		       (tr == OPT_TR_NVMF && (flags & OPT_F_NVMF));
 	return true;
 }
 
@@ -333,13 +422,44 @@ int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t e
 {
 	int tls = seen[OPT_TLS_CA] + seen[OPT_TLS_CERT] + seen[OPT_TLS_KEY];
 
+	/* the fi transports refuse them with each row's reason (opt_fi_rules) */
 	for (int i = 0; i < OPT_N; i++)
-		if (seen[i] && !opt_tr_takes(opt_defs[i].flags, tr))
+		if (seen[i] && !opt_tr_fi(tr) && !opt_tr_takes(opt_defs[i].flags, tr))
 			return opt_tr_refuse(opt_defs[i].name, opt_defs[i].flags, err, errlen);
 	if (tls && tls != 3) {
 		snprintf(err, errlen, "--tls-ca, --tls-cert and --tls-key go together");
 		return -1;
 	}
+	return 0;
+}
+
+int opt_nvmf_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen)
+{
+	static const struct { enum opt_id id; const char *why; } no[] = {
+		{ OPT_CM, "the kernel's nvme-rdma connects its queues through rdma_cm itself" },
+		{ OPT_QP_SHARE, "each controller's queues are QPs of its own, made by nvme-rdma" },
+		{ OPT_OP, "the round trips are NVMe writes and reads, which nvme-rdma maps to "
+			  "RDMA operations itself" },
+		{ OPT_CQ, "nvme-rdma makes its own CQs" },
+		{ OPT_MR, "nvme-rdma registers its own MRs" },
+		{ OPT_SRQ, "nvmet-rdma chooses its SRQs itself (its use_srq parameter)" },
+		{ OPT_RX_DEPTH, "the queue depth is --nvme-queue-size" },
+		{ OPT_OOB_SESSION, "there is no out-of-band session" },
+		{ OPT_POLL, "nvme-rdma polls its own CQs" },
+		{ OPT_GID_INDEX, "nvme-rdma resolves its GID through rdma_cm" },
+		{ OPT_SERVER_MODEL, "the server is the kernel's nvmet target" },
+		{ OPT_SERVER_THREADS, "the server is the kernel's nvmet target" },
+		{ OPT_PORTS, "the target listens on one port, 4420" },
+	};
+
+	if (tr != OPT_TR_NVMF)
+		return 0;
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (seen[no[i].id]) {
+			snprintf(err, errlen, "--%s does not apply to --transport nvmf: %s",
+				 opt_defs[no[i].id].name, no[i].why);
+			return -1;
+		}
 	return 0;
 }
 
@@ -383,6 +503,40 @@ int opt_thread_rules(enum opt_transport tr, enum opt_model model, enum opt_cq cq
 	return 0;
 }
 
+int opt_fi_rules(enum opt_transport tr, const bool seen[OPT_N], enum opt_model model,
+		 long long server_threads, enum opt_poll poll, char *err, size_t errlen)
+{
+	const char *t = opt_word(OPT_TRANSPORT, tr);
+
+	if (!opt_tr_fi(tr))
+		return 0;
+	for (int i = 0; i < OPT_N; i++)
+		if (seen[i] && (opt_defs[i].flags & (OPT_F_RC | OPT_F_UD_ONLY)) &&
+		    !(opt_defs[i].flags & OPT_F_FI)) {
+			snprintf(err, errlen, "--%s does not apply to --transport %s: %s",
+				 opt_defs[i].name, t, opt_defs[i].nofi ? opt_defs[i].nofi :
+				 "a verbs choice the provider makes beneath the endpoint");
+			return -1;
+		}
+	if (model != OPT_MODEL_EVENT || server_threads > 1) {
+		snprintf(err, errlen, "--transport %s serves from one event loop (--server-model "
+			 "event, --server-threads 1): its EQ and CQs are the loop's", t);
+		return -1;
+	}
+	/* fi-rdm's is ofi_rxm's (agents/fi/fab.c); an fi-msg endpoint has none */
+	if (tr == OPT_TR_FI_MSG && seen[OPT_SRQ]) {
+		snprintf(err, errlen, "--srq does not apply to --transport %s: %s", t,
+			 opt_defs[OPT_SRQ].nofi);
+		return -1;
+	}
+	if (poll == OPT_POLL_ADAPTIVE) {
+		snprintf(err, errlen, "--poll adaptive is verbs' (it arms a completion channel); "
+			 "--transport %s takes --poll event (FI_WAIT_FD) or busy", t);
+		return -1;
+	}
+	return 0;
+}
+
 int opt_cm_rules(enum opt_transport tr, enum opt_cm cm, const bool seen[OPT_N], char *err,
 		 size_t errlen)
 {
@@ -390,6 +544,13 @@ int opt_cm_rules(enum opt_transport tr, enum opt_cm cm, const bool seen[OPT_N], 
 		if (seen[i] && (opt_defs[i].flags & OPT_F_OOB_TLS)) {
 			snprintf(err, errlen, "--%s is an option of --cm oob-tls (--cm %s has no TLS)",
 				 opt_defs[i].name, opt_word(OPT_CM, cm));
+			return -1;
+		}
+	/* oob-tls has no rdma_cm steps to order: its QPs are made, then exchanged */
+	for (int i = 0; cm != OPT_CM_RDMACM && i < OPT_N; i++)
+		if (seen[i] && (opt_defs[i].flags & OPT_F_RDMACM)) {
+			snprintf(err, errlen, "--%s is an option of --cm rdmacm (it orders rdma_cm's "
+				 "steps; --cm %s has none)", opt_defs[i].name, opt_word(OPT_CM, cm));
 			return -1;
 		}
 	/* ud builds its address handles itself, with either CM */
@@ -418,6 +579,8 @@ static int opt_help_where(FILE *f, unsigned flags)
 		sep = "|";
 	}
 	if ((flags & OPT_F_OOB_TLS) && fprintf(f, "; --cm oob-tls only") < 0)
+		return -1;
+	if ((flags & OPT_F_RDMACM) && fprintf(f, "; --cm rdmacm only") < 0)
 		return -1;
 	return 0;
 }

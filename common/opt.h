@@ -25,8 +25,17 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum opt_transport { OPT_TR_NONE, OPT_TR_TCP, OPT_TR_RC, OPT_TR_UD, OPT_TR_UC, OPT_TR_N };
+enum opt_transport {
+	OPT_TR_NONE, OPT_TR_TCP, OPT_TR_RC, OPT_TR_UD, OPT_TR_UC, OPT_TR_NVMF, OPT_TR_FI_MSG,
+	OPT_TR_FI_RDM, OPT_TR_N
+};
 enum opt_cm { OPT_CM_OOB_TLS, OPT_CM_RDMACM, OPT_CM_N };
+/*
+ * --cm-order: how an rc or uc client agent takes its rdma_cm connections
+ * through their steps: each on its own as its events come (pipelined), or each
+ * step for all of them before the next (phased, rdma-core's cmtime)
+ */
+enum opt_cm_order { OPT_CM_ORDER_PIPELINED, OPT_CM_ORDER_PHASED, OPT_CM_ORDER_N };
 enum opt_model { OPT_MODEL_EVENT, OPT_MODEL_THREAD, OPT_MODEL_N };
 enum opt_cq { OPT_CQ_PER_CONN, OPT_CQ_SHARED, OPT_CQ_N };
 enum opt_mr { OPT_MR_PER_CONN, OPT_MR_SHARED, OPT_MR_N };
@@ -41,12 +50,14 @@ enum opt_family { OPT_FAM_4, OPT_FAM_6, OPT_FAM_N };
 
 /* the options both programs take, by the same name and with the same rules */
 enum opt_id {
-	OPT_TRANSPORT, OPT_CM, OPT_SERVER_MODEL, OPT_CQ, OPT_MR, OPT_OP, OPT_OOB_SESSION, OPT_SRQ, OPT_RX_DEPTH,
+	OPT_TRANSPORT, OPT_CM, OPT_CM_ORDER, OPT_SERVER_MODEL, OPT_CQ, OPT_MR, OPT_OP, OPT_OOB_SESSION, OPT_SRQ, OPT_RX_DEPTH,
 	OPT_POLL,
 	OPT_DEVICE, OPT_GID_INDEX, OPT_SL, OPT_TCLASS, OPT_AH, OPT_AH_MAX, OPT_SIZE, OPT_MSGS, OPT_TIMEOUT,
 	OPT_MEM_FLOOR, OPT_FAMILY, OPT_SERVER_THREADS,
 	OPT_WORKERS, OPT_QP_SHARE, OPT_PORTS,
 	OPT_THINK_MS, OPT_STAGGER_MS, OPT_CLIENTS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY,
+	OPT_NVME_IO_QUEUES, OPT_NVME_QUEUE_SIZE,
+	OPT_FI_PROVIDER,
 	OPT_N
 };
 
@@ -56,6 +67,7 @@ enum opt_kind {
 	OPT_FLAG,	/* takes no value */
 	OPT_PATH,	/* a non-empty file name */
 	OPT_DEV,	/* an RDMA device, NAME[:PORT] (opt_device) */
+	OPT_NAME,	/* a libfabric provider name (opt_fi_name) */
 };
 
 #define OPT_F_RC 0x1		/* only with --transport rc (or uc: opt_tr_connected) */
@@ -66,6 +78,10 @@ enum opt_kind {
 #define OPT_F_UD 0x20		/* an OPT_F_RC option that --transport ud takes too */
 #define OPT_F_HOST 0x40		/* rdmacap: only with --topology host (its own rxe otherwise) */
 #define OPT_F_ORCH 0x100	/* rdmacap only: the agent has no such option */
+#define OPT_F_NVMF 0x800	/* only with --transport nvmf; with OPT_F_RC: nvmf takes it too */
+#define OPT_F_FI 0x200		/* an OPT_F_RC option the fi transports take too */
+#define OPT_F_FI_ONLY 0x400	/* only with --transport fi-msg or fi-rdm */
+#define OPT_F_RDMACM 0x1000	/* only with --cm rdmacm (it orders rdma_cm's steps) */
 
 /* --device NAME[:PORT]: IB_DEVICE_NAME_MAX, and the 8 bits of a port number */
 #define OPT_DEV_NAME_MAX 64
@@ -110,6 +126,36 @@ static inline bool opt_tr_connected(enum opt_transport tr)
 	return tr == OPT_TR_RC || tr == OPT_TR_UC;
 }
 
+/*
+ * fi-msg and fi-rdm: libfabric endpoints (agents/fi/), FI_EP_MSG connected
+ * through the provider's CM, or FI_EP_RDM addressed through an AV
+ */
+static inline bool opt_tr_fi(enum opt_transport tr)
+{
+	return tr == OPT_TR_FI_MSG || tr == OPT_TR_FI_RDM;
+}
+
+/* a provider name: fi_info's words ("verbs", "tcp;ofi_rxm") and no more */
+#define OPT_FI_NAME_MAX 64
+/* A provider name of [A-Za-z0-9_;.-], 1..OPT_FI_NAME_MAX-1 bytes: 0, or -1. */
+int opt_fi_name(const char *s);
+/* Whether provider prov rides verbs (its core provider, after any ';', is verbs). */
+bool opt_fi_verbs(const char *prov);
+/*
+ * --fi-provider's default for transport tr: verbs for fi-msg, verbs;ofi_rxm
+ * for fi-rdm, or over TCP (tcp, tcp;ofi_rxm) when rdma is false: a host with
+ * no RDMA device and no rxe to make.
+ */
+const char *opt_fi_default(enum opt_transport tr, bool rdma);
+/*
+ * Whether a load point uses RDMA devices: every transport but tcp, and the fi
+ * transports only over a verbs provider.
+ */
+static inline bool opt_tr_rdma(enum opt_transport tr, const char *prov)
+{
+	return tr != OPT_TR_TCP && !(opt_tr_fi(tr) && prov && !opt_fi_verbs(prov));
+}
+
 /* first port of a run when the namespace is our own, and the agent's default */
 #define OPT_DEF_PORT 18515
 /*
@@ -147,6 +193,8 @@ struct opt_def {
 	const char *arg;		/* help: "tcp|rc", "B" */
 	const char *def_text;		/* help: the default in words, when not def's */
 	const char *help;		/* help: one line, what it means */
+	/* OPT_F_RC or OPT_F_UD_ONLY without OPT_F_FI: why an fi transport refuses it */
+	const char *nofi;
 };
 
 /* indexed by enum opt_id */
@@ -197,6 +245,14 @@ int opt_tr_refuse(const char *name, unsigned flags, char *err, size_t errlen);
 int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
 
 /*
+ * The rules of --transport nvmf (no-op for the others): the kernel's nvme-rdma
+ * sets up the connections and nvmet is the server, so the options that shape
+ * rdmacap's own QPs, connection manager or server are refused, each with why.
+ * 0, or -1 with the reason in err.
+ */
+int opt_nvmf_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
+
+/*
  * The rules of --transport ud (no-op for the others): its QP number and Q_Key
  * travel over --cm oob-tls only, and --size must fit the largest MTU minus the
  * GRH (the agent checks the port's active MTU at start). 0, or -1 with the
@@ -220,9 +276,18 @@ int opt_thread_rules(enum opt_transport tr, enum opt_model model, enum opt_cq cq
 		     enum opt_cm cm, char *err, size_t errlen);
 
 /*
+ * The rules of the fi transports (no-op for the others): every option marked
+ * OPT_F_RC or OPT_F_UD_ONLY and not OPT_F_FI refused with its row's reason;
+ * --srq with fi-rdm only; one event-driven server thread; --poll event or busy. 0, or -1 with the
+ * reason in err.
+ */
+int opt_fi_rules(enum opt_transport tr, const bool seen[OPT_N], enum opt_model model,
+		 long long server_threads, enum opt_poll poll, char *err, size_t errlen);
+
+/*
  * The rules of --cm (cm is the value given or the default): options marked
- * OPT_F_OOB_TLS not with --cm rdmacm, nor --sl with rdmacm on rc and uc (the CM
- * addresses their QPs). 0, or -1 with the reason in err.
+ * OPT_F_OOB_TLS not with --cm rdmacm, OPT_F_RDMACM only with it, nor --sl with
+ * rdmacm on rc and uc (the CM addresses their QPs). 0, or -1 with the reason in err.
  */
 int opt_cm_rules(enum opt_transport tr, enum opt_cm cm, const bool seen[OPT_N], char *err,
 		 size_t errlen);

@@ -16,6 +16,7 @@
 #include "harness/point/memfloor.h"
 #include "harness/load/plans.h"
 #include "harness/load/tune.h"
+#include "harness/ulp/nvk.h"
 #include "harness/hosts/remote.h"
 #include "harness/report/report.h"
 
@@ -92,7 +93,7 @@ static int hm_slurm(struct hp_plan *p, struct tap *t)
 
 static int hm_down(struct hp_plan *p, struct tap *t)
 {
-	int removed = 0, restored = 0, rc;
+	int removed = 0, restored = 0, others = 0, nv_removed = 0, rc;
 
 	if (p->hosts) {
 		/* the hosts' leftovers only: this host's namespaces are not theirs */
@@ -110,6 +111,10 @@ static int hm_down(struct hp_plan *p, struct tap *t)
 	tap_plan(t, 1);
 	/* the host's sysctls a killed run left changed (harness/load/tune.h) */
 	rc = tune_down(t, p->run[0] ? p->run : NULL, &restored);
+	/* nvmf: the kernel's controllers, target and disks of a killed run */
+	rc |= nvkd_clean(p->run[0] ? p->run : NULL, p->verbose ? stderr : NULL, &nv_removed, &others);
+	if (others)
+		tap_kv(t, "nvmet_others", "%d nvmet subsystems not rdmacap's, left alone", others);
 	if (p->run[0]) {
 		/* one run: whatever carries its prefix, whichever topology it was */
 		struct nn_topo one = { .kind = NN_PAIR, .rxe = true };
@@ -122,8 +127,8 @@ static int hm_down(struct hp_plan *p, struct tap *t)
 	}
 	/* everything rdc*: the objects of every run, also of crashed ones */
 	rc |= nn_clean(p->verbose ? stderr : NULL, &removed);
-	tap_kv(t, "removed", "%d", removed);
-	tap_result(t, rc ? TAP_FAIL : TAP_PASS, NULL, "down: no rdc namespace, link or rxe device left");
+	tap_kv(t, "removed", "%d", removed + nv_removed);
+	tap_result(t, rc ? TAP_FAIL : TAP_PASS, NULL, "down: no rdc namespace, link, rxe device or nvmf object left");
 	return 0;
 }
 
@@ -176,7 +181,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		mf_oom_protect();
-		if (p->transport != OPT_TR_TCP)
+		if (opt_tr_rdma(p->transport, p->fi_provider))
 			p->topo.rxe = true;
 		else
 			p->topo.rxe = p->rxe;

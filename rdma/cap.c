@@ -73,14 +73,13 @@ const char *rcap_why(const char *name, const struct ibv_device_attr *a, enum ibv
 	return NULL;
 }
 
-int rcap_probe(const char *name, unsigned need, const char **why, char *buf, size_t len)
+int rcap_query(const char *name, struct ibv_device_attr *attr, enum ibv_transport_type *tt,
+	       char *buf, size_t len)
 {
 	struct ibv_device **list, *dev = NULL;
 	struct ibv_context *ctx;
-	struct ibv_device_attr attr;
-	int n, err, rc = -1;
+	int n, err = 0;
 
-	*why = NULL;
 	list = ibv_get_device_list(&n);
 	if (!list) {
 		snprintf(buf, len, "rcap: ibv_get_device_list: %s", strerror(errno));
@@ -95,23 +94,32 @@ int rcap_probe(const char *name, unsigned need, const char **why, char *buf, siz
 		errno = ENODEV;
 		return -1;
 	}
+	*tt = dev->transport_type;
 	ctx = ibv_open_device(dev);
 	if (!ctx) {
 		snprintf(buf, len, "rcap: ibv_open_device %s: %s", name, strerror(errno));
-		goto out;
+		ibv_free_device_list(list);
+		return -1;
 	}
-	err = ibv_query_device(ctx, &attr);
+	err = ibv_query_device(ctx, attr);
 	if (err)
 		snprintf(buf, len, "rcap: ibv_query_device %s: %s", name, strerror(err));
-	else
-		*why = rcap_why(name, &attr, dev->transport_type, need, buf, len);
 	if (ibv_close_device(ctx) && !err) {
 		err = errno;
 		snprintf(buf, len, "rcap: ibv_close_device %s: %s", name, strerror(err));
-		*why = NULL;
 	}
-	rc = err ? -1 : 0;
-out:
 	ibv_free_device_list(list);
-	return rc;
+	return err ? -1 : 0;
+}
+
+int rcap_probe(const char *name, unsigned need, const char **why, char *buf, size_t len)
+{
+	struct ibv_device_attr attr;
+	enum ibv_transport_type tt;
+
+	*why = NULL;
+	if (rcap_query(name, &attr, &tt, buf, len))
+		return -1;
+	*why = rcap_why(name, &attr, tt, need, buf, len);
+	return 0;
 }

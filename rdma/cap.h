@@ -45,6 +45,14 @@ const char *rcap_why(const char *name, const struct ibv_device_attr *attr,
 		     enum ibv_transport_type tt, unsigned need, char *buf, size_t len);
 
 /*
+ * The attributes and transport type of the device called name (opened,
+ * queried, closed). 0, or -1 with buf naming the failed call (ENODEV: no
+ * such device).
+ */
+int rcap_query(const char *name, struct ibv_device_attr *attr, enum ibv_transport_type *tt,
+	       char *buf, size_t len);
+
+/*
  * rcap_why() on the device called name. 0 with *why NULL (all there) or
  * pointing at buf (a reason to SKIP); -1 when the device could not be found
  * (errno ENODEV), opened or queried (buf says which call and why). The device is closed again:

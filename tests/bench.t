@@ -33,6 +33,7 @@ parsers() {
 		"$(bn_parse_cmtime <"$FX/cmtime.out")" "464.79 407.07 0"
 	is "sockperf: percentiles 50 and 99 without colour escapes" \
 		"$(bn_parse_sockperf <"$FX/sockperf.out")" "26.834 40.850"
+	is "fi_pingpong: usec/xfer of a 4k row" "$(bn_parse_fi_pingpong <"$FX/fi_pingpong.out")" 281.75
 	# a header the parser does not know, or a table cut short, is no figure
 	sed 's/t_typical/t_median/' "$FX/ib_send_lat.out" | bn_parse_perftest >/dev/null
 	is "perftest: unknown header refused" $? 1

@@ -95,6 +95,11 @@ BAD=(
 	"--transport rc --tclass 256"
 	"--transport tcp --sl 1"
 	"--transport rc --cm rdmacm --sl 1"
+	# --cm-order orders rdma_cm's steps: rc and uc clients with --cm rdmacm only
+	"--transport rc --cm-order phased"
+	"--transport uc --cm oob-tls --cm-order pipelined"
+	"--transport ud --cm rdmacm --cm-order phased"
+	"--transport rc --cm rdmacm --cm-order cmtime"
 )
 # what the message must name, by the index of the line above
 declare -A NAMED=(
@@ -103,6 +108,8 @@ declare -A NAMED=(
 	[28]=server-only.pem [29]=rdmacm [30]=mem-floor [31]=mem-floor [32]=mem-floor
 	[33]="--family 6 and --server-addr 10.0.0.1" [34]="--family 4 and --server-addr fd7a::2"
 	[35]="--sl (want 0..15)" [36]="--tclass (want 0..255)" [37]=--sl [38]="--sl is not taken"
+	[39]="--cm-order is an option of --cm rdmacm" [40]="--cm-order is an option of --cm rdmacm"
+	[41]="--cm-order is an option of --transport rc" [42]="pipelined|phased"
 )
 
 tap_init

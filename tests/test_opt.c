@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "agents/opts.h"
+#include "common/nvmfname.h"
 #include "common/opt.h"
 #include "harness/cli/plan.h"
+#include "harness/figures/json.h"
 #include "tap/tap.h"
 
 static struct tap t;
@@ -50,7 +52,15 @@ static int h_parse(enum opt_id id, const char *val)
 	av_add(&a, "%s", "run");
 	if (d->flags & (OPT_F_RC | OPT_F_UD_ONLY))
 		av_add(&a, "--transport=%s", d->flags & OPT_F_UD_ONLY ? "ud" : "rc");
-	if (d->flags & OPT_F_HOST)
+	else if (d->flags & OPT_F_NVMF)
+		av_add(&a, "--transport=%s", "nvmf");
+	if (d->flags & OPT_F_FI_ONLY)
+		av_add(&a, "%s", "--transport=fi-msg");
+	if (d->flags & OPT_F_RDMACM)
+		av_add(&a, "%s", "--cm=rdmacm");
+	/* nvmf runs on the host topology only (the kernel's initial namespace) */
+	if ((d->flags & (OPT_F_HOST | OPT_F_NVMF)) ||
+	    (id == OPT_TRANSPORT && val && !strcmp(val, "nvmf")))
 		av_add(&a, "%s", "--topology=host");
 	if (d->kind == OPT_PATH) {
 		/* the three TLS files go together: give the other two */
@@ -76,15 +86,36 @@ static int a_parse(enum opt_id id, const char *val)
 
 	av_add(&a, "%s", "rdmacap-agent");
 	av_add(&a, "--role=%s", d->flags & OPT_F_SERVER ? "server" : "client");
+	/* the fi transports: the agent is told its provider by rdmacap */
+	if (d->flags & OPT_F_FI_ONLY) {
+		av_add(&a, "%s", "--transport=fi-msg");
+		goto opt;
+	}
+	if (id == OPT_TRANSPORT && val && !strncmp(val, "fi-", 3)) {
+		av_add(&a, "%s", "--fi-provider=tcp");
+		goto opt;
+	}
 	/* rc, ud and uc with oob-tls need their TLS files (rdmacap makes its own); rdmacm takes none */
+	if (id == OPT_TRANSPORT && val && !strcmp(val, "nvmf"))
+		av_add(&a, "--nqn=%s", NVMFN_NQN_PREFIX "1a2b");
 	if (id != OPT_TRANSPORT ||
 	    (val && (!strcmp(val, "rc") || !strcmp(val, "ud") || !strcmp(val, "uc")))) {
+		if (id != OPT_TRANSPORT && (d->flags & (OPT_F_NVMF | OPT_F_RC)) == OPT_F_NVMF) {
+			av_add(&a, "--transport=%s", "nvmf");
+			av_add(&a, "--nqn=%s", NVMFN_NQN_PREFIX "1a2b");
+			goto value;
+		}
 		if (id != OPT_TRANSPORT)
 			av_add(&a, "--transport=%s", d->flags & OPT_F_UD_ONLY ? "ud" : "rc");
-		for (int i = OPT_TLS_CA; i <= OPT_TLS_KEY && !(id == OPT_CM && val && !strcmp(val, "rdmacm")); i++)
+		if (d->flags & OPT_F_RDMACM)
+			av_add(&a, "%s", "--cm=rdmacm");
+		for (int i = OPT_TLS_CA; i <= OPT_TLS_KEY && !(id == OPT_CM && val && !strcmp(val, "rdmacm")) &&
+				     !(d->flags & OPT_F_RDMACM); i++)
 			if (i != (int)id)
 				av_add(&a, "--%s=x.pem", opt_defs[i].name);
 	}
+value:
+opt:
 	av_add(&a, val ? "--%s=" : "--%s", d->name);
 	if (val)
 		strncat(a.buf[a.n - 1], val, sizeof(a.buf[0]) - strlen(a.buf[a.n - 1]) - 1);
@@ -98,6 +129,7 @@ static long long h_val(enum opt_id id)
 	switch (id) {
 	case OPT_TRANSPORT: return plan.transport;
 	case OPT_CM: return plan.cm;
+	case OPT_CM_ORDER: return plan.cm_order;
 	case OPT_SERVER_MODEL: return plan.server_model;
 	case OPT_CQ: return plan.cq;
 	case OPT_MR: return plan.mr;
@@ -127,6 +159,9 @@ static long long h_val(enum opt_id id)
 	case OPT_GID_INDEX: return plan.gid_index;
 	case OPT_SL: return plan.sl;
 	case OPT_TCLASS: return plan.tclass;
+	case OPT_NVME_IO_QUEUES: return plan.nvme_io_queues;
+	case OPT_NVME_QUEUE_SIZE: return plan.nvme_queue_size;
+	case OPT_FI_PROVIDER: return (long long)strlen(plan.fi_provider);
 	case OPT_N: break;
 	}
 	return -2;
@@ -137,6 +172,7 @@ static long long a_val(enum opt_id id)
 	switch (id) {
 	case OPT_TRANSPORT: return ag.transport;
 	case OPT_CM: return ag.cm;
+	case OPT_CM_ORDER: return ag.cm_order;
 	case OPT_SERVER_MODEL: return ag.model;
 	case OPT_CQ: return ag.cq;
 	case OPT_MR: return ag.mr;
@@ -166,6 +202,9 @@ static long long a_val(enum opt_id id)
 	case OPT_GID_INDEX: return ag.gid_index;
 	case OPT_SL: return ag.sl;
 	case OPT_TCLASS: return ag.tclass;
+	case OPT_NVME_IO_QUEUES: return ag.nvme_io_queues;
+	case OPT_NVME_QUEUE_SIZE: return ag.nvme_queue_size;
+	case OPT_FI_PROVIDER: return ag.fi_provider ? (long long)strlen(ag.fi_provider) : -1;
 	case OPT_N: break;
 	}
 	return -2;
@@ -215,12 +254,15 @@ static void both_reject(enum opt_id id, const char *val)
 static const char *const garbage[] = { "", "x", "1x", " 1", "+1", "-1", "0x10", "1.5",
 				       "99999999999999999999" };
 #define NGARBAGE (int)(sizeof(garbage) / sizeof(garbage[0]))
-#define NDEFECTS (14 + NRCOPS)
+#define NDEFECTS (19 + NRCOPS)
 #define NRCOPS 13
 static const char *const baddev[] = { "", ":1", "rxe0:", "rxe0:0", "rxe0:256", "rxe0:x",
 				      "rxe 0", "rxe0:1:1",
 				      "a123456789012345678901234567890123456789012345678901234567890123" };
 #define NBADDEV (int)(sizeof(baddev) / sizeof(baddev[0]))
+static const char *const badname[] = { "", "tcp ofi_rxm", "verbs/x", "tcp;ofi_rxm!",
+				       "a123456789012345678901234567890123456789012345678901234567890123" };
+#define NBADNAME (int)(sizeof(badname) / sizeof(badname[0]))
 
 /* the plan: as many tests as the table asks for */
 static int t_count(void)
@@ -240,8 +282,10 @@ static int t_count(void)
 		case OPT_FLAG: n += 3; break;
 		case OPT_PATH: n += 2; break;
 		case OPT_DEV: n += 3 + NBADDEV; break;
+		case OPT_NAME: n += 3 + NBADNAME; break;
 		}
-		n += !!(d->flags & (OPT_F_RC | OPT_F_UD_ONLY)) + !!(d->flags & OPT_F_HOST);
+		n += !!(d->flags & (OPT_F_RC | OPT_F_UD_ONLY | OPT_F_FI_ONLY)) +
+		     !!(d->flags & OPT_F_HOST);
 	}
 	return n;
 }
@@ -307,6 +351,13 @@ static void t_vocabulary(void)
 			for (int i = 0; i < NBADDEV; i++)
 				both_reject(id, baddev[i]);
 			break;
+		case OPT_NAME:
+			both_accept(id, "tcp");
+			both_accept(id, "verbs;ofi_rxm");
+			both_accept(id, "ofi_rxm;ofi_hook_perf");
+			for (int i = 0; i < NBADNAME; i++)
+				both_reject(id, badname[i]);
+			break;
 		}
 		/* a --topology host option elsewhere: rdmacap makes its own rxe there */
 		if (opt_defs[id].flags & OPT_F_HOST) {
@@ -321,13 +372,14 @@ static void t_vocabulary(void)
 			fclose(f);
 		}
 		/* an rc or ud option with --transport tcp: the agent's rule, in both */
-		if (opt_defs[id].flags & (OPT_F_RC | OPT_F_UD_ONLY)) {
+		if (opt_defs[id].flags & (OPT_F_RC | OPT_F_UD_ONLY | OPT_F_FI_ONLY)) {
 			char hl[160], al[160];
 			FILE *f = fmemopen(herr, sizeof(herr), "w");
 			char *hv[] = { "rdmacap", "run", "--transport=tcp", hl, NULL };
 			char *av[] = { "rdmacap-agent", "--role=client", "--transport=tcp", al, NULL };
 			const char *val = opt_defs[id].kind == OPT_WORD ?
-				opt_word(id, opt_defs[id].def) : "f.pem";
+				opt_word(id, opt_defs[id].def) :
+				opt_defs[id].kind == OPT_NAME ? "tcp" : "f.pem";
 
 			snprintf(hl, sizeof(hl), opt_defs[id].kind == OPT_FLAG ? "--%s" : "--%s=%s",
 				 opt_defs[id].name, val);
@@ -409,6 +461,25 @@ static void t_cli_defects(void)
 	rc = h_line("rdmacap run --transport ud --cq shared");
 	tap_ok(&t, rc == -1 && strstr(herr, "--cq is an option of --transport rc"),
 	       "ud with an rc-only option: rejected (%s)", h_msg());
+	/* fi transports: a verbs option is refused with its row's reason; their own taken */
+	rc = h_line("rdmacap run --transport fi-msg --srq");
+	tap_ok(&t, rc == -1 && strstr(herr, "--srq does not apply to --transport fi-msg: "
+				      "no shared receive context"),
+	       "fi-msg with --srq: refused naming why (%s)", h_msg());
+	rc = h_line("rdmacap run --transport fi-rdm --srq");
+	tap_ok(&t, !rc && plan.srq, "fi-rdm with --srq: accepted (%s)", h_msg());
+	rc = h_line("rdmacap run --transport fi-rdm --server-model thread");
+	tap_ok(&t, rc == -1 && strstr(herr, "one event loop"),
+	       "fi-rdm with --server-model thread: refused (%s)", h_msg());
+	rc = h_line("rdmacap run --transport fi-rdm --cq shared --poll busy --fi-provider tcp;ofi_rxm");
+	tap_ok(&t, !rc && plan.cq == OPT_CQ_SHARED && plan.poll == OPT_POLL_BUSY &&
+			   !strcmp(plan.fi_provider, "tcp;ofi_rxm"),
+	       "fi-rdm with --cq shared --poll busy --fi-provider: taken (%s)", h_msg());
+	tap_ok(&t, opt_fi_verbs("verbs;ofi_rxm") && opt_fi_verbs("verbs") &&
+			   !opt_fi_verbs("verbsx") && !opt_fi_verbs("tcp;ofi_rxm") &&
+			   opt_tr_rdma(OPT_TR_FI_MSG, "verbs") && !opt_tr_rdma(OPT_TR_FI_RDM, "tcp;ofi_rxm") &&
+			   opt_tr_rdma(OPT_TR_RC, NULL) && !opt_tr_rdma(OPT_TR_TCP, NULL),
+	       "a provider rides verbs by its core name; only those use RDMA devices");
 	rc = h_line("rdmacap run --clients 5 extra");
 	tap_ok(&t, rc == -1 && strstr(herr, "'extra'"), "run: a stray word is still named (%s)",
 	       h_msg());
@@ -503,13 +574,75 @@ static void t_path(void)
 	tap_ok(&t, rc == -1 && strstr(herr, "--device is an option of --transport rc|ud|uc"),
 	       "tcp --device: named with rc, ud and uc (%s)", h_msg());
 	rc = h_line("rdmacap run --transport ud --srq");
-	tap_ok(&t, rc == -1 && strstr(herr, "--srq is an option of --transport rc|uc") &&
-		   !strstr(herr, "rc|uc|"),
-	       "ud --srq: named with rc and uc (%s)", h_msg());
+	/* fi-msg's refusal of --srq is opt_fi_rules', with its reason */
+	tap_ok(&t, rc == -1 && strstr(herr, "--srq is an option of --transport rc|uc|fi-msg|fi-rdm") &&
+		   !strstr(herr, "ud"),
+	       "ud --srq: named with rc, uc and the fi transports (%s)", h_msg());
 	av[2] = "--transport=tcp", av[3] = "--cpus=0";
 	rc = ag_opts_parse(&ag, 4, av, aerr, sizeof(aerr));
 	tap_ok(&t, rc == -1 && !strcmp(aerr, "--cpus is an option of --transport rc|uc"),
 	       "agent tcp --cpus, an agent-only option: named with rc and uc (%s)", aerr);
+}
+
+/*
+ * --cm-order orders rdma_cm's steps, so only with --cm rdmacm, and
+ * only for rc and uc clients; both programs say why, and the plan keeps it
+ */
+#define NCMORDER 10
+static void t_cm_order(void)
+{
+	char *av[] = { "rdmacap-agent", "--role=client", "--transport=rc", "--cm-order=phased",
+		       "--tls-ca=x.pem", "--tls-cert=x.pem", "--tls-key=x.pem", NULL };
+	char *sv[] = { "rdmacap-agent", "--role=server", "--transport=rc", "--cm=rdmacm",
+		       "--cm-order=phased", NULL };
+	char line[256] = "";
+	json_t *js;
+	FILE *f;
+	int rc;
+
+	rc = h_line("rdmacap storm --transport rc --cm-order phased");
+	tap_ok(&t, rc == -1 && strstr(herr, "--cm-order is an option of --cm rdmacm"),
+	       "storm rc --cm-order without --cm: rejected, named (%s)", h_msg());
+	rc = h_line("rdmacap run --transport uc --cm oob-tls --cm-order pipelined");
+	tap_ok(&t, rc == -1 && strstr(herr, "--cm-order is an option of --cm rdmacm"),
+	       "uc --cm oob-tls --cm-order: rejected, named (%s)", h_msg());
+	rc = h_line("rdmacap run --transport ud --cm rdmacm --cm-order phased");
+	tap_ok(&t, rc == -1 && strstr(herr, "--cm-order is an option of --transport rc"),
+	       "ud --cm rdmacm --cm-order: rejected (%s)", h_msg());
+	rc = h_line("rdmacap ramp --transport uc --cm rdmacm --cm-order phased --clients 10,20");
+	tap_ok(&t, !rc && plan.cm_order == OPT_CM_ORDER_PHASED,
+	       "ramp uc --cm rdmacm --cm-order phased: taken (%s)", h_msg());
+	js = rc ? NULL : js_plan(&plan);
+	tap_ok(&t, js && json_is_string(json_object_get(js, "cm_order")) &&
+			   !strcmp(json_string_value(json_object_get(js, "cm_order")), "phased"),
+	       "the JSON plan records cm_order phased");
+	json_decref(js);
+	rc = h_line("rdmacap storm --transport rc --cm rdmacm");
+	js = rc ? NULL : js_plan(&plan);
+	tap_ok(&t, !rc && plan.cm_order == OPT_CM_ORDER_PIPELINED && js &&
+			   !strcmp(json_string_value(json_object_get(js, "cm_order")), "pipelined"),
+	       "storm rc --cm rdmacm: pipelined by default, recorded (%s)", h_msg());
+	json_decref(js);
+	rc = h_line("rdmacap run --transport rc");
+	js = rc ? NULL : js_plan(&plan);
+	tap_ok(&t, js && !json_object_get(js, "cm_order"),
+	       "an oob-tls plan names no rdma_cm order");
+	json_decref(js);
+	memset(aerr, 0, sizeof(aerr));
+	rc = ag_opts_parse(&ag, 7, av, aerr, sizeof(aerr));
+	tap_ok(&t, rc == -1 && strstr(aerr, "--cm-order is an option of --cm rdmacm"),
+	       "agent --cm oob-tls --cm-order: rejected, named (%s)", aerr);
+	rc = ag_opts_parse(&ag, 5, sv, aerr, sizeof(aerr));
+	tap_ok(&t, rc == -1 && strstr(aerr, "--cm-order is not an option of --role server"),
+	       "agent server --cm-order: rejected (%s)", aerr);
+	f = fmemopen(line, sizeof(line), "w");
+	if (f) {
+		opt_help_line(f, OPT_CM_ORDER, NULL);
+		fclose(f);
+	}
+	tap_ok(&t, strstr(line, "--cm-order pipelined|phased") && strstr(line, "cmtime") &&
+			   strstr(line, "--cm rdmacm only") && strstr(line, "default pipelined)"),
+	       "help: %s", line);
 }
 
 /* --cpus: the agent's alone; a list of CPUs, one per spinning loop */
@@ -559,8 +692,9 @@ static void t_cpus(void)
 int main(void)
 {
 	tap_init(&t, stdout);
-	tap_plan(&t, t_count() + NCPUS + NPATH);
+	tap_plan(&t, t_count() + NCPUS + NPATH + NCMORDER);
 	t_cpus();
+	t_cm_order();
 	t_vocabulary();
 	t_cli_defects();
 	t_rcops();

@@ -54,6 +54,9 @@ static void rcc_fail_status(struct rcc *x, uint32_t i, const char *call, int err
 
 	if (c->state == RCC_FAILED || c->state == RCC_UP)
 		return;
+	/* phased (--cm-order): the step under way goes on without it */
+	if (c->state == RCC_SETUP)
+		rccp_failed(x, i);
 	ph_fail(&x->ph, i, call, err, ename, at_server, status);
 	c->state = RCC_FAILED;
 	if (i < x->nqp)

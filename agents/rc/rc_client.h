@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "agents/cmphase.h"
 #include "agents/ctl.h"
 #include "agents/load.h"
 #include "agents/oob/oob.h"
@@ -130,6 +131,11 @@ struct rcc {
 	struct rdma_event_channel *cmch;
 	uint32_t *cm_make;	/* FIFO of connections in RCC_CM_MAKE, [head, tail) */
 	uint32_t cm_head, cm_tail;
+	/* --cm-order phased: each endpoint owner's place (cmphase.h), the counts, the
+	 * next owner the step under way looks at; cmp_st NULL when pipelined */
+	uint8_t *cmp_st;
+	struct cmph cmp;
+	uint32_t cmp_cur;
 };
 
 /* rc_client.c */
@@ -172,11 +178,35 @@ void rcc_oob_fini(struct rcc *x);
 int rcc_cm_init(struct rcc *x);
 void rcc_cm_start(struct rcc *x, uint32_t i);
 void rcc_cm_event(struct rcc *x);
+/* connection i's endpoint on its id's device: 0, or -1 when it failed (settled, dropped) */
+int rcc_cm_ep(struct rcc *x, uint32_t i);
+/* rdma_connect for connection i, whose route resolved; *kill when it failed (settled) */
+void rcc_cm_connect(struct rcc *x, uint32_t i, bool *kill);
 /* a few queued endpoints made (a loop turn's share); true while more wait */
 bool rcc_cm_make(struct rcc *x);
 const char *rcc_cm_pending_call(const struct rcc *x, uint32_t i);
 /* tear down connection i's id and endpoint (ids need their events acked first) */
 void rcc_cm_drop(struct rcc *x, uint32_t i);
 void rcc_cm_fini(struct rcc *x);
+
+/*
+ * rc_client_phase.c: --cm-order phased (rdma-core cmtime's order). Without it
+ * (cmp_st NULL) every call but rccp_init is a no-op or says so.
+ */
+static inline bool rcc_phased(const struct rcc *x)
+{
+	return x->cmp_st != NULL;
+}
+int rccp_init(struct rcc *x);
+/* connection i's call of step s is made now (s CMPH_ADDR: its start) */
+void rccp_issued(struct rcc *x, uint32_t i, enum cmph_step s);
+/* connection i finished the step under way (its event came) */
+void rccp_finished(struct rcc *x, uint32_t i);
+/* connection i settles as failed: it leaves the step's count */
+void rccp_failed(struct rcc *x, uint32_t i);
+/* a loop turn's share of the step under way; true while the loop must not sleep */
+bool rccp_turn(struct rcc *x);
+const char *rccp_pending_call(const struct rcc *x, uint32_t i);
+void rccp_fini(struct rcc *x);
 
 #endif

@@ -20,6 +20,10 @@
  * oob-tls's exchange 77 ms; a second agent's wave a moment later 94 ms): the
  * server's neighbour entry for this host is cold, we think; REQs that go out
  * one by one as endpoints are made leave that wait to the first few.
+ *
+ * That is --cm-order pipelined. With phased, rc_client_phase.c holds each
+ * connection after each step until all the agent's have made it, and makes the
+ * calls of the next (routes before endpoints there, as cmtime makes them).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -45,7 +49,7 @@ int rcc_cm_init(struct rcc *x)
 		return -1;
 	}
 	x->cmch = agcm_channel("client");
-	if (!x->cmch)
+	if (!x->cmch || rccp_init(x))
 		return -1;
 	return ph_watch(&x->ph, x->cmch->fd, EPOLLIN, PH_TAG(RCC_T_CM, 0), "rdma_cm channel");
 }
@@ -72,6 +76,8 @@ void rcc_cm_start(struct rcc *x, uint32_t i)
 	ipa_to_sa(&x->local, 0, &src);
 	ipa_to_sa(&o->addr, (uint16_t)(o->port + id % o->ports), &dst);
 	c->step = RCC_CM_CONNECT;
+	/* counted before the calls, so that one failing here leaves the count */
+	rccp_issued(x, i, CMPH_ADDR);
 	if (rdma_create_id(x->cmch, &c->id, c, RDMA_PS_TCP)) {
 		c->id = NULL;
 		rcc_fail(x, i, "rdma_create_id", errno, NULL, false);
@@ -110,13 +116,17 @@ static int rcc_cm_addr(struct rcc *x, uint32_t i, bool *kill)
 		*kill = true;
 		return 0;
 	}
+	/* phased: it waits for the others' addresses; routes come next */
+	if (rcc_phased(x)) {
+		rccp_finished(x, i);
+		return 0;
+	}
 	c->step = RCC_CM_MAKE;
 	x->cm_make[x->cm_tail++] = i;
 	return 0;
 }
 
-/* Connection i's endpoint on the id's device, then the route. */
-static void rcc_cm_make1(struct rcc *x, uint32_t i)
+int rcc_cm_ep(struct rcc *x, uint32_t i)
 {
 	struct rcc_conn *c = &x->c[i];
 	struct rc_ep *ep = &x->ep[i];
@@ -127,9 +137,19 @@ static void rcc_cm_make1(struct rcc *x, uint32_t i)
 	    rc_post_recv(&x->dev, ep, &f)) {
 		rcc_fail(x, i, f.call, f.err, NULL, false);
 		rcc_cm_drop(x, i);
-		return;
+		return -1;
 	}
 	ph_step(&x->ph, i, PROTO_STEP_QP);
+	return 0;
+}
+
+/* Connection i's endpoint on the id's device, then the route. */
+static void rcc_cm_make1(struct rcc *x, uint32_t i)
+{
+	struct rcc_conn *c = &x->c[i];
+
+	if (rcc_cm_ep(x, i))
+		return;
 	c->step = RCC_CM_ROUTE;
 	if (rdma_resolve_route(c->id, DL_CM_STEP_MS)) {
 		rcc_fail(x, i, "rdma_resolve_route", errno, NULL, false);
@@ -141,6 +161,8 @@ bool rcc_cm_make(struct rcc *x)
 {
 	uint32_t i, k = 0;
 
+	if (rcc_phased(x))
+		return rccp_turn(x);
 	while (x->cm_head < x->cm_tail && k < RCC_CM_MAKE && x->ph.phase != PH_STOP) {
 		i = x->cm_make[x->cm_head++];
 		/* failed or dropped while it waited (its deadline) */
@@ -152,7 +174,7 @@ bool rcc_cm_make(struct rcc *x)
 	return x->cm_head < x->cm_tail;
 }
 
-static void rcc_cm_connect(struct rcc *x, uint32_t i, bool *kill)
+void rcc_cm_connect(struct rcc *x, uint32_t i, bool *kill)
 {
 	struct rcc_conn *c = &x->c[i];
 	struct rc_ep *ep = &x->ep[i];
@@ -225,6 +247,7 @@ static void rcc_cm_established(struct rcc *x, uint32_t i, const struct rdma_cm_e
 		return;
 	}
 	ph_step(&x->ph, i, PROTO_STEP_CONN);
+	rccp_finished(x, i);
 	rcc_up(x, i);
 }
 
@@ -269,7 +292,11 @@ void rcc_cm_event(struct rcc *x)
 				break;
 			case RDMA_CM_EVENT_ROUTE_RESOLVED:
 				ph_step(&x->ph, i, PROTO_STEP_ROUTE);
-				rcc_cm_connect(x, i, &kill);
+				/* phased: it waits for the others' routes; endpoints come next */
+				if (rcc_phased(x))
+					rccp_finished(x, i);
+				else
+					rcc_cm_connect(x, i, &kill);
 				break;
 			case RDMA_CM_EVENT_ESTABLISHED:
 			case RDMA_CM_EVENT_CONNECT_RESPONSE:	/* uc: an id without QP */
@@ -313,6 +340,8 @@ void rcc_cm_event(struct rcc *x)
 
 const char *rcc_cm_pending_call(const struct rcc *x, uint32_t i)
 {
+	if (rcc_phased(x))
+		return rccp_pending_call(x, i);
 	switch (x->c[i].step) {
 	case RCC_CM_ADDR: return "rdma_resolve_addr";
 	case RCC_CM_MAKE: return "rdma_create_qp";
@@ -336,4 +365,5 @@ void rcc_cm_fini(struct rcc *x)
 	x->cmch = NULL;
 	free(x->cm_make);
 	x->cm_make = NULL;
+	rccp_fini(x);
 }

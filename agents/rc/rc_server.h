@@ -21,7 +21,9 @@
  * (up to the lead, for at most RCS_POOL_HELLO_NS), then in loop turns with no
  * event, as requests take them. A request whose op is not --op's, or that
  * finds the pool empty, gets an endpoint made then. A failure while filling
- * ends the pool quietly (pool_off): the request that finds it empty makes its
+ * ends the pool quietly (pool_off) and frees its last RCS_POOL_SPARE
+ * endpoints: the process it left at a limit (vm.max_map_count, memory) must
+ * still accept sessions, and the request that finds the pool empty makes its
  * endpoint and reports the failed call as before. Unused pooled endpoints are
  * freed with the others at the end. The pool is for IB and RoCE (oob-tls, and
  * rdmacm, whose pooled QP rdma_init_qp_attr moves by hand); on an iWARP device
@@ -93,6 +95,13 @@ enum { RCS_T_CTL = 1, RCS_T_CHAN, RCS_T_TICK, RCS_T_LISTEN, RCS_T_SESS, RCS_T_CM
 #define RCS_POOL_LEAD (32 * OOB_WINDOW)
 /* pooled endpoints made per turn: a request waits for at most this many */
 #define RCS_POOL_BATCH 16
+/*
+ * Pooled endpoints freed when filling fails. A server left exactly at
+ * vm.max_map_count fails every TLS handshake after it (OpenSSL's certificate
+ * check cannot allocate and reports "EE certificate key too weak"); 2
+ * endpoints give back 8 maps on rxe (SQ, RQ and 2 CQ rings each).
+ */
+#define RCS_POOL_SPARE 2
 /*
  * A request whose answer took longer than this blocked in the kernel (an RTR
  * waiting on a neighbour nobody answers takes the kernel's 1 s): the session's

@@ -94,6 +94,8 @@ bool rcs_ep_fill(struct rcs_srv *s, uint32_t max)
 		}
 		if (!x) {
 			s->pool_off = true;
+			for (int i = 0; i < RCS_POOL_SPARE && s->npool; i++)
+				rcs_ep_free(s, s->pool[--s->npool]);
 			return false;
 		}
 		s->pool[s->npool++] = x;

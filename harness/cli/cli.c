@@ -99,6 +99,7 @@ const struct hp_opt hp_opts[] = {
 	  "run id, 4 hex digits (up: new; down: default every rdc* object)" },
 	S(OPT_TRANSPORT, LOAD, HG_TRANSPORT),
 	S(OPT_CM, LOAD, HG_TRANSPORT),
+	S(OPT_CM_ORDER, LOAD, HG_TRANSPORT),
 	S(OPT_CQ, LOAD, HG_TRANSPORT),
 	S(OPT_MR, LOAD, HG_TRANSPORT),
 	S(OPT_SRQ, LOAD, HG_TRANSPORT),
@@ -111,6 +112,10 @@ const struct hp_opt hp_opts[] = {
 	S(OPT_TLS_CA, LOAD, HG_TRANSPORT, .def = "a throwaway PKI per run"),
 	S(OPT_TLS_CERT, LOAD, HG_TRANSPORT),
 	S(OPT_TLS_KEY, LOAD, HG_TRANSPORT),
+	S(OPT_NVME_IO_QUEUES, LOAD, HG_TRANSPORT),
+	S(OPT_NVME_QUEUE_SIZE, LOAD, HG_TRANSPORT),
+	S(OPT_FI_PROVIDER, LOAD, HG_TRANSPORT,
+	  .def = "verbs, or verbs;ofi_rxm for fi-rdm; tcp (tcp;ofi_rxm) with no RDMA here"),
 	{ "max", 1, HP_O_MAX, B(HP_LIMIT), HG_LIMIT, "N", 1, HP_MAX_CLIENTS, "100000",
 	  "most clients tried" },
 	{ "start", 1, HP_O_START, B(HP_LIMIT), HG_LIMIT, "N", 1, HP_MAX_CLIENTS, "10",
@@ -220,6 +225,7 @@ static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err
 	switch (id) {
 	case OPT_TRANSPORT: p->transport = (enum opt_transport)x; break;
 	case OPT_CM: p->cm = (enum opt_cm)x; break;
+	case OPT_CM_ORDER: p->cm_order = (enum opt_cm_order)x; break;
 	case OPT_SERVER_MODEL: p->server_model = (enum opt_model)x; break;
 	case OPT_CQ: p->cq = (enum opt_cq)x; break;
 	case OPT_MR: p->mr = (enum opt_mr)x; break;
@@ -244,10 +250,13 @@ static int hp_shared(struct hp_plan *p, enum opt_id id, const char *v, char *err
 	case OPT_TLS_CA: p->tls_ca = v; break;
 	case OPT_TLS_CERT: p->tls_cert = v; break;
 	case OPT_TLS_KEY: p->tls_key = v; break;
+	case OPT_FI_PROVIDER: snprintf(p->fi_provider, sizeof(p->fi_provider), "%s", v); break;
 	case OPT_DEVICE: opt_device(v, &p->device); break;
 	case OPT_GID_INDEX: p->gid_index = (int)x; break;
 	case OPT_SL: p->sl = (int)x; break;
 	case OPT_TCLASS: p->tclass = (int)x; break;
+	case OPT_NVME_IO_QUEUES: p->nvme_io_queues = (long)x; break;
+	case OPT_NVME_QUEUE_SIZE: p->nvme_queue_size = (long)x; break;
 	case OPT_CLIENTS: /* rdmacap's --clients is a total: HP_O_CLIENTS */
 	case OPT_N:
 		snprintf(err, len, "internal: option %d", id);
@@ -327,6 +336,7 @@ static void hp_defaults(struct hp_plan *p)
 	memset(p, 0, sizeof(*p));
 	p->transport = (enum opt_transport)opt_defs[OPT_TRANSPORT].def;
 	p->cm = (enum opt_cm)opt_defs[OPT_CM].def;
+	p->cm_order = (enum opt_cm_order)opt_defs[OPT_CM_ORDER].def;
 	p->server_model = (enum opt_model)opt_defs[OPT_SERVER_MODEL].def;
 	p->cq = (enum opt_cq)opt_defs[OPT_CQ].def;
 	p->mr = (enum opt_mr)opt_defs[OPT_MR].def;
@@ -349,6 +359,8 @@ static void hp_defaults(struct hp_plan *p)
 	p->gid_index = (int)opt_defs[OPT_GID_INDEX].def;
 	p->sl = (int)opt_defs[OPT_SL].def;
 	p->tclass = (int)opt_defs[OPT_TCLASS].def;
+	p->nvme_io_queues = opt_defs[OPT_NVME_IO_QUEUES].def;
+	p->nvme_queue_size = opt_defs[OPT_NVME_QUEUE_SIZE].def;
 	for (size_t i = 0; i < HP_NOPTS; i++) {
 		const struct hp_opt *o = &hp_opts[i];
 

@@ -3,6 +3,7 @@
  * The rules a parsed command line must meet before anything exists: each
  * check names the option that breaks one and stops there.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "harness/cli/cli.h"
 #include "harness/hosts/hosts.h"
 #include "harness/cli/usage.h"
+#include "netns/netns.h"
 #include "rdma/cap.h"
 
 /* report: every input must be readable now, before any output is written */
@@ -223,11 +225,37 @@ static int clicheck_family(const struct hp_plan *p, const bool seen[OPT_N], FILE
 			  a.family == AF_INET6 ? "IPv6" : "IPv4");
 }
 
+/*
+ * The fi transports' provider when none was given: verbs beneath them where
+ * this host has an RDMA device or rxe to make, else TCP (so they run on any
+ * machine). Whether the provider is offered is checked once the topology is up
+ * (plans.c), where its devices and addresses are.
+ */
+static void clicheck_fi_default(struct hp_plan *p)
+{
+	struct nn_caps caps;
+	DIR *d;
+	struct dirent *e;
+	bool rdma = false;
+
+	if (!opt_tr_fi(p->transport) || p->fi_provider[0])
+		return;
+	d = opendir("/sys/class/infiniband");
+	while (d && !rdma && (e = readdir(d)))
+		rdma = e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	if (!rdma && p->topo.kind != NN_HOST && !p->hosts && !nn_probe(&caps, false, NULL))
+		rdma = caps.rxe_module;
+	snprintf(p->fi_provider, sizeof(p->fi_provider), "%s", opt_fi_default(p->transport, rdma));
+}
+
 unsigned clicheck_cap_need(const struct hp_plan *p)
 {
 	unsigned need = 0;
 
-	if (p->transport == OPT_TR_TCP)
+	/* tcp uses no verbs; nvmf's are the kernel's, which nvme-rdma checks itself */
+	if (p->transport == OPT_TR_TCP || p->transport == OPT_TR_NVMF || opt_tr_fi(p->transport))
 		return 0;
 	if (p->transport == OPT_TR_UD)
 		need |= RCAP_UD;
@@ -296,14 +324,23 @@ int clicheck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 	}
 	if (p->npoints > 1 && p->cmd != HP_RAMP)
 		return usage_fail(err, p->cmd, "--clients: a list is only for ramp");
+	/* the kernel's NVMe over RDMA lives in the initial network namespace */
+	if (p->transport == OPT_TR_NVMF && p->topo.kind != NN_HOST)
+		return usage_fail(err, p->cmd, "--transport nvmf runs on --topology host or --hosts, "
+				  "not %s: the kernel's nvme-rdma and nvmet-rdma open their rdma_cm "
+				  "ids in the initial network namespace", p->topo_spec);
 	/* the agent's own cross-option rules, so that no agent exits with a usage error */
-	if (opt_rules(p->transport, seen, msg, sizeof(msg)) ||
+	if (opt_nvmf_rules(p->transport, seen, msg, sizeof(msg)) ||
+	    opt_rules(p->transport, seen, msg, sizeof(msg)) ||
+	    opt_fi_rules(p->transport, seen, p->server_model, p->server_threads, p->poll, msg,
+			 sizeof(msg)) ||
 	    opt_cm_rules(p->transport, p->cm, seen, msg, sizeof(msg)) ||
 	    opt_ud_rules(p->transport, p->cm, p->size, msg, sizeof(msg)) ||
 	    opt_uc_rules(p->transport, p->op, msg, sizeof(msg)) ||
 	    opt_thread_rules(p->transport, p->server_model, p->cq, p->srq, p->cm, msg,
 			     sizeof(msg)))
 		return usage_fail(err, p->cmd, "%s", msg);
+	clicheck_fi_default(p);
 	/* the user's PKI, as the agents will use it, before the topology exists */
 	if (p->tls_ca && certs_check(p->tls_ca, p->tls_cert, p->tls_key, msg, sizeof(msg)))
 		return usage_fail(err, p->cmd, "%s", msg);

@@ -34,6 +34,7 @@ struct hp_plan {
 	/* load */
 	enum opt_transport transport;   /* words, limits, defaults: common/opt.h */
 	enum opt_cm cm;
+	enum opt_cm_order cm_order;
 	enum opt_model server_model;
 	enum opt_cq cq;
 	enum opt_mr mr;
@@ -49,6 +50,7 @@ struct hp_plan {
 	long agents;            /* 0 = automatic */
 	long msgs, size, think_ms, stagger_ms, workers, timeout_s;
 	long qp_share;		/* rc: QPs per client agent its clients share; 0: off */
+	long nvme_io_queues, nvme_queue_size;	/* nvmf: each controller's */
 	bool msgs_set, timeout_set;
 	long mem_floor_mib;     /* --mem-floor: 0 off, -1 automatic (harness/point/memfloor.h) */
 	long server_threads;
@@ -71,6 +73,8 @@ struct hp_plan {
 	int launcher;           /* --launcher: enum hosts_launcher (harness/hosts/hosts.h) */
 	const char *json;       /* --json FILE */
 	const char *tls_ca, *tls_cert, *tls_key;
+	/* fi-msg, fi-rdm: the provider, given or opt_fi_default's (clicheck.c) */
+	char fi_provider[OPT_FI_NAME_MAX];
 	struct flt_spec fault;  /* --fault (harness/fault/fault.h); kind FLT_NONE: none */
 	long fault_at_ms;       /* --fault-at: after "run"; see hp_fault_at() */
 	bool fault_at_set;

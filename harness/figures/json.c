@@ -40,6 +40,9 @@ json_t *js_plan(const struct hp_plan *p)
 		json_object_set_new(o, "sl", json_integer(p->sl));
 	if (o)
 		json_object_set_new(o, "tclass", json_integer(p->tclass));
+	/* oob-tls has no rdma_cm steps: only an rdmacm plan names their order */
+	if (o && p->cm == OPT_CM_RDMACM)
+		json_object_set_new(o, "cm_order", json_string(opt_word(OPT_CM_ORDER, p->cm_order)));
 	/* -1: the default floor, whose KiB each point holds (memory.floor_kb) */
 	if (o)
 		json_object_set_new(o, "mem_floor_mib", json_integer((json_int_t)p->mem_floor_mib));

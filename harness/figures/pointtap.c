@@ -197,8 +197,11 @@ enum tap_res ptap_point(struct pt_ctx *c, const struct pt_point *pt, const char 
 	} else if (pt->proto_errors) {
 		tap_result(t, TAP_FAIL, NULL, "agent records well-formed");
 	} else {
-		tap_result(t, TAP_SKIP, p->transport != OPT_TR_TCP ? "RDMA counters not readable" :
-			   "tcp transport uses no RDMA resources", "RDMA resources back to baseline");
+		tap_result(t, TAP_SKIP, opt_tr_rdma(p->transport, p->fi_provider) ?
+			   "RDMA counters not readable" : p->transport == OPT_TR_TCP ?
+			   "tcp transport uses no RDMA resources" :
+			   "this libfabric provider uses no RDMA resources",
+			   "RDMA resources back to baseline");
 	}
 	if (!pt->ok && !probe)
 		tap_kv(t, "why", "%s", pt->why);

@@ -27,7 +27,10 @@
 #include "harness/load/repeat.h"
 #include "harness/load/search.h"
 #include "harness/load/tune.h"
+#include "harness/ulp/nvk.h"
 #include "rdma/cap.h"
+#include "netns/nn.h"
+#include "rdma/fiprov.h"
 
 struct pl_sess {
 	struct pt_ctx *c;
@@ -72,7 +75,7 @@ static int pl_modprobe(char *why, size_t len)
 static const char *pl_skip_reason(const struct hp_plan *p, char *buf, size_t len)
 {
 	struct nn_caps caps;
-	bool rc = p->transport != OPT_TR_TCP;
+	bool rc = opt_tr_rdma(p->transport, p->fi_provider);
 
 	if (p->topo.kind == NN_HOST)
 		return NULL; /* nothing to create: the device is checked by htp_topo */
@@ -103,12 +106,53 @@ static const char *pl_skip_reason(const struct hp_plan *p, char *buf, size_t len
  * topology made it: NULL, or the reason in buf. A device that cannot be
  * queried is no reason to skip: the run names what fails.
  */
+struct pl_fip {
+	const struct hp_plan *p;
+	const char *addr;
+};
+
+/* in the server's namespace: the provider check's reason, or nothing */
+static int pl_fip_ns(void *arg, int wfd)
+{
+	struct pl_fip *f = arg;
+	char why[1024];
+	int r = fip_check(f->p->fi_provider, f->p->transport == OPT_TR_FI_RDM, f->p->srq,
+			  f->addr, why, sizeof(why));
+
+	if (r > 0 && write(wfd, why, strlen(why)) < 0)
+		return errno;
+	return r < 0 ? ENOMEM : 0;
+}
+
+/* fi-msg, fi-rdm: a provider not offered where the server runs is a SKIP naming it */
+static const char *pl_fi_skip(const struct pt_ctx *c, char *buf, size_t len)
+{
+	struct pl_fip f = { c->plan, c->topo->srv.addr };
+	char *out = NULL;
+
+	if (nn_in_ns(c->topo->srv.ns, pl_fip_ns, &f, &out) < 0) {
+		fprintf(stderr, "rdmacap: fi_getinfo in %s: %s\n", nn_ns_label(c->topo->srv.ns),
+			strerror(errno));
+		free(out);
+		return NULL;
+	}
+	if (!out || !*out) {
+		free(out);
+		return NULL;
+	}
+	snprintf(buf, len, "%s", out);
+	free(out);
+	return buf;
+}
+
 static const char *pl_cap_skip(const struct pt_ctx *c, char *buf, size_t len)
 {
 	const struct hp_plan *p = c->plan;
 	unsigned need = clicheck_cap_need(p);
 	const char *why;
 
+	if (opt_tr_fi(p->transport) && !p->hosts)
+		return pl_fi_skip(c, buf, len);
 	if (p->hosts || !c->topo->srv.rxe[0])
 		return NULL; /* --hosts: the devices are the hosts'; tcp: none */
 	if (!need)
@@ -142,13 +186,17 @@ static int pl_remote(struct pt_ctx *c, const char *run, char *why, size_t len)
 }
 
 /* One point of n clients into TAP and JSON; what it measured into *sp when non-NULL. */
+/* kernel log lines a failed nvmf point carries, at most */
+#define PL_KLOG_MAX 8
+
 static int pl_point(struct pl_sess *s, long n, const char *label, struct srch_point *sp)
 {
 	struct pt_ctx *c = s->c;
 	struct pt_point *pt = calloc(1, sizeof(*pt));
-	char desc[128];
+	char desc[128], klog[PL_KLOG_MAX][NVKL_LINE];
 	enum tap_res res;
-	int rc;
+	int rc, kfd, nk;
+	json_t *jp;
 
 	if (!pt)
 		return -1;
@@ -161,11 +209,26 @@ static int pl_point(struct pl_sess *s, long n, const char *label, struct srch_po
 		return rc;
 	}
 	fprintf(stderr, "rdmacap: %s: %ld clients\n", label, n);
+	kfd = c->plan->transport == OPT_TR_NVMF && !c->plan->hosts ? nvkl_open() : -1;
 	rc = pt_run(c, n, pt);
 	snprintf(desc, sizeof(desc), "%s clients=%ld connected=%ld success=%.2f%%", label, n,
 		 pt->connected, pt->success_pct);
+	/* a kernel service's failure: the kernel's own words, since the point began */
+	nk = pt->connected < n || pt->why[0] ? nvkl_read(kfd, klog, PL_KLOG_MAX) : 0;
+	for (int i = 0; i < nk; i++)
+		tap_kv(c->tap, "kernel_log", "%s", klog[i]);
+	if (kfd >= 0)
+		close(kfd);
 	res = ptap_point(c, pt, desc, sp != NULL);
-	json_array_append_new(s->points, js_point(pt, c->plan, tap_res_name(res)));
+	jp = js_point(pt, c->plan, tap_res_name(res));
+	if (nk) {
+		json_t *a = json_array();
+
+		for (int i = 0; i < nk; i++)
+			json_array_append_new(a, json_string(klog[i]));
+		json_object_set_new(jp, "kernel_log", a);
+	}
+	json_array_append_new(s->points, jp);
 	/* every finished point is on disk: a run cut short later loses nothing measured */
 	if (c->plan->json)
 		js_write(s->doc, c->plan->json);
@@ -225,9 +288,10 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	const struct hp_plan *p = c->plan;
 	struct pl_sess s = { .c = c, .doc = doc, .t0 = pl_now() };
 	struct tap *t = c->tap;
-	char why[256], skip[256], run[8];
+	char why[256], skip[1024], run[8];
 	const char *reason;
 	json_t *env = json_object();
+	struct nvkm nvk = { 0 };
 	int rc = 0;
 
 	s.points = json_array();
@@ -265,13 +329,30 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		tap_bail(t, "topology %s could not be brought up (see stderr)", p->topo_spec);
 		return -1;
 	}
+	if (p->transport == OPT_TR_NVMF && !p->hosts) {
+		/* the kernel's target and initiator: their modules, configfs */
+		rc = nvkm_up(&nvk, skip, sizeof(skip));
+		if (rc) {
+			if (rc > 0)
+				tap_skip_all(t, "%s", skip);
+			else
+				tap_bail(t, "nvmf: %s", skip);
+			json_object_set_new(doc, "skipped", json_string(skip));
+			rc = rc > 0 ? 0 : -1;
+			goto down;
+		}
+		if (nvk.others)
+			tap_kv(t, "nvmet_others", "%d subsystems of another user, left alone",
+			       nvk.others);
+	}
 	reason = pl_cap_skip(c, skip, sizeof(skip));
 	if (reason) {
 		tap_skip_all(t, "%s", reason);
 		json_object_set_new(doc, "skipped", json_string(reason));
 		goto down;
 	}
-	if (p->transport != OPT_TR_TCP && p->cm == OPT_CM_OOB_TLS && !p->tls_ca &&
+	if ((opt_tr_connected(p->transport) || p->transport == OPT_TR_UD) &&
+	    p->cm == OPT_CM_OOB_TLS && !p->tls_ca &&
 	    certs_run_dir(c->tls_dir, sizeof(c->tls_dir), why, sizeof(why))) {
 		tap_bail(t, "TLS certificates: %s", why);
 		rc = -1;
@@ -284,7 +365,7 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 	}
 	/* --hosts: the devices and namespaces are the hosts', read there (rsample.h) */
 	c->sampler = smp_open(p->hosts ? &pl_no_rxe : c->topo,
-			      p->transport == OPT_TR_TCP && !p->hosts, why, sizeof(why));
+			      !opt_tr_rdma(p->transport, p->fi_provider) && !p->hosts, why, sizeof(why));
 	if (!c->sampler) {
 		tap_bail(t, "sampler: %s", why);
 		rc = -1;
@@ -333,6 +414,15 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		env_load(env, "end");
 	}
 down:
+	if (p->transport == OPT_TR_NVMF && !p->hosts) {
+		int gone = 0, others;
+
+		/* what a killed agent of this run left: its server removes the rest */
+		if (nvkd_clean(c->topo->run, p->verbose ? stderr : NULL, &gone, &others) || gone)
+			fprintf(stderr, "rdmacap: nvmf: %d objects of run %s left by its agents, "
+				"removed\n", gone, c->topo->run);
+		nvkm_down(&nvk, p->verbose ? stderr : NULL);
+	}
 	tune_restore();
 	if (c->tls_dir[0]) {
 		certs_run_dir_remove(c->tls_dir);

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 
 #include "common/deadline.h"
+#include "common/opt.h"
 #include "harness/point/memfloor.h"
 #include "harness/point/rt.h"
 #include "harness/sample/wire.h"
@@ -83,7 +84,9 @@ static void cause_explain(const struct rt *r, const struct pt_cause *k, char *ou
 	int err = k->err;
 	long n = k->count;
 	const char *cns = c->topo->cli[0].ns, *sns = c->topo->srv.ns;
-	bool verbs = !strncmp(call, "ibv_", 4) || !strncmp(call, "rdma_", 5);
+	/* fi-msg, fi-rdm over verbs: an fi_ call fails as the verbs call beneath it did */
+	bool fiv = !strncmp(call, "fi_", 3) && opt_tr_rdma(c->plan->transport, c->plan->fi_provider);
+	bool verbs = !strncmp(call, "ibv_", 4) || !strncmp(call, "rdma_", 5) || fiv;
 	/* a verbs call fails in one process: the server's (told to its client) or the client's */
 	const char *where = !verbs ? "" : k->at_server ? " at the server" : " in a client agent";
 	char v[64], w[64], head[128];
@@ -119,7 +122,8 @@ static void cause_explain(const struct rt *r, const struct pt_cause *k, char *ou
 			 call, errname, n, v);
 		return;
 	}
-	if (!strcmp(call, "ibv_reg_mr") && (err == ENOMEM || err == EPERM || err == EAGAIN)) {
+	if ((!strcmp(call, "ibv_reg_mr") || (fiv && !strcmp(call, "fi_mr_reg"))) &&
+	    (err == ENOMEM || err == EPERM || err == EAGAIN)) {
 		struct rlimit rl;
 
 		if (!getrlimit(RLIMIT_MEMLOCK, &rl))

@@ -13,6 +13,8 @@
 #include "harness/point/proc.h"
 #include "harness/point/rt.h"
 
+/* one controller's connect under TCG: ~270 ms seen (50 in 13.3 s), with margin */
+#define LAY_NVMF_CONNECT_MS 600
 #define LAY_CONNS_PER_PORT 20000 /* below the ~28k default ephemeral ports per destination */
 #define LAY_CONNS_PER_AGENT 20000
 
@@ -128,6 +130,14 @@ void lay_split(struct rt *r, long clients)
 	/* a ud server holds no fd per client: one process, one QP serves them all */
 	if (p->transport == OPT_TR_UD)
 		r->nsrv = 1;
+	/* nvmf: the server agent only makes the kernel's target, which holds them all */
+	if (p->transport == OPT_TR_NVMF) {
+		r->nsrv = 1;
+		/* the kernel makes one controller at a time (fabrics.c's nvmf_dev_write
+		 * holds one mutex around the connect): its phase grows per client */
+		if (!p->timeout_set)
+			pt->timeout_s += clients * LAY_NVMF_CONNECT_MS / 1000;
+	}
 	/* maps go with QPs: --qp-share puts K per agent on both sides */
 	if (opt_tr_connected(p->transport))
 		lay_maps(r, p->qp_share && p->qp_share * pt->agents < clients ?

@@ -11,6 +11,7 @@
 
 #include "common/clock.h"
 #include "common/deadline.h"
+#include "common/nvmfname.h"
 #include "harness/hosts/remote.h"
 #include "harness/point/rt.h"
 
@@ -66,8 +67,16 @@ static void sp_rc_args(struct rt *r, struct sp_argv *av, const struct nn_host *h
 	const struct hp_plan *p = r->c->plan;
 	const char *d = r->c->tls_dir, *role = server ? "server" : "client";
 
-	if (p->transport == OPT_TR_TCP)
+	if (p->transport == OPT_TR_TCP || p->transport == OPT_TR_NVMF)
 		return;
+	if (opt_tr_fi(p->transport)) {
+		sp_arg(av, "--fi-provider=%s", p->fi_provider);
+		sp_arg(av, "--cq=%s", opt_word(OPT_CQ, p->cq));
+		sp_arg(av, "--poll=%s", opt_word(OPT_POLL, p->poll));
+		if (p->srq)
+			sp_arg(av, "--srq");
+		return;
+	}
 	sp_arg(av, "--cm=%s", opt_word(OPT_CM, p->cm));
 	if (h->rxe[0] && p->device.port)
 		sp_arg(av, "--device=%s:%u", h->rxe, p->device.port);
@@ -95,6 +104,9 @@ static void sp_rc_args(struct rt *r, struct sp_argv *av, const struct nn_host *h
 		sp_arg(av, "--rx-depth=%ld", p->rx_depth);
 	sp_arg(av, "--oob-session=%s", opt_word(OPT_OOB_SESSION, p->oob_session));
 	sp_arg(av, "--poll=%s", opt_word(OPT_POLL, p->poll));
+	/* a client's rdma_cm order; the server answers requests as they come */
+	if (!server && p->cm == OPT_CM_RDMACM)
+		sp_arg(av, "--cm-order=%s", opt_word(OPT_CM_ORDER, p->cm_order));
 tls:
 	if (p->cm != OPT_CM_OOB_TLS)
 		return;
@@ -108,6 +120,25 @@ tls:
 		sp_arg(av, "--tls-cert=%s/%s.pem", d, role);
 		sp_arg(av, "--tls-key=%s/%s.key", d, role);
 	}
+}
+
+/*
+ * --transport nvmf: the subsystem is named after the run (common/nvmfname.h);
+ * the server sizes its namespace for every client's LBA range, a client asks
+ * for its controllers' queues. The kernel, not the agent, listens on 4420.
+ */
+static void sp_nvmf_args(struct rt *r, struct sp_argv *av, bool server)
+{
+	const struct hp_plan *p = r->c->plan;
+
+	sp_arg(av, "--nqn=%s%s", NVMFN_NQN_PREFIX, r->c->topo->run);
+	sp_arg(av, "--port=%d", NVMFN_TRSVCID);
+	if (server) {
+		sp_arg(av, "--slots=%ld", r->pt->clients);
+		return;
+	}
+	sp_arg(av, "--nvme-io-queues=%ld", p->nvme_io_queues);
+	sp_arg(av, "--nvme-queue-size=%ld", p->nvme_queue_size);
 }
 
 /* --cpus of agent i, when cpu_place bound its loops */
@@ -205,6 +236,10 @@ static int sp_servers(struct rt *r)
 		r->ag[i].idx = (int)i;
 		r->ag[i].server = true;
 		sp_common_args(r, &av, "server");
+		if (p->transport == OPT_TR_NVMF) {
+			sp_nvmf_args(r, &av, true);
+			goto spawn;
+		}
 		sp_arg(&av, "--port=%ld", r->port + i * m);
 		sp_arg(&av, "--ports=%ld", m);
 		sp_arg(&av, "--server-model=%s", opt_word(OPT_SERVER_MODEL, p->server_model));
@@ -213,6 +248,7 @@ static int sp_servers(struct rt *r)
 		if (pool)
 			sp_arg(&av, "--pool=%ld", pool);
 		sp_cpus(r, &av, i);
+spawn:
 		if (sp_spawn(r, i, r->c->topo->srv.ns, &av, pt->clients / S + 1024)) {
 			r->nag = i + (r->ag[i].pid > 0);
 			return -1;
@@ -242,7 +278,9 @@ static int sp_clients(struct rt *r)
 		a->first = la.first;
 		a->n = la.n;
 		sp_common_args(r, &av, "client");
-		if (p->transport != OPT_TR_TCP) {
+		if (p->transport == OPT_TR_NVMF) {
+			sp_nvmf_args(r, &av, false);
+		} else if (p->transport != OPT_TR_TCP) {
 			/*
 			 * An rc client agent sets up all its clients through one
 			 * session (TLS or rdma_cm) to one server port: spread the

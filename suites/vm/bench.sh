@@ -5,7 +5,9 @@
 # storm of 20), so every reference tool really runs on rxe and its output goes
 # through bench/lib.sh's parser: a changed output format of ib_send_lat,
 # ib_write_lat, ibv_rc_pingpong, cmtime or rdmacap fails here. Figures are not
-# judged (TCG). Needs root and rxe inside namespaces: in the VM,
+# judged (TCG). Then bench/nvmf's quick mode (3 controllers, one repeat): the
+# shell loop's and rdmacap's controllers/s both parsed. Needs root and rxe inside
+# namespaces: in the VM,
 #
 #   vm/run -- suites/vm/bench.sh
 #
@@ -24,7 +26,8 @@ WANT="cmtime/rate cmtime/rate.connect ib_send_lat/p99 ib_send_lat/typ ib_write_l
 ib_write_lat/typ ibv_rc_pingpong/typ rdmacap run --op write/p99 rdmacap run --op write/typ \
 rdmacap run --poll adaptive/p99 rdmacap run --poll adaptive/typ rdmacap run --poll busy/p99 \
 rdmacap run --poll busy/typ rdmacap run --poll event/p99 rdmacap run --poll event/typ \
-rdmacap storm --cm oob-tls/rate rdmacap storm --cm rdmacm/rate \
+rdmacap storm --cm oob-tls/rate rdmacap storm --cm rdmacm --cm-order phased/rate \
+rdmacap storm --cm rdmacm --cm-order pipelined/rate \
 rdmacap storm --server-threads 1/rate rdmacap storm --server-threads 2/rate"
 
 main() {
@@ -47,10 +50,10 @@ main() {
 		tap_ok "every figure positive"; else tap_fail "every figure positive"; fi
 	"$RDC_ROOT/bench/table" "$W" >"$W/table.md" 2>&1
 	# send: 3 --poll modes x (ib_send_lat, ibv_rc_pingpong) typical + 3 x ib_send_lat p99;
-	# write: 2; setup: 2 x (cmtime whole, connect step); threads: 2 loops over 1
-	if [ "$(grep -c '^| `rdmacap' "$W/table.md")" = 16 ]; then tap_ok "bench/table: 16 ratios"; else
+	# write: 2; setup: 3 x (cmtime whole, connect step); threads: 2 loops over 1
+	if [ "$(grep -c '^| `rdmacap' "$W/table.md")" = 18 ]; then tap_ok "bench/table: 18 ratios"; else
 		tap_diag "$(cat "$W/table.md")"
-		tap_fail "bench/table: 16 ratios"
+		tap_fail "bench/table: 18 ratios"
 	fi
 	# BENCH_ONLY: one group runs, the others not at all
 	BENCH_OUT=$W/only BENCH_REPEAT=1 BENCH_ITERS=20 BENCH_SIZES=64 BENCH_CONNS=20 BENCH_THREADS=20 \
@@ -58,7 +61,21 @@ main() {
 	got=$(jq -r '.cmp' "$W/only/rc.jsonl" 2>/dev/null | sort -u | tr '\n' ' ')
 	if [ "$got" = "rc-write-64 " ]; then tap_ok "BENCH_ONLY=write64 runs that group only"; else
 		tap_fail "BENCH_ONLY=write64 runs that group only" "got: $got"; fi
-	tap_plan 5
+	# bench/nvmf: the kernel's target and initiator, a shell loop beside rdmacap
+	rc=0
+	BENCH_OUT=$W/nvmf BENCH_REPEAT=1 BENCH_NVMF=3 BENCH_TIMEOUT=120 \
+		"$RDC_ROOT/bench/nvmf" >"$W/nvmf.tap" 2>"$W/nvmf.err" || rc=$?
+	got=$(jq -r '"\(.tool)/\(.kind)"' "$W/nvmf/nvmf.jsonl" 2>/dev/null | sort | tr '\n' ' ')
+	if [ $rc = 4 ]; then
+		tap_skip "bench/nvmf quick run" "$(sed -n 's/^1\.\.0 # SKIP //p' "$W/nvmf.tap")"
+	elif [ $rc = 0 ] && [ "$got" = "rdmacap run --transport nvmf/rate shell loop/rate " ] &&
+		[ "$(jq -s 'all(.[]; .value > 0)' "$W/nvmf/nvmf.jsonl")" = true ]; then
+		tap_ok "bench/nvmf quick run: the shell loop's and rdmacap's controllers/s"
+	else
+		tap_diag "$(cat "$W/nvmf.tap"; tail -n 20 "$W/nvmf.err")"
+		tap_fail "bench/nvmf quick run" "exit $rc, figures: $got"
+	fi
+	tap_plan 6
 	tap_finished
 }
 

@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# fi.sh: the libfabric transports on real Soft-RoCE, inside the rxe VM, driven
+# through build/rdmacap as a user runs it:
+#
+#   vm/run --share $PWD -- suites/vm/fi.sh
+#
+#   1   fi-msg over verbs, FI_MSG_CLIENTS (1000): 100%, every payload verified,
+#       the server accepted each (srv_accepted), one QP, CQ and MR per endpoint
+#       on each side in RDMA netlink, counters back at the baseline
+#   2   fi-msg --cq shared, 200: the server's device delta one CQ for all
+#   3   fi-rdm over verbs;ofi_rxm with libfabric's defaults: a SKIP (exit 4)
+#       naming the CQ depth ofi_rxm asks (65536), the device's max_cqe and
+#       rxm_ep_msg_cq_open; a provider that fits rxe one day fails it
+#   4   the same with FI_UNIVERSE_SIZE=64 (a CQ of 16384), FI_RDM_CLIENTS (20):
+#       100%, verified; the verbs objects ofi_rxm makes beneath N endpoints:
+#       a QP per endpoint on each side, a CQ per client endpoint and one for
+#       the server's, counters back
+#   5   fi-rdm over tcp;ofi_rxm, FI_RDM_CLIENTS: 100%, verified
+#   6   vm.max_map_count lowered to 1000 (system-wide, put back after), one
+#       client agent, --cq shared, 600 clients: fewer connect, the first
+#       failure fi_enable ENOMEM, the cause naming vm.max_map_count=1000
+#   7   the RDMA counters after the suite equal those before it
+#
+# TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
+#
+#   FI_MSG_CLIENTS  the clients of test 1 (1000)
+#   FI_RDM_CLIENTS  the clients of tests 4 and 5 (20; each rdm endpoint costs
+#                   ofi_rxm ~40 MB, docs/designs.md)
+set -u
+
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+RDC_TIMEOUT=900
+MSG_N=${FI_MSG_CLIENTS:-1000}
+RDM_N=${FI_RDM_CLIENTS:-20}
+MAPS=1000
+
+RDC_POINT_SHOW='connected|msgs|srv_acc|srv_dev|cli_dev|cause'
+
+# fi_run NAME ARGS...: rdmacap run ARGS on the pair topology (rdc_point)
+fi_run() {
+	rdc_point "$W/$1" run --topology pair "${@:2}"
+}
+
+# fi_back: why grows unless the counters came back to the baseline
+fi_back() {
+	grep -q "ok 4 RDMA resources back to baseline$" "$OUT" || why+=" not back to baseline"
+}
+
+# fi_delta SIDE QP CQ: why grows unless SIDE's device delta is QP QPs and CQ CQs
+fi_delta() {
+	rdc_fig_is "$1_dev_delta" qp "$2" || why+=" $1 qp delta not $2"
+	rdc_fig_is "$1_dev_delta" cq "$3" || why+=" $1 cq delta not $3"
+}
+
+MAPS_WAS=
+fi_cleanup() {
+	[ -n "$MAPS_WAS" ] && sysctl -qw vm.max_map_count="$MAPS_WAS"
+	rdc_rxe_suite_cleanup
+}
+
+rdc_rxe_suite fi-suite "" fi_info
+trap fi_cleanup EXIT
+tap_plan 7
+BASE=$(rdc_res)
+
+fi_run msg --transport fi-msg --clients "$MSG_N"
+why=$(rdc_carried_why "$MSG_N")
+[ "$(rdc_kv srv_accepted)" = "$MSG_N" ] || why+=" srv_accepted=$(rdc_kv srv_accepted)"
+fi_delta srv "$MSG_N" "$MSG_N"
+fi_delta cli "$MSG_N" "$MSG_N"
+rdc_fig_is srv_dev_delta mr "$MSG_N" || why+=" srv mr delta not $MSG_N"
+fi_back
+if [ -z "$why" ]; then
+	tap_ok "fi-msg over verbs, $MSG_N clients: 100%, verified, a QP, CQ and MR per endpoint on each side, back to baseline"
+else
+	tap_fail "fi-msg over verbs, $MSG_N clients" "$why"
+fi
+
+fi_run msg-shared --transport fi-msg --clients 200 --cq shared
+why=$(rdc_carried_why 200)
+fi_delta srv 200 1
+fi_back
+if [ -z "$why" ]; then
+	tap_ok "fi-msg --cq shared, 200 clients: 100%, verified, the server's 200 QPs on one CQ"
+else
+	tap_fail "fi-msg --cq shared, 200 clients" "$why"
+fi
+
+fi_run rdm-default --transport fi-rdm --fi-provider 'verbs;ofi_rxm' --clients 4
+if [ "$RC" = 4 ] && grep -q "SKIP verbs;ofi_rxm" "$OUT" && grep -q "65536 entries" "$OUT" &&
+	grep -q "max_cqe 32767" "$OUT" && grep -q rxm_ep_msg_cq_open "$OUT"; then
+	tap_ok "fi-rdm over verbs;ofi_rxm, libfabric's defaults: SKIP naming 65536 CQ entries above max_cqe 32767 (rxm_ep_msg_cq_open)"
+else
+	tap_fail "fi-rdm over verbs;ofi_rxm, defaults" "exit $RC; $(grep -m1 -E 'SKIP|why|cause' "$OUT")"
+fi
+
+export FI_UNIVERSE_SIZE=64
+fi_run rdm-verbs --transport fi-rdm --fi-provider 'verbs;ofi_rxm' --clients "$RDM_N" --timeout 300
+unset FI_UNIVERSE_SIZE
+why=$(rdc_carried_why "$RDM_N")
+fi_delta cli "$RDM_N" "$RDM_N"
+fi_delta srv "$RDM_N" 1
+fi_back
+if [ -z "$why" ]; then
+	tap_ok "fi-rdm over verbs;ofi_rxm, FI_UNIVERSE_SIZE=64, $RDM_N clients: 100%, verified; beneath: a QP per endpoint on each side, $RDM_N client CQs, 1 server CQ, mr client $(rdc_line_kv cli_dev_delta mr) server $(rdc_line_kv srv_dev_delta mr)"
+else
+	tap_fail "fi-rdm over verbs;ofi_rxm, FI_UNIVERSE_SIZE=64" "$why"
+fi
+
+fi_run rdm-tcp --transport fi-rdm --fi-provider 'tcp;ofi_rxm' --clients "$RDM_N" --timeout 300
+why=$(rdc_carried_why "$RDM_N")
+if [ -z "$why" ]; then
+	tap_ok "fi-rdm over tcp;ofi_rxm, $RDM_N clients: 100%, verified"
+else
+	tap_fail "fi-rdm over tcp;ofi_rxm" "$why"
+fi
+
+MAPS_WAS=$(sysctl -n vm.max_map_count)
+sysctl -qw vm.max_map_count=$MAPS
+fi_run maps --transport fi-msg --agents 1 --cq shared --clients 600 --msgs 1
+sysctl -qw vm.max_map_count="$MAPS_WAS"
+MAPS_WAS=
+why=
+[ "$RC" = 1 ] || why+=" exit $RC"
+[ "$(rdc_kv connected)" -lt 600 ] 2>/dev/null || why+=" connected=$(rdc_kv connected)"
+grep -q "# cause=fi_enable ENOMEM.*vm.max_map_count=$MAPS" "$OUT" || why+=" cause: $(grep -m1 '# cause=' "$OUT")"
+if [ -z "$why" ]; then
+	tap_ok "fi-msg under vm.max_map_count=$MAPS, one client agent: $(rdc_kv connected) of 600, fi_enable ENOMEM named by the knob"
+else
+	tap_fail "fi-msg under vm.max_map_count=$MAPS" "$why"
+fi
+
+rdc_res_back "$BASE"
+tap_totals
+exit "$(tap_exit_code)"
