@@ -6,9 +6,8 @@
  * slot; a round trip, tagged with the slot, is echoed to that peer from its
  * buffer. A buffer is posted again once its answer has left. An answer the
  * provider refuses for now (-FI_EAGAIN: ofi_rxm is still making its connection
- * to a new peer, or its queues are full) waits and is tried again after the
- * CQs were read (their reading is ofi_rxm's progress); a peer has one message
- * in flight, so answers to different peers need no order among them. See fab.h.
+ * to a new peer, or its queues are full) waits, in order, and is sent again
+ * after the CQs were read (their reading is ofi_rxm's progress). See fab.h.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -59,8 +58,8 @@ struct frs_srv {
 	size_t slen;
 	fi_addr_t *peer;	/* by slot */
 	uint32_t npeer, cap;
-	uint32_t *wait;		/* answers -FI_EAGAIN left: buffers, nbuf at most */
-	uint32_t nwait;
+	uint32_t *wait;		/* answers -FI_EAGAIN left: a FIFO of buffers, nbuf deep */
+	uint32_t wait_head, nwait;
 	uint64_t accepted, echoed, bytes, dropped;
 	bool stop;
 };
@@ -123,16 +122,16 @@ static int frs_send(struct frs_srv *s, struct frs_buf *b)
 	return 0;
 }
 
-/* Each answer that waited, tried again (one peer's stall holds no other): 1 while some wait. */
+/* The answers that waited, in order, until the provider refuses one again: 1 while some wait. */
 static int frs_flush(struct frs_srv *s)
 {
-	uint32_t n = s->nwait;
-
-	s->nwait = 0;
-	for (uint32_t k = 0; k < n; k++)
-		if (frs_send(s, &s->buf[s->wait[k]]) == 1)
-			s->wait[s->nwait++] = s->wait[k];
-	return s->nwait > 0;
+	while (s->nwait) {
+		if (frs_send(s, &s->buf[s->wait[s->wait_head]]) == 1)
+			return 1;
+		s->wait_head = (s->wait_head + 1) % s->nbuf;
+		s->nwait--;
+	}
+	return 0;
 }
 
 static void frs_recv(struct frs_srv *s, struct frs_buf *b, const struct fi_cq_tagged_entry *e)
@@ -154,8 +153,10 @@ static void frs_recv(struct frs_srv *s, struct frs_buf *b, const struct fi_cq_ta
 	b->tag = tag;
 	b->len = e->len;
 	b->op.kind = 0;	/* the buffer is out, as an answer */
-	if (frs_send(s, b) == 1)
-		s->wait[s->nwait++] = b->op.who;
+	/* behind the ones waiting, so a peer's answers leave in order */
+	if (!s->nwait && frs_send(s, b) != 1)
+		return;
+	s->wait[(s->wait_head + s->nwait++) % s->nbuf] = b->op.who;
 }
 
 static void frs_cq(void *arg, struct fab_op *op, const struct fi_cq_tagged_entry *e,
