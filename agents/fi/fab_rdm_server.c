@@ -4,10 +4,7 @@
  * FRS_RX receive buffers posted. A hello puts its sender's name into the AV
  * and is answered, from its own buffer, tagged with the sender's new peer
  * slot; a round trip, tagged with the slot, is echoed to that peer from its
- * buffer. A buffer is posted again once its answer has left. An answer the
- * provider refuses for now (-FI_EAGAIN: ofi_rxm is still making its connection
- * to a new peer, or its queues are full) waits, in order, and is sent again
- * after the CQs were read (their reading is ofi_rxm's progress). See fab.h.
+ * buffer. A buffer is posted again once its answer has left. See fab.h.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,9 +35,6 @@ enum { FRS_OP_RX = 1 };
 struct frs_buf {
 	struct fab_op op;	/* who: the buffer's index; slot: its endpoint */
 	uint8_t *data;
-	fi_addr_t to;		/* an answer's peer, tag and length */
-	uint64_t tag;
-	size_t len;
 };
 
 struct frs_srv {
@@ -58,8 +52,6 @@ struct frs_srv {
 	size_t slen;
 	fi_addr_t *peer;	/* by slot */
 	uint32_t npeer, cap;
-	uint32_t *wait;		/* answers -FI_EAGAIN left: a FIFO of buffers, nbuf deep */
-	uint32_t wait_head, nwait;
 	uint64_t accepted, echoed, bytes, dropped;
 	bool stop;
 };
@@ -103,41 +95,11 @@ static void frs_drop(struct frs_srv *s, struct frs_buf *b, const char *call, int
 		fab_warn("fi_trecv", "endpoint", fab_errno(ret), fab_errno(ret));
 }
 
-/* b's answer: 0 sent, 1 the provider said -FI_EAGAIN, -1 dropped */
-static int frs_send(struct frs_srv *s, struct frs_buf *b)
-{
-	ssize_t ret = fi_tsend(s->rep[b->op.slot], b->data, b->len, s->desc, b->to, b->tag,
-			       &b->op.ctx);
-
-	if (ret == -FI_EAGAIN)
-		return 1;
-	if (ret) {
-		frs_drop(s, b, "fi_tsend", fab_errno(ret), fab_errno(ret));
-		return -1;
-	}
-	if (!(b->tag & FAB_TAG_HELLO)) {
-		s->echoed++;
-		s->bytes += b->len;
-	}
-	return 0;
-}
-
-/* The answers that waited, in order, until the provider refuses one again: 1 while some wait. */
-static int frs_flush(struct frs_srv *s)
-{
-	while (s->nwait) {
-		if (frs_send(s, &s->buf[s->wait[s->wait_head]]) == 1)
-			return 1;
-		s->wait_head = (s->wait_head + 1) % s->nbuf;
-		s->nwait--;
-	}
-	return 0;
-}
-
 static void frs_recv(struct frs_srv *s, struct frs_buf *b, const struct fi_cq_tagged_entry *e)
 {
 	uint64_t tag = e->tag;
-	int ret;
+	fi_addr_t to;
+	ssize_t ret;
 
 	if (tag & FAB_TAG_HELLO) {
 		ret = frs_hello(s, b, &tag);
@@ -149,14 +111,17 @@ static void frs_recv(struct frs_srv *s, struct frs_buf *b, const struct fi_cq_ta
 		frs_drop(s, b, "fi_trecv", EPROTO, 0);
 		return;
 	}
-	b->to = s->peer[tag & FAB_TAG_SLOT];
-	b->tag = tag;
-	b->len = e->len;
-	b->op.kind = 0;	/* the buffer is out, as an answer */
-	/* behind the ones waiting, so a peer's answers leave in order */
-	if (!s->nwait && frs_send(s, b) != 1)
+	to = s->peer[tag & FAB_TAG_SLOT];
+	ret = fi_tsend(s->rep[b->op.slot], b->data, e->len, s->desc, to, tag, &b->op.ctx);
+	if (ret) {
+		frs_drop(s, b, "fi_tsend", fab_errno(ret), fab_errno(ret));
 		return;
-	s->wait[(s->wait_head + s->nwait++) % s->nbuf] = b->op.who;
+	}
+	b->op.kind = 0;	/* the buffer is out, as an answer */
+	if (!(tag & FAB_TAG_HELLO)) {
+		s->echoed++;
+		s->bytes += e->len;
+	}
 }
 
 static void frs_cq(void *arg, struct fab_op *op, const struct fi_cq_tagged_entry *e,
@@ -216,12 +181,6 @@ static int frs_loop(struct frs_srv *s)
 		busy = fab_cqs_poll(&s->cqs);
 		if (busy < 0)
 			return -1;
-		/* answers wait for ofi_rxm's progress, which reading the CQs drives */
-		if (s->nwait && frs_flush(s)) {
-			for (uint32_t q = 0; q < s->cqs.n; q++)
-				fab_cq_woken(&s->cqs, q);
-			busy = 1;
-		}
 	}
 	return 0;
 }
@@ -285,8 +244,7 @@ static int frs_init(struct frs_srv *s)
 	s->nbuf = o->ports * FRS_RX;
 	s->buf = calloc(s->nbuf, sizeof(*s->buf));
 	s->mem = malloc(s->nbuf * s->slen);
-	s->wait = calloc(s->nbuf, sizeof(*s->wait));
-	if (!s->rep || !s->buf || !s->mem || !s->wait) {
+	if (!s->rep || !s->buf || !s->mem) {
 		ag_fatal("calloc", "server buffers", ENOMEM);
 		return -1;
 	}
@@ -338,7 +296,6 @@ out:
 		close(s.ep);
 	free(s.rep);
 	free(s.buf);
-	free(s.wait);
 	free(s.mem);
 	free(s.peer);
 	if (!ret)
