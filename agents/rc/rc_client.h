@@ -136,6 +136,14 @@ struct rcc {
 	uint8_t *cmp_st;
 	struct cmph cmp;
 	uint32_t cmp_cur;
+	/* the first address alone (rc_client_neigh.c): its connection and start,
+	 * the others' queue [head, tail), warm once it settled */
+	struct {
+		uint32_t *held;
+		uint32_t head, tail, first;
+		uint64_t t0;
+		bool warm;
+	} nb;
 };
 
 /* rc_client.c */
@@ -177,6 +185,8 @@ void rcc_oob_fini(struct rcc *x);
 /* rc_client_cm.c */
 int rcc_cm_init(struct rcc *x);
 void rcc_cm_start(struct rcc *x, uint32_t i);
+/* rdma_resolve_addr for connection i, whose id is made (rccn_timeout_ms); 0 or -1 with errno */
+int rcc_cm_resolve(struct rcc *x, uint32_t i);
 void rcc_cm_event(struct rcc *x);
 /* connection i's endpoint on its id's device: 0, or -1 when it failed (settled, dropped) */
 int rcc_cm_ep(struct rcc *x, uint32_t i);
@@ -188,6 +198,27 @@ const char *rcc_cm_pending_call(const struct rcc *x, uint32_t i);
 /* tear down connection i's id and endpoint (ids need their events acked first) */
 void rcc_cm_drop(struct rcc *x, uint32_t i);
 void rcc_cm_fini(struct rcc *x);
+
+/*
+ * rc_client_neigh.c: an agent's first address resolves alone, asked again on
+ * the kernel's timeout until the neighbour towards the server is valid.
+ */
+int rccn_init(struct rcc *x);
+/* connection i's id is made: true when its address waits for the first's */
+bool rccn_hold(struct rcc *x, uint32_t i);
+/* the kernel timeout of connection i's rdma_resolve_addr */
+int rccn_timeout_ms(const struct rcc *x, uint32_t i);
+/* connection i's address resolved */
+void rccn_resolved(struct rcc *x, uint32_t i);
+/*
+ * ADDR_ERROR with status for connection i: true when it was the first's
+ * timeout and its address was asked again (or that call failed: settled,
+ * *kill), false when the event is the connection's failure.
+ */
+bool rccn_retry(struct rcc *x, uint32_t i, int status, bool *kill);
+/* a loop turn's share of the held addresses, once the first settled; true while more wait */
+bool rccn_release(struct rcc *x);
+void rccn_fini(struct rcc *x);
 
 /*
  * rc_client_phase.c: --cm-order phased (rdma-core cmtime's order). Without it

@@ -21,6 +21,9 @@
  * server's neighbour entry for this host is cold, we think; REQs that go out
  * one by one as endpoints are made leave that wait to the first few.
  *
+ * An agent's first address goes alone, with a short kernel timeout
+ * (rc_client_neigh.c says why).
+ *
  * That is --cm-order pipelined. With phased, rc_client_phase.c holds each
  * connection after each step until all the agent's have made it, and makes the
  * calls of the next (routes before endpoints there, as cmtime makes them).
@@ -49,7 +52,7 @@ int rcc_cm_init(struct rcc *x)
 		return -1;
 	}
 	x->cmch = agcm_channel("client");
-	if (!x->cmch || rccp_init(x))
+	if (!x->cmch || rccn_init(x) || rccp_init(x))
 		return -1;
 	return ph_watch(&x->ph, x->cmch->fd, EPOLLIN, PH_TAG(RCC_T_CM, 0), "rdma_cm channel");
 }
@@ -69,12 +72,8 @@ void rcc_cm_start(struct rcc *x, uint32_t i)
 {
 	const struct ag_opts *o = x->o;
 	struct rcc_conn *c = &x->c[i];
-	uint32_t id = o->first_id + i;
-	struct sockaddr_storage src, dst;
 	uint8_t ack = DL_RC_ACK_TIMEOUT, tos = o->tclass;
 
-	ipa_to_sa(&x->local, 0, &src);
-	ipa_to_sa(&o->addr, (uint16_t)(o->port + id % o->ports), &dst);
 	c->step = RCC_CM_CONNECT;
 	/* counted before the calls, so that one failing here leaves the count */
 	rccp_issued(x, i, CMPH_ADDR);
@@ -96,11 +95,20 @@ void rcc_cm_start(struct rcc *x, uint32_t i)
 		return;
 	}
 	c->step = RCC_CM_ADDR;
-	if (rdma_resolve_addr(c->id, (struct sockaddr *)&src, (struct sockaddr *)&dst,
-			      DL_CM_STEP_MS)) {
+	if (!rccn_hold(x, i) && rcc_cm_resolve(x, i)) {
 		rcc_fail(x, i, "rdma_resolve_addr", errno, NULL, false);
 		rcc_cm_drop(x, i);
 	}
+}
+
+int rcc_cm_resolve(struct rcc *x, uint32_t i)
+{
+	struct sockaddr_storage src, dst;
+
+	ipa_to_sa(&x->local, 0, &src);
+	ipa_to_sa(&x->o->addr, (uint16_t)(x->o->port + (x->o->first_id + i) % x->o->ports), &dst);
+	return rdma_resolve_addr(x->c[i].id, (struct sockaddr *)&src, (struct sockaddr *)&dst,
+				 rccn_timeout_ms(x, i));
 }
 
 /* Address resolved: its endpoint waits in the queue. 0 or -1 (fatal). */
@@ -109,6 +117,7 @@ static int rcc_cm_addr(struct rcc *x, uint32_t i, bool *kill)
 	struct rcc_conn *c = &x->c[i];
 
 	ph_step(&x->ph, i, PROTO_STEP_ADDR);
+	rccn_resolved(x, i);
 	if (!x->dev_up && rcc_dev_open(x, c->id))
 		return -1;
 	if (c->id->verbs != x->dev.ctx) {
@@ -160,9 +169,10 @@ static void rcc_cm_make1(struct rcc *x, uint32_t i)
 bool rcc_cm_make(struct rcc *x)
 {
 	uint32_t i, k = 0;
+	bool held = rccn_release(x);
 
 	if (rcc_phased(x))
-		return rccp_turn(x);
+		return rccp_turn(x) || held;
 	while (x->cm_head < x->cm_tail && k < RCC_CM_MAKE && x->ph.phase != PH_STOP) {
 		i = x->cm_make[x->cm_head++];
 		/* failed or dropped while it waited (its deadline) */
@@ -171,7 +181,7 @@ bool rcc_cm_make(struct rcc *x)
 		rcc_cm_make1(x, i);
 		k++;
 	}
-	return x->cm_head < x->cm_tail;
+	return x->cm_head < x->cm_tail || held;
 }
 
 void rcc_cm_connect(struct rcc *x, uint32_t i, bool *kill)
@@ -307,6 +317,8 @@ void rcc_cm_event(struct rcc *x)
 				kill = true;
 				break;
 			case RDMA_CM_EVENT_ADDR_ERROR:
+				if (rccn_retry(x, i, status, &kill))
+					break;
 				rcc_fail(x, i, "rdma_resolve_addr", status, agcm_word(type), false);
 				kill = true;
 				break;
@@ -365,5 +377,6 @@ void rcc_cm_fini(struct rcc *x)
 	x->cmch = NULL;
 	free(x->cm_make);
 	x->cm_make = NULL;
+	rccn_fini(x);
 	rccp_fini(x);
 }

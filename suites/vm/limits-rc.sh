@@ -20,10 +20,15 @@
 #     rdmacm clients all connect (rdma_cm ends every RoCE id whose link's ifindex
 #     and destination match an updated neighbour, in any namespace: each run's
 #     veths have ifindexes of their own, netns/names.c)
-#   5 device contexts: 50 client agents, one device context each
-#   6 MR registration until failure: RLIMIT_MEMLOCK lowered, CAP_IPC_LOCK dropped;
+#   5 cold neighbour: on a fresh pair (no neighbour entry for the server yet) one
+#     rdmacm connection, and a --cm-order phased storm of 200, resolve every
+#     address (and set up every connection) well inside rdma_resolve_addr's timeout (DL_CM_STEP_MS, 10 s): the
+#     kernel wakes the first request on a cold neighbour only at its timeout, and
+#     the agent's first address is asked with a short one (agents/rc/rc_client_neigh.c)
+#   6 device contexts: 50 client agents, one device context each
+#   7 MR registration until failure: RLIMIT_MEMLOCK lowered, CAP_IPC_LOCK dropped;
 #     ibv_reg_mr fails, the cause names RLIMIT_MEMLOCK
-#   7 leak check: after every test the RDMA counters (rdma -j resource show) are
+#   8 leak check: after every test the RDMA counters (rdma -j resource show) are
 #     back at the suite's baseline and no rdc namespace, link or rxe link is left.
 #     A test that leaks fails (its own result, and this one); `rdmacap down` then
 #     cleans up so the next test starts clean.
@@ -34,7 +39,7 @@
 #                   about 1,460 connections at 4 maps each)
 #   LRC_MEMLOCK     RLIMIT_MEMLOCK in bytes for test 5 (8 MiB)
 #   LRC_MR_SIZE     --size of test 5 (1 MiB)
-#   LRC_TESTS       the tests to run, of "ramp limit storm beside ctx mr" (all); the
+#   LRC_TESTS       the tests to run, of "ramp limit storm beside cold ctx mr" (all); the
 #                   others SKIP
 set -u
 
@@ -265,6 +270,27 @@ t_beside() {
 	verdict beside "storm beside another run whose neighbour entry for the same address changes: all $n rdmacm clients connect, none UNREACHABLE" "$ok"
 }
 
+# the kernel's timeout of the agents' rdma_resolve_addr (common/deadline.h's DL_CM_STEP_MS)
+LRC_CM_STEP_US=10000000
+
+t_cold() {
+	local ok=0 p99 max
+
+	rc_run cold1 120 "$RDMACAP" run --transport rc --cm rdmacm --clients 1 --msgs 1
+	p99=$(rdc_kv setup_resolve_addr_us_p99)
+	tap_kv cold_one "connected=$(rdc_kv connected) resolve_addr_us=$p99"
+	[ "$RC" = 0 ] && [ "$(rdc_kv connected)" = 1 ] || ok=1
+	[ -n "$p99" ] && awk -v v="$p99" -v t="$LRC_CM_STEP_US" 'BEGIN { exit !(v < t / 2) }' || ok=1
+	rc_run cold200 300 "$RDMACAP" storm --transport rc --cm rdmacm --cm-order phased \
+		--clients 200 --msgs 1
+	# the slowest whole setup: one address held to the timeout holds the step
+	max=$(rdc_kv connect_us_max)
+	tap_kv cold_phased "connected=$(rdc_kv connected) connect_us_max=$max resolve_addr_us_p99=$(rdc_kv setup_resolve_addr_us_p99)"
+	[ "$RC" = 0 ] && [ "$(rdc_kv connected)" = 200 ] || ok=1
+	[ -n "$max" ] && awk -v v="$max" -v t="$LRC_CM_STEP_US" 'BEGIN { exit !(v < t / 2) }' || ok=1
+	verdict cold "cold neighbour: one rdmacm connection and a phased storm of 200 set up every connection in under half of rdma_resolve_addr's timeout" "$ok"
+}
+
 t_ctx() {
 	local ok=0 n=50 cctx sctx srv
 
@@ -344,7 +370,7 @@ main() {
 	rdc_rxe_suite limits-rc "rdma_rxe rdma_ucm" rdma jq setpriv prlimit
 	trap cleanup EXIT
 
-	tap_plan 7
+	tap_plan 8
 	tap_kv kernel "$(uname -r)"
 	if [ -n "$(rdc_leftovers)" ]; then
 		tap_kv stale "$(rdc_leftovers | tr '\n' ';')"
@@ -353,8 +379,8 @@ main() {
 	BASE=$(rdc_res)
 	tap_kv baseline "$(tr '\n' ';' <<<"$BASE")"
 
-	for t in ramp limit storm beside ctx mr; do
-		if [[ " ${LRC_TESTS:-ramp limit storm beside ctx mr} " == *" $t "* ]]; then
+	for t in ramp limit storm beside cold ctx mr; do
+		if [[ " ${LRC_TESTS:-ramp limit storm beside cold ctx mr} " == *" $t "* ]]; then
 			"t_$t"
 		else
 			tap_skip "$t" "not in LRC_TESTS"
