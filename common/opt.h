@@ -4,7 +4,9 @@
  *
  * Offers: the enums of every fixed-choice option, their words, the limits and
  * defaults of every numeric option, one parser per option (opt_parse) and the
- * cross-option rules the agent enforces (opt_rules). harness/cli/cli.c and
+ * cross-option rules the agent enforces (opt_rules), but for those of the
+ * transports whose endpoints others build: common/fiopt.h (libfabric) and
+ * common/nvopt.h (the kernel's nvmf). harness/cli/cli.c and
  * agents/opts.c both parse through this table, so a value the agent would
  * reject is rejected by rdmacap before anything is created.
  *
@@ -245,14 +247,6 @@ int opt_tr_refuse(const char *name, unsigned flags, char *err, size_t errlen);
 int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
 
 /*
- * The rules of --transport nvmf (no-op for the others): the kernel's nvme-rdma
- * sets up the connections and nvmet is the server, so the options that shape
- * rdmacap's own QPs, connection manager or server are refused, each with why.
- * 0, or -1 with the reason in err.
- */
-int opt_nvmf_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
-
-/*
  * The rules of --transport ud (no-op for the others): its QP number and Q_Key
  * travel over --cm oob-tls only, and --size must fit the largest MTU minus the
  * GRH (the agent checks the port's active MTU at start). 0, or -1 with the
@@ -274,15 +268,6 @@ int opt_uc_rules(enum opt_transport tr, enum opt_op op, char *err, size_t errlen
  */
 int opt_thread_rules(enum opt_transport tr, enum opt_model model, enum opt_cq cq, bool srq,
 		     enum opt_cm cm, char *err, size_t errlen);
-
-/*
- * The rules of the fi transports (no-op for the others): every option marked
- * OPT_F_RC or OPT_F_UD_ONLY and not OPT_F_FI refused with its row's reason;
- * --srq with fi-rdm only; one event-driven server thread; --poll event or busy. 0, or -1 with the
- * reason in err.
- */
-int opt_fi_rules(enum opt_transport tr, const bool seen[OPT_N], enum opt_model model,
-		 long long server_threads, enum opt_poll poll, char *err, size_t errlen);
 
 /*
  * The rules of --cm (cm is the value given or the default): options marked
