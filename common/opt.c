@@ -93,7 +93,8 @@ const struct opt_def opt_defs[OPT_N] = {
 			      .def = OPT_OOB_PER_AGENT, .arg = "per-agent|per-conn",
 			      .help = "one TLS session per agent, or one per connection",
 			      .nofi = "no TLS exchange: the provider connects the endpoints" },
-	[OPT_SRQ] = { "srq", OPT_FLAG, .flags = OPT_F_RC | OPT_F_FI,
+	/* fi-rdm's is ofi_rxm's (agents/fi/fab.c); an fi-msg endpoint has none */
+	[OPT_SRQ] = { "srq", OPT_FLAG, .flags = OPT_F_RC | OPT_F_FI_RDM,
 		      .help = "one shared receive queue per agent (fi-rdm: ofi_rxm's shared "
 			      "receive context under each endpoint)",
 		      .nofi = "no shared receive context (fi_srx_context) is made" },
@@ -387,7 +388,8 @@ const char *opt_word(enum opt_id id, long long v)
 
 bool opt_tr_takes(unsigned flags, enum opt_transport tr)
 {
-	bool fi = opt_tr_fi(tr) && (flags & OPT_F_FI);
+	bool fi = (tr == OPT_TR_FI_MSG && (flags & OPT_F_FI_MSG)) ||
+		  (tr == OPT_TR_FI_RDM && (flags & OPT_F_FI_RDM));
 
 	if (flags & OPT_F_FI_ONLY)
 		return opt_tr_fi(tr);

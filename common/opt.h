@@ -81,7 +81,9 @@ enum opt_kind {
 #define OPT_F_HOST 0x40		/* rdmacap: only with --topology host (its own rxe otherwise) */
 #define OPT_F_ORCH 0x100	/* rdmacap only: the agent has no such option */
 #define OPT_F_NVMF 0x800	/* only with --transport nvmf; with OPT_F_RC: nvmf takes it too */
-#define OPT_F_FI 0x200		/* an OPT_F_RC option the fi transports take too */
+#define OPT_F_FI_MSG 0x200	/* an OPT_F_RC option --transport fi-msg takes too */
+#define OPT_F_FI_RDM 0x2000	/* an OPT_F_RC option --transport fi-rdm takes too */
+#define OPT_F_FI (OPT_F_FI_MSG | OPT_F_FI_RDM)
 #define OPT_F_FI_ONLY 0x400	/* only with --transport fi-msg or fi-rdm */
 #define OPT_F_RDMACM 0x1000	/* only with --cm rdmacm (it orders rdma_cm's steps) */
 
@@ -195,7 +197,7 @@ struct opt_def {
 	const char *arg;		/* help: "tcp|rc", "B" */
 	const char *def_text;		/* help: the default in words, when not def's */
 	const char *help;		/* help: one line, what it means */
-	/* OPT_F_RC or OPT_F_UD_ONLY without OPT_F_FI: why an fi transport refuses it */
+	/* OPT_F_RC or OPT_F_UD_ONLY: why an fi transport that does not take it refuses it */
 	const char *nofi;
 };
 
@@ -230,7 +232,11 @@ int opt_cpus_str(const int *cpus, int n, char sep, char *buf, size_t len);
 /* The word of enum value v of a word option ("tcp"), or "?" if none. */
 const char *opt_word(enum opt_id id, long long v);
 
-/* Whether --transport tr takes an option of these OPT_F_* flags. */
+/*
+ * Whether --transport tr takes an option of these OPT_F_* flags: the one answer
+ * that the transport rules (opt_rules, fiopt_rules), the refusals' lists
+ * (opt_tr_refuse) and the help's are all made from.
+ */
 bool opt_tr_takes(unsigned flags, enum opt_transport tr);
 
 /*

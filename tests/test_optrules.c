@@ -3,12 +3,14 @@
  * The rules across options (common/opt.h's opt_*_rules, common/fiopt.h,
  * common/nvopt.h) through both parsers: each line a transport, CM or server
  * model refuses is refused naming why, each line they take is taken and its
- * plan records it, and a refusal names the transports that take the option.
- * TAP 13 on stdout.
+ * plan records it, and a refusal or help line names exactly the transports
+ * whose rules take the option. TAP 13 on stdout.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "common/fiopt.h"
+#include "common/nvopt.h"
 #include "common/opt.h"
 #include "tests/t_opt.h"
 
@@ -24,6 +26,11 @@ static const struct t_no refusals[] = {
 	{ "rdmacap run --transport fi-msg --srq",
 	  "--srq does not apply to --transport fi-msg: no shared receive context" },
 	{ "rdmacap run --transport fi-rdm --server-model thread", "one event loop" },
+	/* an option of nvmf's alone is no provider's choice: named with nvmf */
+	{ "rdmacap run --transport fi-msg --nvme-io-queues 2",
+	  "--nvme-io-queues is an option of --transport nvmf" },
+	{ "rdmacap-agent --role=client --transport=fi-rdm --fi-provider=tcp --nvme-queue-size=64",
+	  "--nvme-queue-size is an option of --transport nvmf" },
 	/* issue 14: uc has no READ or atomics; both programs say so */
 	{ "rdmacap run --transport uc --op read", "--op read needs --transport rc" },
 	{ "rdmacap run --transport uc --op atomic", "no RDMA READ or atomics" },
@@ -57,9 +64,11 @@ static const struct t_no refusals[] = {
 	/* a refusal names every transport the table gives the option */
 	{ "rdmacap run --transport tcp --device rxe0 --topology host",
 	  "--device is an option of --transport rc|ud|uc" },
-	/* fi-msg's refusal of --srq is fiopt_rules', with its reason */
-	{ "rdmacap run --transport ud --srq",
-	  "--srq is an option of --transport rc|uc|fi-msg|fi-rdm" },
+	/* fi-rdm has ofi_rxm's shared receive context, fi-msg none (fiopt_rules) */
+	{ "rdmacap run --transport ud --srq", "--srq is an option of --transport rc|uc|fi-rdm" },
+	{ "rdmacap run --transport tcp --srq", "--srq is an option of --transport rc|uc|fi-rdm" },
+	{ "rdmacap-agent --role=server --transport=tcp --srq",
+	  "--srq is an option of --transport rc|uc|fi-rdm" },
 	{ "rdmacap-agent --role=client --transport=tcp --cpus=0",
 	  "--cpus is an option of --transport rc|uc" },
 };
@@ -84,12 +93,24 @@ static const struct t_yes takes[] = {
 	{ "rdmacap run --transport rc", "cm=oob-tls cm_order=-" },
 };
 
+/* option id's help line as --help prints it, into buf */
+static const char *t_help(enum opt_id id, char *buf, size_t len)
+{
+	FILE *f = fmemopen(buf, len, "w");
+
+	*buf = '\0';
+	if (f) {
+		opt_help_line(f, id, NULL);
+		fclose(f);
+	}
+	return buf;
+}
+
 /* what the plan's JSON does not hold, and the help's words */
 #define NOWN 3
 static void t_own(void)
 {
-	char line[256] = "";
-	FILE *f;
+	char line[256];
 	int rc;
 
 	rc = h_line("rdmacap run --transport fi-rdm --cq shared --poll busy "
@@ -103,23 +124,88 @@ static void t_own(void)
 			   !opt_tr_rdma(OPT_TR_FI_RDM, "tcp;ofi_rxm") &&
 			   opt_tr_rdma(OPT_TR_RC, NULL) && !opt_tr_rdma(OPT_TR_TCP, NULL),
 	       "a provider rides verbs by its core name; only those use RDMA devices");
-	f = fmemopen(line, sizeof(line), "w");
-	if (f) {
-		opt_help_line(f, OPT_CM_ORDER, NULL);
-		fclose(f);
-	}
+	t_help(OPT_CM_ORDER, line, sizeof(line));
 	tap_ok(&t, strstr(line, "--cm-order pipelined|phased") && strstr(line, "cmtime") &&
 			   strstr(line, "--cm rdmacm only") && strstr(line, "default pipelined)"),
 	       "help: %s", line);
 }
 
+/*
+ * The transports whose rules (those clicheck.c and agents/opts.c run, every
+ * other option at its default) take option id given alone, or with the
+ * options it goes with, "|"-joined in the table's order.
+ */
+static void t_taking(enum opt_id id, char *buf, size_t len)
+{
+	bool seen[OPT_N] = { false };
+	char err[256];
+	size_t n = 0;
+
+	seen[id] = true;
+	/* the TLS files go together */
+	for (int i = OPT_TLS_CA; i <= OPT_TLS_KEY && opt_defs[id].kind == OPT_PATH; i++)
+		seen[i] = true;
+	*buf = '\0';
+	for (int tr = OPT_TR_NONE + 1; tr < OPT_TR_N && n < len; tr++) {
+		if (nvopt_rules(tr, seen, err, sizeof(err)) ||
+		    opt_rules(tr, seen, err, sizeof(err)) ||
+		    fiopt_rules(tr, seen, OPT_MODEL_EVENT, 1, OPT_POLL_EVENT, err, sizeof(err)))
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "|" : "",
+				      opt_word(OPT_TRANSPORT, tr));
+	}
+}
+
+/* the "a|b" list that follows head in s, or "" */
+static const char *t_list(const char *s, const char *head, char *buf, size_t len)
+{
+	const char *at = strstr(s, head);
+	size_t n = at ? strspn(at += strlen(head), "abcdefghijklmnopqrstuvwxyz-|") : 0;
+
+	snprintf(buf, len, "%.*s", (int)n, n ? at : "");
+	return buf;
+}
+
+/* an option the table does not give every transport: its help names transports */
+static bool t_listed(enum opt_id id)
+{
+	return !opt_tr_takes(opt_defs[id].flags, OPT_TR_TCP);
+}
+
+/*
+ * Every option not every transport takes: its refusal (opt_tr_refuse) and its
+ * help line list exactly the transports whose rules take it, so a transport
+ * that refuses it is never named as one to use instead.
+ */
+static void t_lists(void)
+{
+	for (int id = 0; id < OPT_N; id++) {
+		char taking[128], line[512], err[256], in_help[128], in_err[128];
+
+		if (!t_listed(id))
+			continue;
+		t_taking(id, taking, sizeof(taking));
+		opt_tr_refuse(opt_defs[id].name, opt_defs[id].flags, err, sizeof(err));
+		t_list(err, "--transport ", in_err, sizeof(in_err));
+		t_list(t_help(id, line, sizeof(line)), "; --transport ", in_help, sizeof(in_help));
+		tap_ok(&t, !strcmp(in_err, taking) && !strcmp(in_help, taking),
+		       "--%s: its rules take it with --transport %s; its refusal lists %s, "
+		       "its help %s", opt_defs[id].name, taking, in_err, in_help);
+	}
+}
+
 int main(void)
 {
+	int nlisted = 0;
+
+	for (int id = 0; id < OPT_N; id++)
+		nlisted += t_listed(id);
 	tap_init(&t, stdout);
-	tap_plan(&t, (int)(T_N(refusals) + T_N(takes)) + NOWN);
+	tap_plan(&t, (int)(T_N(refusals) + T_N(takes)) + NOWN + nlisted);
 	t_refused(refusals, T_N(refusals));
 	t_taken(takes, T_N(takes));
 	t_own();
+	t_lists();
 	tap_totals(&t);
 	return tap_exit_code(&t);
 }
