@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fiopt.h"
+#include "common/nvopt.h"
 #include "harness/certs/certs.h"
 #include "harness/cli/clicheck.h"
 #include "harness/cli/cli.h"
@@ -330,10 +332,10 @@ int clicheck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 				  "not %s: the kernel's nvme-rdma and nvmet-rdma open their rdma_cm "
 				  "ids in the initial network namespace", p->topo_spec);
 	/* the agent's own cross-option rules, so that no agent exits with a usage error */
-	if (opt_nvmf_rules(p->transport, seen, msg, sizeof(msg)) ||
+	if (nvopt_rules(p->transport, seen, msg, sizeof(msg)) ||
 	    opt_rules(p->transport, seen, msg, sizeof(msg)) ||
-	    opt_fi_rules(p->transport, seen, p->server_model, p->server_threads, p->poll, msg,
-			 sizeof(msg)) ||
+	    fiopt_rules(p->transport, seen, p->server_model, p->server_threads, p->poll, msg,
+			sizeof(msg)) ||
 	    opt_cm_rules(p->transport, p->cm, seen, msg, sizeof(msg)) ||
 	    opt_ud_rules(p->transport, p->cm, p->size, msg, sizeof(msg)) ||
 	    opt_uc_rules(p->transport, p->op, msg, sizeof(msg)) ||
