@@ -210,9 +210,9 @@ if [ -z "$bad" ] && [ "$n" -gt 0 ]; then tap_ok "$desc ($n)"; else tap_fail "$de
 
 # uncited MD REL: "REL:LINE: FIGURE" for each measured figure MD states outside a
 # citation, a code span or a code block: a number with a unit that a setting or
-# a rule does not take (us, µs, KB, MB, GB, a rate per second), a ratio or a
-# time with decimals (1.08x, 19.8 s), or bytes in the thousands that are no
-# power of two (37,872 B; a buffer of 4,096 B or 16,384 KiB is a setting). Not
+# a rule does not take (us, µs, KB, MB, GB, minutes, hours, a rate per second),
+# a ratio or a time with decimals (1.08x, 19.8 s), or bytes in the thousands
+# that are no power of two (37,872 B; a buffer of 4,096 B or 16,384 KiB is a setting). Not
 # one: a setting that names its constant on the same line (20 us
 # (`POLL_LINGER_NS`)), an arithmetic's result (= 3.8 s).
 uncited() {
@@ -234,7 +234,7 @@ uncited() {
 			code = 1
 		}
 		gsub(/= *[0-9][0-9,.]*/, "", s)
-		while (match(s, /[0-9][0-9,]*(\.[0-9]+)?(-[0-9][0-9,]*(\.[0-9]+)?)? ?(us|µs|KB|MB|GB|TB|B|KiB|MiB|GiB|x|s|ms|conn\/s|cps|connections\/s|round trips\/s|msgs\/s|controllers\/s)([^A-Za-z0-9\/]|$)/)) {
+		while (match(s, /[0-9][0-9,]*(\.[0-9]+)?(-[0-9][0-9,]*(\.[0-9]+)?)? ?(us|µs|KB|MB|GB|TB|B|KiB|MiB|GiB|x|s|ms|minutes?|hours?|conn\/s|cps|connections\/s|round trips\/s|msgs\/s|controllers\/s)([^A-Za-z0-9\/]|$)/)) {
 			fig = substr(s, RSTART, RLENGTH)
 			pre = RSTART > 1 ? substr(s, RSTART - 1, 1) : ""
 			s = substr(s, RSTART + RLENGTH)
