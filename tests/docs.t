@@ -136,7 +136,7 @@ done < <(find "$D/results" -name '*.json.sha256' | sort)
 if [ -z "$bad" ]; then tap_ok "$desc"; else tap_fail "$desc" "$bad"; fi
 
 desc="README.md and docs/ tell of the project, not of how it was measured"
-hits=$(grep -rniE 'this session|(that|another|a later|the next|the last|previous|earlier) session|\bhelpers?\b|\bbranch(es)?\b|\bworktrees?\b|\blab notes?\b|engineers|host load [0-9]+-[0-9]+|\b(was|were) [0-9]|when written|(an earlier|the previous|the old) (search|version|build|commit)|^#+ *Changed:|as it (did|was|ran) (at|in|on|before)|\b(since|until|as of) (commit )?[0-9a-f]{7,40}\b|vCPUs shared with other|Addressed( by|:)|^#+ *Soak run|^#+ *Measured$|Measured in the (rxe )?VM|(rdmacap|commit|build|programs) (at|of) [0-9a-f]{7}' \
+hits=$(grep -rniE 'this session|(that|another|a later|the next|the last|previous|earlier) session|\bhelpers?\b|\bbranch(es)?\b|\bworktrees?\b|\blab notes?\b|engineers|host load [0-9]+-[0-9]+|\b(was|were) [0-9]|when written|\bthis commit\b|(an earlier|the previous|the old) (search|version|build|commit)|^#+ *Changed:|as it (did|was|ran) (at|in|on|before)|\b(since|until|as of) (commit )?[0-9a-f]{7,40}\b|vCPUs shared with other|Addressed( by|:)|^#+ *Soak run|^#+ *Measured$|Measured in the (rxe )?VM|(rdmacap|commit|build|programs) (at|of) [0-9a-f]{7}' \
 	--include='*.md' "$ROOT/README.md" "$D" 2>/dev/null | grep -v "^$D/results/")
 if [ -z "$hits" ]; then tap_ok "$desc"; else tap_fail "$desc" "$(head -5 <<<"$hits")"; fi
 
@@ -212,8 +212,8 @@ if [ -z "$bad" ] && [ "$n" -gt 0 ]; then tap_ok "$desc ($n)"; else tap_fail "$de
 # citation, a code span or a code block: a number with a unit that a setting or
 # a rule does not take (us, µs, KB, MB, GB, minutes, hours, a rate per second),
 # a ratio or a time with decimals (1.08x, 19.8 s), or bytes in the thousands
-# that are no power of two (37,872 B; a buffer of 4,096 B or 16,384 KiB is a setting). Not
-# one: a setting that names its constant on the same line (20 us
+# that are no power of two (37,872 B; a buffer of 4,096 B or 16,384 KiB is a
+# setting). Not one: a setting that names its constant on the same line (20 us
 # (`POLL_LINGER_NS`)), an arithmetic's result (= 3.8 s).
 uncited() {
 	awk -v rel="$2" '
