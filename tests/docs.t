@@ -190,10 +190,10 @@ found() {
 		($1 == "n" && sprintf("%.*f", d, $2) == want) || ($1 == "s" && $2 == text) { ok = 1; exit }
 		END { exit !ok }'
 }
-desc="every figure README.md and docs/*.md cite is in its result folder's JSON"
+desc="every figure README.md, docs/*.md and docs/results/README.md cite is in its result folder's JSON"
 bad=
 n=0
-for md in "$ROOT/README.md" "$D"/*.md; do
+for md in "$ROOT/README.md" "$D"/*.md "$D/results/README.md"; do
 	while IFS=$'\t' read -r -u 3 ln val dir field text; do
 		[ -n "$ln" ] || continue
 		n=$((n + 1))
@@ -213,8 +213,8 @@ if [ -z "$bad" ] && [ "$n" -gt 0 ]; then tap_ok "$desc ($n)"; else tap_fail "$de
 # a rule does not take (us, µs, KB, MB, GB, minutes, hours, a rate per second),
 # a ratio or a time with decimals (1.08x, 19.8 s), or bytes in the thousands
 # that are no power of two (37,872 B; a buffer of 4,096 B or 16,384 KiB is a
-# setting). Not one: a setting that names its constant on the same line (20 us
-# (`POLL_LINGER_NS`)), an arithmetic's result (= 3.8 s).
+# setting). Not one: a setting that names its constant (a macro) on the same
+# line (20 us (`POLL_LINGER_NS`)), an arithmetic's result (= 3.8 s).
 uncited() {
 	awk -v rel="$2" '
 	/^ *```/ { blk = !blk; next }
@@ -227,7 +227,7 @@ uncited() {
 			code = 0
 		}
 		gsub(/\[[0-9][^]]*\]\([^) ]*results\/[^)]*\)/, "", s)
-		gsub(/[0-9][0-9,.]* ?[A-Za-z\/]+ \(`[^`]*`/, "", s)
+		gsub(/[0-9][0-9,.]* ?[A-Za-z\/]+ \(`[A-Z][A-Z0-9_]*`/, "", s)
 		gsub(/`[^`]*`/, "", s)
 		if ((i = index(s, "`")) > 0) {
 			s = substr(s, 1, i - 1)
@@ -256,8 +256,8 @@ uncited() {
 		}
 	}' "$1"
 }
-desc="README.md and docs/*.md: no measured figure without its citation"
-hits=$(for md in "$ROOT/README.md" "$D"/*.md; do uncited "$md" "${md#"$ROOT"/}"; done)
+desc="README.md, docs/*.md and docs/results/README.md: no measured figure without its citation"
+hits=$(for md in "$ROOT/README.md" "$D"/*.md "$D/results/README.md"; do uncited "$md" "${md#"$ROOT"/}"; done)
 if [ -z "$hits" ]; then tap_ok "$desc"; else
 	tap_fail "$desc" "$(head -10 <<<"$hits") (cite each: [VALUE unit](results/NAME/ \"FIELD\"), docs/results/README.md; or say what it is: a setting, an arithmetic)"
 fi
@@ -284,8 +284,8 @@ if [ -z "$bad" ]; then tap_ok "$desc ($n)"; else tap_fail "$desc ($n)" "$bad"; f
 
 # a link to a result folder that carries a figure must use the citation form:
 # a number as link text with no field is a figure nobody can check
-desc="README.md and docs/*.md: no figure linked to a result without its field"
+desc="README.md, docs/*.md and docs/results/README.md: no figure linked to a result without its field"
 hits=$(grep -noE '\[[0-9][0-9,.]*[^]]*\]\([^) ]*results/[A-Za-z0-9_-]+/[^) ]*\)' \
-	"$ROOT/README.md" "$D"/*.md | grep -v '"[A-Za-z0-9_.]*")$')
+	"$ROOT/README.md" "$D"/*.md "$D/results/README.md" | grep -v '"[A-Za-z0-9_.]*")$')
 if [ -z "$hits" ]; then tap_ok "$desc"; else tap_fail "$desc" "$(head -5 <<<"$hits")"; fi
 tap_finished
