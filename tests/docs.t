@@ -171,9 +171,10 @@ if [ -z "$hits" ]; then tap_ok "$desc"; else tap_fail "$desc" "$(head -10 <<<"$h
 
 # cites MD: "LINE<TAB>VALUE<TAB>FOLDER<TAB>FIELD" for each figure MD cites in the
 # form docs/results/README.md defines: [VALUE unit](.../results/NAME/... "FIELD")
+# (an indented code block shows the form: not a citation)
 cite_re='\[[0-9][0-9,.]*[^]]*\]\([^) ]*results/[A-Za-z0-9_-]+/[^) ]* "[A-Za-z0-9_.]+"\)'
 cites() {
-	grep -noE "$cite_re" "$1" | sed -E \
+	sed -E 's/^(    |\t).*$//' "$1" | grep -noE "$cite_re" | sed -E \
 		's|^([0-9]+):\[(([0-9][0-9,.]*)[^]]*)\]\(([^) ]*results/[A-Za-z0-9_-]+)/[^) ]* "([^"]+)"\)$|\1\t\3\t\4\t\5\t\2|'
 }
 # found DIR FIELD VALUE TEXT: at a path ending in FIELD in a JSON of DIR, a number
