@@ -14,7 +14,7 @@
 static const char *const opt_transports[OPT_TR_N] = {
 	[OPT_TR_TCP] = "tcp", [OPT_TR_RC] = "rc", [OPT_TR_UD] = "ud",
 	[OPT_TR_UC] = "uc", [OPT_TR_NVMF] = "nvmf", [OPT_TR_FI_MSG] = "fi-msg",
-	[OPT_TR_FI_RDM] = "fi-rdm",
+	[OPT_TR_FI_RDM] = "fi-rdm", [OPT_TR_SRP] = "srp",
 };
 static const char *const opt_cms[OPT_CM_N] = {
 	[OPT_CM_OOB_TLS] = "oob-tls", [OPT_CM_RDMACM] = "rdmacm",
@@ -54,10 +54,10 @@ static const char *const opt_families[OPT_FAM_N] = {
 
 const struct opt_def opt_defs[OPT_N] = {
 	[OPT_TRANSPORT] = { "transport", W(opt_transports), .def = OPT_TR_TCP,
-			    .arg = "tcp|rc|ud|uc|nvmf|fi-msg|fi-rdm",
+			    .arg = "tcp|rc|ud|uc|nvmf|fi-msg|fi-rdm|srp",
 			    .help = "data path: TCP sockets, RDMA reliable connections or datagrams, "
-				    "unreliable connections, the kernel's NVMe over RDMA, or libfabric "
-				    "endpoints" },
+				    "unreliable connections, the kernel's NVMe over RDMA, libfabric "
+				    "endpoints, or the kernel's SCSI RDMA Protocol" },
 	[OPT_CM] = { "cm", W(opt_cms), .flags = OPT_F_RC | OPT_F_UD, .def = OPT_CM_OOB_TLS,
 		     .arg = "oob-tls|rdmacm",
 		     .help = "QP exchange over TLS 1.3, or librdmacm",
@@ -106,7 +106,8 @@ const struct opt_def opt_defs[OPT_N] = {
 		       .arg = "event|busy|adaptive",
 		       .help = "sleep on the completion channel, spin on the CQs, or spin "
 			       "on a CQ whose completions come often, else sleep" },
-	[OPT_DEVICE] = { "device", OPT_DEV, .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST | OPT_F_NVMF,
+	[OPT_DEVICE] = { "device", OPT_DEV,
+			 .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST | OPT_F_NVMF | OPT_F_SRP,
 			 .arg = "NAME[:PORT]",
 			 .def_text = "the one holding the address", .help = "RDMA device and port",
 			 .nofi = "the provider picks its domain by the address (fi_getinfo)" },
@@ -391,13 +392,15 @@ bool opt_tr_takes(unsigned flags, enum opt_transport tr)
 
 	if (flags & OPT_F_FI_ONLY)
 		return opt_tr_fi(tr);
-	if ((flags & (OPT_F_NVMF | OPT_F_RC)) == OPT_F_NVMF)
-		return tr == OPT_TR_NVMF;
+	if ((flags & (OPT_F_NVMF | OPT_F_SRP)) && !(flags & OPT_F_RC))
+		return (tr == OPT_TR_NVMF && (flags & OPT_F_NVMF)) ||
+		       (tr == OPT_TR_SRP && (flags & OPT_F_SRP));
 	if (flags & OPT_F_UD_ONLY)
 		return tr == OPT_TR_UD || fi;
 	if (flags & OPT_F_RC)
 		return opt_tr_connected(tr) || fi || (tr == OPT_TR_UD && (flags & OPT_F_UD)) ||
-		       (tr == OPT_TR_NVMF && (flags & OPT_F_NVMF));
+		       (tr == OPT_TR_NVMF && (flags & OPT_F_NVMF)) ||
+		       (tr == OPT_TR_SRP && (flags & OPT_F_SRP));
 	return true;
 }
 
@@ -433,31 +436,44 @@ int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t e
 	return 0;
 }
 
-int opt_nvmf_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen)
+int opt_kern_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen)
 {
-	static const struct { enum opt_id id; const char *why; } no[] = {
-		{ OPT_CM, "the kernel's nvme-rdma connects its queues through rdma_cm itself" },
-		{ OPT_QP_SHARE, "each controller's queues are QPs of its own, made by nvme-rdma" },
-		{ OPT_OP, "the round trips are NVMe writes and reads, which nvme-rdma maps to "
-			  "RDMA operations itself" },
-		{ OPT_CQ, "nvme-rdma makes its own CQs" },
-		{ OPT_MR, "nvme-rdma registers its own MRs" },
-		{ OPT_SRQ, "nvmet-rdma chooses its SRQs itself (its use_srq parameter)" },
-		{ OPT_RX_DEPTH, "the queue depth is --nvme-queue-size" },
-		{ OPT_OOB_SESSION, "there is no out-of-band session" },
-		{ OPT_POLL, "nvme-rdma polls its own CQs" },
-		{ OPT_GID_INDEX, "nvme-rdma resolves its GID through rdma_cm" },
-		{ OPT_SERVER_MODEL, "the server is the kernel's nvmet target" },
-		{ OPT_SERVER_THREADS, "the server is the kernel's nvmet target" },
-		{ OPT_PORTS, "the target listens on one port, 4420" },
+	/* why each does not apply: to nvmf, to srp */
+	static const struct { enum opt_id id; const char *why[2]; } no[] = {
+		{ OPT_CM, { "the kernel's nvme-rdma connects its queues through rdma_cm itself",
+			    "the kernel's ib_srp connects its channels through rdma_cm itself" } },
+		{ OPT_QP_SHARE, { "each controller's queues are QPs of its own, made by nvme-rdma",
+				  "each SCSI host's channels are QPs of its own, made by ib_srp" } },
+		{ OPT_OP, { "the round trips are NVMe writes and reads, which nvme-rdma maps to "
+			    "RDMA operations itself",
+			    "the round trips are SCSI writes and reads, which ib_srpt maps to "
+			    "RDMA operations itself" } },
+		{ OPT_CQ, { "nvme-rdma makes its own CQs", "ib_srp and ib_srpt make their own CQs" } },
+		{ OPT_MR, { "nvme-rdma registers its own MRs", "ib_srp registers its own MRs" } },
+		{ OPT_SRQ, { "nvmet-rdma chooses its SRQs itself (its use_srq parameter)",
+			     "ib_srpt chooses its SRQ itself (the target's use_srq attribute)" } },
+		{ OPT_RX_DEPTH, { "the queue depth is --nvme-queue-size",
+				  "ib_srp and ib_srpt size their queues themselves" } },
+		{ OPT_OOB_SESSION, { "there is no out-of-band session",
+				     "there is no out-of-band session" } },
+		{ OPT_POLL, { "nvme-rdma polls its own CQs", "ib_srp polls its own CQs" } },
+		{ OPT_GID_INDEX, { "nvme-rdma resolves its GID through rdma_cm",
+				   "ib_srp resolves its GID through rdma_cm" } },
+		{ OPT_SERVER_MODEL, { "the server is the kernel's nvmet target",
+				      "the server is the kernel's ib_srpt target" } },
+		{ OPT_SERVER_THREADS, { "the server is the kernel's nvmet target",
+					"the server is the kernel's ib_srpt target" } },
+		{ OPT_PORTS, { "the target listens on one port, 4420",
+			       "the target listens on one rdma_cm port (ib_srpt's rdma_cm_port)" } },
 	};
 
-	if (tr != OPT_TR_NVMF)
+	if (!opt_tr_kernel(tr))
 		return 0;
 	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
 		if (seen[no[i].id]) {
-			snprintf(err, errlen, "--%s does not apply to --transport nvmf: %s",
-				 opt_defs[no[i].id].name, no[i].why);
+			snprintf(err, errlen, "--%s does not apply to --transport %s: %s",
+				 opt_defs[no[i].id].name, opt_transports[tr],
+				 no[i].why[tr == OPT_TR_SRP]);
 			return -1;
 		}
 	return 0;

@@ -27,7 +27,7 @@
 
 enum opt_transport {
 	OPT_TR_NONE, OPT_TR_TCP, OPT_TR_RC, OPT_TR_UD, OPT_TR_UC, OPT_TR_NVMF, OPT_TR_FI_MSG,
-	OPT_TR_FI_RDM, OPT_TR_N
+	OPT_TR_FI_RDM, OPT_TR_SRP, OPT_TR_N
 };
 enum opt_cm { OPT_CM_OOB_TLS, OPT_CM_RDMACM, OPT_CM_N };
 /*
@@ -82,6 +82,7 @@ enum opt_kind {
 #define OPT_F_FI 0x200		/* an OPT_F_RC option the fi transports take too */
 #define OPT_F_FI_ONLY 0x400	/* only with --transport fi-msg or fi-rdm */
 #define OPT_F_RDMACM 0x1000	/* only with --cm rdmacm (it orders rdma_cm's steps) */
+#define OPT_F_SRP 0x2000	/* only with --transport srp; with OPT_F_RC: srp takes it too */
 
 /* --device NAME[:PORT]: IB_DEVICE_NAME_MAX, and the 8 bits of a port number */
 #define OPT_DEV_NAME_MAX 64
@@ -124,6 +125,16 @@ static inline long opt_ud_workers(long workers, long agents)
 static inline bool opt_tr_connected(enum opt_transport tr)
 {
 	return tr == OPT_TR_RC || tr == OPT_TR_UC;
+}
+
+/*
+ * nvmf and srp: a kernel service, its target made by the server agent through
+ * configfs and its clients the kernel's initiators, in the initial network
+ * namespace (docs/ulp.md)
+ */
+static inline bool opt_tr_kernel(enum opt_transport tr)
+{
+	return tr == OPT_TR_NVMF || tr == OPT_TR_SRP;
 }
 
 /*
@@ -245,12 +256,13 @@ int opt_tr_refuse(const char *name, unsigned flags, char *err, size_t errlen);
 int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
 
 /*
- * The rules of --transport nvmf (no-op for the others): the kernel's nvme-rdma
- * sets up the connections and nvmet is the server, so the options that shape
- * rdmacap's own QPs, connection manager or server are refused, each with why.
- * 0, or -1 with the reason in err.
+ * The rules of the kernel services, --transport nvmf and srp (no-op for the
+ * others): the kernel's initiator sets up the connections and the kernel's
+ * target is the server, so the options that shape rdmacap's own QPs,
+ * connection manager or server are refused, each with why. 0, or -1 with the
+ * reason in err.
  */
-int opt_nvmf_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
+int opt_kern_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
 
 /*
  * The rules of --transport ud (no-op for the others): its QP number and Q_Key
