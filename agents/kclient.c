@@ -14,6 +14,7 @@
 #include "agents/load.h"
 #include "agents/nullb.h"
 #include "agents/phase.h"
+#include "common/clock.h"
 #include "common/proto.h"
 
 /* one device per loop turn: each make blocks the loop while it runs */

@@ -38,7 +38,7 @@ static const struct nvkm_set {
 	  SRPN_TARGET },
 };
 
-static const struct nvkm_set *nvkm_set(enum opt_transport tr)
+static const struct nvkm_set *nvkm_of(enum opt_transport tr)
 {
 	return &nvkm_sets[tr == OPT_TR_SRP];
 }
@@ -96,7 +96,7 @@ static int nvkm_others(enum opt_transport tr)
 
 int nvkm_up(struct nvkm *m, enum opt_transport tr, char *why, size_t len)
 {
-	const struct nvkm_set *s = nvkm_set(tr);
+	const struct nvkm_set *s = nvkm_of(tr);
 	struct stat st;
 	int r;
 
@@ -135,7 +135,7 @@ int nvkm_up(struct nvkm *m, enum opt_transport tr, char *why, size_t len)
 
 void nvkm_down(struct nvkm *m, FILE *log)
 {
-	const struct nvkm_set *s = nvkm_set(m->tr);
+	const struct nvkm_set *s = nvkm_of(m->tr);
 
 	if (m->mounted && umount(NVMFN_CONFIGFS) && log)
 		fprintf(log, "rdmacap: umount %s: %s\n", NVMFN_CONFIGFS, strerror(errno));
