@@ -12,11 +12,15 @@
  *                     (ib_srpt's own name for it; not ours, made if missing)
  *   its TPG           rdc<run>                    .../5054:00ff:fe12:3456/rdc1a2b
  *   the TPG's ACL     the address the logins come to, as ib_srpt prints it
- *   a client          initiator_ext srpn_ext(run, id): its SCSI host's
+ *   the disk's model  rdc<run>: the backstore's T10 product id, which each
+ *                     SCSI host's LUN 0 shows (sysfs model): how `down`
+ *                     knows the initiator's hosts of a run
+ *   a client          initiator_ext srpn_ext(run, id): its own I_T nexus
  *
  * ib_srpt names an rdma_cm login's session after the address of the login's
  * cm_id (%pIS: IPv4 dotted, IPv6 in 8 groups of 4 hex digits), so the ACL
- * that lets the clients in is named that way (srpn_acl). Uses libc only.
+ * that lets the clients in is named that way. ib_srp shows no host's
+ * initiator_ext in sysfs, hence the model. Uses libc only.
  */
 #ifndef RDC_COMMON_SRPNAME_H
 #define RDC_COMMON_SRPNAME_H
@@ -39,7 +43,7 @@
 #define SRPN_PREFIX "rdc"
 /* LIO backstore HBAs are "iblock_<index>": ours from here, one per run */
 #define SRPN_HBA_BASE 0xf000u
-/* ib_srp's initiator_ext of our clients: "rdc" in the top 3 bytes */
+/* ib_srp's initiator_ext of our clients: "rdc" in the top 3 bytes, for the target's log */
 #define SRPN_EXT_MAGIC 0x726463ull
 #define SRPN_EXT_ID_BITS 24
 #define SRPN_HOSTS "/sys/class/scsi_host"
@@ -62,21 +66,32 @@ static inline uint64_t srpn_ext(unsigned run, uint32_t id)
 	       (id & ((1u << SRPN_EXT_ID_BITS) - 1));
 }
 
-/* An initiator_ext of ours, of run (4 hex digits), or of any run when run is NULL. */
-static inline bool srpn_ext_ours(uint64_t ext, const char *run)
-{
-	if (ext >> 40 != SRPN_EXT_MAGIC)
-		return false;
-	return !run || ((ext >> SRPN_EXT_ID_BITS) & 0xffff) == strtoul(run, NULL, 16);
-}
-
-/* A TPG or backstore name of ours (SRPN_PREFIX and [0-9a-f]), of run when not NULL. */
+/* A TPG, backstore or model name of ours (SRPN_PREFIX and [0-9a-f]), of run when not NULL. */
 static inline bool srpn_name_ours(const char *name, const char *run)
 {
 	size_t n = strlen(SRPN_PREFIX), l = strlen(name);
 
 	return l > n && l - n <= 8 && !strncmp(name, SRPN_PREFIX, n) &&
 	       strspn(name + n, "0123456789abcdef") == l - n && (!run || !strcmp(name + n, run));
+}
+
+/* An SRP remote port's name, "port-H:N" (SRPN_RPORTS): its SCSI host H, or -1. */
+static inline int srpn_rport_host(const char *entry)
+{
+	unsigned h, n;
+	int used = 0;
+
+	return sscanf(entry, "port-%u:%u%n", &h, &n, &used) == 2 && !entry[used] &&
+	       h < 0x7fffffffu ? (int)h : -1;
+}
+
+/* A SCSI device's model as sysfs shows it, its padding of blanks cut. */
+static inline void srpn_model_trim(char *model)
+{
+	size_t n = strlen(model);
+
+	while (n && model[n - 1] == ' ')
+		model[--n] = '\0';
 }
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * test_srh: what the srp transport writes to and reads from the kernel, with
  * no kernel: the add_target string ib_srp reads, the initiator_ext in sysfs,
- * the LUN 0 entry of a SCSI host, the ACL name ib_srpt gives an rdma_cm
+ * the LUN 0 entry and the model of a SCSI host, its remote port, the ACL name ib_srpt gives an rdma_cm
  * login, and the names common/srpname.h gives and recognises, so that
  * `rdmacap down` never takes another user's target or SCSI host for one of
  * ours; and the options srp refuses, each with its why.
@@ -40,12 +40,14 @@ static void t_login(void)
 
 static void t_names(void)
 {
+	char buf[64], model[] = "rdc1a2b         ";
 	struct ipa a4, a6;
-	char buf[64];
 
-	tap_ok(&T, srpn_ext_ours(srpn_ext(0x1a2b, 7), "1a2b") && srpn_ext_ours(srpn_ext(0x1a2b, 7), NULL) &&
-	       !srpn_ext_ours(srpn_ext(0x1a2b, 7), "1a2c") && !srpn_ext_ours(0x0000000000000007ull, NULL),
-	       "a client's initiator_ext is its run's, and another's is not ours");
+	srpn_model_trim(model);
+	tap_ok(&T, srpn_rport_host("port-3:1") == 3 && srpn_rport_host("port-3:1x") == -1 &&
+	       srpn_rport_host("host3") == -1 && !strcmp(model, "rdc1a2b") &&
+	       srpn_name_ours(model, "1a2b"), "remote port port-3:1 is host 3; LUN model %s is run 1a2b's",
+	       model);
 	tap_ok(&T, srpn_ext(0x1a2b, 0x1000000) == srpn_ext(0x1a2b, 0), "a client id keeps 24 bits");
 	tap_ok(&T, srpn_name_ours("rdc1a2b", "1a2b") && srpn_name_ours("rdc1a2b", NULL) &&
 	       !srpn_name_ours("rdc1a2b", "1a2c") && !srpn_name_ours("rdc", NULL) &&

@@ -5,6 +5,7 @@
  * port (srp_host.h). See srp.h.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ struct spc_ctx {
 	const struct ag_opts *o;
 	int *host;		/* each client's SCSI host, -1: none */
 	unsigned run, port;
+	char model[16];		/* of the run's LUN: srpname.h */
 	char dest[IPA_STRLEN + 8];
 };
 
@@ -50,7 +52,7 @@ static void spc_remove(void *arg, uint32_t i)
 {
 	struct spc_ctx *x = arg;
 
-	if (x->host[i] >= 0 && srh_delete(x->host[i], spc_ext(x, i)))
+	if (x->host[i] >= 0 && srh_delete(x->host[i], x->model))
 		ag_warn("remove SCSI host%d (initiator_ext %016llx): %s", x->host[i],
 			(unsigned long long)spc_ext(x, i), strerror(errno));
 	x->host[i] = -1;
@@ -67,6 +69,7 @@ int srp_client_run(const struct ag_opts *o)
 	int ret;
 
 	x.run = (unsigned)strtoul(o->run, NULL, 16);
+	snprintf(x.model, sizeof(x.model), SRPN_PREFIX "%s", o->run);
 	x.port = o->device.port ? o->device.port : 1;
 	ipa_str_port(&o->addr, o->port, x.dest, sizeof(x.dest));
 	x.host = calloc(o->clients, sizeof(*x.host));

@@ -4,10 +4,14 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "agents/kattr.h"
 #include "agents/srp/srp_host.h"
@@ -59,44 +63,86 @@ int srh_guid(uint64_t *guid)
 	return 0;
 }
 
-/* the host of initiator_ext ext: its number, or -1 (ENOENT: none) */
-static int srh_host(uint64_t ext)
+/*
+ * The SRP hosts now, one byte per host number (1: an SRP host) into a
+ * calloc'd *map of *n; 0, or -1 with errno
+ */
+static int srh_hosts(uint8_t **map, int *n)
 {
-	DIR *d = opendir(SRPN_HOSTS);
-	char path[300], v[40];
+	DIR *d = opendir(SRPN_RPORTS);
 	struct dirent *e;
-	int host = -1;
-	uint64_t x;
+	uint8_t *m;
+	int h;
 
+	*map = NULL;
+	*n = 0;
 	if (!d)
-		return -1;
-	while (host < 0 && (e = readdir(d))) {
-		if (strncmp(e->d_name, "host", 4))
+		return errno == ENOENT ? 0 : -1;
+	while ((e = readdir(d))) {
+		h = srpn_rport_host(e->d_name);
+		if (h < 0)
 			continue;
-		snprintf(path, sizeof(path), SRPN_HOSTS "/%s/initiator_ext", e->d_name);
-		if (!kattr_get(path, v, sizeof(v)) && !srh_ext(v, &x) && x == ext)
-			host = atoi(e->d_name + 4);
+		if (h >= *n) {
+			m = realloc(*map, (size_t)h + 64);
+			if (!m) {
+				closedir(d);
+				return -1;
+			}
+			memset(m + *n, 0, (size_t)(h + 64 - *n));
+			*map = m;
+			*n = h + 64;
+		}
+		(*map)[h] = 1;
 	}
 	closedir(d);
-	if (host < 0)
-		errno = ENOENT;
-	return host;
+	return 0;
 }
 
 int srh_add(const char *dev, unsigned port, const struct srh_login *l, int *host)
 {
+	uint8_t *before = NULL, *after = NULL;
 	char path[160], opts[256];
+	int fd, nb, na, e = 0;
 
+	*host = -1;
 	if (srh_opts(l, opts, sizeof(opts))) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	snprintf(path, sizeof(path), SRPN_INITIATORS "/srp-%s-%u/add_target", dev, port);
-	/* the kernel logs in within this write: the channels, then the SCSI scan */
-	if (kattr_put(path, opts))
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	*host = srh_host(l->ext);
-	return *host < 0 ? -1 : 0;
+	if (flock(fd, LOCK_EX) || srh_hosts(&before, &nb)) {
+		e = errno;
+		goto out;
+	}
+	/* the kernel logs in within this write: the channels, then the SCSI scan */
+	if (write(fd, opts, strlen(opts)) < 0 || srh_hosts(&after, &na)) {
+		e = errno;
+		goto out;
+	}
+	for (int h = 0; h < na && *host < 0; h++)
+		if (after[h] && (h >= nb || !before[h]))
+			*host = h;
+	e = *host < 0 ? ENOENT : 0;
+out:
+	close(fd);
+	free(after);
+	free(before);
+	errno = e;
+	return e ? -1 : 0;
+}
+
+int srh_model(int host, char *buf, size_t len)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/bus/scsi/devices/%d:0:0:0/model", host);
+	if (kattr_get(path, buf, len))
+		return -1;
+	srpn_model_trim(buf);
+	return 0;
 }
 
 int srh_find(int host, char *dev, size_t len)
@@ -133,15 +179,13 @@ int srh_find(int host, char *dev, size_t len)
 static int srh_rport(int host, char *path, size_t len)
 {
 	DIR *d = opendir(SRPN_RPORTS);
-	char want[32];
 	struct dirent *e;
 	int found = 0;
 
 	if (!d)
 		return -1;
-	snprintf(want, sizeof(want), "port-%d:", host);
 	while (!found && (e = readdir(d)))
-		if (!strncmp(e->d_name, want, strlen(want))) {
+		if (srpn_rport_host(e->d_name) == host) {
 			snprintf(path, len, SRPN_RPORTS "/%s/delete", e->d_name);
 			found = 1;
 		}
@@ -151,19 +195,22 @@ static int srh_rport(int host, char *path, size_t len)
 	return found ? 0 : -1;
 }
 
-int srh_delete(int host, uint64_t ext)
+int srh_delete(int host, const char *model)
 {
 	struct timespec ts = { 0, SRH_POLL_MS * 1000000L };
-	char path[300];
+	char path[300], have[64];
+	struct stat st;
 
-	if (srh_host(ext) != host) {
+	/* a LUN that shows another model is another's; one that shows none is not yet scanned */
+	if (!srh_model(host, have, sizeof(have)) && strcmp(have, model)) {
 		errno = ESTALE;
 		return -1;
 	}
 	if (srh_rport(host, path, sizeof(path)) || kattr_put(path, "1"))
 		return -1;
+	snprintf(path, sizeof(path), SRPN_HOSTS "/host%d", host);
 	for (int i = 0; i < SRH_GONE_MS / SRH_POLL_MS; i++) {
-		if (srh_host(ext) < 0)
+		if (stat(path, &st))
 			return 0;
 		nanosleep(&ts, NULL);
 	}

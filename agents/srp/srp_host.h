@@ -3,13 +3,20 @@
  * srp_host: one SCSI host of the kernel's SRP initiator (ib_srp), made and
  * removed through its sysfs, as srp_daemon and blktests do, without them:
  * a target string written to /sys/class/infiniband_srp/srp-DEV-PORT/
- * add_target (the login over rdma_cm to dest=ADDR:PORT), the host found by
- * its initiator_ext (common/srpname.h's srpn_ext, one per client, which also
- * makes its I_T nexus its own at the target), its LUN 0's disk found in
- * sysfs, and "1" written to its SRP remote port's delete.
+ * add_target (the login over rdma_cm to dest=ADDR:PORT, with the client's
+ * own initiator_ext, common/srpname.h's srpn_ext, so that its I_T nexus is
+ * its own at the target), its LUN 0's disk found in sysfs, and "1" written
+ * to its SRP remote port's delete.
  *
- * The parsers (srh_opts, srh_ext, srh_lun0) are pure, for tests/test_srh.c.
- * Uses libc, common/ and agents/kattr.h.
+ * ib_srp shows no host's initiator_ext in sysfs: the host of a login is the
+ * SRP host that the write added, found by the SRP remote ports before and
+ * after it, with add_target locked (flock) so that rdmacap's agents log in
+ * one at a time (ib_srp does so anyway: one add_target per RDMA port). A
+ * host is known as a run's by its LUN 0's model, the target's T10 product
+ * id (srpname.h).
+ *
+ * The parsers (srh_opts, srh_ext, srh_lun0) are pure, for
+ * tests/test_srh.c. Uses libc, common/ and agents/kattr.h.
  */
 #ifndef RDC_AGENTS_SRP_HOST_H
 #define RDC_AGENTS_SRP_HOST_H
@@ -41,15 +48,19 @@ int srh_guid(uint64_t *guid);
 /*
  * Logs l in through RDMA port port of device dev; the SCSI host it made
  * into *host. 0, or -1 with errno (the kernel's, of the write: EEXIST the
- * same nexus logged in already, ECONNREFUSED or ETIMEDOUT the login).
+ * same nexus logged in already, ECONNRESET the target refused it;
+ * ENOENT no new host).
  */
 int srh_add(const char *dev, unsigned port, const struct srh_login *l, int *host);
+/* The model of host's LUN 0, its padding cut, into buf. 0, or -1 with errno. */
+int srh_model(int host, char *buf, size_t len);
 /* The disk of host's LUN 0, "/dev/sdX" into dev: 0; 1 not scanned yet; -1 with errno. */
 int srh_find(int host, char *dev, size_t len);
 /*
- * Removes host if it is still ext's (a host number is reused once freed),
- * and waits until it is gone. 0, or -1 with errno.
+ * Removes host unless its LUN 0 shows a model other than model (a host
+ * number is reused once freed), and waits until it is gone. 0, or -1 with
+ * errno (ESTALE: another's host now).
  */
-int srh_delete(int host, uint64_t ext);
+int srh_delete(int host, const char *model);
 
 #endif

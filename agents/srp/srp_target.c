@@ -103,7 +103,9 @@ int srt_up(struct srt *t, const char *run, const char *dev, unsigned port,
 		return -1;
 	t->made = SRT_DEV;
 	snprintf(v, sizeof(v), "udev_path=/dev/%s", t->disk.name);
+	/* the model its LUN shows the initiator: how a run's SCSI hosts are known */
 	if (kattr_set(f, t->dev, "control", v) || kattr_set(f, t->dev, "enable", "1") ||
+	    kattr_set(f, t->dev, "wwn/product_id", t->disk.name) ||
 	    srt_mkdir_maybe(f, SRPN_SRPT, &t->made_fabric) || srt_listener(t, f) ||
 	    srt_mkdir_maybe(f, t->tport, &t->made_tport) || kattr_mkdir(f, t->tpg))
 		return -1;

@@ -6,7 +6,7 @@
  *
  *   1  the null_blk disk of the run (agents/nullb.h)
  *   2  its LIO backstore: core/iblock_<srpn_hba(run)>/rdc<run>, udev_path the
- *      disk, enabled
+ *      disk, enabled, its T10 product id (the model its LUN shows) rdc<run>
  *   3  the srpt fabric folder, when LIO has none yet
  *   4  ib_srpt's rdma_cm listener on port SRPN_CM_PORT, when it has none
  *      (a listener on another port is another user's: the step fails)

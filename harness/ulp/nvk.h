@@ -58,8 +58,8 @@ int nvkd_get(const char *path, char *buf, size_t len);
 
 /*
  * srp's nvkd_clean: every rdmacap srp object of a killed run, or of run only
- * (NULL: all): the SCSI hosts of our initiator_ext (removed, then waited
- * for), our TPGs with their ACLs and LUNs, srpt ports left with no TPG,
+ * (NULL: all): the SCSI hosts whose LUN shows our model (removed, then
+ * waited for), our TPGs with their ACLs and LUNs, srpt ports left with no TPG,
  * ib_srpt's listener when no TPG is left at all, our backstores. The null_blk
  * disks are nvkd_clean's: call this first. Nothing else is touched: *others
  * counts the srpt TPGs that are not ours. 0, or -1 when something of ours

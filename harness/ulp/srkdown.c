@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * `rdmacap down` for srp: a killed run's SCSI hosts, TPGs, listener and
- * backstores, found by their names (common/srpname.h) and removed in the
+ * `rdmacap down` for srp: a killed run's SCSI hosts (by their LUN's model),
+ * TPGs, listener and backstores, found by their names (common/srpname.h) and removed in the
  * order the kernel needs: the initiator's hosts before the target, links
  * before the folders they sit in, the TPG before the backstore its LUN
  * points at (nvk.h).
@@ -44,36 +44,32 @@ static void srkd_did(struct srkd *k, const char *what, const char *path, int r)
 		fprintf(k->log, "rdmacap: down: %s %s\n", what, path);
 }
 
-/* the SCSI hosts of our initiator_ext now; with del, each one's remote port deleted */
+/* the SRP hosts whose LUN 0 shows our model now; with del, each one's remote port deleted */
 static int srkd_hosts(struct srkd *k, bool del)
 {
-	DIR *d = opendir(SRPN_HOSTS), *r;
-	char path[300], v[40], want[32];
-	struct dirent *e, *p;
-	int n = 0;
+	DIR *d = opendir(SRPN_RPORTS);
+	char path[300], model[64];
+	struct dirent *e;
+	int n = 0, h;
 
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, "host", 4))
+	while (d && (e = readdir(d))) {
+		h = srpn_rport_host(e->d_name);
+		if (h < 0)
 			continue;
-		snprintf(path, sizeof(path), SRPN_HOSTS "/%s/initiator_ext", e->d_name);
-		if (nvkd_get(path, v, sizeof(v)) || strncmp(v, "0x", 2) ||
-		    !srpn_ext_ours(strtoull(v + 2, NULL, 16), k->run))
+		snprintf(path, sizeof(path), "/sys/bus/scsi/devices/%d:0:0:0/model", h);
+		if (nvkd_get(path, model, sizeof(model)))
+			continue;
+		srpn_model_trim(model);
+		if (!srpn_name_ours(model, k->run))
 			continue;
 		n++;
-		r = del ? opendir(SRPN_RPORTS) : NULL;
-		snprintf(want, sizeof(want), "port-%s:", e->d_name + 4);
-		while (r && (p = readdir(r))) {
-			if (strncmp(p->d_name, want, strlen(want)))
-				continue;
-			snprintf(path, sizeof(path), SRPN_RPORTS "/%s/delete", p->d_name);
-			srkd_did(k, "delete SRP remote port", path, nvkd_put(path, "1"));
-		}
-		if (r)
-			closedir(r);
+		if (!del)
+			continue;
+		snprintf(path, sizeof(path), SRPN_RPORTS "/%s/delete", e->d_name);
+		srkd_did(k, "delete SRP remote port", path, nvkd_put(path, "1"));
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
 	return n;
 }
 

@@ -85,10 +85,10 @@ srp_sides() {
 			"\([.[] | select(."src-addr" // "" | endswith(":5555"))] | length) \([.[] | select(."dst-addr" // "" | endswith(":5555"))] | length)"'
 }
 
-# srp_hosts: the SCSI hosts of ib_srp now (they have an initiator_ext)
+# srp_hosts: the SCSI hosts of ib_srp now (they have a ch_count)
 srp_hosts() {
 	find /sys/class/scsi_host/ -mindepth 1 -maxdepth 1 2>/dev/null |
-		while read -r h; do [ -e "$h/initiator_ext" ] && echo "$h"; done
+		while read -r h; do [ -e "$h/ch_count" ] && echo "$h"; done
 }
 
 RC=0 why='' OUT=''
