@@ -44,8 +44,9 @@ static void kc_close(struct kc_ctx *x, uint32_t i)
 
 /*
  * Client i's block device, opened, waited for up to --timeout: it shows in
- * sysfs once the kernel scanned it, and its node once udev or devtmpfs made
- * it. The fd, or -1 with errno and *call the step.
+ * sysfs once the kernel scanned it, its node once udev or devtmpfs made it,
+ * and it opens once the disk is added (ENXIO until then: sd probes a SCSI
+ * disk asynchronously). The fd, or -1 with errno and *call the step.
  */
 static int kc_open(struct kc_ctx *x, uint32_t i, const char **call)
 {
@@ -62,7 +63,7 @@ static int kc_open(struct kc_ctx *x, uint32_t i, const char **call)
 		if (!r) {
 			*call = "open";
 			fd = open(dev, O_RDWR | O_DIRECT | O_CLOEXEC);
-			if (fd >= 0 || errno != ENOENT)
+			if (fd >= 0 || (errno != ENOENT && errno != ENXIO))
 				return fd;
 		}
 		if (clock_ns() > end) {

@@ -10,6 +10,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/nvmfname.h"
@@ -17,6 +18,15 @@
 #include "harness/ulp/nvk.h"
 
 extern char **environ;
+
+/*
+ * A module whose last user just went may still be held a moment by the work
+ * its release queued (LIO's sessions and devices, SCSI hosts): its removal is
+ * tried again for up to 10 s before it is left loaded, as blktests'
+ * _patient_rmmod does
+ */
+#define NVKM_RMMOD_WAIT_MS 10000
+#define NVKM_RMMOD_POLL_MS 100
 
 /*
  * Per service, in load order; unloaded in reverse. null_blk makes no disk of
@@ -43,15 +53,16 @@ static const struct nvkm_set *nvkm_of(enum opt_transport tr)
 	return &nvkm_sets[tr == OPT_TR_SRP];
 }
 
-/* modprobe [-r] NAME [PARAM]: its exit status, or -1 with errno */
+/* modprobe [-rq] NAME [PARAM]: its exit status, or -1 with errno */
 static int nvkm_modprobe(bool remove, const char *name, const char *param)
 {
 	char *argv[5] = { "modprobe", NULL };
 	int n = 1, st;
 	pid_t pid;
 
+	/* -q: a removal is retried while the module is in use (nvkm_rmmod) */
 	if (remove)
-		argv[n++] = "-r";
+		argv[n++] = "-rq";
 	argv[n++] = (char *)name;
 	if (param)
 		argv[n++] = (char *)param;
@@ -62,6 +73,21 @@ static int nvkm_modprobe(bool remove, const char *name, const char *param)
 	if (waitpid(pid, &st, 0) != pid)
 		return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static bool nvkm_loaded(const char *name);
+
+/* modprobe -r name until it is gone, NVKM_RMMOD_WAIT_MS at most: 0, or -1 */
+static int nvkm_rmmod(const char *name)
+{
+	struct timespec ts = { 0, NVKM_RMMOD_POLL_MS * 1000000L };
+
+	for (int i = 0; i < NVKM_RMMOD_WAIT_MS / NVKM_RMMOD_POLL_MS; i++) {
+		if (!nvkm_modprobe(true, name, NULL) || !nvkm_loaded(name))
+			return 0;
+		nanosleep(&ts, NULL);
+	}
+	return -1;
 }
 
 static bool nvkm_loaded(const char *name)
@@ -151,9 +177,10 @@ void nvkm_down(struct nvkm *m, FILE *log)
 			m->loaded[i] = false;
 			continue;
 		}
-		/* a module another user took meanwhile stays: modprobe -r says so */
-		if (nvkm_modprobe(true, s->mods[i][0], NULL) && log)
-			fprintf(log, "rdmacap: modprobe -r %s failed\n", s->mods[i][0]);
+		/* a module another user took meanwhile stays, and is named */
+		if (nvkm_rmmod(s->mods[i][0]))
+			fprintf(stderr, "rdmacap: modprobe -r %s: in use after %d s, left loaded\n",
+				s->mods[i][0], NVKM_RMMOD_WAIT_MS / 1000);
 		m->loaded[i] = false;
 	}
 }

@@ -145,10 +145,9 @@ int srkd_others(const char *tport)
 	snprintf(dir, sizeof(dir), SRPN_SRPT "/%s", tport);
 	d = opendir(dir);
 	while (d && (e = readdir(d))) {
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		/* the port's own attribute groups are not TPGs */
-		n += e->d_name[0] != '.' && strcmp(e->d_name, "fabric_statistics") &&
-		     !lstat(path, &st) && S_ISDIR(st.st_mode) && !srpn_name_ours(e->d_name, NULL);
+		/* a TPG has an enable attribute; the port's own groups have none */
+		snprintf(path, sizeof(path), "%s/%s/enable", dir, e->d_name);
+		n += e->d_name[0] != '.' && !stat(path, &st) && !srpn_name_ours(e->d_name, NULL);
 	}
 	if (d)
 		closedir(d);

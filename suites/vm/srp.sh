@@ -176,7 +176,7 @@ for a in "--cm rdmacm:rdma_cm itself" "--qp-share 2:QPs of its own" "--op write:
 	[ "${opt[0]}" = --topology ] && where=()
 	rdc_rdmacap run --transport srp --clients 2 "${opt[@]}" "${where[@]}" >"$W/bad.tap" 2>&1
 	rc=$?
-	[ "$rc" = 2 ] && grep -q "${a#*:}" "$W/bad.tap" || why+=" ${opt[*]}: exit $rc $(head -c 200 "$W/bad.tap")"
+	[ "$rc" = 2 ] && grep -q -- "${a#*:}" "$W/bad.tap" || why+=" ${opt[*]}: exit $rc $(head -c 200 "$W/bad.tap")"
 done
 [ "$(srp_state)" = "$BEFORE" ] || why+=" something was made"
 if [ -z "$why" ]; then
