@@ -44,7 +44,24 @@ static void srkd_did(struct srkd *k, const char *what, const char *path, int r)
 		fprintf(k->log, "rdmacap: down: %s %s\n", what, path);
 }
 
-/* the SRP hosts whose LUN 0 shows our model now; with del, each one's remote port deleted */
+/* until host H's SCSI host is gone, SRKD_WAIT_MS at most */
+static void srkd_host_gone(int h)
+{
+	struct timespec ts = { 0, SRKD_POLL_MS * 1000000L };
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), SRPN_HOSTS "/host%d", h);
+	for (int i = 0; i < SRKD_WAIT_MS / SRKD_POLL_MS && !stat(path, &st); i++)
+		nanosleep(&ts, NULL);
+}
+
+/*
+ * The SRP hosts whose LUN 0 shows our model now; with del, each one's remote
+ * port deleted and the host waited for before the next: ib_srp's removal of
+ * hosts side by side was seen to oops the 7.2 kernel (srp_remove_work ->
+ * srp_terminate_io on a host whose channels the target had closed)
+ */
 static int srkd_hosts(struct srkd *k, bool del)
 {
 	DIR *d = opendir(SRPN_RPORTS);
@@ -67,6 +84,7 @@ static int srkd_hosts(struct srkd *k, bool del)
 			continue;
 		snprintf(path, sizeof(path), SRPN_RPORTS "/%s/delete", e->d_name);
 		srkd_did(k, "delete SRP remote port", path, nvkd_put(path, "1"));
+		srkd_host_gone(h);
 	}
 	if (d)
 		closedir(d);
