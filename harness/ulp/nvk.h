@@ -19,7 +19,7 @@
 #include "common/opt.h"
 
 /* the most modules nvkm_up loads for one service, with those that come with them */
-#define NVKM_NMODS 9
+#define NVKM_NMODS 13
 
 /* what nvkm_up changed, for nvkm_down to put back */
 struct nvkm {
@@ -32,8 +32,8 @@ struct nvkm {
 /*
  * Loads what a run of service tr needs that is not loaded, and mounts
  * configfs if it is not. nvmf: nvmet, nvmet_rdma, nvme_rdma (nvme_fabrics
- * with it); srp: target_core_mod, target_core_iblock, ib_srpt, ib_srp,
- * sd_mod; both null_blk (nr_devices=0: no disk of its own). 0; 1 with the
+ * with it); srp: target_core_iblock (target_core_mod with it), ib_srpt,
+ * ib_srp, sd_mod; both null_blk (nr_devices=0: no disk of its own). 0; 1 with the
  * reason to SKIP in why (the module that could not be loaded, configfs); -1
  * with why on another failure.
  */

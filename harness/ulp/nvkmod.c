@@ -32,7 +32,9 @@ extern char **environ;
  * Per service, in load order; unloaded in reverse. null_blk makes no disk of
  * its own. The last ones come with them: unloaded after them, users before
  * what they use, when they were not there. sd_mod gives the SCSI disks of
- * ib_srp's hosts their block devices (udev would load it; the rxe VM has none).
+ * ib_srp's hosts their block devices (udev would load it; the rxe VM has
+ * none). LIO's core loads its other backends (file, pscsi, user) when its
+ * configfs is first used: they go before target_core_mod, pscsi before scsi_mod.
  */
 static const struct nvkm_set {
 	int nload, nmods;
@@ -42,9 +44,10 @@ static const struct nvkm_set {
 	{ 4, 8, { { "nvmet" }, { "nvmet_rdma" }, { "nvme_rdma" }, { "null_blk", "nr_devices=0" },
 		  { "nvme_fabrics" }, { "nvme_core" }, { "nvme_auth" }, { "nvme_keyring" } },
 	  NVMFN_NVMET },
-	{ 6, 9, { { "null_blk", "nr_devices=0" }, { "target_core_mod" }, { "target_core_iblock" },
-		  { "ib_srpt" }, { "ib_srp" }, { "sd_mod" }, { "scsi_transport_srp" },
-		  { "scsi_mod" }, { "scsi_common" } },
+	{ 5, 13, { { "null_blk", "nr_devices=0" }, { "target_core_iblock" }, { "ib_srpt" },
+		   { "ib_srp" }, { "sd_mod" }, { "target_core_user" }, { "uio" },
+		   { "target_core_pscsi" }, { "target_core_file" }, { "target_core_mod" },
+		   { "scsi_transport_srp" }, { "scsi_mod" }, { "scsi_common" } },
 	  SRPN_TARGET },
 };
 

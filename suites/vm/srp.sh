@@ -61,7 +61,8 @@ srp_state() {
 	[ -r "$TGT/srpt/discovery_auth/rdma_cm_port" ] &&
 		echo "listener $(cat "$TGT/srpt/discovery_auth/rdma_cm_port")"
 	names "$CFS/nullb" 'rdc*' | sed 's/^/nullb /'
-	for m in target_core_mod target_core_iblock ib_srpt ib_srp scsi_transport_srp sd_mod null_blk; do
+	for m in target_core_mod target_core_iblock target_core_file target_core_pscsi target_core_user \
+		ib_srpt ib_srp scsi_transport_srp sd_mod scsi_mod null_blk; do
 		[ -d /sys/module/$m ] && echo "module $m"
 	done
 	mount | grep -q " $CFS " && echo "configfs mounted"
