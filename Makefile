@@ -23,7 +23,8 @@
 #   make rerun R=NAME run docs/results/NAME/run again into build/results/NAME, under the
 #                     VM lock (the committed folder is left as it is)
 #   make results      re-render docs/results/*/ (report.md, report.svg) from their run.json,
-#                     and docs/figures.md from the table of figures (tests/docs.t checks both)
+#                     docs/figures.md from the table of figures and README.md's table of
+#                     options from rdmacap run --help (docs/options; tests/docs.t checks all)
 
 CC      ?= gcc
 PREFIX  ?= /usr/local
@@ -216,10 +217,13 @@ soak:
 	fi; \
 	exit $$rc
 
-# Published results and the figures' reference are rendered from committed data only.
+# Published results, the figures' reference and README's options are rendered from
+# committed data and the option tables only.
 results: $(O)/rdmacap
 	$(O)/rdmacap report --figures >docs/figures.md
 	RDMACAP=$(O)/rdmacap docs/results/render
+	RDMACAP=$(O)/rdmacap docs/options >$(O)/README.md
+	mv $(O)/README.md README.md
 
 # One published result run again: its run into build/results/R, under the VM lock
 # every VM user of the host takes; R is checked before anything is built.

@@ -14,7 +14,9 @@
 #include "agents/ag.h"
 #include "agents/opts.h"
 #include "common/deadline.h"
+#include "common/fiopt.h"
 #include "common/nvmfname.h"
+#include "common/nvopt.h"
 #include "common/srpname.h"
 #include "rdma/dev.h"
 
@@ -201,7 +203,7 @@ static int ag_check(const struct ag_opts *o, const uint8_t *seen, char *err, siz
 		if (ag_flags(c) & other)
 			return ag_err(err, errlen, "--%s is not an option of --role %s",
 				      ag_optname(c), o->role == AG_ROLE_SERVER ? "server" : "client");
-		/* the fi transports' refusals name their reasons (opt_fi_rules) */
+		/* the fi transports' refusals name their reasons (fiopt_rules) */
 		if (opt_tr_fi(o->transport) && (c >= O_SHARED || c == O_CPUS))
 			continue;
 		if (!opt_tr_takes(ag_flags(c), o->transport))
@@ -209,9 +211,9 @@ static int ag_check(const struct ag_opts *o, const uint8_t *seen, char *err, siz
 	}
 	for (int i = 0; i < OPT_N; i++)
 		shared[i] = seen[O_SHARED + i - O_ROLE];
-	if (opt_kern_rules(o->transport, shared, err, errlen) ||
+	if (nvopt_rules(o->transport, shared, err, errlen) ||
 	    opt_rules(o->transport, shared, err, errlen) ||
-	    opt_fi_rules(o->transport, shared, o->model, o->server_threads, o->poll, err, errlen) ||
+	    fiopt_rules(o->transport, shared, o->model, o->server_threads, o->poll, err, errlen) ||
 	    opt_cm_rules(o->transport, o->cm, shared, err, errlen) ||
 	    opt_ud_rules(o->transport, o->cm, o->size, err, errlen) ||
 	    opt_uc_rules(o->transport, o->op, err, errlen) ||

@@ -93,7 +93,8 @@ const struct opt_def opt_defs[OPT_N] = {
 			      .def = OPT_OOB_PER_AGENT, .arg = "per-agent|per-conn",
 			      .help = "one TLS session per agent, or one per connection",
 			      .nofi = "no TLS exchange: the provider connects the endpoints" },
-	[OPT_SRQ] = { "srq", OPT_FLAG, .flags = OPT_F_RC | OPT_F_FI,
+	/* fi-rdm's is ofi_rxm's (agents/fi/fab.c); an fi-msg endpoint has none */
+	[OPT_SRQ] = { "srq", OPT_FLAG, .flags = OPT_F_RC | OPT_F_FI_RDM,
 		      .help = "one shared receive queue per agent (fi-rdm: ofi_rxm's shared "
 			      "receive context under each endpoint)",
 		      .nofi = "no shared receive context (fi_srx_context) is made" },
@@ -388,7 +389,8 @@ const char *opt_word(enum opt_id id, long long v)
 
 bool opt_tr_takes(unsigned flags, enum opt_transport tr)
 {
-	bool fi = opt_tr_fi(tr) && (flags & OPT_F_FI);
+	bool fi = (tr == OPT_TR_FI_MSG && (flags & OPT_F_FI_MSG)) ||
+		  (tr == OPT_TR_FI_RDM && (flags & OPT_F_FI_RDM));
 
 	if (flags & OPT_F_FI_ONLY)
 		return opt_tr_fi(tr);
@@ -425,7 +427,7 @@ int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t e
 {
 	int tls = seen[OPT_TLS_CA] + seen[OPT_TLS_CERT] + seen[OPT_TLS_KEY];
 
-	/* the fi transports refuse them with each row's reason (opt_fi_rules) */
+	/* the fi transports refuse them with each row's reason (fiopt_rules) */
 	for (int i = 0; i < OPT_N; i++)
 		if (seen[i] && !opt_tr_fi(tr) && !opt_tr_takes(opt_defs[i].flags, tr))
 			return opt_tr_refuse(opt_defs[i].name, opt_defs[i].flags, err, errlen);
@@ -433,49 +435,6 @@ int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t e
 		snprintf(err, errlen, "--tls-ca, --tls-cert and --tls-key go together");
 		return -1;
 	}
-	return 0;
-}
-
-int opt_kern_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen)
-{
-	/* why each does not apply: to nvmf, to srp */
-	static const struct { enum opt_id id; const char *why[2]; } no[] = {
-		{ OPT_CM, { "the kernel's nvme-rdma connects its queues through rdma_cm itself",
-			    "the kernel's ib_srp connects its channels through rdma_cm itself" } },
-		{ OPT_QP_SHARE, { "each controller's queues are QPs of its own, made by nvme-rdma",
-				  "each SCSI host's channels are QPs of its own, made by ib_srp" } },
-		{ OPT_OP, { "the round trips are NVMe writes and reads, which nvme-rdma maps to "
-			    "RDMA operations itself",
-			    "the round trips are SCSI writes and reads, which ib_srpt maps to "
-			    "RDMA operations itself" } },
-		{ OPT_CQ, { "nvme-rdma makes its own CQs", "ib_srp and ib_srpt make their own CQs" } },
-		{ OPT_MR, { "nvme-rdma registers its own MRs", "ib_srp registers its own MRs" } },
-		{ OPT_SRQ, { "nvmet-rdma chooses its SRQs itself (its use_srq parameter)",
-			     "ib_srpt chooses its SRQ itself (the target's use_srq attribute)" } },
-		{ OPT_RX_DEPTH, { "the queue depth is --nvme-queue-size",
-				  "ib_srp and ib_srpt size their queues themselves" } },
-		{ OPT_OOB_SESSION, { "there is no out-of-band session",
-				     "there is no out-of-band session" } },
-		{ OPT_POLL, { "nvme-rdma polls its own CQs", "ib_srp polls its own CQs" } },
-		{ OPT_GID_INDEX, { "nvme-rdma resolves its GID through rdma_cm",
-				   "ib_srp resolves its GID through rdma_cm" } },
-		{ OPT_SERVER_MODEL, { "the server is the kernel's nvmet target",
-				      "the server is the kernel's ib_srpt target" } },
-		{ OPT_SERVER_THREADS, { "the server is the kernel's nvmet target",
-					"the server is the kernel's ib_srpt target" } },
-		{ OPT_PORTS, { "the target listens on one port, 4420",
-			       "the target listens on one rdma_cm port (ib_srpt's rdma_cm_port)" } },
-	};
-
-	if (!opt_tr_kernel(tr))
-		return 0;
-	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
-		if (seen[no[i].id]) {
-			snprintf(err, errlen, "--%s does not apply to --transport %s: %s",
-				 opt_defs[no[i].id].name, opt_transports[tr],
-				 no[i].why[tr == OPT_TR_SRP]);
-			return -1;
-		}
 	return 0;
 }
 
@@ -514,40 +473,6 @@ int opt_thread_rules(enum opt_transport tr, enum opt_model model, enum opt_cq cq
 	if (cq != OPT_CQ_PER_CONN || srq || cm != OPT_CM_OOB_TLS) {
 		snprintf(err, errlen, "--server-model thread takes --cq per-conn, no --srq and "
 			 "--cm oob-tls (a thread per client owns its connection's CQs)");
-		return -1;
-	}
-	return 0;
-}
-
-int opt_fi_rules(enum opt_transport tr, const bool seen[OPT_N], enum opt_model model,
-		 long long server_threads, enum opt_poll poll, char *err, size_t errlen)
-{
-	const char *t = opt_word(OPT_TRANSPORT, tr);
-
-	if (!opt_tr_fi(tr))
-		return 0;
-	for (int i = 0; i < OPT_N; i++)
-		if (seen[i] && (opt_defs[i].flags & (OPT_F_RC | OPT_F_UD_ONLY)) &&
-		    !(opt_defs[i].flags & OPT_F_FI)) {
-			snprintf(err, errlen, "--%s does not apply to --transport %s: %s",
-				 opt_defs[i].name, t, opt_defs[i].nofi ? opt_defs[i].nofi :
-				 "a verbs choice the provider makes beneath the endpoint");
-			return -1;
-		}
-	if (model != OPT_MODEL_EVENT || server_threads > 1) {
-		snprintf(err, errlen, "--transport %s serves from one event loop (--server-model "
-			 "event, --server-threads 1): its EQ and CQs are the loop's", t);
-		return -1;
-	}
-	/* fi-rdm's is ofi_rxm's (agents/fi/fab.c); an fi-msg endpoint has none */
-	if (tr == OPT_TR_FI_MSG && seen[OPT_SRQ]) {
-		snprintf(err, errlen, "--srq does not apply to --transport %s: %s", t,
-			 opt_defs[OPT_SRQ].nofi);
-		return -1;
-	}
-	if (poll == OPT_POLL_ADAPTIVE) {
-		snprintf(err, errlen, "--poll adaptive is verbs' (it arms a completion channel); "
-			 "--transport %s takes --poll event (FI_WAIT_FD) or busy", t);
 		return -1;
 	}
 	return 0;

@@ -4,7 +4,9 @@
  *
  * Offers: the enums of every fixed-choice option, their words, the limits and
  * defaults of every numeric option, one parser per option (opt_parse) and the
- * cross-option rules the agent enforces (opt_rules). harness/cli/cli.c and
+ * cross-option rules the agent enforces (opt_rules), but for those of the
+ * transports whose endpoints others build: common/fiopt.h (libfabric) and
+ * common/nvopt.h (the kernel's nvmf). harness/cli/cli.c and
  * agents/opts.c both parse through this table, so a value the agent would
  * reject is rejected by rdmacap before anything is created.
  *
@@ -79,10 +81,12 @@ enum opt_kind {
 #define OPT_F_HOST 0x40		/* rdmacap: only with --topology host (its own rxe otherwise) */
 #define OPT_F_ORCH 0x100	/* rdmacap only: the agent has no such option */
 #define OPT_F_NVMF 0x800	/* only with --transport nvmf; with OPT_F_RC: nvmf takes it too */
-#define OPT_F_FI 0x200		/* an OPT_F_RC option the fi transports take too */
+#define OPT_F_FI_MSG 0x200	/* an OPT_F_RC option --transport fi-msg takes too */
+#define OPT_F_FI_RDM 0x2000	/* an OPT_F_RC option --transport fi-rdm takes too */
+#define OPT_F_FI (OPT_F_FI_MSG | OPT_F_FI_RDM)
 #define OPT_F_FI_ONLY 0x400	/* only with --transport fi-msg or fi-rdm */
 #define OPT_F_RDMACM 0x1000	/* only with --cm rdmacm (it orders rdma_cm's steps) */
-#define OPT_F_SRP 0x2000	/* only with --transport srp; with OPT_F_RC: srp takes it too */
+#define OPT_F_SRP 0x4000	/* only with --transport srp; with OPT_F_RC: srp takes it too */
 
 /* --device NAME[:PORT]: IB_DEVICE_NAME_MAX, and the 8 bits of a port number */
 #define OPT_DEV_NAME_MAX 64
@@ -204,7 +208,7 @@ struct opt_def {
 	const char *arg;		/* help: "tcp|rc", "B" */
 	const char *def_text;		/* help: the default in words, when not def's */
 	const char *help;		/* help: one line, what it means */
-	/* OPT_F_RC or OPT_F_UD_ONLY without OPT_F_FI: why an fi transport refuses it */
+	/* OPT_F_RC or OPT_F_UD_ONLY: why an fi transport that does not take it refuses it */
 	const char *nofi;
 };
 
@@ -239,7 +243,11 @@ int opt_cpus_str(const int *cpus, int n, char sep, char *buf, size_t len);
 /* The word of enum value v of a word option ("tcp"), or "?" if none. */
 const char *opt_word(enum opt_id id, long long v);
 
-/* Whether --transport tr takes an option of these OPT_F_* flags. */
+/*
+ * Whether --transport tr takes an option of these OPT_F_* flags: the one answer
+ * that the transport rules (opt_rules, fiopt_rules), the refusals' lists
+ * (opt_tr_refuse) and the help's are all made from.
+ */
 bool opt_tr_takes(unsigned flags, enum opt_transport tr);
 
 /*
@@ -254,15 +262,6 @@ int opt_tr_refuse(const char *name, unsigned flags, char *err, size_t errlen);
  * files all three or none. 0, or -1 with the reason in err.
  */
 int opt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
-
-/*
- * The rules of the kernel services, --transport nvmf and srp (no-op for the
- * others): the kernel's initiator sets up the connections and the kernel's
- * target is the server, so the options that shape rdmacap's own QPs,
- * connection manager or server are refused, each with why. 0, or -1 with the
- * reason in err.
- */
-int opt_kern_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
 
 /*
  * The rules of --transport ud (no-op for the others): its QP number and Q_Key
@@ -286,15 +285,6 @@ int opt_uc_rules(enum opt_transport tr, enum opt_op op, char *err, size_t errlen
  */
 int opt_thread_rules(enum opt_transport tr, enum opt_model model, enum opt_cq cq, bool srq,
 		     enum opt_cm cm, char *err, size_t errlen);
-
-/*
- * The rules of the fi transports (no-op for the others): every option marked
- * OPT_F_RC or OPT_F_UD_ONLY and not OPT_F_FI refused with its row's reason;
- * --srq with fi-rdm only; one event-driven server thread; --poll event or busy. 0, or -1 with the
- * reason in err.
- */
-int opt_fi_rules(enum opt_transport tr, const bool seen[OPT_N], enum opt_model model,
-		 long long server_threads, enum opt_poll poll, char *err, size_t errlen);
 
 /*
  * The rules of --cm (cm is the value given or the default): options marked

@@ -13,7 +13,12 @@
 # was measured), every path of the tree they name exists (a folder's name
 # followed by a path, or a relative link), and every figure they cite
 # ([VALUE unit](results/NAME/ "FIELD"), docs/results/README.md) is in its
-# folder's JSON at that field. Prints TAP.
+# folder's JSON at that field, and no measured figure stands there without its
+# citation (a number with a unit only a measurement gives: us, KB, MB, conn/s,
+# 1.08x, 19.8 s, 37,872 B) and every quote of a result's file, `TEXT`
+# ([FILE](results/NAME/FILE)), is in that file; README.md's table of options
+# is what `rdmacap run --help` prints (docs/options) and README.md is at most
+# 150 lines. Prints TAP.
 #
 #   DOCS_PATHS_PENDING  paths a document may name before they are committed
 #                       (a result folder being run again), space-separated
@@ -23,7 +28,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 tap_init
-tap_plan 10
+tap_plan 14
 D=${DOCS_DIR:-$ROOT/docs}
 
 if "$RDMACAP" report --figures >"$T/figures.md" 2>"$T/err" &&
@@ -33,6 +38,18 @@ else
 	tap_fail "docs/figures.md is rdmacap report --figures" \
 		"$(cat "$T/err") $(head -20 "$T/diff") (make results rewrites it)"
 fi
+
+desc="README.md's table of options is what rdmacap run --help prints"
+if RDMACAP=$RDMACAP "$D/options" "$ROOT/README.md" >"$T/README.md" 2>"$T/err" &&
+	diff -u "$ROOT/README.md" "$T/README.md" >"$T/diff"; then
+	tap_ok "$desc"
+else
+	tap_fail "$desc" "$(cat "$T/err") $(head -20 "$T/diff") (make results rewrites it)"
+fi
+
+n=$(wc -l <"$ROOT/README.md")
+if [ "$n" -le 150 ]; then tap_ok "README.md is at most 150 lines ($n)"; else
+	tap_fail "README.md is at most 150 lines ($n)" "docs/ takes the rest"; fi
 
 desc="docs/results/*/ re-render to the committed report.md and report.svg"
 if RDMACAP=$RDMACAP "$D/results/render" "$T/r" 2>"$T/err"; then
@@ -119,7 +136,7 @@ done < <(find "$D/results" -name '*.json.sha256' | sort)
 if [ -z "$bad" ]; then tap_ok "$desc"; else tap_fail "$desc" "$bad"; fi
 
 desc="README.md and docs/ tell of the project, not of how it was measured"
-hits=$(grep -rniE 'this session|engineers|host load [0-9]+-[0-9]+|\(was [0-9]|^#+ *Changed:|as it did at [0-9a-f]{7}|vCPUs shared with other|Addressed( by|:)|^#+ *Soak run|^#+ *Measured$|Measured in the (rxe )?VM|(rdmacap|commit|build|programs) (at|of) [0-9a-f]{7}' \
+hits=$(grep -rniE 'this session|(that|another|a later|the next|the last|previous|earlier) session|\bhelpers?\b|\bbranch(es)?\b|\bworktrees?\b|\blab notes?\b|engineers|host load [0-9]+-[0-9]+|\b(was|were) [0-9]|when written|\bthis commit\b|(an earlier|the previous|the old) (search|version|build|commit)|^#+ *Changed:|as it (did|was|ran) (at|in|on|before)|\b(since|until|as of) (commit )?[0-9a-f]{7,40}\b|vCPUs shared with other|Addressed( by|:)|^#+ *Soak run|^#+ *Measured$|Measured in the (rxe )?VM|(rdmacap|commit|build|programs) (at|of) [0-9a-f]{7}' \
 	--include='*.md' "$ROOT/README.md" "$D" 2>/dev/null | grep -v "^$D/results/")
 if [ -z "$hits" ]; then tap_ok "$desc"; else tap_fail "$desc" "$(head -5 <<<"$hits")"; fi
 
@@ -154,9 +171,10 @@ if [ -z "$hits" ]; then tap_ok "$desc"; else tap_fail "$desc" "$(head -10 <<<"$h
 
 # cites MD: "LINE<TAB>VALUE<TAB>FOLDER<TAB>FIELD" for each figure MD cites in the
 # form docs/results/README.md defines: [VALUE unit](.../results/NAME/... "FIELD")
+# (an indented code block shows the form: not a citation)
 cite_re='\[[0-9][0-9,.]*[^]]*\]\([^) ]*results/[A-Za-z0-9_-]+/[^) ]* "[A-Za-z0-9_.]+"\)'
 cites() {
-	grep -noE "$cite_re" "$1" | sed -E \
+	sed -E 's/^(    |\t).*$//' "$1" | grep -noE "$cite_re" | sed -E \
 		's|^([0-9]+):\[(([0-9][0-9,.]*)[^]]*)\]\(([^) ]*results/[A-Za-z0-9_-]+)/[^) ]* "([^"]+)"\)$|\1\t\3\t\4\t\5\t\2|'
 }
 # found DIR FIELD VALUE TEXT: at a path ending in FIELD in a JSON of DIR, a number
@@ -173,10 +191,10 @@ found() {
 		($1 == "n" && sprintf("%.*f", d, $2) == want) || ($1 == "s" && $2 == text) { ok = 1; exit }
 		END { exit !ok }'
 }
-desc="every figure README.md and docs/*.md cite is in its result folder's JSON"
+desc="every figure README.md, docs/*.md and docs/results/README.md cite is in its result folder's JSON"
 bad=
 n=0
-for md in "$ROOT/README.md" "$D"/*.md; do
+for md in "$ROOT/README.md" "$D"/*.md "$D/results/README.md"; do
 	while IFS=$'\t' read -r -u 3 ln val dir field text; do
 		[ -n "$ln" ] || continue
 		n=$((n + 1))
@@ -191,10 +209,84 @@ for md in "$ROOT/README.md" "$D"/*.md; do
 done
 if [ -z "$bad" ] && [ "$n" -gt 0 ]; then tap_ok "$desc ($n)"; else tap_fail "$desc ($n)" "$bad"; fi
 
+# uncited MD REL: "REL:LINE: FIGURE" for each measured figure MD states outside a
+# citation, a code span or a code block: a number with a unit that a setting or
+# a rule does not take (us, µs, KB, MB, GB, minutes, hours, a rate per second),
+# a ratio or a time with decimals (1.08x, 19.8 s), or bytes in the thousands
+# that are no power of two (37,872 B; a buffer of 4,096 B or 16,384 KiB is a
+# setting). Not one: a setting that names its constant (a macro) on the same
+# line (20 us (`POLL_LINGER_NS`)), an arithmetic's result (= 3.8 s).
+uncited() {
+	awk -v rel="$2" '
+	/^ *```/ { blk = !blk; next }
+	blk { next }
+	{
+		s = $0
+		if (code) {
+			if ((i = index(s, "`")) == 0) next
+			s = substr(s, i + 1)
+			code = 0
+		}
+		gsub(/\[[0-9][^]]*\]\([^) ]*results\/[^)]*\)/, "", s)
+		gsub(/[0-9][0-9,.]* ?[A-Za-z\/]+ \(`[A-Z][A-Z0-9_]*`/, "", s)
+		gsub(/`[^`]*`/, "", s)
+		if ((i = index(s, "`")) > 0) {
+			s = substr(s, 1, i - 1)
+			code = 1
+		}
+		gsub(/= *[0-9][0-9,.]*/, "", s)
+		while (match(s, /[0-9][0-9,]*(\.[0-9]+)?(-[0-9][0-9,]*(\.[0-9]+)?)? ?(us|µs|KB|MB|GB|TB|B|KiB|MiB|GiB|x|s|ms|minutes?|hours?|conn\/s|cps|connections\/s|round trips\/s|msgs\/s|controllers\/s)([^A-Za-z0-9\/]|$)/)) {
+			fig = substr(s, RSTART, RLENGTH)
+			pre = RSTART > 1 ? substr(s, RSTART - 1, 1) : ""
+			s = substr(s, RSTART + RLENGTH)
+			if (pre ~ /[A-Za-z0-9_.,\/]/) continue
+			sub(/[^A-Za-z0-9\/]$/, "", fig)
+			num = fig
+			sub(/[^0-9,.].*$/, "", num)
+			gsub(/,/, "", num)
+			unit = fig
+			sub(/^[0-9,.]+(-[0-9,.]+)? ?/, "", unit)
+			if (unit ~ /^(s|ms|x)$/ && num !~ /\./) continue
+			if (unit ~ /^(B|KiB|MiB|GiB)$/) {
+				if (num ~ /\./ || num + 0 < 1000) continue
+				n = num + 0
+				while (n > 1 && n % 2 == 0) n /= 2
+				if (n == 1) continue
+			}
+			print rel ":" FNR ": " fig
+		}
+	}' "$1"
+}
+desc="README.md, docs/*.md and docs/results/README.md: no measured figure without its citation"
+hits=$(for md in "$ROOT/README.md" "$D"/*.md "$D/results/README.md"; do uncited "$md" "${md#"$ROOT"/}"; done)
+if [ -z "$hits" ]; then tap_ok "$desc"; else
+	tap_fail "$desc" "$(head -10 <<<"$hits") (cite each: [VALUE unit](results/NAME/ \"FIELD\"), docs/results/README.md; or say what it is: a setting, an arithmetic)"
+fi
+
+# a quote of a result's file, `TEXT` ([NAME](.../results/FOLDER/FILE)), is that
+# file's text (spaces and line breaks read as one space)
+desc="README.md and docs/*.md: every quote of a result's file is in that file"
+# shellcheck disable=SC2016 # the backquotes are Markdown's
+quote_re='`[^`]+` \(\[[^]]*\]\([^) ]*results/[A-Za-z0-9_-]+/[^) ]+\)\)'
+bad=
+n=0
+for md in "$ROOT/README.md" "$D"/*.md; do
+	while IFS= read -r -u 3 q; do
+		[ -n "$q" ] || continue
+		n=$((n + 1))
+		text=${q#\`} text=${text%%\`*}
+		f=${q##*](} f=${f%))}
+		case $f in /*) ;; *) f=$(dirname "$md")/$f ;; esac
+		[ -f "$f" ] && tr -s ' \n' '  ' <"$f" | grep -qF -- "$text" ||
+			bad+=" ${md#"$ROOT"/}: \`$text\` not in ${f#"$ROOT"/}"
+	done 3< <(tr -s ' \n' '  ' <"$md" | grep -oE "$quote_re")
+done
+if [ -z "$bad" ]; then tap_ok "$desc ($n)"; else tap_fail "$desc ($n)" "$bad"; fi
+
 # a link to a result folder that carries a figure must use the citation form:
 # a number as link text with no field is a figure nobody can check
-desc="README.md and docs/*.md: no figure linked to a result without its field"
+desc="README.md, docs/*.md and docs/results/README.md: no figure linked to a result without its field"
 hits=$(grep -noE '\[[0-9][0-9,.]*[^]]*\]\([^) ]*results/[A-Za-z0-9_-]+/[^) ]*\)' \
-	"$ROOT/README.md" "$D"/*.md | grep -v '"[A-Za-z0-9_.]*")$')
+	"$ROOT/README.md" "$D"/*.md "$D/results/README.md" | grep -v '"[A-Za-z0-9_.]*")$')
 if [ -z "$hits" ]; then tap_ok "$desc"; else tap_fail "$desc" "$(head -5 <<<"$hits")"; fi
 tap_finished

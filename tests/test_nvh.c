@@ -15,6 +15,7 @@
 #include "agents/nullb.h"
 #include "agents/nvmf/nvmf_host.h"
 #include "common/nvmfname.h"
+#include "common/nvopt.h"
 #include "common/opt.h"
 #include "tap/tap.h"
 
@@ -95,15 +96,15 @@ static void t_rules(void)
 	char err[256] = "";
 
 	seen[OPT_CM] = true;
-	tap_ok(&T, opt_kern_rules(OPT_TR_NVMF, seen, err, sizeof(err)) == -1 &&
+	tap_ok(&T, nvopt_rules(OPT_TR_NVMF, seen, err, sizeof(err)) == -1 &&
 	       strstr(err, "--cm") && strstr(err, "rdma_cm"), "--cm refused: %s", err);
 	seen[OPT_CM] = false;
 	seen[OPT_QP_SHARE] = true;
-	tap_ok(&T, opt_kern_rules(OPT_TR_NVMF, seen, err, sizeof(err)) == -1 &&
+	tap_ok(&T, nvopt_rules(OPT_TR_NVMF, seen, err, sizeof(err)) == -1 &&
 	       strstr(err, "--qp-share"), "--qp-share refused: %s", err);
 	seen[OPT_QP_SHARE] = false;
 	seen[OPT_DEVICE] = seen[OPT_NVME_IO_QUEUES] = seen[OPT_NVME_QUEUE_SIZE] = true;
-	tap_ok(&T, !opt_kern_rules(OPT_TR_NVMF, seen, err, sizeof(err)) &&
+	tap_ok(&T, !nvopt_rules(OPT_TR_NVMF, seen, err, sizeof(err)) &&
 	       !opt_rules(OPT_TR_NVMF, seen, err, sizeof(err)),
 	       "--device, --nvme-io-queues, --nvme-queue-size taken with nvmf");
 	seen[OPT_DEVICE] = false;

@@ -14,6 +14,7 @@
 
 #include "agents/srp/srp_host.h"
 #include "agents/srp/srp_target.h"
+#include "common/nvopt.h"
 #include "common/opt.h"
 #include "common/srpname.h"
 #include "tap/tap.h"
@@ -69,12 +70,12 @@ static void t_rules(void)
 	char err[256] = "";
 
 	seen[OPT_CM] = true;
-	tap_ok(&T, opt_kern_rules(OPT_TR_SRP, seen, err, sizeof(err)) == -1 &&
+	tap_ok(&T, nvopt_rules(OPT_TR_SRP, seen, err, sizeof(err)) == -1 &&
 	       strstr(err, "--cm") && strstr(err, "ib_srp") && strstr(err, "--transport srp"),
 	       "--cm refused: %s", err);
 	seen[OPT_CM] = false;
 	seen[OPT_OP] = true;
-	tap_ok(&T, opt_kern_rules(OPT_TR_SRP, seen, err, sizeof(err)) == -1 &&
+	tap_ok(&T, nvopt_rules(OPT_TR_SRP, seen, err, sizeof(err)) == -1 &&
 	       strstr(err, "SCSI"), "--op refused: %s", err);
 	seen[OPT_OP] = false;
 	seen[OPT_NVME_IO_QUEUES] = true;
@@ -83,7 +84,7 @@ static void t_rules(void)
 	       "--nvme-io-queues with srp refused: %s", err);
 	seen[OPT_NVME_IO_QUEUES] = false;
 	seen[OPT_DEVICE] = seen[OPT_CLIENTS] = seen[OPT_SIZE] = true;
-	tap_ok(&T, !opt_kern_rules(OPT_TR_SRP, seen, err, sizeof(err)) &&
+	tap_ok(&T, !nvopt_rules(OPT_TR_SRP, seen, err, sizeof(err)) &&
 	       !opt_rules(OPT_TR_SRP, seen, err, sizeof(err)), "--device, --clients, --size taken");
 }
 

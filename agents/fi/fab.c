@@ -23,6 +23,39 @@ void fab_fatal(const char *call, const char *obj, int err, int prov_errno)
 	proto_error(call, err);
 }
 
+int fab_eq_rearm(struct fab *f, bool *hot)
+{
+	int ret = fi_trywait(f->fabric, &(struct fid *){ &f->eq->fid }, 1);
+
+	if (ret && ret != -FI_EAGAIN) {
+		fab_fatal("fi_trywait", "eq", fab_errno(ret), fab_errno(ret));
+		return -1;
+	}
+	*hot = ret == -FI_EAGAIN;
+	return 0;
+}
+
+void fab_cli_warn(const char *call, uint32_t id, int err, int prov_errno)
+{
+	char obj[48];
+
+	snprintf(obj, sizeof(obj), "endpoint of client %u", id);
+	fab_warn(call, obj, err, prov_errno);
+}
+
+void fab_cli_close(struct fab_cqs *s, uint32_t i, bool own_cq, int ep_fd, struct fid_ep **ep,
+		   struct fid_mr **mr, uint8_t **buf)
+{
+	fab_fclose(*ep ? &(*ep)->fid : NULL, "endpoint");
+	fab_fclose(*mr ? &(*mr)->fid : NULL, "mr");
+	if (own_cq)
+		fab_cq_close(s, i, ep_fd);
+	free(*buf);
+	*ep = NULL;
+	*mr = NULL;
+	*buf = NULL;
+}
+
 void fab_fclose(struct fid *fid, const char *what)
 {
 	int ret;

@@ -184,6 +184,20 @@ void fab_cqs_fini(struct fab_cqs *s);
 int fab_cq_open(struct fab_cqs *s, uint32_t i, size_t size, int ep_fd, uint64_t tag,
 		const char **call);
 void fab_cq_close(struct fab_cqs *s, uint32_t i, int ep_fd);
+
+/*
+ * After the EQ was read: fi_trywait on it, *hot left set while it may hold
+ * more (the loop must not sleep). 0, or -1 after a fatal record.
+ */
+int fab_eq_rearm(struct fab *f, bool *hot);
+/* fab_warn with the object "endpoint of client ID" */
+void fab_cli_warn(const char *call, uint32_t id, int err, int prov_errno);
+/*
+ * A client connection's endpoint, MR and buffer closed and set NULL, and CQ i
+ * of s with them when the connection has its own (own_cq; ep_fd: the loop's).
+ */
+void fab_cli_close(struct fab_cqs *s, uint32_t i, bool own_cq, int ep_fd, struct fid_ep **ep,
+		   struct fid_mr **mr, uint8_t **buf);
 /* CQ i's fd woke the loop: read it before the loop sleeps */
 void fab_cq_woken(struct fab_cqs *s, uint32_t i);
 /*

@@ -54,23 +54,13 @@ static void fmc_close(struct fmc_ctx *x, uint32_t i)
 {
 	struct fmc_conn *c = &x->c[i];
 
-	fab_fclose(c->ep ? &c->ep->fid : NULL, "endpoint");
-	fab_fclose(c->mr ? &c->mr->fid : NULL, "mr");
-	if (x->o->cq == OPT_CQ_PER_CONN)
-		fab_cq_close(&x->cqs, i, x->ph.ep);
-	free(c->buf);
-	c->ep = NULL;
-	c->mr = NULL;
-	c->buf = NULL;
+	fab_cli_close(&x->cqs, i, x->o->cq == OPT_CQ_PER_CONN, x->ph.ep, &c->ep, &c->mr, &c->buf);
 	c->state = FMC_CLOSED;
 }
 
 static void fmc_fail(struct fmc_ctx *x, uint32_t i, const char *call, int err, int prov)
 {
-	char obj[48];
-
-	snprintf(obj, sizeof(obj), "endpoint of client %u", x->o->first_id + i);
-	fab_warn(call, obj, err, prov);
+	fab_cli_warn(call, x->o->first_id + i, err, prov);
 	ph_fail(&x->ph, i, call, err, NULL, false, -1);
 	fmc_close(x, i);
 	x->c[i].state = FMC_FAILED;
@@ -79,10 +69,7 @@ static void fmc_fail(struct fmc_ctx *x, uint32_t i, const char *call, int err, i
 /* in traffic: the connection is lost to the round trips */
 static void fmc_broken(struct fmc_ctx *x, uint32_t i, const char *call, int err, int prov)
 {
-	char obj[48];
-
-	snprintf(obj, sizeof(obj), "endpoint of client %u", x->o->first_id + i);
-	fab_warn(call, obj, err, prov);
+	fab_cli_warn(call, x->o->first_id + i, err, prov);
 	load_fail(&x->ph.load, i, call, err, NULL);
 	fmc_close(x, i);
 }
@@ -334,14 +321,8 @@ static int fmc_spin(void *arg)
 	int busy = 0, ret;
 
 	if (x->eq_hot) {
-		if (fmc_eq(x))
+		if (fmc_eq(x) || fab_eq_rearm(&x->f, &x->eq_hot))
 			return -1;
-		ret = fi_trywait(x->f.fabric, &(struct fid *){ &x->f.eq->fid }, 1);
-		if (ret && ret != -FI_EAGAIN) {
-			fab_fatal("fi_trywait", "eq", fab_errno(ret), fab_errno(ret));
-			return -1;
-		}
-		x->eq_hot = ret == -FI_EAGAIN;
 		busy = x->eq_hot;
 	}
 	ret = fab_cqs_poll(&x->cqs);

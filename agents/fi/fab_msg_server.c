@@ -334,14 +334,8 @@ static int fms_spin(struct fms_srv *s)
 	int busy = 0, ret;
 
 	if (s->eq_hot) {
-		if (fms_eq(s))
+		if (fms_eq(s) || fab_eq_rearm(&s->f, &s->eq_hot))
 			return -1;
-		ret = fi_trywait(s->f.fabric, &(struct fid *){ &s->f.eq->fid }, 1);
-		if (ret && ret != -FI_EAGAIN) {
-			fab_fatal("fi_trywait", "eq", fab_errno(ret), fab_errno(ret));
-			return -1;
-		}
-		s->eq_hot = ret == -FI_EAGAIN;
 		busy = s->eq_hot;
 	}
 	ret = fab_cqs_poll(&s->cqs);

@@ -60,23 +60,13 @@ static void frc_close(struct frc_ctx *x, uint32_t i)
 	if (c->tx_want)
 		x->nwant--;
 	c->tx_want = false;
-	fab_fclose(c->ep ? &c->ep->fid : NULL, "endpoint");
-	fab_fclose(c->mr ? &c->mr->fid : NULL, "mr");
-	if (x->o->cq == OPT_CQ_PER_CONN)
-		fab_cq_close(&x->cqs, i, x->ph.ep);
-	free(c->buf);
-	c->ep = NULL;
-	c->mr = NULL;
-	c->buf = NULL;
+	fab_cli_close(&x->cqs, i, x->o->cq == OPT_CQ_PER_CONN, x->ph.ep, &c->ep, &c->mr, &c->buf);
 	c->state = FRC_CLOSED;
 }
 
 static void frc_fail(struct frc_ctx *x, uint32_t i, const char *call, int err, int prov)
 {
-	char obj[48];
-
-	snprintf(obj, sizeof(obj), "endpoint of client %u", x->o->first_id + i);
-	fab_warn(call, obj, err, prov);
+	fab_cli_warn(call, x->o->first_id + i, err, prov);
 	ph_fail(&x->ph, i, call, err, NULL, false, -1);
 	frc_close(x, i);
 	x->c[i].state = FRC_FAILED;
@@ -84,10 +74,7 @@ static void frc_fail(struct frc_ctx *x, uint32_t i, const char *call, int err, i
 
 static void frc_broken(struct frc_ctx *x, uint32_t i, const char *call, int err, int prov)
 {
-	char obj[48];
-
-	snprintf(obj, sizeof(obj), "endpoint of client %u", x->o->first_id + i);
-	fab_warn(call, obj, err, prov);
+	fab_cli_warn(call, x->o->first_id + i, err, prov);
 	load_fail(&x->ph.load, i, call, err, NULL);
 	frc_close(x, i);
 }

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fiopt.h"
+#include "common/nvopt.h"
 #include "harness/certs/certs.h"
 #include "harness/cli/clicheck.h"
 #include "harness/cli/cli.h"
@@ -337,10 +339,10 @@ int clicheck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 				  "which only its host's ib_srpt shows", p->hosts ? "--hosts" :
 				  p->topo_spec);
 	/* the agent's own cross-option rules, so that no agent exits with a usage error */
-	if (opt_kern_rules(p->transport, seen, msg, sizeof(msg)) ||
+	if (nvopt_rules(p->transport, seen, msg, sizeof(msg)) ||
 	    opt_rules(p->transport, seen, msg, sizeof(msg)) ||
-	    opt_fi_rules(p->transport, seen, p->server_model, p->server_threads, p->poll, msg,
-			 sizeof(msg)) ||
+	    fiopt_rules(p->transport, seen, p->server_model, p->server_threads, p->poll, msg,
+			sizeof(msg)) ||
 	    opt_cm_rules(p->transport, p->cm, seen, msg, sizeof(msg)) ||
 	    opt_ud_rules(p->transport, p->cm, p->size, msg, sizeof(msg)) ||
 	    opt_uc_rules(p->transport, p->op, msg, sizeof(msg)) ||
