@@ -17,12 +17,13 @@
 #include "common/fiopt.h"
 #include "common/nvmfname.h"
 #include "common/nvopt.h"
+#include "common/srpname.h"
 #include "rdma/dev.h"
 
 /* agent-only options; the shared ones are O_SHARED + enum opt_id */
 enum {
 	O_ROLE = 256, O_ADDR, O_PORT, O_BACKLOG, O_POOL, O_FIRST_ID, O_BIND, O_KEEPIDLE, O_CPUS,
-	O_NQN, O_SLOTS, O_HELP,
+	O_NQN, O_SLOTS, O_RUN, O_HELP,
 	O_SHARED,
 	O_END = O_SHARED + OPT_N,
 };
@@ -39,6 +40,7 @@ static const struct option ag_own[] = {
 	{ OPT_CPUS, required_argument, NULL, O_CPUS },
 	{ "nqn", required_argument, NULL, O_NQN },
 	{ "slots", required_argument, NULL, O_SLOTS },
+	{ "run", required_argument, NULL, O_RUN },
 	{ "help", no_argument, NULL, O_HELP },
 };
 #define AG_NOWN (sizeof(ag_own) / sizeof(ag_own[0]))
@@ -52,7 +54,8 @@ static unsigned ag_own_flags(int c)
 	case O_CPUS: return OPT_F_RC;
 	case O_FIRST_ID: case O_BIND: return OPT_F_CLIENT;
 	case O_NQN: return OPT_F_NVMF;
-	case O_SLOTS: return OPT_F_NVMF | OPT_F_SERVER;
+	case O_SLOTS: return OPT_F_NVMF | OPT_F_SRP | OPT_F_SERVER;
+	case O_RUN: return OPT_F_SRP;
 	}
 	return 0;
 }
@@ -75,14 +78,14 @@ static int ag_usage_group(FILE *f, const char *title, unsigned mask, unsigned wa
 
 int ag_usage(FILE *f)
 {
-	const unsigned roles = OPT_F_SERVER | OPT_F_CLIENT | OPT_F_RC | OPT_F_NVMF;
+	const unsigned roles = OPT_F_SERVER | OPT_F_CLIENT | OPT_F_RC | OPT_F_NVMF | OPT_F_SRP;
 	char port[16], keep[16], backlog[16];
 
 	snprintf(port, sizeof(port), "%u", OPT_DEF_PORT);
 	snprintf(keep, sizeof(keep), "%u", DL_TCP_KEEPIDLE_S);
 	snprintf(backlog, sizeof(backlog), "%u", AG_DEF_BACKLOG);
 	if (fprintf(f, "Usage: rdmacap-agent --role server|client --transport "
-		    "tcp|rc|ud|uc|nvmf|fi-msg|fi-rdm [options]\n") < 0 ||
+		    "tcp|rc|ud|uc|nvmf|fi-msg|fi-rdm|srp [options]\n") < 0 ||
 	    opt_help_row(f, "addr", "A", "server: listen address; client: server address "
 			 "(IPv4 or IPv6)", NULL, "127.0.0.1") ||
 	    opt_help_row(f, "port", "P", "first port; clients use P + id % ports", NULL, port) ||
@@ -99,8 +102,11 @@ int ag_usage(FILE *f)
 	    ag_usage_group(f, " --transport nvmf:\n", OPT_F_NVMF | OPT_F_RC, OPT_F_NVMF) ||
 	    opt_help_row(f, "nqn", "NQN", "the target subsystem's NQN, of rdmacap's prefix "
 			 "(required)", NULL, NULL) ||
-	    opt_help_row(f, "slots", "N", "server: LBA ranges of --size the namespace holds, one "
+	    opt_help_row(f, "slots", "N", "server: LBA ranges of --size the disk holds, one "
 			 "per client", NULL, NULL) ||
+	    ag_usage_group(f, " --transport srp:\n", OPT_F_SRP | OPT_F_RC, OPT_F_SRP) ||
+	    opt_help_row(f, "run", "RUN", "the run (4 hex digits) the target's objects and the "
+			 "clients' initiator_ext are named after (required)", NULL, NULL) ||
 	    ag_usage_group(f, " rdma:\n", OPT_F_RC, OPT_F_RC) ||
 	    ag_usage_group(f, " --transport fi-msg, fi-rdm:\n", OPT_F_FI_ONLY, OPT_F_FI_ONLY) ||
 	    opt_help_row(f, OPT_CPUS, "LIST", "--poll busy|adaptive: a CPU per spinning loop, in "
@@ -215,6 +221,9 @@ static int ag_check(const struct ag_opts *o, const uint8_t *seen, char *err, siz
 		return -1;
 	if (o->transport == OPT_TR_NVMF && !o->nqn)
 		return ag_err(err, errlen, "--transport nvmf needs --nqn");
+	if (o->transport == OPT_TR_SRP && (!o->run || !o->dev))
+		return ag_err(err, errlen, "--transport srp needs --run and --device (ib_srp "
+			      "logs in through one RDMA port)");
 	if (opt_tr_fi(o->transport) && !o->fi_provider)
 		return ag_err(err, errlen, "--transport %s needs --fi-provider (rdmacap passes "
 			      "the one it checked)", opt_word(OPT_TRANSPORT, o->transport));
@@ -345,6 +354,11 @@ static int ag_one(struct ag_opts *o, int c, const char *arg, char *err, size_t e
 		if (!nvmfn_nqn_ours(arg))
 			goto bad;
 		o->nqn = arg;
+		return 0;
+	case O_RUN:
+		if (strlen(arg) != 4 || strspn(arg, "0123456789abcdef") != 4)
+			goto bad;
+		o->run = arg;
 		return 0;
 	case O_SLOTS:
 		if (opt_num(arg, 1, opt_defs[OPT_CLIENTS].max, &v))

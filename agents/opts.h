@@ -71,7 +71,8 @@ struct ag_opts {
 	/* --transport nvmf */
 	uint32_t nvme_io_queues, nvme_queue_size;
 	const char *nqn;	/* --nqn: the target subsystem's (common/nvmfname.h) */
-	uint32_t slots;		/* server --slots: the clients' LBA ranges the namespace holds */
+	uint32_t slots;		/* server --slots: the clients' LBA ranges the disk holds */
+	const char *run;	/* --transport srp: --run, 4 hex digits (common/srpname.h) */
 	const char *fi_provider;	/* --fi-provider, into argv: fi-msg, fi-rdm */
 };
 

@@ -7,6 +7,7 @@
 #include "agents/nvmf/nvmf.h"
 #include "agents/fi/fab.h"
 #include "agents/rc/rc.h"
+#include "agents/srp/srp.h"
 #include "agents/tcp/tcp.h"
 #include "agents/transport.h"
 #include "agents/ud/ud.h"
@@ -19,6 +20,7 @@ static const struct transport transports[] = {
 	{ OPT_TR_NVMF, nvmf_server_run, nvmf_client_run },
 	{ OPT_TR_FI_MSG, fab_msg_server_run, fab_msg_client_run },
 	{ OPT_TR_FI_RDM, fab_rdm_server_run, fab_rdm_client_run },
+	{ OPT_TR_SRP, srp_server_run, srp_client_run },
 };
 
 const struct transport *transport_find(enum opt_transport id)

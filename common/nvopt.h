@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nvopt: the cross-option rules of --transport nvmf that rdmacap and
- * rdmacap-agent share.
+ * nvopt: the cross-option rules of the kernel services, --transport nvmf and
+ * srp, that rdmacap and rdmacap-agent share.
  *
- * The kernel's nvme-rdma sets up the connections and nvmet is the server, so
- * the options that shape rdmacap's own QPs, connection manager or server are
- * refused, each with why: a choice the kernel makes. Which transports take an
- * option at all is opt_tr_takes' (common/opt.h); these are nvmf's refusals
- * beyond it.
+ * The kernel's initiator (nvme-rdma, ib_srp) sets up the connections and the
+ * kernel's target (nvmet, ib_srpt) is the server, so the options that shape
+ * rdmacap's own QPs, connection manager or server are refused, each with why:
+ * a choice the kernel makes. Which transports take an option at all is
+ * opt_tr_takes' (common/opt.h); these are the services' refusals beyond it.
  *
  * Uses: common/opt.h and libc only. Errors are written into a caller's buffer.
  */
@@ -19,7 +19,7 @@
 
 #include "common/opt.h"
 
-/* The rules of --transport nvmf (no-op for the others). 0, or -1 with the reason in err. */
+/* The rules of --transport nvmf and srp (no-op for the others). 0, or -1 with the reason in err. */
 int nvopt_rules(enum opt_transport tr, const bool seen[OPT_N], char *err, size_t errlen);
 
 #endif

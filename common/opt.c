@@ -14,7 +14,7 @@
 static const char *const opt_transports[OPT_TR_N] = {
 	[OPT_TR_TCP] = "tcp", [OPT_TR_RC] = "rc", [OPT_TR_UD] = "ud",
 	[OPT_TR_UC] = "uc", [OPT_TR_NVMF] = "nvmf", [OPT_TR_FI_MSG] = "fi-msg",
-	[OPT_TR_FI_RDM] = "fi-rdm",
+	[OPT_TR_FI_RDM] = "fi-rdm", [OPT_TR_SRP] = "srp",
 };
 static const char *const opt_cms[OPT_CM_N] = {
 	[OPT_CM_OOB_TLS] = "oob-tls", [OPT_CM_RDMACM] = "rdmacm",
@@ -54,10 +54,10 @@ static const char *const opt_families[OPT_FAM_N] = {
 
 const struct opt_def opt_defs[OPT_N] = {
 	[OPT_TRANSPORT] = { "transport", W(opt_transports), .def = OPT_TR_TCP,
-			    .arg = "tcp|rc|ud|uc|nvmf|fi-msg|fi-rdm",
+			    .arg = "tcp|rc|ud|uc|nvmf|fi-msg|fi-rdm|srp",
 			    .help = "data path: TCP sockets, RDMA reliable connections or datagrams, "
-				    "unreliable connections, the kernel's NVMe over RDMA, or libfabric "
-				    "endpoints" },
+				    "unreliable connections, the kernel's NVMe over RDMA, libfabric "
+				    "endpoints, or the kernel's SCSI RDMA Protocol" },
 	[OPT_CM] = { "cm", W(opt_cms), .flags = OPT_F_RC | OPT_F_UD, .def = OPT_CM_OOB_TLS,
 		     .arg = "oob-tls|rdmacm",
 		     .help = "QP exchange over TLS 1.3, or librdmacm",
@@ -107,7 +107,8 @@ const struct opt_def opt_defs[OPT_N] = {
 		       .arg = "event|busy|adaptive",
 		       .help = "sleep on the completion channel, spin on the CQs, or spin "
 			       "on a CQ whose completions come often, else sleep" },
-	[OPT_DEVICE] = { "device", OPT_DEV, .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST | OPT_F_NVMF,
+	[OPT_DEVICE] = { "device", OPT_DEV,
+			 .flags = OPT_F_RC | OPT_F_UD | OPT_F_HOST | OPT_F_NVMF | OPT_F_SRP,
 			 .arg = "NAME[:PORT]",
 			 .def_text = "the one holding the address", .help = "RDMA device and port",
 			 .nofi = "the provider picks its domain by the address (fi_getinfo)" },
@@ -393,13 +394,15 @@ bool opt_tr_takes(unsigned flags, enum opt_transport tr)
 
 	if (flags & OPT_F_FI_ONLY)
 		return opt_tr_fi(tr);
-	if ((flags & (OPT_F_NVMF | OPT_F_RC)) == OPT_F_NVMF)
-		return tr == OPT_TR_NVMF;
+	if ((flags & (OPT_F_NVMF | OPT_F_SRP)) && !(flags & OPT_F_RC))
+		return (tr == OPT_TR_NVMF && (flags & OPT_F_NVMF)) ||
+		       (tr == OPT_TR_SRP && (flags & OPT_F_SRP));
 	if (flags & OPT_F_UD_ONLY)
 		return tr == OPT_TR_UD || fi;
 	if (flags & OPT_F_RC)
 		return opt_tr_connected(tr) || fi || (tr == OPT_TR_UD && (flags & OPT_F_UD)) ||
-		       (tr == OPT_TR_NVMF && (flags & OPT_F_NVMF));
+		       (tr == OPT_TR_NVMF && (flags & OPT_F_NVMF)) ||
+		       (tr == OPT_TR_SRP && (flags & OPT_F_SRP));
 	return true;
 }
 

@@ -29,7 +29,7 @@
 
 enum opt_transport {
 	OPT_TR_NONE, OPT_TR_TCP, OPT_TR_RC, OPT_TR_UD, OPT_TR_UC, OPT_TR_NVMF, OPT_TR_FI_MSG,
-	OPT_TR_FI_RDM, OPT_TR_N
+	OPT_TR_FI_RDM, OPT_TR_SRP, OPT_TR_N
 };
 enum opt_cm { OPT_CM_OOB_TLS, OPT_CM_RDMACM, OPT_CM_N };
 /*
@@ -86,6 +86,7 @@ enum opt_kind {
 #define OPT_F_FI (OPT_F_FI_MSG | OPT_F_FI_RDM)
 #define OPT_F_FI_ONLY 0x400	/* only with --transport fi-msg or fi-rdm */
 #define OPT_F_RDMACM 0x1000	/* only with --cm rdmacm (it orders rdma_cm's steps) */
+#define OPT_F_SRP 0x4000	/* only with --transport srp; with OPT_F_RC: srp takes it too */
 
 /* --device NAME[:PORT]: IB_DEVICE_NAME_MAX, and the 8 bits of a port number */
 #define OPT_DEV_NAME_MAX 64
@@ -128,6 +129,16 @@ static inline long opt_ud_workers(long workers, long agents)
 static inline bool opt_tr_connected(enum opt_transport tr)
 {
 	return tr == OPT_TR_RC || tr == OPT_TR_UC;
+}
+
+/*
+ * nvmf and srp: a kernel service, its target made by the server agent through
+ * configfs and its clients the kernel's initiators, in the initial network
+ * namespace (docs/ulp.md)
+ */
+static inline bool opt_tr_kernel(enum opt_transport tr)
+{
+	return tr == OPT_TR_NVMF || tr == OPT_TR_SRP;
 }
 
 /*

@@ -111,7 +111,13 @@ static int hm_down(struct hp_plan *p, struct tap *t)
 	tap_plan(t, 1);
 	/* the host's sysctls a killed run left changed (harness/load/tune.h) */
 	rc = tune_down(t, p->run[0] ? p->run : NULL, &restored);
-	/* nvmf: the kernel's controllers, target and disks of a killed run */
+	/*
+	 * srp, then nvmf: the kernel's initiator hosts and controllers, targets and
+	 * disks of a killed run (srp's backstores hold the disks nvkd_clean removes)
+	 */
+	rc |= srkd_clean(p->run[0] ? p->run : NULL, p->verbose ? stderr : NULL, &nv_removed, &others);
+	if (others)
+		tap_kv(t, "srpt_others", "%d srpt TPGs not rdmacap's, left alone", others);
 	rc |= nvkd_clean(p->run[0] ? p->run : NULL, p->verbose ? stderr : NULL, &nv_removed, &others);
 	if (others)
 		tap_kv(t, "nvmet_others", "%d nvmet subsystems not rdmacap's, left alone", others);
@@ -128,7 +134,7 @@ static int hm_down(struct hp_plan *p, struct tap *t)
 	/* everything rdc*: the objects of every run, also of crashed ones */
 	rc |= nn_clean(p->verbose ? stderr : NULL, &removed);
 	tap_kv(t, "removed", "%d", removed + nv_removed);
-	tap_result(t, rc ? TAP_FAIL : TAP_PASS, NULL, "down: no rdc namespace, link, rxe device or nvmf object left");
+	tap_result(t, rc ? TAP_FAIL : TAP_PASS, NULL, "down: no rdc namespace, link, rxe device, nvmf or srp object left");
 	return 0;
 }
 

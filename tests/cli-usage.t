@@ -100,6 +100,10 @@ BAD=(
 	"--transport uc --cm oob-tls --cm-order pipelined"
 	"--transport ud --cm rdmacm --cm-order phased"
 	"--transport rc --cm rdmacm --cm-order cmtime"
+	# srp: the kernel's initiator and target, in the initial namespace, on their own terms
+	"--transport srp"
+	"--transport srp --topology host --cm rdmacm"
+	"--transport srp --topology host --nvme-io-queues 2"
 )
 # what the message must name, by the index of the line above
 declare -A NAMED=(
@@ -110,6 +114,8 @@ declare -A NAMED=(
 	[35]="--sl (want 0..15)" [36]="--tclass (want 0..255)" [37]=--sl [38]="--sl is not taken"
 	[39]="--cm-order is an option of --cm rdmacm" [40]="--cm-order is an option of --cm rdmacm"
 	[41]="--cm-order is an option of --transport rc" [42]="pipelined|phased"
+	[43]="initial network namespace" [44]="ib_srp connects its channels"
+	[45]="--nvme-io-queues is an option of --transport nvmf"
 )
 
 tap_init

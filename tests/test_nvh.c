@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agents/nvmf/nvmf.h"
+#include "agents/nullb.h"
 #include "agents/nvmf/nvmf_host.h"
 #include "common/nvmfname.h"
 #include "common/nvopt.h"
@@ -85,8 +85,8 @@ static void t_names(void)
 	       "another user's NQN, the bare prefix, a suffix, upper case: not ours");
 	tap_ok(&T, nvmfn_port_id("1a2b") == NVMFN_PORT_BASE + 0xa2b && nvmfn_port_id("") == 0 &&
 	       nvmfn_port_id("xyz") == 0, "port id of run 1a2b: %u", nvmfn_port_id("1a2b"));
-	tap_ok(&T, nvmf_slot_bytes(1) == 4096 && nvmf_slot_bytes(4096) == 4096 &&
-	       nvmf_slot_bytes(4097) == 8192, "a client's LBA range: --size in whole 4 KiB blocks");
+	tap_ok(&T, nullb_slot_bytes(1) == 4096 && nullb_slot_bytes(4096) == 4096 &&
+	       nullb_slot_bytes(4097) == 8192, "a client's LBA range: --size in whole 4 KiB blocks");
 }
 
 /* the options nvmf refuses, each with its why; its own ones only with it */

@@ -51,9 +51,9 @@ static int h_parse(enum opt_id id, const char *val)
 		av_add(&a, "%s", "--transport=fi-msg");
 	if (d->flags & OPT_F_RDMACM)
 		av_add(&a, "%s", "--cm=rdmacm");
-	/* nvmf runs on the host topology only (the kernel's initial namespace) */
+	/* nvmf and srp run on the host topology only (the kernel's initial namespace) */
 	if ((d->flags & (OPT_F_HOST | OPT_F_NVMF)) ||
-	    (id == OPT_TRANSPORT && val && !strcmp(val, "nvmf")))
+	    (id == OPT_TRANSPORT && val && (!strcmp(val, "nvmf") || !strcmp(val, "srp"))))
 		av_add(&a, "%s", "--topology=host");
 	if (d->kind == OPT_PATH) {
 		/* the three TLS files go together: give the other two */
@@ -91,6 +91,10 @@ static int a_parse(enum opt_id id, const char *val)
 	/* rc, ud and uc with oob-tls need their TLS files (rdmacap makes its own); rdmacm takes none */
 	if (id == OPT_TRANSPORT && val && !strcmp(val, "nvmf"))
 		av_add(&a, "--nqn=%s", NVMFN_NQN_PREFIX "1a2b");
+	if (id == OPT_TRANSPORT && val && !strcmp(val, "srp")) {
+		av_add(&a, "%s", "--run=1a2b");
+		av_add(&a, "%s", "--device=rxe0");
+	}
 	if (id != OPT_TRANSPORT ||
 	    (val && (!strcmp(val, "rc") || !strcmp(val, "ud") || !strcmp(val, "uc")))) {
 		if (id != OPT_TRANSPORT && (d->flags & (OPT_F_NVMF | OPT_F_RC)) == OPT_F_NVMF) {

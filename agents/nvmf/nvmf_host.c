@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agents/nvmf/nvmf.h"
+#include "agents/kattr.h"
 #include "agents/nvmf/nvmf_host.h"
 
 int nvh_opts(const struct nvh_conn *c, char *buf, size_t len)
@@ -140,12 +140,12 @@ int nvh_delete(int instance, const char *hostnqn)
 	char path[96], have[256];
 
 	snprintf(path, sizeof(path), NVH_CLASS "/nvme%d/hostnqn", instance);
-	if (nvmf_get(path, have, sizeof(have)))
+	if (kattr_get(path, have, sizeof(have)))
 		return -1;
 	if (strcmp(have, hostnqn)) {
 		errno = ESTALE;
 		return -1;
 	}
 	snprintf(path, sizeof(path), NVH_CLASS "/nvme%d/delete_controller", instance);
-	return nvmf_put(path, "1");
+	return kattr_put(path, "1");
 }

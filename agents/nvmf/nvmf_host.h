@@ -12,7 +12,7 @@
  * Without multipath the controller's own disk nvmeCnN is the one.
  *
  * The parsers (nvh_opts, nvh_reply, nvh_head) are pure, for tests/test_nvh.c.
- * Uses libc and agents/nvmf/nvmf.h.
+ * Uses libc and agents/kattr.h.
  */
 #ifndef RDC_AGENTS_NVMF_HOST_H
 #define RDC_AGENTS_NVMF_HOST_H

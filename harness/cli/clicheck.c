@@ -256,8 +256,8 @@ unsigned clicheck_cap_need(const struct hp_plan *p)
 {
 	unsigned need = 0;
 
-	/* tcp uses no verbs; nvmf's are the kernel's, which nvme-rdma checks itself */
-	if (p->transport == OPT_TR_TCP || p->transport == OPT_TR_NVMF || opt_tr_fi(p->transport))
+	/* tcp uses no verbs; nvmf's and srp's are the kernel's, which it checks itself */
+	if (p->transport == OPT_TR_TCP || opt_tr_kernel(p->transport) || opt_tr_fi(p->transport))
 		return 0;
 	if (p->transport == OPT_TR_UD)
 		need |= RCAP_UD;
@@ -326,11 +326,18 @@ int clicheck_plan(struct hp_plan *p, const bool seen[OPT_N], FILE *err)
 	}
 	if (p->npoints > 1 && p->cmd != HP_RAMP)
 		return usage_fail(err, p->cmd, "--clients: a list is only for ramp");
-	/* the kernel's NVMe over RDMA lives in the initial network namespace */
+	/* the kernel's services live in the initial network namespace */
 	if (p->transport == OPT_TR_NVMF && p->topo.kind != NN_HOST)
 		return usage_fail(err, p->cmd, "--transport nvmf runs on --topology host or --hosts, "
 				  "not %s: the kernel's nvme-rdma and nvmet-rdma open their rdma_cm "
 				  "ids in the initial network namespace", p->topo_spec);
+	/* its login is of the target's host: clients on other hosts need ib_srpt's GUID */
+	if (p->transport == OPT_TR_SRP && (p->topo.kind != NN_HOST || p->hosts))
+		return usage_fail(err, p->cmd, "--transport srp runs on --topology host, not %s: "
+				  "the kernel's ib_srp and ib_srpt open their rdma_cm ids in the "
+				  "initial network namespace, and a login names the target's GUID, "
+				  "which only its host's ib_srpt shows", p->hosts ? "--hosts" :
+				  p->topo_spec);
 	/* the agent's own cross-option rules, so that no agent exits with a usage error */
 	if (nvopt_rules(p->transport, seen, msg, sizeof(msg)) ||
 	    opt_rules(p->transport, seen, msg, sizeof(msg)) ||

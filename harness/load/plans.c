@@ -186,7 +186,7 @@ static int pl_remote(struct pt_ctx *c, const char *run, char *why, size_t len)
 }
 
 /* One point of n clients into TAP and JSON; what it measured into *sp when non-NULL. */
-/* kernel log lines a failed nvmf point carries, at most */
+/* kernel log lines a failed kernel-service point carries, at most */
 #define PL_KLOG_MAX 8
 
 static int pl_point(struct pl_sess *s, long n, const char *label, struct srch_point *sp)
@@ -209,7 +209,7 @@ static int pl_point(struct pl_sess *s, long n, const char *label, struct srch_po
 		return rc;
 	}
 	fprintf(stderr, "rdmacap: %s: %ld clients\n", label, n);
-	kfd = c->plan->transport == OPT_TR_NVMF && !c->plan->hosts ? nvkl_open() : -1;
+	kfd = opt_tr_kernel(c->plan->transport) && !c->plan->hosts ? nvkl_open() : -1;
 	rc = pt_run(c, n, pt);
 	snprintf(desc, sizeof(desc), "%s clients=%ld connected=%ld success=%.2f%%", label, n,
 		 pt->connected, pt->success_pct);
@@ -329,19 +329,22 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		tap_bail(t, "topology %s could not be brought up (see stderr)", p->topo_spec);
 		return -1;
 	}
-	if (p->transport == OPT_TR_NVMF && !p->hosts) {
+	if (opt_tr_kernel(p->transport) && !p->hosts) {
 		/* the kernel's target and initiator: their modules, configfs */
-		rc = nvkm_up(&nvk, skip, sizeof(skip));
+		rc = nvkm_up(&nvk, p->transport, skip, sizeof(skip));
 		if (rc) {
 			if (rc > 0)
 				tap_skip_all(t, "%s", skip);
 			else
-				tap_bail(t, "nvmf: %s", skip);
+				tap_bail(t, "%s: %s", opt_word(OPT_TRANSPORT, p->transport), skip);
 			json_object_set_new(doc, "skipped", json_string(skip));
 			rc = rc > 0 ? 0 : -1;
 			goto down;
 		}
-		if (nvk.others)
+		if (nvk.others && p->transport == OPT_TR_SRP)
+			tap_kv(t, "srpt_others", "%d srpt TPGs of another user, left alone",
+			       nvk.others);
+		else if (nvk.others)
 			tap_kv(t, "nvmet_others", "%d subsystems of another user, left alone",
 			       nvk.others);
 	}
@@ -414,13 +417,17 @@ int pl_load(struct pt_ctx *c, json_t *doc)
 		env_load(env, "end");
 	}
 down:
-	if (p->transport == OPT_TR_NVMF && !p->hosts) {
-		int gone = 0, others;
+	if (opt_tr_kernel(p->transport) && !p->hosts) {
+		FILE *log = p->verbose ? stderr : NULL;
+		int gone = 0, others, bad;
 
 		/* what a killed agent of this run left: its server removes the rest */
-		if (nvkd_clean(c->topo->run, p->verbose ? stderr : NULL, &gone, &others) || gone)
-			fprintf(stderr, "rdmacap: nvmf: %d objects of run %s left by its agents, "
-				"removed\n", gone, c->topo->run);
+		/* srp's first: its backstore holds the null_blk disk nvkd_clean removes */
+		bad = p->transport == OPT_TR_SRP ? srkd_clean(c->topo->run, log, &gone, &others) : 0;
+		bad |= nvkd_clean(c->topo->run, log, &gone, &others);
+		if (bad || gone)
+			fprintf(stderr, "rdmacap: %s: %d objects of run %s left by its agents, "
+				"removed\n", opt_word(OPT_TRANSPORT, p->transport), gone, c->topo->run);
 		nvkm_down(&nvk, p->verbose ? stderr : NULL);
 	}
 	tune_restore();

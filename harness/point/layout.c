@@ -13,8 +13,11 @@
 #include "harness/point/proc.h"
 #include "harness/point/rt.h"
 
-/* one controller's connect under TCG: ~270 ms seen (50 in 13.3 s), with margin */
-#define LAY_NVMF_CONNECT_MS 600
+/*
+ * one kernel-service client's connect under TCG: an nvmf controller ~270 ms
+ * seen (50 in 13.3 s), with margin; an srp login is of the same kind
+ */
+#define LAY_KERN_CONNECT_MS 600
 #define LAY_CONNS_PER_PORT 20000 /* below the ~28k default ephemeral ports per destination */
 #define LAY_CONNS_PER_AGENT 20000
 
@@ -130,13 +133,13 @@ void lay_split(struct rt *r, long clients)
 	/* a ud server holds no fd per client: one process, one QP serves them all */
 	if (p->transport == OPT_TR_UD)
 		r->nsrv = 1;
-	/* nvmf: the server agent only makes the kernel's target, which holds them all */
-	if (p->transport == OPT_TR_NVMF) {
+	/* nvmf, srp: the server agent only makes the kernel's target, which holds them all */
+	if (opt_tr_kernel(p->transport)) {
 		r->nsrv = 1;
-		/* the kernel makes one controller at a time (fabrics.c's nvmf_dev_write
-		 * holds one mutex around the connect): its phase grows per client */
+		/* the kernel makes one client at a time (fabrics.c's nvmf_dev_write,
+		 * ib_srp's add_target_mutex around the login): its phase grows per client */
 		if (!p->timeout_set)
-			pt->timeout_s += clients * LAY_NVMF_CONNECT_MS / 1000;
+			pt->timeout_s += clients * LAY_KERN_CONNECT_MS / 1000;
 	}
 	/* maps go with QPs: --qp-share puts K per agent on both sides */
 	if (opt_tr_connected(p->transport))

@@ -268,13 +268,13 @@ static void meas_qp_left(struct rt *r)
  * baseline, so a match is always a reading taken since.
  */
 /*
- * Counters that may stay above the baseline: nvmet-rdma takes its CQs from
- * ib_core's shared CQ pool (ib_cq_pool_get), which keeps them with the device
- * until it is unregistered, also after the modules are gone.
+ * Counters that may stay above the baseline: nvmet-rdma and ib_srpt take
+ * their CQs from ib_core's shared CQ pool (ib_cq_pool_get), which keeps them
+ * with the device until it is unregistered, also after the modules are gone.
  */
 static bool meas_kept(const struct rt *r, int i)
 {
-	return r->c->plan->transport == OPT_TR_NVMF && i == RNL_CQ;
+	return opt_tr_kernel(r->c->plan->transport) && i == RNL_CQ;
 }
 
 static bool meas_res_at_base(const struct rt *r, const struct smp_res *now,

@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "common/deadline.h"
 #include "common/nvmfname.h"
+#include "common/srpname.h"
 #include "harness/hosts/remote.h"
 #include "harness/point/rt.h"
 
@@ -62,12 +63,21 @@ static void sp_common_args(struct rt *r, struct sp_argv *a, const char *role)
 		sp_arg(a, "--keepidle=%u", dl_tcp_keepidle_s((uint64_t)r->pt->clients));
 }
 
+/* --device: the host's RDMA device, and the port --device named */
+static void sp_device(struct sp_argv *av, const struct hp_plan *p, const struct nn_host *h)
+{
+	if (h->rxe[0] && p->device.port)
+		sp_arg(av, "--device=%s:%u", h->rxe, p->device.port);
+	else if (h->rxe[0])
+		sp_arg(av, "--device=%s", h->rxe);
+}
+
 static void sp_rc_args(struct rt *r, struct sp_argv *av, const struct nn_host *h, bool server)
 {
 	const struct hp_plan *p = r->c->plan;
 	const char *d = r->c->tls_dir, *role = server ? "server" : "client";
 
-	if (p->transport == OPT_TR_TCP || p->transport == OPT_TR_NVMF)
+	if (p->transport == OPT_TR_TCP || opt_tr_kernel(p->transport))
 		return;
 	if (opt_tr_fi(p->transport)) {
 		sp_arg(av, "--fi-provider=%s", p->fi_provider);
@@ -78,10 +88,7 @@ static void sp_rc_args(struct rt *r, struct sp_argv *av, const struct nn_host *h
 		return;
 	}
 	sp_arg(av, "--cm=%s", opt_word(OPT_CM, p->cm));
-	if (h->rxe[0] && p->device.port)
-		sp_arg(av, "--device=%s:%u", h->rxe, p->device.port);
-	else if (h->rxe[0])
-		sp_arg(av, "--device=%s", h->rxe);
+	sp_device(av, p, h);
 	if (p->gid_index >= 0)
 		sp_arg(av, "--gid-index=%d", p->gid_index);
 	if (p->sl)
@@ -123,22 +130,32 @@ tls:
 }
 
 /*
- * --transport nvmf: the subsystem is named after the run (common/nvmfname.h);
- * the server sizes its namespace for every client's LBA range, a client asks
- * for its controllers' queues. The kernel, not the agent, listens on 4420.
+ * The kernel services: --transport nvmf's subsystem is named after the run
+ * (common/nvmfname.h), a client asks for its controllers' queues; srp's
+ * target and the clients' initiator_ext are (common/srpname.h), and both
+ * sides log in through the host's device. The server sizes its disk for
+ * every client's LBA range. The kernel, not the agent, listens on the port.
  */
-static void sp_nvmf_args(struct rt *r, struct sp_argv *av, bool server)
+static void sp_kern_args(struct rt *r, struct sp_argv *av, const struct nn_host *h, bool server)
 {
 	const struct hp_plan *p = r->c->plan;
 
-	sp_arg(av, "--nqn=%s%s", NVMFN_NQN_PREFIX, r->c->topo->run);
-	sp_arg(av, "--port=%d", NVMFN_TRSVCID);
+	if (p->transport == OPT_TR_SRP) {
+		sp_arg(av, "--run=%s", r->c->topo->run);
+		sp_arg(av, "--port=%d", SRPN_CM_PORT);
+		sp_device(av, p, h);
+	} else {
+		sp_arg(av, "--nqn=%s%s", NVMFN_NQN_PREFIX, r->c->topo->run);
+		sp_arg(av, "--port=%d", NVMFN_TRSVCID);
+	}
 	if (server) {
 		sp_arg(av, "--slots=%ld", r->pt->clients);
 		return;
 	}
-	sp_arg(av, "--nvme-io-queues=%ld", p->nvme_io_queues);
-	sp_arg(av, "--nvme-queue-size=%ld", p->nvme_queue_size);
+	if (p->transport == OPT_TR_NVMF) {
+		sp_arg(av, "--nvme-io-queues=%ld", p->nvme_io_queues);
+		sp_arg(av, "--nvme-queue-size=%ld", p->nvme_queue_size);
+	}
 }
 
 /* --cpus of agent i, when cpu_place bound its loops */
@@ -236,8 +253,8 @@ static int sp_servers(struct rt *r)
 		r->ag[i].idx = (int)i;
 		r->ag[i].server = true;
 		sp_common_args(r, &av, "server");
-		if (p->transport == OPT_TR_NVMF) {
-			sp_nvmf_args(r, &av, true);
+		if (opt_tr_kernel(p->transport)) {
+			sp_kern_args(r, &av, &r->c->topo->srv, true);
 			goto spawn;
 		}
 		sp_arg(&av, "--port=%ld", r->port + i * m);
@@ -278,8 +295,8 @@ static int sp_clients(struct rt *r)
 		a->first = la.first;
 		a->n = la.n;
 		sp_common_args(r, &av, "client");
-		if (p->transport == OPT_TR_NVMF) {
-			sp_nvmf_args(r, &av, false);
+		if (opt_tr_kernel(p->transport)) {
+			sp_kern_args(r, &av, h, false);
 		} else if (p->transport != OPT_TR_TCP) {
 			/*
 			 * An rc client agent sets up all its clients through one

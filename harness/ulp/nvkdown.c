@@ -26,7 +26,7 @@ struct nvkd {
 	int removed, failed;
 };
 
-static int nvkd_put(const char *path, const char *s)
+int nvkd_put(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC), e = 0;
 
@@ -39,7 +39,7 @@ static int nvkd_put(const char *path, const char *s)
 	return e ? -1 : 0;
 }
 
-static int nvkd_get(const char *path, char *buf, size_t len)
+int nvkd_get(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t r;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The kernel's own log lines of an nvmf point (nvk.h): /dev/kmsg read from
+ * The kernel's own log lines of a kernel-service point (nvk.h): /dev/kmsg read from
  * where it stood when the point began, warnings and worse of the services
  * the point drives, for the cause of a failure.
  */
@@ -14,7 +14,7 @@
 
 /* the words of the kernel's lines that are the point's */
 static const char *const nvkl_words[] = { "nvme", "nvmet", "null_blk", "rdma", "rxe",
-					  "infiniband" };
+					  "infiniband", "srp", "scsi", "sd ", "target" };
 
 int nvkl_open(void)
 {
