@@ -51,6 +51,16 @@ void nvkm_down(struct nvkm *m, FILE *log);
  */
 int nvkd_clean(const char *run, FILE *log, int *removed, int *others);
 
+/* what one `rdmacap down` removed and failed to remove; its lines go to log (NULL: none) */
+struct nvkd_tally {
+	FILE *log;
+	int removed, failed;
+};
+/*
+ * One removal of what at path returned r (errno set when r != 0): counted, a
+ * failure named on stderr; one gone meanwhile (ENOENT) is neither.
+ */
+void nvkd_did(struct nvkd_tally *t, const char *what, const char *path, int r);
 /* Writes s to the attribute path. 0, or -1 with errno. */
 int nvkd_put(const char *path, const char *s);
 /* The attribute path's first line into buf. 0, or -1 with errno. */

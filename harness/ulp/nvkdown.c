@@ -22,8 +22,7 @@
 
 struct nvkd {
 	const char *run;	/* NULL: every run's */
-	FILE *log;
-	int removed, failed;
+	struct nvkd_tally t;
 };
 
 int nvkd_put(const char *path, const char *s)
@@ -61,19 +60,19 @@ static bool nvkd_mine(const struct nvkd *k, const char *nqn)
 	return nvmfn_nqn_ours(nqn) && (!k->run || !strcmp(nvmfn_nqn_run(nqn), k->run));
 }
 
-static void nvkd_did(struct nvkd *k, const char *what, const char *path, int r)
+void nvkd_did(struct nvkd_tally *t, const char *what, const char *path, int r)
 {
 	/* gone meanwhile: its own agent, or the kernel, was faster */
 	if (r && errno == ENOENT)
 		return;
 	if (r) {
-		k->failed++;
+		t->failed++;
 		fprintf(stderr, "rdmacap: down: %s %s: %s\n", what, path, strerror(errno));
 		return;
 	}
-	k->removed++;
-	if (k->log)
-		fprintf(k->log, "rdmacap: down: %s %s\n", what, path);
+	t->removed++;
+	if (t->log)
+		fprintf(t->log, "rdmacap: down: %s %s\n", what, path);
 }
 
 /* our controllers now; with del, each is deleted too */
@@ -96,7 +95,7 @@ static int nvkd_ctrls(struct nvkd *k, bool del)
 		if (!del)
 			continue;
 		snprintf(path, sizeof(path), "/sys/class/nvme/%s/delete_controller", e->d_name);
-		nvkd_did(k, "delete controller", path, nvkd_put(path, "1"));
+		nvkd_did(&k->t, "delete controller", path, nvkd_put(path, "1"));
 	}
 	closedir(d);
 	return n;
@@ -135,7 +134,7 @@ static void nvkd_port(struct nvkd *k, const char *name)
 			continue;
 		}
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		nvkd_did(k, "unlink", path, unlink(path));
+		nvkd_did(&k->t, "unlink", path, unlink(path));
 		mine++;
 	}
 	closedir(d);
@@ -146,7 +145,7 @@ static void nvkd_port(struct nvkd *k, const char *name)
 	if (!mine && k->run && id != nvmfn_port_id(k->run))
 		return;
 	snprintf(path, sizeof(path), NVMFN_NVMET "/ports/%s", name);
-	nvkd_did(k, "rmdir", path, rmdir(path));
+	nvkd_did(&k->t, "rmdir", path, rmdir(path));
 }
 
 static void nvkd_subsys(struct nvkd *k, const char *nqn)
@@ -164,12 +163,12 @@ static void nvkd_subsys(struct nvkd *k, const char *nqn)
 		if (nvkd_put(path, "0"))
 			fprintf(stderr, "rdmacap: down: disable %s: %s\n", path, strerror(errno));
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		nvkd_did(k, "rmdir", path, rmdir(path));
+		nvkd_did(&k->t, "rmdir", path, rmdir(path));
 	}
 	if (d)
 		closedir(d);
 	snprintf(path, sizeof(path), NVMFN_NVMET "/subsystems/%s", nqn);
-	nvkd_did(k, "rmdir", path, rmdir(path));
+	nvkd_did(&k->t, "rmdir", path, rmdir(path));
 }
 
 static void nvkd_each(struct nvkd *k, const char *dir, void (*fn)(struct nvkd *, const char *),
@@ -203,7 +202,7 @@ static void nvkd_blk(struct nvkd *k, const char *name)
 	if (nvkd_put(path, "0"))
 		fprintf(stderr, "rdmacap: down: power off %s: %s\n", path, strerror(errno));
 	snprintf(path, sizeof(path), NVMFN_NULLB "/%s", name);
-	nvkd_did(k, "rmdir", path, rmdir(path));
+	nvkd_did(&k->t, "rmdir", path, rmdir(path));
 }
 
 static int nvkd_count_others(void)
@@ -222,13 +221,13 @@ static int nvkd_count_others(void)
 
 int nvkd_clean(const char *run, FILE *log, int *removed, int *others)
 {
-	struct nvkd k = { .run = run, .log = log };
+	struct nvkd k = { .run = run, .t.log = log };
 
 	nvkd_ctrls_gone(&k);
 	nvkd_each(&k, NVMFN_NVMET "/ports", nvkd_port, NULL);
 	nvkd_each(&k, NVMFN_NVMET "/subsystems", nvkd_subsys, nvkd_mine);
 	nvkd_each(&k, NVMFN_NULLB, nvkd_blk, nvkd_blk_mine);
-	*removed += k.removed;
+	*removed += k.t.removed;
 	*others = nvkd_count_others();
-	return k.failed ? -1 : 0;
+	return k.t.failed ? -1 : 0;
 }

@@ -25,24 +25,9 @@
 
 struct srkd {
 	const char *run;	/* NULL: every run's */
-	FILE *log;
-	int removed, failed, others;
+	struct nvkd_tally t;
+	int others;
 };
-
-static void srkd_did(struct srkd *k, const char *what, const char *path, int r)
-{
-	/* gone meanwhile: its own agent, or the kernel, was faster */
-	if (r && errno == ENOENT)
-		return;
-	if (r) {
-		k->failed++;
-		fprintf(stderr, "rdmacap: down: %s %s: %s\n", what, path, strerror(errno));
-		return;
-	}
-	k->removed++;
-	if (k->log)
-		fprintf(k->log, "rdmacap: down: %s %s\n", what, path);
-}
 
 /* until host H's SCSI host is gone, SRKD_WAIT_MS at most */
 static void srkd_host_gone(int h)
@@ -83,7 +68,7 @@ static int srkd_hosts(struct srkd *k, bool del)
 		if (!del)
 			continue;
 		snprintf(path, sizeof(path), SRPN_RPORTS "/%s/delete", e->d_name);
-		srkd_did(k, "delete SRP remote port", path, nvkd_put(path, "1"));
+		nvkd_did(&k->t, "delete SRP remote port", path, nvkd_put(path, "1"));
 		srkd_host_gone(h);
 	}
 	if (d)
@@ -102,11 +87,11 @@ static void srkd_rmdir_links(struct srkd *k, const char *dir)
 	while (d && (e = readdir(d))) {
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		if (e->d_name[0] != '.' && !lstat(path, &st) && S_ISLNK(st.st_mode))
-			srkd_did(k, "unlink", path, unlink(path));
+			nvkd_did(&k->t, "unlink", path, unlink(path));
 	}
 	if (d)
 		closedir(d);
-	srkd_did(k, "rmdir", dir, rmdir(dir));
+	nvkd_did(&k->t, "rmdir", dir, rmdir(dir));
 }
 
 /* each lun_* folder of dir emptied of its links and removed */
@@ -143,13 +128,13 @@ static void srkd_tpg(struct srkd *k, const char *tpg)
 			continue;
 		snprintf(acl, sizeof(acl), "%s/%s", path, e->d_name);
 		srkd_luns(k, acl);
-		srkd_did(k, "rmdir", acl, rmdir(acl));
+		nvkd_did(&k->t, "rmdir", acl, rmdir(acl));
 	}
 	if (d)
 		closedir(d);
 	snprintf(path, sizeof(path), "%s/lun", tpg);
 	srkd_luns(k, path);
-	srkd_did(k, "rmdir", tpg, rmdir(tpg));
+	nvkd_did(&k->t, "rmdir", tpg, rmdir(tpg));
 }
 
 int srkd_others(const char *tport)
@@ -193,7 +178,7 @@ static void srkd_tport(struct srkd *k, const char *tport)
 		closedir(d);
 	k->others += srkd_others(tport);
 	if (mine && !srkd_others(tport))
-		srkd_did(k, "rmdir", dir, rmdir(dir));
+		nvkd_did(&k->t, "rmdir", dir, rmdir(dir));
 }
 
 /* our backstore HBAs (and their devices) of the run asked for */
@@ -214,11 +199,11 @@ static void srkd_core(struct srkd *k)
 			if (!srpn_name_ours(f->d_name, NULL))
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", dir, f->d_name);
-			srkd_did(k, "rmdir", path, rmdir(path));
+			nvkd_did(&k->t, "rmdir", path, rmdir(path));
 		}
 		if (h)
 			closedir(h);
-		srkd_did(k, "rmdir", dir, rmdir(dir));
+		nvkd_did(&k->t, "rmdir", dir, rmdir(dir));
 	}
 	if (d)
 		closedir(d);
@@ -227,7 +212,7 @@ static void srkd_core(struct srkd *k)
 int srkd_clean(const char *run, FILE *log, int *removed, int *others)
 {
 	struct timespec ts = { 0, SRKD_POLL_MS * 1000000L };
-	struct srkd k = { .run = run, .log = log };
+	struct srkd k = { .run = run, .t.log = log };
 	char port[16], want[16];
 	struct dirent *e;
 	DIR *d;
@@ -245,9 +230,9 @@ int srkd_clean(const char *run, FILE *log, int *removed, int *others)
 	/* ib_srpt's listener is ours when it is on our port and no TPG is left to use it */
 	snprintf(want, sizeof(want), "%u", SRPN_CM_PORT);
 	if (!k.others && !nvkd_get(SRPN_CM_PORT_ATTR, port, sizeof(port)) && !strcmp(port, want))
-		srkd_did(&k, "write 0 to", SRPN_CM_PORT_ATTR, nvkd_put(SRPN_CM_PORT_ATTR, "0"));
+		nvkd_did(&k.t, "write 0 to", SRPN_CM_PORT_ATTR, nvkd_put(SRPN_CM_PORT_ATTR, "0"));
 	srkd_core(&k);
-	*removed += k.removed;
+	*removed += k.t.removed;
 	*others = k.others;
-	return k.failed ? -1 : 0;
+	return k.t.failed ? -1 : 0;
 }

@@ -32,6 +32,8 @@ set -u
 . "$(dirname "$0")/../lib/common.sh"
 # shellcheck source=../lib/nic.sh
 . "$(dirname "$0")/../lib/nic.sh"
+# shellcheck source=../lib/kserv.sh
+. "$(dirname "$0")/../lib/kserv.sh"
 
 NIC=nvnic$$
 NIC=${NIC:0:12}
@@ -47,42 +49,17 @@ cleanup() {
 	rm -rf "$W"
 }
 
-# names DIR [PATTERN]: the entries of DIR (named PATTERN), a line each
-names() {
-	find "$1" -mindepth 1 -maxdepth 1 -name "${2:-*}" -printf '%f\n' 2>/dev/null | sort
-}
-
 # everything of an nvmf run, and the modules it may load
 nvmf_state() {
-	names /sys/class/nvme | sed 's/^/ctrl /'
-	names "$CFS/nvmet/subsystems" | sed 's/^/subsystem /'
-	names "$CFS/nvmet/ports" | sed 's/^/port /'
-	names "$CFS/nullb" 'rdc*' | sed 's/^/nullb /'
+	rdc_names /sys/class/nvme | sed 's/^/ctrl /'
+	rdc_names "$CFS/nvmet/subsystems" | sed 's/^/subsystem /'
+	rdc_names "$CFS/nvmet/ports" | sed 's/^/port /'
+	rdc_names "$CFS/nullb" 'rdc*' | sed 's/^/nullb /'
 	for m in nvmet nvmet_rdma nvme_rdma nvme_fabrics null_blk; do
 		[ -d /sys/module/$m ] && echo "module $m"
 	done
 	mount | grep -q " $CFS " && echo "configfs mounted"
 	rdma link show
-}
-
-# rdc_res without the CQs (test 4)
-nvmf_res() {
-	rdc_res | sed 's/ cq=[0-9]*//'
-}
-
-# nvmf_qps: the QPs on DEV now
-nvmf_qps() {
-	rdma -j resource show 2>/dev/null | jq -r ".[] | select(.ifname == \"$DEV\") | .qp"
-}
-
-# nvmf_sides: the connected cm_ids (those with a QP) on DEV of the target
-# (source port 4420) and of the host (destination port 4420): "T H". RDMA
-# netlink names both sides' owner [rdma_cm]; the port tells them apart
-# (`rdma -j` writes an address and its port as "src-addr": "A:PORT").
-nvmf_sides() {
-	rdma -j resource show cm_id dev "$DEV" 2>/dev/null |
-		jq -r '[.[] | select(.lqpn != null)] |
-			"\([.[] | select(."src-addr" // "" | endswith(":4420"))] | length) \([.[] | select(."dst-addr" // "" | endswith(":4420"))] | length)"'
 }
 
 RC=0 why='' OUT=''
@@ -104,13 +81,13 @@ if ! modprobe -a rdma_rxe veth || ! rdc_nic_up "$NIC" rxe "$DEV" "$ADDR"; then
 fi
 tap_plan 5
 BEFORE=$(nvmf_state)
-BASE=$(nvmf_res)
+BASE=$(rdc_ks_res)
 
 # 1: one point, every client its controller, its data verified
 run_nvmf "n$N" --clients "$N" --msgs 5 --size 4096
 grep -q "nvmf_connect\|nvme_" "$OUT" && why+=" a failed step: $(grep -m1 -E 'call=(nvmf|nvme)' "$OUT")"
 [ "$(nvmf_state)" = "$BEFORE" ] || why+=" left: $(diff <(echo "$BEFORE") <(nvmf_state) | grep '^>' | tr '\n' ' ')"
-[ "$(nvmf_res)" = "$BASE" ] || why+=" counters not back: $(nvmf_res | tr '\n' ' ')"
+[ "$(rdc_ks_res)" = "$BASE" ] || why+=" counters not back: $(rdc_ks_res | tr '\n' ' ')"
 if [ -z "$why" ]; then
 	tap_ok "$N controllers: 100%, $(rdc_kv verified) round trips of 4 KiB verified, nothing left"
 else
@@ -127,8 +104,8 @@ for q in 1 4; do
 	pid=$!
 	peak=0
 	for _ in $(seq 200); do
-		n=$(nvmf_qps)
-		(( n > peak )) && { peak=$n; sides[q]=$(nvmf_sides); }
+		n=$(rdc_ks_qps "$DEV")
+		(( n > peak )) && { peak=$n; sides[q]=$(rdc_ks_sides "$DEV" 4420); }
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -167,11 +144,11 @@ fi
 # 4: tests 1-3 left the host as they found it
 sleep 1
 AFTER=$(nvmf_state)
-if [ "$AFTER" = "$BEFORE" ] && [ "$(nvmf_res)" = "$BASE" ]; then
+if [ "$AFTER" = "$BEFORE" ] && [ "$(rdc_ks_res)" = "$BASE" ]; then
 	tap_ok "the host as found: modules, configfs, controllers, nvmet, null_blk, counters"
 else
 	diff <(echo "$BEFORE") <(echo "$AFTER") | sed 's/^/# /'
-	tap_fail "the host as found" "counters before $BASE after $(nvmf_res)"
+	tap_fail "the host as found" "counters before $BASE after $(rdc_ks_res)"
 fi
 
 # 5: SIGKILL with the controllers up, then down; another user's subsystem stays
@@ -182,7 +159,7 @@ modprobe nvmet && { mountpoint -q "$CFS" || mount -t configfs none "$CFS"; } &&
 pid=$!
 up=0
 for _ in $(seq 600); do
-	[ "$(names /sys/class/nvme | wc -l)" -ge 3 ] && { up=1; break; }
+	[ "$(rdc_names /sys/class/nvme | wc -l)" -ge 3 ] && { up=1; break; }
 	sleep 0.1
 done
 # rdmacap and its agents at once: none of them gets to clean up
@@ -196,11 +173,11 @@ why=
 [ "$rc" = 0 ] || why+=" down exit $rc"
 [ -d "$CFS/nvmet/subsystems/$OTHER" ] || why+=" another user's subsystem removed"
 grep -q "nvmet_others.*1 " "$W/down.tap" || why+=" down did not say it left one alone"
-[ -n "$(names /sys/class/nvme)" ] && why+=" controllers left"
-[ -n "$(names "$CFS/nvmet/subsystems" 'nqn.2014-08.org.rdmacap:rdc*')" ] && why+=" subsystem left"
+[ -n "$(rdc_names /sys/class/nvme)" ] && why+=" controllers left"
+[ -n "$(rdc_names "$CFS/nvmet/subsystems" 'nqn.2014-08.org.rdmacap:rdc*')" ] && why+=" subsystem left"
 grep -qE "removed=[1-9]" "$W/down.tap" || why+=" down removed nothing (the run cleaned up after all?)"
-[ -n "$(names "$CFS/nvmet/ports")" ] && why+=" port left"
-[ -n "$(names "$CFS/nullb" 'rdc*')" ] && why+=" disk left"
+[ -n "$(rdc_names "$CFS/nvmet/ports")" ] && why+=" port left"
+[ -n "$(rdc_names "$CFS/nullb" 'rdc*')" ] && why+=" disk left"
 rmdir "$CFS/nvmet/subsystems/$OTHER" 2>/dev/null
 if [ -z "$why" ]; then
 	tap_ok "SIGKILL with 3 controllers up: down removes them and the target, leaves another's subsystem"

@@ -33,6 +33,8 @@ set -u
 . "$(dirname "$0")/../lib/common.sh"
 # shellcheck source=../lib/nic.sh
 . "$(dirname "$0")/../lib/nic.sh"
+# shellcheck source=../lib/kserv.sh
+. "$(dirname "$0")/../lib/kserv.sh"
 
 NIC=srnic$$
 NIC=${NIC:0:12}
@@ -47,43 +49,21 @@ cleanup() {
 	rm -rf "$W"
 }
 
-# names DIR [PATTERN]: the entries of DIR (named PATTERN), a line each
-names() {
-	find "$1" -mindepth 1 -maxdepth 1 -name "${2:-*}" -printf '%f\n' 2>/dev/null | sort
-}
-
 # everything of an srp run, and the modules it may load
 srp_state() {
-	names /sys/class/scsi_host | sed 's/^/scsi_host /'
-	names "$TGT/core" 'iblock_*' | sed 's/^/backstore /'
-	names "$TGT/srpt" | sed 's/^/srpt /'
+	rdc_names /sys/class/scsi_host | sed 's/^/scsi_host /'
+	rdc_names "$TGT/core" 'iblock_*' | sed 's/^/backstore /'
+	rdc_names "$TGT/srpt" | sed 's/^/srpt /'
 	find "$TGT/srpt" -mindepth 2 -maxdepth 2 -type d -name 'rdc*' 2>/dev/null | sed 's/^/tpg /'
 	[ -r "$TGT/srpt/discovery_auth/rdma_cm_port" ] &&
 		echo "listener $(cat "$TGT/srpt/discovery_auth/rdma_cm_port")"
-	names "$CFS/nullb" 'rdc*' | sed 's/^/nullb /'
+	rdc_names "$CFS/nullb" 'rdc*' | sed 's/^/nullb /'
 	for m in target_core_mod target_core_iblock target_core_file target_core_pscsi target_core_user \
 		ib_srpt ib_srp scsi_transport_srp sd_mod scsi_mod null_blk; do
 		[ -d /sys/module/$m ] && echo "module $m"
 	done
 	mount | grep -q " $CFS " && echo "configfs mounted"
 	rdma link show
-}
-
-# rdc_res without the CQs (test 5)
-srp_res() {
-	rdc_res | sed 's/ cq=[0-9]*//'
-}
-
-srp_qps() {
-	rdma -j resource show 2>/dev/null | jq -r ".[] | select(.ifname == \"$DEV\") | .qp"
-}
-
-# srp_sides: the connected cm_ids (those with a QP) on DEV of the target
-# (source port 5555) and of the host (destination port 5555): "T H"
-srp_sides() {
-	rdma -j resource show cm_id dev "$DEV" 2>/dev/null |
-		jq -r '[.[] | select(.lqpn != null)] |
-			"\([.[] | select(."src-addr" // "" | endswith(":5555"))] | length) \([.[] | select(."dst-addr" // "" | endswith(":5555"))] | length)"'
 }
 
 # srp_hosts: the SCSI hosts of ib_srp now (they have a ch_count)
@@ -130,14 +110,14 @@ if ! modprobe -a rdma_rxe veth || ! rdc_nic_up "$NIC" rxe "$DEV" "$ADDR"; then
 fi
 tap_plan 6
 BEFORE=$(srp_state)
-BASE=$(srp_res)
+BASE=$(rdc_ks_res)
 
 # 1: one point, every client its SCSI host, its data verified
 run_srp "n$N" --clients "$N" --msgs 5 --size 4096
 grep -q "call=srp\|call=configfs\|call=open" "$OUT" &&
 	why+=" a failed step: $(grep -m1 -E 'call=(srp|configfs|open)' "$OUT")"
 [ "$(srp_state)" = "$BEFORE" ] || why+=" left: $(diff <(echo "$BEFORE") <(srp_state) | grep '^>' | tr '\n' ' ')"
-[ "$(srp_res)" = "$BASE" ] || why+=" counters not back: $(srp_res | tr '\n' ' ')"
+[ "$(rdc_ks_res)" = "$BASE" ] || why+=" counters not back: $(rdc_ks_res | tr '\n' ' ')"
 if [ -z "$why" ]; then
 	tap_ok "$N SCSI hosts: 100%, $(rdc_kv verified) round trips of 4 KiB verified, nothing left"
 else
@@ -149,10 +129,10 @@ fi
 srp_bg q1.tap --clients 1 --msgs 2 --think-ms 3000
 peak=0 sides='' ch=''
 for _ in $(seq 300); do
-	n=$(srp_qps)
+	n=$(rdc_ks_qps "$DEV")
 	if (( n > peak )); then
 		peak=$n
-		sides=$(srp_sides)
+		sides=$(rdc_ks_sides "$DEV" 5555)
 		h=$(srp_hosts | head -n 1)
 		[ -n "$h" ] && ch=$(cat "$h/ch_count" 2>/dev/null)
 	fi
@@ -210,11 +190,11 @@ fi
 # 5: tests 1-4 left the host as they found it
 sleep 1
 AFTER=$(srp_state)
-if [ "$AFTER" = "$BEFORE" ] && [ "$(srp_res)" = "$BASE" ]; then
+if [ "$AFTER" = "$BEFORE" ] && [ "$(rdc_ks_res)" = "$BASE" ]; then
 	tap_ok "the host as found: modules, configfs, SCSI hosts, LIO, null_blk, counters"
 else
 	diff <(echo "$BEFORE") <(echo "$AFTER") | sed 's/^/# /'
-	tap_fail "the host as found" "counters before $BASE after $(srp_res)"
+	tap_fail "the host as found" "counters before $BASE after $(rdc_ks_res)"
 fi
 
 # 6: SIGKILL with the hosts up, then down
@@ -233,9 +213,9 @@ why=
 grep -qE "removed=[1-9]" "$W/down.tap" || why+=" down removed nothing (the run cleaned up after all?)"
 [ -n "$(srp_hosts)" ] && why+=" SCSI hosts left"
 [ -n "$(find "$TGT/srpt" -mindepth 2 -maxdepth 2 -name 'rdc*' 2>/dev/null)" ] && why+=" TPG left"
-[ -n "$(names "$TGT/core" 'iblock_6[1-5]???')" ] && why+=" backstore left"
+[ -n "$(rdc_names "$TGT/core" 'iblock_6[1-5]???')" ] && why+=" backstore left"
 [ "$(cat "$TGT/srpt/discovery_auth/rdma_cm_port" 2>/dev/null || echo 0)" = 0 ] || why+=" listener left"
-[ -n "$(names "$CFS/nullb" 'rdc*')" ] && why+=" disk left"
+[ -n "$(rdc_names "$CFS/nullb" 'rdc*')" ] && why+=" disk left"
 if [ -z "$why" ]; then
 	tap_ok "SIGKILL with 3 SCSI hosts up: down removes them, the TPG, the listener, the backstore, the disk"
 else
