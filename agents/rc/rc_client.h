@@ -208,8 +208,8 @@ int rccn_init(struct rcc *x);
 bool rccn_hold(struct rcc *x, uint32_t i);
 /* the kernel timeout of connection i's rdma_resolve_addr */
 int rccn_timeout_ms(const struct rcc *x, uint32_t i);
-/* connection i's address resolved */
-void rccn_resolved(struct rcc *x, uint32_t i);
+/* an address of the agent resolved: the neighbour is valid, the held ones may go */
+void rccn_resolved(struct rcc *x);
 /*
  * ADDR_ERROR with status for connection i: true when it was the first's
  * timeout and its address was asked again (or that call failed: settled,

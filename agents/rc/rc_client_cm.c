@@ -117,7 +117,7 @@ static int rcc_cm_addr(struct rcc *x, uint32_t i, bool *kill)
 	struct rcc_conn *c = &x->c[i];
 
 	ph_step(&x->ph, i, PROTO_STEP_ADDR);
-	rccn_resolved(x, i);
+	rccn_resolved(x);
 	if (!x->dev_up && rcc_dev_open(x, c->id))
 		return -1;
 	if (c->id->verbs != x->dev.ctx) {

@@ -59,9 +59,8 @@ int rccn_timeout_ms(const struct rcc *x, uint32_t i)
 	return !x->nb.warm && i == x->nb.first ? RCCN_PROBE_MS : DL_CM_STEP_MS;
 }
 
-void rccn_resolved(struct rcc *x, uint32_t i)
+void rccn_resolved(struct rcc *x)
 {
-	(void)i;
 	x->nb.warm = true;
 }
 
