@@ -3,8 +3,8 @@
 #
 # nvmf.sh: --transport nvmf, the kernel's NVMe over RDMA target (nvmet-rdma,
 # made by rdmacap through configfs) and initiator (nvme-rdma, one controller
-# per client through /dev/nvme-fabrics), inside the rxe VM on a device the
-# suite makes as a driver would (a veth in the root namespace, rxe on it):
+# per client through /dev/nvme-fabrics), inside the VM on a device the suite
+# makes as a driver would (a veth in the root namespace, rxe or siw on it):
 #
 #   1   run --clients 20: 100%, every round trip's data written and read back
 #       verified, one controller each; nothing left after it: no controller,
@@ -24,7 +24,8 @@
 #
 #   vm/run --share $PWD -- suites/vm/nvmf.sh
 #
-# NVMF_CLIENTS (default 20) sets test 1's clients.
+# NVMF_CLIENTS (default 20) sets test 1's clients; NVMF_LINK (rxe) the link
+# type: suites/vm-lts/nvmf-siw.sh runs it over siw (iWARP) on the LTS kernel.
 # TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
 set -u
 
@@ -37,7 +38,8 @@ set -u
 
 NIC=nvnic$$
 NIC=${NIC:0:12}
-DEV=nvrxe0
+LINK=${NVMF_LINK:-rxe}
+DEV=nv${LINK}0
 ADDR=10.78.0.1
 N=${NVMF_CLIENTS:-20}
 CFS=/sys/kernel/config
@@ -75,8 +77,9 @@ for m in nvmet nvmet_rdma nvme_rdma null_blk; do
 	[ -d "/sys/module/$m" ] || modprobe -n "$m" 2>/dev/null ||
 		{ tap_skip_all "kernel module $m is not in $(uname -r)"; exit 4; }
 done
-if ! modprobe -a rdma_rxe veth || ! rdc_nic_up "$NIC" rxe "$DEV" "$ADDR"; then
-	tap_skip_all "could not make the stand-in NIC ($NIC, $DEV): ${RDC_WHY:-modprobe rdma_rxe veth}"
+declare -A mod=([rxe]=rdma_rxe [siw]=siw)
+if ! modprobe -a "${mod[$LINK]}" veth || ! rdc_nic_up "$NIC" "$LINK" "$DEV" "$ADDR"; then
+	tap_skip_all "could not make the stand-in NIC ($NIC, $DEV): ${RDC_WHY:-modprobe ${mod[$LINK]} veth}"
 	exit 4
 fi
 tap_plan 5
