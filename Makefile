@@ -207,7 +207,7 @@ soak:
 	@seed=$${SOAK_SEED:-$$(date +%s)}; rc=0; \
 	if [ "$${SOAK_POINTS:-100}" != 0 ]; then \
 		vm/run --mem 4G --timeout 5400 --share "$(CURDIR)" --env SOAK_SEED=$$seed \
-			--env SOAK_POINTS --env SOAK_BOUND --env SOAK_LAUNCHER \
+			--env SOAK_POINTS --env SOAK_BOUND --env SOAK_LAUNCHER --env SOAK_TRANSPORT \
 			-- suites/soak/faults-soak.sh rxe || rc=1; \
 	fi; \
 	if [ "$${SOAK_SIW_POINTS:-10}" != 0 ]; then \

@@ -4,7 +4,11 @@
  * FRS_RX receive buffers posted. A hello puts its sender's name into the AV
  * and is answered, from its own buffer, tagged with the sender's new peer
  * slot; a round trip, tagged with the slot, is echoed to that peer from its
- * buffer. A buffer is posted again once its answer has left. See fab.h.
+ * buffer. A buffer is posted again once its answer has left. An answer
+ * ofi_rxm refuses with -FI_EAGAIN (the peer's connection still being
+ * accepted, or no send credit left on the verbs CQ beneath) waits in a FIFO,
+ * tried again after each round of CQ reads, which is what moves ofi_rxm on,
+ * until FRS_RETRY_NS. See fab.h.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +20,7 @@
 #include "agents/ctl.h"
 #include "agents/fi/fab.h"
 #include "agents/tag.h"
+#include "common/clock.h"
 #include "common/proto.h"
 
 #define FRS_EVENTS 64
@@ -27,6 +32,14 @@
 #define FRS_RX 512
 /* peer slots the table grows by */
 #define FRS_GROW 4096
+/*
+ * How long an answer may wait for ofi_rxm's -FI_EAGAIN to end: the clients'
+ * receive timeout is longer, so a client sees its answer or the server's drop
+ * named (EAGAIN), not a silent loss.
+ */
+#define FRS_RETRY_NS (10ull * 1000000000ull)
+/* the loop's sleep while answers wait: progress without spinning a core */
+#define FRS_WAIT_MS 1
 
 enum { FRS_T_CTL = 1, FRS_T_CQ };
 /* a buffer's kind: posted as a receive, or 0 while it is out as an answer */
@@ -35,6 +48,10 @@ enum { FRS_OP_RX = 1 };
 struct frs_buf {
 	struct fab_op op;	/* who: the buffer's index; slot: its endpoint */
 	uint8_t *data;
+	/* an answer waiting in the FIFO: to whom, its tag and length, until when */
+	fi_addr_t to;
+	uint64_t tag, due;
+	size_t len;
 };
 
 struct frs_srv {
@@ -52,6 +69,8 @@ struct frs_srv {
 	size_t slen;
 	fi_addr_t *peer;	/* by slot */
 	uint32_t npeer, cap;
+	uint32_t *wait;		/* the FIFO of waiting answers, buffer indices: nbuf */
+	uint32_t whead, nwait;
 	uint64_t accepted, echoed, bytes, dropped;
 	bool stop;
 };
@@ -90,15 +109,49 @@ static void frs_drop(struct frs_srv *s, struct frs_buf *b, const char *call, int
 	fab_warn(call, "peer message", err, prov);
 	s->dropped++;
 	proto_drop("rdm", proto_errname(err));
+	b->op.kind = FRS_OP_RX;
 	ret = frs_post(s, b);
 	if (ret)
 		fab_warn("fi_trecv", "endpoint", fab_errno(ret), fab_errno(ret));
 }
 
+/* the answer in b out to its peer: 0, 1 when it must wait, or dropped (-1) */
+static int frs_answer(struct frs_srv *s, struct frs_buf *b)
+{
+	ssize_t ret = fi_tsend(s->rep[b->op.slot], b->data, b->len, s->desc, b->to, b->tag,
+			       &b->op.ctx);
+
+	if (ret == -FI_EAGAIN && clock_ns() < b->due)
+		return 1;
+	if (ret) {
+		frs_drop(s, b, "fi_tsend", fab_errno(ret), fab_errno(ret));
+		return -1;
+	}
+	b->op.kind = 0;	/* the buffer is out, as an answer */
+	if (!(b->tag & FAB_TAG_HELLO)) {
+		s->echoed++;
+		s->bytes += b->len;
+	}
+	return 0;
+}
+
+/* the waiting answers, in order, once each: those still refused wait on */
+static void frs_retry(struct frs_srv *s)
+{
+	uint32_t n = s->nwait, k;
+
+	for (uint32_t i = 0; i < n; i++) {
+		k = s->wait[s->whead];
+		s->whead = (s->whead + 1) % s->nbuf;
+		s->nwait--;
+		if (frs_answer(s, &s->buf[k]) == 1)
+			s->wait[(s->whead + s->nwait++) % s->nbuf] = k;
+	}
+}
+
 static void frs_recv(struct frs_srv *s, struct frs_buf *b, const struct fi_cq_tagged_entry *e)
 {
 	uint64_t tag = e->tag;
-	fi_addr_t to;
 	ssize_t ret;
 
 	if (tag & FAB_TAG_HELLO) {
@@ -111,16 +164,14 @@ static void frs_recv(struct frs_srv *s, struct frs_buf *b, const struct fi_cq_ta
 		frs_drop(s, b, "fi_trecv", EPROTO, 0);
 		return;
 	}
-	to = s->peer[tag & FAB_TAG_SLOT];
-	ret = fi_tsend(s->rep[b->op.slot], b->data, e->len, s->desc, to, tag, &b->op.ctx);
-	if (ret) {
-		frs_drop(s, b, "fi_tsend", fab_errno(ret), fab_errno(ret));
-		return;
-	}
-	b->op.kind = 0;	/* the buffer is out, as an answer */
-	if (!(tag & FAB_TAG_HELLO)) {
-		s->echoed++;
-		s->bytes += e->len;
+	b->to = s->peer[tag & FAB_TAG_SLOT];
+	b->tag = tag;
+	b->len = e->len;
+	b->due = clock_ns() + FRS_RETRY_NS;
+	/* behind those already waiting: a peer's answers leave in order */
+	if (s->nwait || frs_answer(s, b) == 1) {
+		b->op.kind = 0;
+		s->wait[(s->whead + s->nwait++) % s->nbuf] = b->op.who;
 	}
 }
 
@@ -167,7 +218,7 @@ static int frs_loop(struct frs_srv *s)
 	while (!s->stop && !proto_dead()) {
 		if (!s->ctl.pollable)
 			frs_ctl(s);
-		n = epoll_wait(s->ep, ev, FRS_EVENTS, busy ? 0 : 1000);
+		n = epoll_wait(s->ep, ev, FRS_EVENTS, busy ? 0 : s->nwait ? FRS_WAIT_MS : 1000);
 		if (n < 0 && errno != EINTR) {
 			ag_fatal("epoll_wait", "server loop", errno);
 			return -1;
@@ -181,6 +232,7 @@ static int frs_loop(struct frs_srv *s)
 		busy = fab_cqs_poll(&s->cqs);
 		if (busy < 0)
 			return -1;
+		frs_retry(s);
 	}
 	return 0;
 }
@@ -243,8 +295,9 @@ static int frs_init(struct frs_srv *s)
 	s->rep = calloc(o->ports, sizeof(*s->rep));
 	s->nbuf = o->ports * FRS_RX;
 	s->buf = calloc(s->nbuf, sizeof(*s->buf));
+	s->wait = calloc(s->nbuf, sizeof(*s->wait));
 	s->mem = malloc(s->nbuf * s->slen);
-	if (!s->rep || !s->buf || !s->mem) {
+	if (!s->rep || !s->buf || !s->wait || !s->mem) {
 		ag_fatal("calloc", "server buffers", ENOMEM);
 		return -1;
 	}
@@ -296,6 +349,7 @@ out:
 		close(s.ep);
 	free(s.rep);
 	free(s.buf);
+	free(s.wait);
 	free(s.mem);
 	free(s.peer);
 	if (!ret)

@@ -421,10 +421,8 @@ down:
 		FILE *log = p->verbose ? stderr : NULL;
 		int gone = 0, others, bad;
 
-		/* what a killed agent of this run left: its server removes the rest */
-		/* srp's first: its backstore holds the null_blk disk nvkd_clean removes */
-		bad = p->transport == OPT_TR_SRP ? srkd_clean(c->topo->run, log, &gone, &others) : 0;
-		bad |= nvkd_clean(c->topo->run, log, &gone, &others);
+		/* what a point cut short left (each point removes what its killed agents left) */
+		bad = nvkd_service(p->transport, c->topo->run, log, &gone, &others);
 		if (bad || gone)
 			fprintf(stderr, "rdmacap: %s: %d objects of run %s left by its agents, "
 				"removed\n", opt_word(OPT_TRANSPORT, p->transport), gone, c->topo->run);

@@ -19,6 +19,7 @@
 #include "harness/hosts/remote.h"
 #include "harness/point/rsample.h"
 #include "harness/point/rt.h"
+#include "harness/ulp/nvk.h"
 
 /* agents exit within this of "stop", or the time their objects take (deadline.h) */
 #define PT_STOP_WAIT_S 10
@@ -190,12 +191,39 @@ static void pt_stop_side(struct rt *r, long from, long to, bool (*gone)(struct r
 	lp_loop(r, gone, clock_s() + 5);
 }
 
+/*
+ * A kernel service's objects outlive the agent that made them: what killed
+ * client agents left (hosts, controllers) goes before the server takes its
+ * target down (nvk.h); with target, after the servers stopped, what a killed
+ * server left too, so that the counters after the point are read clean.
+ */
+static void pt_stop_kernel(struct rt *r, bool target)
+{
+	const struct hp_plan *p = r->c->plan;
+	const char *run = r->c->topo->run;
+	FILE *log = p->verbose ? stderr : NULL;
+	int gone = 0, others, bad;
+
+	if (!opt_tr_kernel(p->transport) || p->hosts)
+		return;
+	if (!target)
+		bad = p->transport == OPT_TR_SRP ? srkd_hosts_clean(run, log, &gone) :
+			nvkd_hosts(run, log, &gone);
+	else
+		bad = nvkd_service(p->transport, run, log, &gone, &others);
+	if (bad || gone)
+		fprintf(stderr, "rdmacap: %s: %d objects of run %s left by its %s agents, removed\n",
+			opt_word(OPT_TRANSPORT, p->transport), gone, run, target ? "server" : "client");
+}
+
 /* Clients first, then the servers; what they wrote last (results, bye) still counts. */
 static void pt_stop(struct rt *r)
 {
 	r->phase = RT_STOP;
 	pt_stop_side(r, r->nsrv, r->nag, pt_clients_gone);
+	pt_stop_kernel(r, false);
 	pt_stop_side(r, 0, r->nsrv < r->nag ? r->nsrv : r->nag, pt_server_gone);
+	pt_stop_kernel(r, true);
 	for (long i = 0; i < r->nag; i++)
 		lp_drain(r, &r->ag[i]);
 }

@@ -51,6 +51,23 @@ void nvkm_down(struct nvkm *m, FILE *log);
  */
 int nvkd_clean(const char *run, FILE *log, int *removed, int *others);
 
+/*
+ * Every object of service tr's run (NULL: of every run): srkd_clean for
+ * srp, whose backstores hold the disks, then nvkd_clean. As nvkd_clean.
+ */
+int nvkd_service(enum opt_transport tr, const char *run, FILE *log, int *removed, int *others);
+
+/*
+ * The initiator's side of run alone: its controllers (nvmf: nvkd_hosts) or
+ * SCSI hosts (srp: srkd_hosts_clean), each removed and waited for. What a
+ * client agent killed mid-point left, removed while the target still serves
+ * it: one whose target went first reconnects (ctrl_loss_tmo, 600 s) or
+ * hangs its deletion in SCSI error handling. *removed counts what went. 0,
+ * or -1 when one could not be removed (named on stderr).
+ */
+int nvkd_hosts(const char *run, FILE *log, int *removed);
+int srkd_hosts_clean(const char *run, FILE *log, int *removed);
+
 /* what one `rdmacap down` removed and failed to remove; its lines go to log (NULL: none) */
 struct nvkd_tally {
 	FILE *log;

@@ -219,6 +219,22 @@ static int nvkd_count_others(void)
 	return n;
 }
 
+int nvkd_service(enum opt_transport tr, const char *run, FILE *log, int *removed, int *others)
+{
+	int bad = tr == OPT_TR_SRP ? srkd_clean(run, log, removed, others) : 0;
+
+	return nvkd_clean(run, log, removed, others) | bad;
+}
+
+int nvkd_hosts(const char *run, FILE *log, int *removed)
+{
+	struct nvkd k = { .run = run, .t.log = log };
+
+	nvkd_ctrls_gone(&k);
+	*removed += k.t.removed;
+	return k.t.failed ? -1 : 0;
+}
+
 int nvkd_clean(const char *run, FILE *log, int *removed, int *others)
 {
 	struct nvkd k = { .run = run, .t.log = log };

@@ -209,18 +209,34 @@ static void srkd_core(struct srkd *k)
 		closedir(d);
 }
 
-int srkd_clean(const char *run, FILE *log, int *removed, int *others)
+/* every host of ours deleted, then waited for: SRKD_WAIT_MS at most */
+static void srkd_hosts_gone(struct srkd *k)
 {
 	struct timespec ts = { 0, SRKD_POLL_MS * 1000000L };
+
+	srkd_hosts(k, true);
+	for (int i = 0; i < SRKD_WAIT_MS / SRKD_POLL_MS && srkd_hosts(k, false); i++)
+		nanosleep(&ts, NULL);
+}
+
+int srkd_hosts_clean(const char *run, FILE *log, int *removed)
+{
+	struct srkd k = { .run = run, .t.log = log };
+
+	srkd_hosts_gone(&k);
+	*removed += k.t.removed;
+	return k.t.failed ? -1 : 0;
+}
+
+int srkd_clean(const char *run, FILE *log, int *removed, int *others)
+{
 	struct srkd k = { .run = run, .t.log = log };
 	char port[16], want[16];
 	struct dirent *e;
 	DIR *d;
 
 	/* the hosts go before their target: one whose target vanished first retries */
-	srkd_hosts(&k, true);
-	for (int i = 0; i < SRKD_WAIT_MS / SRKD_POLL_MS && srkd_hosts(&k, false); i++)
-		nanosleep(&ts, NULL);
+	srkd_hosts_gone(&k);
 	d = opendir(SRPN_SRPT);
 	while (d && (e = readdir(d)))
 		if (e->d_name[0] != '.' && strcmp(e->d_name, "discovery_auth"))

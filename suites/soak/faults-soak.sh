@@ -22,7 +22,12 @@
 # cluster of the same three nodes (suites/lib/slurm.sh, as suites/vm/slurm.sh
 # makes it), started for the first point that draws srun (three nodes idle 2-3 s
 # after) and stopped, by PID, at the end. Then the design: --transport
-# tcp|rc|uc|ud; for the RDMA ones --server-model event|thread; for rc and uc
+# tcp|rc|uc|ud|nvmf|srp|fi-msg|fi-rdm; nvmf and srp (the kernel's NVMe-oF and
+# SRP target and initiator, which open their rdma_cm ids in the root namespace)
+# on host, with --nvme-io-queues 1-4 and --nvme-queue-size 32|128 for nvmf;
+# fi-msg and fi-rdm (libfabric's verbs provider) with --cq per-conn|shared,
+# --poll event|busy and for fi-rdm --srq; for tcp, rc, uc and ud
+# --server-model event|thread; for rc and uc
 # --cm oob-tls|rdmacm, --op send|write|read|atomic (uc: send|write), --cq
 # per-conn|shared, --srq, --qp-share 2|4, --mr shared (the thread server:
 # oob-tls, a CQ per connection, no SRQ); for ud --cm and --ah cache|wc|lru|peer;
@@ -30,11 +35,15 @@
 # and stop faults; the link and netem ones need rdmacap's own links). A draw
 # the tool refuses (exit 2 from its command-line checks, before anything
 # exists) is drawn again and counted, never run: the refusals are printed by
-# reason at the end.
+# reason at the end. A kernel-service point also leaves no NVMe controller,
+# nvmet or LIO entry, null_blk disk or SCSI host (suites/lib/kserv.sh), and its
+# devices' counters but CQs are back (ib_core's shared CQ pool, which nvmet-rdma
+# and ib_srpt draw from, stays with the device: the soak's baseline takes it).
 #
 # A siw point: a siw link on each end of a veth pair in the VM's root namespace
 # (siw ignores netdevs outside init_net), --topology host, --server-addr the
-# first link's address, --device half the time; rc over rdmacm with the event
+# first link's address, --device half the time; one point in three nvmf (with
+# its draws above), else rc over rdmacm with the event
 # server (iWARP has no oob-tls, uc, ud or atomics: rdma/cap.h; the thread
 # server takes oob-tls only), --op send|write|read, --cq per-conn|shared,
 # --srq, --mr shared, --qp-share 2|4 with write and read (a shared QP's SEND
@@ -59,14 +68,15 @@
 # 1001), with the same design and fault (SOAK_ONLY=K,L,... those points).
 # SOAK_LAUNCHER=ssh|mpirun|srun makes every rxe point a --hosts point under that
 # launcher, the rest drawn from the random seed: an aid to exercise one launcher
-# (the points then differ from what SOAK_SEED alone draws).
+# (the points then differ from what SOAK_SEED alone draws). SOAK_TRANSPORT=T does
+# the same for one transport of the rxe boot (nvmf and srp points stay on host).
 #
 # Not in `make check`: about 21 s per point under TCG on average, 70-120 s for
 # --hosts under mpirun (seed 20261126: 70 points in 1,449 s), 27-32 s under
 # srun; a siw point 2-9 s (seed 20261126: 10 in 92 s).
 #   SOAK_POINTS (100, rxe)  SOAK_SIW_POINTS (10, siw)  SOAK_SEED (the date)
 #   SOAK_ONLY (every point; K or K,L,...)  SOAK_BOUND (120 s per point)
-#   SOAK_LAUNCHER (drawn)
+#   SOAK_LAUNCHER (drawn)  SOAK_TRANSPORT (drawn)
 set -u
 
 # shellcheck source=../lib/common.sh
@@ -77,6 +87,8 @@ set -u
 . "$(dirname "$0")/../lib/nodes.sh"
 # shellcheck source=../lib/slurm.sh
 . "$(dirname "$0")/../lib/slurm.sh"
+# shellcheck source=../lib/kserv.sh
+. "$(dirname "$0")/../lib/kserv.sh"
 
 POINTS=${SOAK_POINTS:-100}
 SIW_POINTS=${SOAK_SIW_POINTS:-10}
@@ -84,6 +96,7 @@ SIW_POINTS=${SOAK_SIW_POINTS:-10}
 # says which boot a point belongs to (rxe points 1..1000)
 SIW_FIRST=1001
 FIX_LAUNCHER=${SOAK_LAUNCHER:-}
+FIX_TRANSPORT=${SOAK_TRANSPORT:-}
 SEED=${SOAK_SEED:-$(date +%s)}
 ONLY=${SOAK_ONLY:-}
 BOUND=${SOAK_BOUND:-120}
@@ -108,6 +121,8 @@ HOSTS_RDMA=
 HOSTS_TCP=
 MPIRUN=
 BASE_RES=
+BASE_KS=
+KSERV=
 W=
 declare -A REFUSED=()
 NREFUSED=0
@@ -158,9 +173,19 @@ draw() {
 	pick pair pair pair star:2 host hosts
 	where=$P
 	[ -z "$FIX_LAUNCHER" ] || where=hosts
-	pick tcp rc uc ud
+	pick tcp rc uc ud nvmf srp fi-msg fi-rdm
+	[ -z "$FIX_TRANSPORT" ] || P=$FIX_TRANSPORT
 	tr=$P
 	ARGS=(--transport "$tr")
+	case $tr in
+	nvmf | srp)
+		# their rdma_cm ids live in the root namespace: the host topology
+		KSERV=1
+		draw_kserv "$tr"
+		draw_fault host
+		return
+		;;
+	esac
 	case $where in
 	host)
 		ARGS+=(--topology host --server-addr "$NICADDR")
@@ -174,6 +199,9 @@ draw() {
 	esac
 	pick event thread
 	model=$P
+	case $tr in
+	fi-*) model=event ;;
+	esac
 	ARGS+=(--server-model "$model")
 	case $tr in
 	rc | uc)
@@ -198,8 +226,26 @@ draw() {
 		pick cache wc lru peer
 		ARGS+=(--ah "$P")
 		;;
+	fi-msg | fi-rdm)
+		pick per-conn shared
+		ARGS+=(--cq "$P")
+		pick event busy
+		ARGS+=(--poll "$P")
+		[ "$tr" = fi-rdm ] && ((RANDOM % 3 == 0)) && ARGS+=(--srq)
+		;;
 	esac
 	draw_fault "$where"
+}
+
+# draw_kserv TR: a kernel-service point on the root namespace's NIC (--device
+# half the time); nvmf's queues per controller and their depth
+draw_kserv() {
+	ARGS+=(--topology host --server-addr "$NICADDR")
+	((RANDOM % 2)) && ARGS+=(--device "$NICDEV")
+	[ "$1" = nvmf ] || return 0
+	ARGS+=(--nvme-io-queues $((1 + RANDOM % 4)))
+	pick 32 128
+	ARGS+=(--nvme-queue-size "$P")
 }
 
 # draw_hosts TR: a --hosts point's hosts and launcher: ssh, mpirun (when
@@ -238,6 +284,13 @@ draw_siw() {
 	# the op third: bash's first values after seeding follow the point's number
 	pick per-conn shared
 	cq=$P
+	if ((RANDOM % 3 == 0)); then
+		ARGS=(--transport nvmf)
+		KSERV=1
+		draw_kserv nvmf
+		draw_fault host
+		return
+	fi
 	ARGS=(--transport rc --topology host --server-addr "$NICADDR")
 	((RANDOM % 2)) && ARGS+=(--device "$NICDEV")
 	pick send write read
@@ -286,15 +339,24 @@ tap_why() {
 }
 
 # counters_why: the VM's RDMA devices not at the counters of before the soak
-# (rdma_cm's ids go a moment after their process: up to 3 s)
+# (rdma_cm's ids go a moment after their process: up to 3 s); after a
+# kernel-service point but the CQs, then the baseline takes the CQs the
+# kernel's pool kept
 counters_why() {
-	local now i
+	local now i base=$BASE_RES
+
+	[ -z "$KSERV" ] || base=$(echo "$BASE_RES" | sed 's/ cq=[0-9]*//')
 	for ((i = 0; i < 30; i++)); do
 		now=$(rdc_res)
-		[ "$now" = "$BASE_RES" ] && return 0
+		[ -z "$KSERV" ] || now=$(echo "$now" | sed 's/ cq=[0-9]*//')
+		if [ "$now" = "$base" ]; then
+			[ -z "$KSERV" ] || BASE_RES=$(rdc_res)
+			return 0
+		fi
 		sleep 0.1
 	done
-	echo "devices not at the soak's baseline: $(diff <(echo "$BASE_RES") <(echo "$now") |
+	base=$BASE_RES
+	echo "devices not at the soak's baseline: $(diff <(echo "$base") <(echo "$now") |
 		grep '^[<>]' | tr '\n' ';')"
 }
 
@@ -304,6 +366,7 @@ one() {
 
 	RANDOM=$(((SEED + k * 7919) & 0x7fffffff))
 	while :; do
+		KSERV=
 		draw
 		desc="soak $k: ${ARGS[*]}"
 		soak_slurm_up
@@ -342,6 +405,8 @@ one() {
 	left=$(rdc_leftovers | tr '\n' ' ')
 	[ "$(nodes_run_dirs)" = 0 ] || left+="$(nodes_run_dirs) run directories of --hosts"
 	left+=$(soak_slurm_left)
+	[ "$(rdc_ks_left)" = "$BASE_KS" ] ||
+		left+=" $(diff <(echo "$BASE_KS") <(rdc_ks_left) | grep '^>' | tr '\n' ' ')"
 	[ -z "$left" ] || why+=" left: $left"
 	res=$(counters_why)
 	[ -z "$res" ] || why+=" $res"
@@ -441,6 +506,7 @@ soak_usage() {
 		  siw            points $SIW_FIRST..$((SIW_FIRST - 1))+SOAK_SIW_POINTS (10) on Soft-iWARP: the LTS kernel's boot
 		  SOAK_SEED (the date)  SOAK_ONLY=K[,L...] (points of this boot)  SOAK_BOUND (120 s)
 		  SOAK_LAUNCHER=ssh|mpirun|srun (rxe: every point a --hosts point under it)
+		  SOAK_TRANSPORT=tcp|rc|uc|ud|nvmf|srp|fi-msg|fi-rdm (rxe: every point of it)
 	EOF
 	exit 2
 }
@@ -459,6 +525,10 @@ soak_args() {
 	case $FIX_LAUNCHER in
 	'' | ssh | mpirun | srun) ;;
 	*) soak_usage "SOAK_LAUNCHER: not ssh, mpirun or srun: $FIX_LAUNCHER" ;;
+	esac
+	case $FIX_TRANSPORT in
+	'' | tcp | rc | uc | ud | nvmf | srp | fi-msg | fi-rdm) ;;
+	*) soak_usage "SOAK_TRANSPORT: not tcp, rc, uc, ud, nvmf, srp, fi-msg or fi-rdm: $FIX_TRANSPORT" ;;
 	esac
 	case $FABRIC in
 	rxe) FIRST=1 N=$POINTS ;;
@@ -496,6 +566,7 @@ main() {
 	if [ "$FABRIC" = siw ]; then setup_siw; else setup; fi ||
 		{ tap_skip_all "soak fixtures: ${RDC_WHY:-failed}"; exit 4; }
 	BASE_RES=$(rdc_res)
+	BASE_KS=$(rdc_ks_left)
 	export RDMACAP_AGENT=$SAN/rdmacap-agent
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 	tap_kv seed "$SEED"

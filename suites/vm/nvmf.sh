@@ -53,10 +53,7 @@ cleanup() {
 
 # everything of an nvmf run, and the modules it may load
 nvmf_state() {
-	rdc_names /sys/class/nvme | sed 's/^/ctrl /'
-	rdc_names "$CFS/nvmet/subsystems" | sed 's/^/subsystem /'
-	rdc_names "$CFS/nvmet/ports" | sed 's/^/port /'
-	rdc_names "$CFS/nullb" 'rdc*' | sed 's/^/nullb /'
+	rdc_ks_left
 	for m in nvmet nvmet_rdma nvme_rdma nvme_fabrics null_blk; do
 		[ -d /sys/module/$m ] && echo "module $m"
 	done

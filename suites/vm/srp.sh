@@ -51,13 +51,7 @@ cleanup() {
 
 # everything of an srp run, and the modules it may load
 srp_state() {
-	rdc_names /sys/class/scsi_host | sed 's/^/scsi_host /'
-	rdc_names "$TGT/core" 'iblock_*' | sed 's/^/backstore /'
-	rdc_names "$TGT/srpt" | sed 's/^/srpt /'
-	find "$TGT/srpt" -mindepth 2 -maxdepth 2 -type d -name 'rdc*' 2>/dev/null | sed 's/^/tpg /'
-	[ -r "$TGT/srpt/discovery_auth/rdma_cm_port" ] &&
-		echo "listener $(cat "$TGT/srpt/discovery_auth/rdma_cm_port")"
-	rdc_names "$CFS/nullb" 'rdc*' | sed 's/^/nullb /'
+	rdc_ks_left
 	for m in target_core_mod target_core_iblock target_core_file target_core_pscsi target_core_user \
 		ib_srpt ib_srp scsi_transport_srp sd_mod scsi_mod null_blk; do
 		[ -d /sys/module/$m ] && echo "module $m"
