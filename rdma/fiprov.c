@@ -60,6 +60,32 @@ unsigned long fip_rxm_cqe(bool srx)
 	return (srx ? rx : rx * univ) + tx * univ;
 }
 
+unsigned long fip_rxm_peers(void)
+{
+	unsigned long rx = fip_env("FI_OFI_RXM_MSG_RX_SIZE", FIP_RXM_MSG_SIZE);
+
+	/* a peer more than fit whole leaves the sends no credit */
+	return (fip_rxm_cqe(false) + rx - 1) / rx - 1;
+}
+
+const char *fip_rxm_credit_why(long peers, char *buf, size_t len)
+{
+	unsigned long fit = fip_rxm_peers();
+
+	if (peers <= 0 || (unsigned long)peers <= fit)
+		return NULL;
+	snprintf(buf, len, "ofi_rxm's verbs CQ under the server endpoint, (msg rx %lu + msg tx %lu) "
+		 "x FI_UNIVERSE_SIZE %lu = %lu entries, gives each peer's connection rx %lu of them "
+		 "(vrb_ep_bind, prov/verbs/src/verbs_ep.c): %lu peers leave its sends a credit, this "
+		 "point put %ld on one endpoint; a larger FI_UNIVERSE_SIZE (while the CQ fits the "
+		 "device's max_cqe), --ports, or --srq (ofi_rxm's shared receive context) lifts it",
+		 fip_env("FI_OFI_RXM_MSG_RX_SIZE", FIP_RXM_MSG_SIZE),
+		 fip_env("FI_OFI_RXM_MSG_TX_SIZE", FIP_RXM_MSG_SIZE),
+		 fip_env("FI_UNIVERSE_SIZE", FIP_UNIVERSE), fip_rxm_cqe(false),
+		 fip_env("FI_OFI_RXM_MSG_RX_SIZE", FIP_RXM_MSG_SIZE), fit, peers);
+	return buf;
+}
+
 const char *fip_rxm_why(const char *dev, long max_cqe, bool srx, char *buf, size_t len)
 {
 	unsigned long need = fip_rxm_cqe(srx);

@@ -17,11 +17,12 @@
 /*
  * ofi_rxm 1.17's own sizes (prov/rxm/src/rxm.h: RXM_MSG_RXTX_SIZE,
  * RXM_MSG_SRX_SIZE) and the core's default universe (ofi_universe_size,
- * FI_UNIVERSE_SIZE): what it sizes each endpoint's CQ of the core provider by.
+ * src/common.c; FI_UNIVERSE_SIZE): what it sizes each endpoint's CQ of the
+ * core provider by.
  */
 #define FIP_RXM_MSG_SIZE 128
 #define FIP_RXM_SRX_SIZE 4096
-#define FIP_UNIVERSE 256
+#define FIP_UNIVERSE 1024
 
 /*
  * Provider prov for FI_EP_RDM (rdm) or FI_EP_MSG at addr (a source address,
@@ -45,5 +46,15 @@ unsigned long fip_rxm_cqe(bool srx);
  * variables that lift it.
  */
 const char *fip_rxm_why(const char *dev, long max_cqe, bool srx, char *buf, size_t len);
+
+/*
+ * Without a shared receive context, each peer's connection beneath an rxm
+ * endpoint reserves its msg rx depth of that CQ's entries (vrb_ep_bind,
+ * prov/verbs/src/verbs_ep.c) and sends take what is left: the peers one
+ * endpoint holds with a send credit left. fip_rxm_credit_why: that reason,
+ * for peers on one endpoint, in buf; NULL when they fit.
+ */
+unsigned long fip_rxm_peers(void);
+const char *fip_rxm_credit_why(long peers, char *buf, size_t len);
 
 #endif

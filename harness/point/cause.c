@@ -15,6 +15,7 @@
 #include "harness/point/memfloor.h"
 #include "harness/point/rt.h"
 #include "harness/sample/wire.h"
+#include "rdma/fiprov.h"
 
 static void cause_sysctl(const char *ns, const char *key, char *buf, size_t len)
 {
@@ -94,6 +95,18 @@ static void cause_explain(const struct rt *r, const struct pt_cause *k, char *ou
 
 	snprintf(head, sizeof(head), "%s %s%s (%ld times)", call, errname, where, n);
 
+	/* fi-rdm over verbs;ofi_rxm: the server's answers refused for want of CQ credit */
+	if (!strcmp(call, "server") && !strcmp(errname, "EAGAIN") &&
+	    c->plan->transport == OPT_TR_FI_RDM && !c->plan->srq &&
+	    opt_tr_rdma(c->plan->transport, c->plan->fi_provider)) {
+		long ports = r->pt->ports > 0 ? r->pt->ports : 1;
+		char cr[512];
+
+		if (fip_rxm_credit_why((r->pt->clients + ports - 1) / ports, cr, sizeof(cr))) {
+			snprintf(out, len, "%s: %s", head, cr);
+			return;
+		}
+	}
 	if (!strcmp(errname, "EMFILE") || err == EMFILE) {
 		snprintf(v, sizeof(v), "%s", cause_nofile(w, sizeof(w)));
 		snprintf(out, len, "%s %s (%ld times): per-process open files (RLIMIT_NOFILE, hard %s)",

@@ -11,23 +11,30 @@
 #       on each side in RDMA netlink, counters back at the baseline
 #   2   fi-msg --cq shared, 200: the server's device delta one CQ for all
 #   3   fi-rdm over verbs;ofi_rxm with libfabric's defaults: a SKIP (exit 4)
-#       naming the CQ depth ofi_rxm asks (65536), the device's max_cqe and
+#       naming the CQ depth ofi_rxm asks (262144), the device's max_cqe and
 #       rxm_ep_msg_cq_open; a provider that fits rxe one day fails it
 #   4   the same with FI_UNIVERSE_SIZE=64 (a CQ of 16384), FI_RDM_CLIENTS (20):
 #       100%, verified; the verbs objects ofi_rxm makes beneath N endpoints:
 #       a QP per endpoint on each side, a CQ per client endpoint and one for
 #       the server's, counters back
-#   5   fi-rdm over tcp;ofi_rxm, FI_RDM_CLIENTS: 100%, verified
-#   6   vm.max_map_count lowered to 1000 (system-wide, put back after), one
+#   5   FI_RDM_PEERS (200) clients on the one server endpoint: each peer's
+#       connection reserves rx 128 of the CQ ofi_rxm makes beneath it, so
+#       FI_UNIVERSE_SIZE=127 (a CQ of 32512: 253 peers keep a send credit;
+#       64 holds 127: rdma/fiprov.h) and FI_OFI_RXM_BUFFER_SIZE=512 (its pools
+#       of 1,024 buffers a client endpoint): 100%, verified, the server
+#       accepted each, a QP per endpoint on each side
+#   6   fi-rdm over tcp;ofi_rxm, FI_RDM_CLIENTS: 100%, verified
+#   7   vm.max_map_count lowered to 1000 (system-wide, put back after), one
 #       client agent, --cq shared, 600 clients: fewer connect, the first
 #       failure fi_enable ENOMEM, the cause naming vm.max_map_count=1000
-#   7   the RDMA counters after the suite equal those before it
+#   8   the RDMA counters after the suite equal those before it
 #
 # TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
 #
 #   FI_MSG_CLIENTS  the clients of test 1 (1000)
-#   FI_RDM_CLIENTS  the clients of tests 4 and 5 (20; each rdm endpoint costs
+#   FI_RDM_CLIENTS  the clients of tests 4 and 6 (20; each rdm endpoint costs
 #                   ofi_rxm ~40 MB, docs/designs.md)
+#   FI_RDM_PEERS    the clients of test 5 (200)
 set -u
 
 # shellcheck source=../lib/common.sh
@@ -36,6 +43,7 @@ set -u
 RDC_TIMEOUT=900
 MSG_N=${FI_MSG_CLIENTS:-1000}
 RDM_N=${FI_RDM_CLIENTS:-20}
+RDM_PEERS=${FI_RDM_PEERS:-200}
 MAPS=1000
 
 RDC_POINT_SHOW='connected|msgs|srv_acc|srv_dev|cli_dev|cause'
@@ -64,7 +72,7 @@ fi_cleanup() {
 
 rdc_rxe_suite fi-suite "" fi_info
 trap fi_cleanup EXIT
-tap_plan 7
+tap_plan 8
 BASE=$(rdc_res)
 
 fi_run msg --transport fi-msg --clients "$MSG_N"
@@ -91,9 +99,9 @@ else
 fi
 
 fi_run rdm-default --transport fi-rdm --fi-provider 'verbs;ofi_rxm' --clients 4
-if [ "$RC" = 4 ] && grep -q "SKIP verbs;ofi_rxm" "$OUT" && grep -q "65536 entries" "$OUT" &&
+if [ "$RC" = 4 ] && grep -q "SKIP verbs;ofi_rxm" "$OUT" && grep -q "262144 entries" "$OUT" &&
 	grep -q "max_cqe 32767" "$OUT" && grep -q rxm_ep_msg_cq_open "$OUT"; then
-	tap_ok "fi-rdm over verbs;ofi_rxm, libfabric's defaults: SKIP naming 65536 CQ entries above max_cqe 32767 (rxm_ep_msg_cq_open)"
+	tap_ok "fi-rdm over verbs;ofi_rxm, libfabric's defaults: SKIP naming 262144 CQ entries above max_cqe 32767 (rxm_ep_msg_cq_open)"
 else
 	tap_fail "fi-rdm over verbs;ofi_rxm, defaults" "exit $RC; $(grep -m1 -E 'SKIP|why|cause' "$OUT")"
 fi
@@ -109,6 +117,21 @@ if [ -z "$why" ]; then
 	tap_ok "fi-rdm over verbs;ofi_rxm, FI_UNIVERSE_SIZE=64, $RDM_N clients: 100%, verified; beneath: a QP per endpoint on each side, $RDM_N client CQs, 1 server CQ, mr client $(rdc_line_kv cli_dev_delta mr) server $(rdc_line_kv srv_dev_delta mr)"
 else
 	tap_fail "fi-rdm over verbs;ofi_rxm, FI_UNIVERSE_SIZE=64" "$why"
+fi
+
+export FI_UNIVERSE_SIZE=127 FI_OFI_RXM_BUFFER_SIZE=512
+fi_run rdm-peers --transport fi-rdm --fi-provider 'verbs;ofi_rxm' --clients "$RDM_PEERS" \
+	--msgs 5 --timeout 300
+unset FI_UNIVERSE_SIZE FI_OFI_RXM_BUFFER_SIZE
+why=$(rdc_carried_why "$RDM_PEERS")
+[ "$(rdc_kv srv_accepted)" = "$RDM_PEERS" ] || why+=" srv_accepted=$(rdc_kv srv_accepted)"
+fi_delta cli "$RDM_PEERS" "$RDM_PEERS"
+fi_delta srv "$RDM_PEERS" 1
+fi_back
+if [ -z "$why" ]; then
+	tap_ok "fi-rdm over verbs;ofi_rxm, $RDM_PEERS peers on one server endpoint, FI_UNIVERSE_SIZE=127: 100%, verified, each accepted"
+else
+	tap_fail "fi-rdm over verbs;ofi_rxm, $RDM_PEERS peers on one server endpoint" "$why"
 fi
 
 fi_run rdm-tcp --transport fi-rdm --fi-provider 'tcp;ofi_rxm' --clients "$RDM_N" --timeout 300
