@@ -181,6 +181,21 @@ static void srkd_tport(struct srkd *k, const char *tport)
 		nvkd_did(&k->t, "rmdir", dir, rmdir(dir));
 }
 
+/* the srpt ports there are, ours or not: the folders but discovery_auth */
+static int srkd_ports(void)
+{
+	DIR *d = opendir(SRPN_SRPT);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += e->d_type == DT_DIR && e->d_name[0] != '.' &&
+		     strcmp(e->d_name, "discovery_auth");
+	if (d)
+		closedir(d);
+	return n;
+}
+
 /* our backstore HBAs (and their devices) of the run asked for */
 static void srkd_core(struct srkd *k)
 {
@@ -247,6 +262,9 @@ int srkd_clean(const char *run, FILE *log, int *removed, int *others)
 	snprintf(want, sizeof(want), "%u", SRPN_CM_PORT);
 	if (!k.others && !nvkd_get(SRPN_CM_PORT_ATTR, port, sizeof(port)) && !strcmp(port, want))
 		nvkd_did(&k.t, "write 0 to", SRPN_CM_PORT_ATTR, nvkd_put(SRPN_CM_PORT_ATTR, "0"));
+	/* the fabric's folder pins ib_srpt: it goes when no port is left in it (ours or not) */
+	if (!k.others && k.t.removed && !srkd_ports())
+		nvkd_did(&k.t, "rmdir", SRPN_SRPT, rmdir(SRPN_SRPT));
 	srkd_core(&k);
 	*removed += k.t.removed;
 	*others = k.others;
