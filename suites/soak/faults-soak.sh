@@ -484,6 +484,9 @@ soak_slurm_up() {
 		tap_kv slurm "nodes=3 up_s=$((SECONDS - t0))"
 		return 0
 	fi
+	# the daemons' own last words, for the Bail's reader
+	tail -n 3 "$SLURM_DIR"/munged.err "$SLURM_DIR"/slurmctld.out "$SLURM_DIR"/slurmctld.log \
+		"$SLURM_DIR"/slurmd0.out 2>&1 | sed 's/^/# /'
 	tap_bail "Slurm on the soak's nodes: not 3 idle nodes $((SECONDS - t0)) s after its start" \
 		"(sinfo: $(sinfo -h -N -o '%N %T' 2>&1 | paste -sd';' -))"
 	exit 1
