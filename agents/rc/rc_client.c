@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "agents/ag.h"
@@ -84,7 +83,7 @@ void rcc_rejected(struct rcc *x, uint32_t i, int status)
  */
 #define RCC_IMM_SEQ_BITS 12
 
-static uint32_t rcc_imm(const struct rcc *x, uint32_t i)
+uint32_t rcc_imm(const struct rcc *x, uint32_t i)
 {
 	uint32_t seq = load_seq(&x->ph.load, i);
 
@@ -97,12 +96,6 @@ static uint32_t rcc_imm(const struct rcc *x, uint32_t i)
 static bool rcc_imm_is(const struct rcc *x, uint32_t i, const struct ibv_wc *wc)
 {
 	return (wc->wc_flags & IBV_WC_WITH_IMM) && ntohl(wc->imm_data) == rcc_imm(x, i);
-}
-
-static void rcc_tick_arm(struct rcc *x, bool on)
-{
-	if (rto_tick_arm(x->tick, &x->ticking, on))
-		ag_warn("uc resend tick: timerfd_settime: %s", strerror(errno));
 }
 
 /* client i's round trip on QP q (q == i unless --qp-share); 0 or -1 (failed) */
@@ -123,7 +116,7 @@ static int rcc_send(struct rcc *x, uint32_t q, uint32_t i)
 	if (x->rt) {
 		x->rt[q].t_first = x->rt[q].t_sent = clock_ns();
 		x->rt[q].tries = 1;
-		rcc_tick_arm(x, true);
+		rcc_uc_arm(x, true);
 	}
 	return 0;
 fail:
@@ -132,7 +125,7 @@ fail:
 }
 
 /* q's round trip is over: the next client waiting for q goes */
-static void rcc_share_go(struct rcc *x, uint32_t q)
+void rcc_share_go(struct rcc *x, uint32_t q)
 {
 	uint32_t k;
 
@@ -152,7 +145,7 @@ static void rcc_load_start(void *arg, uint32_t i)
 }
 
 /* the client whose round trip QP q carries */
-static uint32_t rcc_who(const struct rcc *x, uint32_t q)
+uint32_t rcc_who(const struct rcc *x, uint32_t q)
 {
 	return x->nqp ? x->qp[q].cur : q;
 }
@@ -308,72 +301,6 @@ static void rcc_wc(void *arg, const struct ibv_wc *wc)
 		load_fail(&x->ph.load, i, f.call, f.err, NULL);
 }
 
-/*
- * uc: QP q's round trip, client i's, had no echo after every send: lost, named
- * (cause.c words it), and the QP's next client goes.
- */
-static void rcc_no_echo(struct rcc *x, uint32_t q, uint32_t i, uint64_t now)
-{
-	const struct rcc_rt *t = &x->rt[q];
-
-	ag_warn("client %u: uc: no echo after %u sends over %.0f ms; uc does not retransmit",
-		x->o->first_id + i, t->tries, (double)(now - t->t_first) / 1e6);
-	load_fail(&x->ph.load, i, "uc_retry", ETIMEDOUT, NULL);
-	if (x->nqp)
-		rcc_share_go(x, q);
-}
-
-/* uc: QP q's round trip sent again; the echo's receive is still the first send's */
-static void rcc_resend(struct rcc *x, uint32_t q, uint32_t i, uint64_t now)
-{
-	struct rc_ep *e = &x->ep[q];
-	struct verbs_fail f;
-
-	x->rt[q].t_sent = now;
-	x->rt[q].tries++;
-	x->ph.load.retried++;
-	if (!rc_post_send(&x->dev, e, x->o->size, rcc_imm(x, i), &f))
-		return;
-	x->rt[q].t_sent = 0;
-	load_fail(&x->ph.load, i, f.call, f.err, NULL);
-	if (x->nqp)
-		rcc_share_go(x, q);
-}
-
-/* uc: every QP's round trip in flight checked against agents/rto.h's rule */
-static void rcc_on_tick(struct rcc *x)
-{
-	uint64_t now = clock_ns(), exp,
-		 rto = rto_ns(&x->rto, DL_UC_RTO_MIN_MS * 1000000ull, dl_uc_rto_max_ns());
-	bool due = false;
-
-	if (read(x->tick, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
-		ag_warn("uc resend tick: %s", strerror(errno));
-	for (uint32_t q = 0; q < x->nep; q++) {
-		struct rcc_rt *t = &x->rt[q];
-		uint32_t i = rcc_who(x, q);
-
-		if (!t->t_sent)
-			continue;
-		/* failed meanwhile (its QP, its session): nothing to resend */
-		if (i == RCC_NONE || !load_want(&x->ph.load, i)) {
-			t->t_sent = 0;
-			continue;
-		}
-		due = true;
-		if (!rto_due(rto, now, t->t_sent, t->tries))
-			continue;
-		if (t->tries >= DL_UC_TRIES) {
-			rcc_no_echo(x, q, i, now);
-			t->t_sent = 0;
-			continue;
-		}
-		rcc_resend(x, q, i, now);
-	}
-	if (!due)
-		rcc_tick_arm(x, false);
-}
-
 void rcc_lost(struct rcc *x, uint32_t q, const char *call, int err, const char *ename)
 {
 	uint32_t k;
@@ -485,7 +412,7 @@ static int rcc_event(void *arg, uint32_t t, uint32_t v, uint32_t events)
 		rcc_cm_event(x);
 		break;
 	case RCC_T_TICK:
-		rcc_on_tick(x);
+		rcc_uc_tick(x);
 		break;
 	}
 	return 0;
@@ -511,23 +438,6 @@ static const struct ph_ops rcc_ph_ops = {
 	.batch = RCC_BATCH, .events = RCC_EVENTS, .start = rcc_start,
 	.pending = rcc_pending, .expire = rcc_expire, .event = rcc_event, .spin = rcc_spin,
 };
-
-/* uc: the round trips' resend state and its tick (rc_client.h) */
-static int rcc_uc_init(struct rcc *x)
-{
-	x->rt = calloc(x->nep, sizeof(*x->rt));
-	if (!x->rt) {
-		ag_fatal("calloc", "uc round trips", ENOMEM);
-		return -1;
-	}
-	x->ph.load.resends = true;
-	x->tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (x->tick < 0) {
-		ag_fatal("timerfd_create", "uc resend tick", errno);
-		return -1;
-	}
-	return ph_watch(&x->ph, x->tick, EPOLLIN, PH_TAG(RCC_T_TICK, 0), "uc resend tick");
-}
 
 static int rcc_init(struct rcc *x)
 {

@@ -160,6 +160,20 @@ void rcc_lost(struct rcc *x, uint32_t q, const char *call, int err, const char *
 /* the CM rejected connection i without a word of ours: "err=REJECTED status=S" */
 void rcc_rejected(struct rcc *x, uint32_t i, int status);
 int rcc_dev_open(struct rcc *x, struct rdma_cm_id *cm);
+/* the tag in imm_data of client i's message (its seq; --qp-share: and i) */
+uint32_t rcc_imm(const struct rcc *x, uint32_t i);
+/* the client whose round trip QP q carries */
+uint32_t rcc_who(const struct rcc *x, uint32_t q);
+/* q's round trip is over: the next client waiting for q goes */
+void rcc_share_go(struct rcc *x, uint32_t q);
+
+/* rc_client_uc.c (--transport uc) */
+/* the round trips' resend state and its tick: 0, or -1 (named) */
+int rcc_uc_init(struct rcc *x);
+/* the tick on (a round trip in flight) or off */
+void rcc_uc_arm(struct rcc *x, bool on);
+/* the tick fired: every QP's round trip in flight resent when due, or failed */
+void rcc_uc_tick(struct rcc *x);
 
 /* rc_client_share.c (--qp-share; nqp == 0 without it) */
 int rcc_share_init(struct rcc *x);
