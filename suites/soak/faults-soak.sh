@@ -124,6 +124,7 @@ HOSTS_RDMA=
 HOSTS_TCP=
 MPIRUN=
 BASE_RES=
+BASE_KSRES=
 BASE_KS=
 KSERV=
 W=
@@ -243,7 +244,9 @@ draw() {
 	# deadline, not within the dead-peer bound (docs/designs.md, "Known")
 	while :; do
 		draw_fault "$where"
-		[ "$tr" = fi-rdm ] && [[ ${ARGS[-1]} == link-down* ]] || break
+		if [ "$tr" != fi-rdm ] || [[ ${ARGS[-1]} != link-down* ]]; then
+			break
+		fi
 		ARGS=("${ARGS[@]:0:${#ARGS[@]}-2}")
 	done
 }
@@ -356,17 +359,15 @@ tap_why() {
 counters_why() {
 	local now i base=$BASE_RES
 
-	[ -z "$KSERV" ] || base=$(echo "$BASE_RES" | sed 's/ cq=[0-9]*//')
+	[ -z "$KSERV" ] || base=$BASE_KSRES
 	for ((i = 0; i < 30; i++)); do
-		now=$(rdc_res)
-		[ -z "$KSERV" ] || now=$(echo "$now" | sed 's/ cq=[0-9]*//')
+		if [ -z "$KSERV" ]; then now=$(rdc_res); else now=$(rdc_ks_res); fi
 		if [ "$now" = "$base" ]; then
 			[ -z "$KSERV" ] || BASE_RES=$(rdc_res)
 			return 0
 		fi
 		sleep 0.1
 	done
-	base=$BASE_RES
 	echo "devices not at the soak's baseline: $(diff <(echo "$base") <(echo "$now") |
 		grep '^[<>]' | tr '\n' ';')"
 }
@@ -581,6 +582,7 @@ main() {
 	if [ "$FABRIC" = siw ]; then setup_siw; else setup; fi ||
 		{ tap_skip_all "soak fixtures: ${RDC_WHY:-failed}"; exit 4; }
 	BASE_RES=$(rdc_res)
+	BASE_KSRES=$(rdc_ks_res)
 	BASE_KS=$(rdc_ks_left)
 	export RDMACAP_AGENT=$SAN/rdmacap-agent
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
