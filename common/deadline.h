@@ -31,6 +31,8 @@
  *           round trip whose echo has not come (agents/rto.h), DL_UC_TRIES
  *           sends, its timeout capped so that the whole backoff fits
  *           dl_peer_ns(), then fails it (dl_uc_rto_max_ns).
+ *   fi-rdm  the client's clock: no echo dl_fi_echo_ns() after a send fails
+ *           the round trip (below).
  * A 2 s link flap stays below both bounds: the link comes back before TCP's
  * user timeout or rc's last retry, so it costs latency, not connections.
  */
@@ -128,6 +130,24 @@ static inline uint64_t dl_peer_ns(void)
 static inline uint64_t dl_uc_rto_max_ns(void)
 {
 	return dl_peer_ns() / ((1ull << DL_UC_TRIES) - 1);
+}
+
+/*
+ * fi-rdm: ofi_rxm tears the connection beneath a peer down when its QP fails
+ * and reports nothing to a receive posted for any source, so a lost echo is
+ * noticed by the client's clock alone. The server keeps an answer ofi_rxm
+ * refuses with -FI_EAGAIN (a peer still being accepted, no send credit) for
+ * DL_FI_RETRY_MS; a client fails a round trip with no echo dl_fi_echo_ns()
+ * after it was sent: that window plus a send's dead-peer bound, so an answer
+ * the server still holds is never taken for a loss. The clients look once a
+ * DL_FI_TICK_MS, which DL_GRACE_S covers.
+ */
+#define DL_FI_RETRY_MS 10000
+#define DL_FI_TICK_MS 1000
+
+static inline uint64_t dl_fi_echo_ns(void)
+{
+	return DL_FI_RETRY_MS * 1000000ull + dl_peer_ns();
 }
 
 /* One setup, from its own start. */

@@ -3,23 +3,30 @@
  * fi-rdm client agent: --clients FI_EP_RDM endpoints in one epoll loop
  * (phase.h), the server's address in the process's AV. A client is up once
  * its hello (its endpoint name) is answered with its peer slot; its round
- * trips are tagged with the slot. See fab.h.
+ * trips are tagged with the slot. A round trip whose echo has not come
+ * dl_fi_echo_ns() after its send fails as "fi_trecv ETIMEDOUT": ofi_rxm says
+ * nothing to a receive from any source when the connection beneath dies
+ * (common/deadline.h). See fab.h.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include "agents/ag.h"
 #include "agents/fi/fab.h"
 #include "agents/load.h"
 #include "agents/phase.h"
+#include "common/clock.h"
+#include "common/deadline.h"
 #include "common/proto.h"
 
 #define FRC_BATCH 64
 #define FRC_EVENTS 256
 
-enum { FRC_T_CQ = PH_T_USER };
+enum { FRC_T_CQ = PH_T_USER, FRC_T_TICK };
 enum frc_state { FRC_NEW, FRC_CONNECTING, FRC_UP, FRC_FAILED, FRC_CLOSED };
 enum { FRC_OP_TX = 1, FRC_OP_RX };
 
@@ -46,6 +53,8 @@ struct frc_ctx {
 	uint32_t n;
 	uint32_t nwant;		/* connections whose tx_want the loop must retry */
 	size_t slen;		/* a slot: a message or a hello, the larger */
+	int tick;		/* DL_FI_TICK_MS, from the first round trip on: lost echoes */
+	bool ticking;
 };
 
 static uint8_t *frc_slot(struct frc_ctx *x, uint32_t i, unsigned k)
@@ -205,7 +214,20 @@ static void frc_expire(void *arg, uint32_t i)
 
 static void frc_load_start(void *arg, uint32_t i)
 {
-	frc_send(arg, i);
+	struct frc_ctx *x = arg;
+	struct itimerspec t = {
+		.it_value.tv_nsec = DL_FI_TICK_MS % 1000 * 1000000l,
+		.it_value.tv_sec = DL_FI_TICK_MS / 1000,
+		.it_interval.tv_nsec = DL_FI_TICK_MS % 1000 * 1000000l,
+		.it_interval.tv_sec = DL_FI_TICK_MS / 1000,
+	};
+
+	if (!x->ticking) {
+		if (timerfd_settime(x->tick, 0, &t, NULL))
+			ag_warn("echo tick: timerfd_settime: %s", strerror(errno));
+		x->ticking = true;
+	}
+	frc_send(x, i);
 }
 
 static const struct load_ops frc_load_ops = { .start = frc_load_start };
@@ -276,6 +298,25 @@ static void frc_cq(void *arg, struct fab_op *op, const struct fi_cq_tagged_entry
 	frc_rx(x, i, op->slot, e);
 }
 
+/* every round trip in flight longer than dl_fi_echo_ns(): its echo is lost */
+static void frc_tick(struct frc_ctx *x)
+{
+	uint64_t now = clock_ns(), exp;
+
+	if (read(x->tick, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
+		ag_warn("echo tick: %s", strerror(errno));
+	for (uint32_t i = 0; i < x->n; i++) {
+		if (x->c[i].state != FRC_UP || !load_want(&x->ph.load, i) ||
+		    now - x->ph.load.c[i].t < dl_fi_echo_ns())
+			continue;
+		ag_warn("client %u: fi-rdm: no echo %.0f ms after the send; ofi_rxm reports no "
+			"error to a receive from any source", x->o->first_id + i,
+			(double)(now - x->ph.load.c[i].t) / 1e6);
+		load_fail(&x->ph.load, i, "fi_trecv", ETIMEDOUT, NULL);
+		frc_close(x, i);
+	}
+}
+
 static int frc_event(void *arg, uint32_t t, uint32_t v, uint32_t events)
 {
 	struct frc_ctx *x = arg;
@@ -283,6 +324,8 @@ static int frc_event(void *arg, uint32_t t, uint32_t v, uint32_t events)
 	(void)events;
 	if (t == FRC_T_CQ)
 		fab_cq_woken(&x->cqs, v);
+	else if (t == FRC_T_TICK)
+		frc_tick(x);
 	return 0;
 }
 
@@ -320,13 +363,20 @@ static int frc_server(struct frc_ctx *x)
 
 int fab_rdm_client_run(const struct ag_opts *o)
 {
-	struct frc_ctx x = { .o = o, .n = o->clients };
+	struct frc_ctx x = { .o = o, .n = o->clients, .tick = -1 };
 	int ret = 1;
 
 	x.slen = o->size > FAB_NAME_MAX ? o->size : FAB_NAME_MAX;
 	if (o->ncpus && ag_pin(o->cpus[0]))
 		return 1;
 	if (ph_init(&x.ph, o, &frc_ph_ops, &frc_load_ops, &x))
+		goto out_ph;
+	x.tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (x.tick < 0) {
+		ag_fatal("timerfd_create", "echo tick", errno);
+		goto out_ph;
+	}
+	if (ph_watch(&x.ph, x.tick, EPOLLIN, PH_TAG(FRC_T_TICK, 0), "echo tick"))
 		goto out_ph;
 	if (fab_open(&x.f, o, o->port, false, 0) || frc_server(&x))
 		goto out_fab;
@@ -350,6 +400,8 @@ out_cqs:
 out_fab:
 	fab_close(&x.f);
 out_ph:
+	if (x.tick >= 0)
+		close(x.tick);
 	ph_fini(&x.ph);
 	return ret;
 }

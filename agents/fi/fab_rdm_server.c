@@ -8,7 +8,7 @@
  * ofi_rxm refuses with -FI_EAGAIN (the peer's connection still being
  * accepted, or no send credit left on the verbs CQ beneath) waits in a FIFO,
  * tried again after each round of CQ reads, which is what moves ofi_rxm on,
- * until FRS_RETRY_NS. See fab.h.
+ * until DL_FI_RETRY_MS (common/deadline.h). See fab.h.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,6 +21,7 @@
 #include "agents/fi/fab.h"
 #include "agents/tag.h"
 #include "common/clock.h"
+#include "common/deadline.h"
 #include "common/proto.h"
 
 #define FRS_EVENTS 64
@@ -32,12 +33,6 @@
 #define FRS_RX 512
 /* peer slots the table grows by */
 #define FRS_GROW 4096
-/*
- * How long an answer may wait for ofi_rxm's -FI_EAGAIN to end: the clients'
- * receive timeout is longer, so a client sees its answer or the server's drop
- * named (EAGAIN), not a silent loss.
- */
-#define FRS_RETRY_NS (10ull * 1000000000ull)
 /* the loop's sleep while answers wait: progress without spinning a core */
 #define FRS_WAIT_MS 1
 
@@ -167,7 +162,7 @@ static void frs_recv(struct frs_srv *s, struct frs_buf *b, const struct fi_cq_ta
 	b->to = s->peer[tag & FAB_TAG_SLOT];
 	b->tag = tag;
 	b->len = e->len;
-	b->due = clock_ns() + FRS_RETRY_NS;
+	b->due = clock_ns() + DL_FI_RETRY_MS * 1000000ull;
 	/* behind those already waiting: a peer's answers leave in order */
 	if (s->nwait || frs_answer(s, b) == 1) {
 		b->op.kind = 0;

@@ -107,6 +107,15 @@ static void cause_explain(const struct rt *r, const struct pt_cause *k, char *ou
 			return;
 		}
 	}
+	if ((!strcmp(errname, "EMFILE") || err == EMFILE) && !k->at_server &&
+	    r->pt->per_agent_nofile > 0) {
+		/* rdmacap set the client agents' limit (layout.c): say what it gave them */
+		snprintf(out, len, "%s %s (%ld times): per-process open files (RLIMIT_NOFILE: a "
+			 "client agent got %ld, %ld fds a client; hard limit %s)", call, errname, n,
+			 r->pt->per_agent_nofile, lay_fds_per_client(c->plan),
+			 cause_nofile(w, sizeof(w)));
+		return;
+	}
 	if (!strcmp(errname, "EMFILE") || err == EMFILE) {
 		snprintf(v, sizeof(v), "%s", cause_nofile(w, sizeof(w)));
 		snprintf(out, len, "%s %s (%ld times): per-process open files (RLIMIT_NOFILE, hard %s)",
@@ -182,6 +191,14 @@ static void cause_explain(const struct rt *r, const struct pt_cause *k, char *ou
 		snprintf(out, len, "%s %s (%ld times): uc: no echo after %d sends over at most "
 			 "%.0f ms (common/deadline.h); uc does not retransmit (see retried)", call,
 			 errname, n, DL_UC_TRIES, (double)dl_peer_ns() / 1e6);
+		return;
+	}
+	if (err == ETIMEDOUT && !strcmp(call, "fi_trecv") &&
+	    c->plan->transport == OPT_TR_FI_RDM) {
+		snprintf(out, len, "%s %s (%ld times): fi-rdm: no echo %.0f s after the send "
+			 "(common/deadline.h); ofi_rxm reports no error to a receive from any "
+			 "source when the connection beneath fails", call, errname, n,
+			 (double)dl_fi_echo_ns() / 1e9);
 		return;
 	}
 	/*

@@ -2,7 +2,7 @@
 /*
  * Process layout: how many server processes and client agents a point needs,
  * on how many ports, with which fd limit, and how long a phase may take. Two
- * limits decide it: RLIMIT_NOFILE (one fd per connection, per process) and,
+ * limits decide it: RLIMIT_NOFILE (the fds of a connection, per process) and,
  * for rc, vm.max_map_count (memory maps per process).
  */
 #include <linux/capability.h>
@@ -20,6 +20,22 @@
 #define LAY_KERN_CONNECT_MS 600
 #define LAY_CONNS_PER_PORT 20000 /* below the ~28k default ephemeral ports per destination */
 #define LAY_CONNS_PER_AGENT 20000
+
+/*
+ * A tcp client is its socket; rc's and ud's share their agent's channels, one
+ * fd at most. A libfabric endpoint with a CQ of its own waits on it through
+ * fds (FI_WAIT_FD): fi-msg over verbs held 3 per endpoint on each side (3,016
+ * fds at 1,000), none with --cq shared; an fi-rdm endpoint 10 (2,012 at 200:
+ * ofi_rxm's own EQ and CQs under it too).
+ */
+long lay_fds_per_client(const struct hp_plan *p)
+{
+	if (p->transport == OPT_TR_FI_RDM)
+		return 10;
+	if (p->transport == OPT_TR_FI_MSG && p->cq == OPT_CQ_PER_CONN)
+		return 3;
+	return 1;
+}
 
 /* The NOFILE hard limit an agent can get: fs.nr_open if we may raise it, else ours. */
 static long lay_nofile_cap(bool *raisable)
@@ -104,7 +120,7 @@ void lay_split(struct rt *r, long clients)
 {
 	const struct hp_plan *p = r->c->plan;
 	struct pt_point *pt = r->pt;
-	long hosts = r->c->topo->nclients, cap, per_proc;
+	long hosts = r->c->topo->nclients, cap, per_proc, fds = lay_fds_per_client(p);
 	bool raisable;
 
 	pt->clients = clients;
@@ -120,7 +136,7 @@ void lay_split(struct rt *r, long clients)
 	pt->nofile_got = cap;
 	/* 1024 fds of slack for the process itself (pipes, epoll, listeners, TLS files) */
 	per_proc = cap > 2048 ? cap - 1024 : 1024;
-	per_proc = per_proc < LAY_CONNS_PER_AGENT ? per_proc : LAY_CONNS_PER_AGENT;
+	per_proc = per_proc < LAY_CONNS_PER_AGENT * fds ? per_proc / fds : LAY_CONNS_PER_AGENT;
 	if (p->agents) {
 		pt->agents = p->agents > clients ? clients : p->agents;
 	} else {
@@ -129,7 +145,7 @@ void lay_split(struct rt *r, long clients)
 			pt->agents = hosts > clients ? clients : hosts;
 	}
 	/* one server process can hold only what its fd limit allows */
-	r->nsrv = clients + 1024 > cap ? (clients + per_proc - 1) / per_proc : 1;
+	r->nsrv = clients * fds + 1024 > cap ? (clients + per_proc - 1) / per_proc : 1;
 	/* a ud server holds no fd per client: one process, one QP serves them all */
 	if (p->transport == OPT_TR_UD)
 		r->nsrv = 1;

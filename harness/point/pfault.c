@@ -136,6 +136,12 @@ out:
 	free(conns);
 }
 
+/* the plan's transport's dead-peer bound: fi-rdm's clients time their echoes */
+static uint64_t pf_peer_ns(const struct hp_plan *p)
+{
+	return p->transport == OPT_TR_FI_RDM ? dl_fi_echo_ns() : dl_peer_ns();
+}
+
 enum lp_end pf_traffic(struct rt *r, bool (*done)(struct rt *), double t0, double end)
 {
 	const struct hp_plan *p = r->c->plan;
@@ -150,7 +156,7 @@ enum lp_end pf_traffic(struct rt *r, bool (*done)(struct rt *), double t0, doubl
 	r->pt->fault.at_ms = (clock_s() - t0) * 1e3;
 	pf_apply(r);
 	/* a dead peer is noticed at the next send: one think time, then its bound */
-	detect = clock_s() + (double)(dl_peer_ns() + (uint64_t)p->think_ms * 1000000ull) / 1e9 +
+	detect = clock_s() + (double)(pf_peer_ns(p) + (uint64_t)p->think_ms * 1000000ull) / 1e9 +
 		 DL_GRACE_S;
 	if (flt_destructive(&p->fault) && !r->flt.t_due && detect < end)
 		end = detect;
@@ -225,7 +231,7 @@ void pf_figures(struct rt *r)
 	if (f->undo_ms > 0 && lat_max_ms > f->undo_ms)
 		f->recover_ms = lat_max_ms - f->undo_ms;
 	/* one think time to the next send, the transports' bound, the grace */
-	f->bound_ms = (double)(dl_peer_ns() + (uint64_t)r->c->plan->think_ms * 1000000ull) / 1e6 +
+	f->bound_ms = (double)(pf_peer_ns(r->c->plan) + (uint64_t)r->c->plan->think_ms * 1000000ull) / 1e6 +
 		      DL_GRACE_S * 1e3;
 	f->late = f->detect_ms > f->bound_ms;
 }

@@ -78,6 +78,9 @@ struct rt {
 /* layout.c: processes, ports and the per-phase timeout for 'clients'. */
 void lay_split(struct rt *r, long clients);
 
+/* The fds one client holds in its agent, and an fi-msg connection in the server. */
+long lay_fds_per_client(const struct hp_plan *p);
+
 /*
  * Where agent i of the point stands, from what lay_split decided; the one place
  * the split is worked out. Servers are agents [0, nsrv), all on host 0 (the

@@ -266,7 +266,8 @@ static int sp_servers(struct rt *r)
 			sp_arg(&av, "--pool=%ld", pool);
 		sp_cpus(r, &av, i);
 spawn:
-		if (sp_spawn(r, i, r->c->topo->srv.ns, &av, pt->clients / S + 1024)) {
+		if (sp_spawn(r, i, r->c->topo->srv.ns, &av,
+			     pt->clients / S * lay_fds_per_client(p) + 1024)) {
 			r->nag = i + (r->ag[i].pid > 0);
 			return -1;
 		}
@@ -290,6 +291,7 @@ static int sp_clients(struct rt *r)
 		const struct nn_host *h = &t->cli[la.host - 1];
 		struct agt_agent *a = &r->ag[i];
 		struct sp_argv av = { 0 };
+		long nofile;
 
 		a->idx = (int)i;
 		a->first = la.first;
@@ -322,9 +324,10 @@ static int sp_clients(struct rt *r)
 			sp_arg(&av, "--bind=%s", h->addr);
 		sp_rc_args(r, &av, h, false);
 		sp_cpus(r, &av, i);
-		if (a->n + 1024 > pt->per_agent_nofile)
-			pt->per_agent_nofile = a->n + 1024;
-		if (sp_spawn(r, i, h->ns, &av, a->n + 1024)) {
+		nofile = a->n * lay_fds_per_client(p) + 1024;
+		if (nofile > pt->per_agent_nofile)
+			pt->per_agent_nofile = nofile;
+		if (sp_spawn(r, i, h->ns, &av, nofile)) {
 			r->nag = i + (a->pid > 0);
 			return -1;
 		}

@@ -240,15 +240,7 @@ draw() {
 		[ "$tr" = fi-rdm ] && ENVS=(FI_UNIVERSE_SIZE=64 FI_OFI_RXM_BUFFER_SIZE=512)
 		;;
 	esac
-	# fi-rdm: a round trip lost to a link down is noticed at the phase
-	# deadline, not within the dead-peer bound (docs/designs.md, "Known")
-	while :; do
-		draw_fault "$where"
-		if [ "$tr" != fi-rdm ] || [[ ${ARGS[-1]} != link-down* ]]; then
-			break
-		fi
-		ARGS=("${ARGS[@]:0:${#ARGS[@]}-2}")
-	done
+	draw_fault "$where"
 }
 
 # draw_kserv TR: a kernel-service point on the root namespace's NIC (--device
