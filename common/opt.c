@@ -77,7 +77,7 @@ const struct opt_def opt_defs[OPT_N] = {
 	[OPT_CQ] = { "cq", W(opt_cqs), .flags = OPT_F_RC | OPT_F_FI, .def = OPT_CQ_PER_CONN,
 		     .arg = "per-conn|shared",
 		     .help = "send and recv CQ per QP (fi: one CQ per endpoint), or one CQ per "
-			     "agent" },
+			     "agent (fi-msg: per 1,024 endpoints)" },
 	[OPT_MR] = { "mr", W(opt_mrs), .flags = OPT_F_RC, .def = OPT_MR_PER_CONN,
 		     .arg = "per-conn|shared",
 		     .help = "send and recv MR per QP, or one MR per agent (per 4,096 "

@@ -136,6 +136,12 @@ int fab_info_port(const struct fab *f, uint32_t port, struct fi_info **out)
 	return fab_getinfo(f->o, port, true, out);
 }
 
+void fab_ep_depth(struct fi_info *info)
+{
+	info->tx_attr->size = FAB_EP_DEPTH;
+	info->rx_attr->size = FAB_EP_DEPTH;
+}
+
 int fab_open(struct fab *f, const struct ag_opts *o, uint32_t port, bool server,
 	     size_t eq_size)
 {
@@ -165,6 +171,8 @@ int fab_open(struct fab *f, const struct ag_opts *o, uint32_t port, bool server,
 			goto fail;
 		return 0;
 	}
+	if (!server)
+		fab_ep_depth(f->info);
 	call = "fi_eq_open";
 	ret = fi_eq_open(f->fabric, &eqa, &f->eq, NULL);
 	if (ret)

@@ -56,8 +56,11 @@
 #define FAB_NAME_MAX 256
 /*
  * An msg endpoint's queues: a client has one send and a receive in flight, a
- * server one echo and the next receive; the provider's defaults (hundreds)
- * would cost each endpoint their memory for nothing.
+ * server one echo and the next receive. The verbs provider's defaults (384
+ * each, prov/verbs/src/fi_verbs.c) cost each endpoint their memory for
+ * nothing, and each endpoint's receives reserve that many entries of a CQ it
+ * shares (vrb_ep_bind): 42 endpoints would hold a 16,384-entry CQ, every later
+ * send then waiting on what is left.
  */
 #define FAB_EP_DEPTH 8
 /*
@@ -66,6 +69,25 @@
  * holds those of 8,192 endpoints whatever happens.
  */
 #define FAB_CQ_SHARED 16384
+/*
+ * fi-msg --cq shared: the endpoints one CQ serves. Each binds FAB_EP_DEPTH of
+ * its entries for its receives (vrb_ep_bind) and its sends take credits from
+ * the rest (vrb_post_send), so FAB_CQ_SHARED / (2 x FAB_EP_DEPTH) = 1,024
+ * endpoints share one and a send never waits on another endpoint's credit;
+ * the next 1,024 get the next CQ.
+ */
+#define FAB_CQ_EPS (FAB_CQ_SHARED / (2 * FAB_EP_DEPTH))
+
+/* fi-msg: the CQ of endpoint i, and the CQs n endpoints need */
+static inline uint32_t fab_cq_of(const struct ag_opts *o, uint32_t i)
+{
+	return o->cq == OPT_CQ_SHARED ? i / FAB_CQ_EPS : i;
+}
+
+static inline uint32_t fab_cq_count(const struct ag_opts *o, uint32_t n)
+{
+	return o->cq == OPT_CQ_SHARED ? (n + FAB_CQ_EPS - 1) / FAB_CQ_EPS : n;
+}
 /* completions read per fi_cq_read */
 #define FAB_CQ_BATCH 32
 
@@ -120,13 +142,15 @@ int fab_rej_parse(const void *data, size_t len, char *call, size_t clen, int *er
 /*
  * fi_getinfo for o's transport and provider at o->addr and port: a server's
  * as its source (FI_SOURCE), a client's as its destination; then the fabric,
- * the domain and the EQ (msg, eq_size entries) or the AV (rdm). A fatal
- * "error" record naming the call on failure; fab_close() is safe after any
- * outcome.
+ * the domain and the EQ (msg, eq_size entries) or the AV (rdm); a msg
+ * client's info asks FAB_EP_DEPTH queues (fab_ep_depth). A fatal "error"
+ * record naming the call on failure; fab_close() is safe after any outcome.
  */
 int fab_open(struct fab *f, const struct ag_opts *o, uint32_t port, bool server,
 	     size_t eq_size);
 void fab_close(struct fab *f);
+/* An msg endpoint's send and receive queues, FAB_EP_DEPTH each, in its info. */
+void fab_ep_depth(struct fi_info *info);
 /*
  * fi_getinfo for another port of the same server (fi_freeinfo it): 0, or -1
  * after a fatal record.

@@ -32,7 +32,7 @@ struct fmc_conn {
 	uint8_t state;
 	uint8_t slot;		/* the receive slot posted */
 	bool tx_busy;		/* a send not yet completed: its context is in use */
-	bool tx_want;		/* a round trip waits for it */
+	bool tx_want;		/* a send waits: for the last, or for the provider */
 };
 
 struct fmc_ctx {
@@ -42,6 +42,7 @@ struct fmc_ctx {
 	struct fab_cqs cqs;
 	struct fmc_conn *c;
 	uint32_t n;
+	uint32_t nwant;		/* connections whose tx_want the loop must retry */
 	bool eq_hot;
 };
 
@@ -54,6 +55,9 @@ static void fmc_close(struct fmc_ctx *x, uint32_t i)
 {
 	struct fmc_conn *c = &x->c[i];
 
+	if (c->tx_want)
+		x->nwant--;
+	c->tx_want = false;
 	fab_cli_close(&x->cqs, i, x->o->cq == OPT_CQ_PER_CONN, x->ph.ep, &c->ep, &c->mr, &c->buf);
 	c->state = FMC_CLOSED;
 }
@@ -88,7 +92,7 @@ static void fmc_start(void *arg, uint32_t i)
 	struct fmc_ctx *x = arg;
 	const struct ag_opts *o = x->o;
 	struct fmc_conn *c = &x->c[i];
-	uint32_t q = o->cq == OPT_CQ_SHARED ? 0 : i;
+	uint32_t q = fab_cq_of(o, i);
 	const char *call = "malloc";
 	ssize_t ret = -FI_ENOMEM;
 
@@ -167,16 +171,22 @@ static void fmc_send(struct fmc_ctx *x, uint32_t i)
 	load_tx_fill(&x->ph.load, i, 0, tx, x->o->size);
 	ret = fi_send(c->ep, tx, x->o->size, c->desc, 0, &c->tx.ctx);
 	if (ret == -FI_EAGAIN) {
-		/* the provider's queue is full: sent once a completion frees it */
+		/*
+		 * no send credit on the CQ (vrb_post_send): another endpoint's
+		 * completion may free it, so the loop tries again after each read
+		 */
+		if (!c->tx_want)
+			x->nwant++;
 		c->tx_want = true;
 		return;
 	}
-	if (ret) {
-		fmc_broken(x, i, "fi_send", fab_errno(ret), fab_errno(ret));
-		return;
-	}
-	c->tx_busy = true;
+	if (c->tx_want)
+		x->nwant--;
 	c->tx_want = false;
+	if (ret)
+		fmc_broken(x, i, "fi_send", fab_errno(ret), fab_errno(ret));
+	else
+		c->tx_busy = true;
 }
 
 static void fmc_load_start(void *arg, uint32_t i)
@@ -223,8 +233,11 @@ static void fmc_cq(void *arg, struct fab_op *op, const struct fi_cq_tagged_entry
 	}
 	if (op->kind == FMC_OP_TX) {
 		c->tx_busy = false;
-		if (c->tx_want)
+		if (c->tx_want) {
+			c->tx_want = false;
+			x->nwant--;
 			fmc_send(x, i);
+		}
 		return;
 	}
 	fmc_rx(x, i, op->slot, e->len);
@@ -328,7 +341,14 @@ static int fmc_spin(void *arg)
 	ret = fab_cqs_poll(&x->cqs);
 	if (ret < 0)
 		return -1;
-	return busy || ret;
+	/* the sends the provider pushed back: busy while any waits */
+	for (uint32_t i = 0; x->nwant && i < x->n; i++)
+		if (x->c[i].tx_want && !x->c[i].tx_busy) {
+			x->c[i].tx_want = false;
+			x->nwant--;
+			fmc_send(x, i);
+		}
+	return busy || ret || x->nwant;
 }
 
 static const struct ph_ops fmc_ph_ops = {
@@ -347,7 +367,7 @@ int fab_msg_client_run(const struct ag_opts *o)
 		goto out_ph;
 	if (fab_open(&x.f, o, o->port, false, x.n + 64))
 		goto out_fab;
-	if (fab_cqs_init(&x.cqs, &x.f, o->cq == OPT_CQ_SHARED ? 1 : x.n, fmc_cq, &x))
+	if (fab_cqs_init(&x.cqs, &x.f, fab_cq_count(o, x.n), fmc_cq, &x))
 		goto out_cqs;
 	x.c = calloc(x.n, sizeof(*x.c));
 	if (!x.c) {

@@ -135,7 +135,7 @@ static void fms_connreq(struct fms_srv *s, struct fid_pep *pep, struct fi_info *
 
 	if (fms_slot_new(s, &i))
 		goto reject;
-	q = o->cq == OPT_CQ_SHARED ? 0 : i;
+	q = fab_cq_of(o, i);
 	if (!s->c[i])
 		s->c[i] = calloc(1, sizeof(*c));
 	if (!s->c[i]) {
@@ -160,8 +160,7 @@ static void fms_connreq(struct fms_srv *s, struct fid_pep *pep, struct fi_info *
 			goto fail_ep;
 	}
 	/* the request's own answer, sized down to what an echo keeps in flight */
-	info->tx_attr->size = FAB_EP_DEPTH;
-	info->rx_attr->size = FAB_EP_DEPTH;
+	fab_ep_depth(info);
 	call = "fi_endpoint";
 	ret = fi_endpoint(s->f.domain, info, &c->ep, &c->tx[0]);
 	if (ret) {
@@ -421,7 +420,7 @@ static int fms_init(struct fms_srv *s)
 	if (fab_open(&s->f, o, o->port, true, 65536))
 		return -1;
 	/* per-conn CQs are indexed by endpoint slot: as many as the fd limit allows */
-	if (fab_cqs_init(&s->cqs, &s->f, o->cq == OPT_CQ_SHARED ? 1 : FMS_CQS_MAX, fms_cq, s))
+	if (fab_cqs_init(&s->cqs, &s->f, fab_cq_count(o, FMS_CQS_MAX), fms_cq, s))
 		return -1;
 	if (tag_watch(s->ep, s->f.eq_fd, EPOLLIN, TAG(FMS_T_EQ, 0, 0), "eq"))
 		return -1;
