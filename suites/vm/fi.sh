@@ -24,11 +24,14 @@
 #       64 holds 127: rdma/fiprov.h) and FI_OFI_RXM_BUFFER_SIZE=512 (its pools
 #       of 1,024 buffers a client endpoint): 100%, verified, the server
 #       accepted each, a QP per endpoint on each side
-#   6   fi-rdm over tcp;ofi_rxm, FI_RDM_CLIENTS: 100%, verified
-#   7   vm.max_map_count lowered to 1000 (system-wide, put back after), one
+#   6   the same 200 peers with FI_UNIVERSE_SIZE=64 (a CQ of 16384: 127 peers
+#       keep a send credit): the run fails, its cause naming the server's
+#       EAGAIN, the CQ and the 127 peers (rdma/fiprov.h)
+#   7   fi-rdm over tcp;ofi_rxm, FI_RDM_CLIENTS: 100%, verified
+#   8   vm.max_map_count lowered to 1000 (system-wide, put back after), one
 #       client agent, --cq shared, 600 clients: fewer connect, the first
 #       failure fi_enable ENOMEM, the cause naming vm.max_map_count=1000
-#   8   the RDMA counters after the suite equal those before it
+#   9   the RDMA counters after the suite equal those before it
 #
 # TAP 13 on stdout; exit 0 pass, 1 fail, 4 skip.
 #
@@ -74,7 +77,7 @@ fi_cleanup() {
 
 rdc_rxe_suite fi-suite "" fi_info
 trap fi_cleanup EXIT
-tap_plan 8
+tap_plan 9
 BASE=$(rdc_res)
 
 fi_run msg --transport fi-msg --clients "$MSG_N"
@@ -138,6 +141,21 @@ if [ -z "$why" ]; then
 	tap_ok "fi-rdm over verbs;ofi_rxm, $RDM_PEERS peers on one server endpoint, FI_UNIVERSE_SIZE=127: 100%, verified, each accepted"
 else
 	tap_fail "fi-rdm over verbs;ofi_rxm, $RDM_PEERS peers on one server endpoint" "$why"
+fi
+
+export FI_UNIVERSE_SIZE=64 FI_OFI_RXM_BUFFER_SIZE=512
+fi_run rdm-credit --transport fi-rdm --fi-provider 'verbs;ofi_rxm' --clients "$RDM_PEERS" \
+	--msgs 5 --timeout 300
+unset FI_UNIVERSE_SIZE FI_OFI_RXM_BUFFER_SIZE
+why=
+[ "$RC" = 1 ] || why+=" exit $RC"
+grep -q "cause=server EAGAIN.*16384 entries.*127 peers leave its sends a credit" "$OUT" ||
+	why+=" cause: $(grep -m1 -oE 'cause=.{0,120}' "$OUT")"
+fi_back
+if [ -z "$why" ]; then
+	tap_ok "fi-rdm, $RDM_PEERS peers on one server endpoint, FI_UNIVERSE_SIZE=64: fails, named: server EAGAIN, a CQ of 16384 entries, 127 peers"
+else
+	tap_fail "fi-rdm, $RDM_PEERS peers on one server endpoint, FI_UNIVERSE_SIZE=64" "$why"
 fi
 
 fi_run rdm-tcp --transport fi-rdm --fi-provider 'tcp;ofi_rxm' --clients "$RDM_N" --timeout 300
