@@ -25,7 +25,7 @@
  * A tcp client is its socket; rc's and ud's share their agent's channels, one
  * fd at most. A libfabric endpoint with a CQ of its own waits on it through
  * fds (FI_WAIT_FD): fi-msg over verbs held 3 per endpoint on each side (3,016
- * fds at 1,000), none with --cq shared; an fi-rdm endpoint 10 (2,012 at 200:
+ * fds at 1,000), none with --cq shared; an fi-rdm endpoint 10 (2,013 at 200:
  * ofi_rxm's own EQ and CQs under it too).
  */
 long lay_fds_per_client(const struct hp_plan *p)
