@@ -42,9 +42,9 @@ static inline uint8_t load_byte(uint64_t key, size_t off)
 }
 
 /*
- * Whole words where the offset is aligned: a 4 KiB payload filled and checked
- * byte by byte took 5.5 us a round trip on one host core, 1.3 us a word at a
- * time, which is what separated a 4 KiB round trip from fi_pingpong's.
+ * Whole words where the offset is aligned: filled and checked a byte at a
+ * time, a 4 KiB fi-msg round trip took a median 1.16x fi_pingpong's
+ * (docs/results/bench-fi-busy), a word at a time 1.01x (bench-fi-words).
  */
 void load_payload(uint32_t id, uint32_t seq, size_t off, uint8_t *buf, size_t len)
 {

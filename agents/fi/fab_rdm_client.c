@@ -53,8 +53,7 @@ struct frc_ctx {
 	uint32_t n;
 	uint32_t nwant;		/* connections whose tx_want the loop must retry */
 	size_t slen;		/* a slot: a message or a hello, the larger */
-	int tick;		/* DL_FI_TICK_MS, from the first round trip on: lost echoes */
-	bool ticking;
+	int tick;		/* every DL_FI_TICK_MS: lost echoes */
 };
 
 static uint8_t *frc_slot(struct frc_ctx *x, uint32_t i, unsigned k)
@@ -214,20 +213,7 @@ static void frc_expire(void *arg, uint32_t i)
 
 static void frc_load_start(void *arg, uint32_t i)
 {
-	struct frc_ctx *x = arg;
-	struct itimerspec t = {
-		.it_value.tv_nsec = DL_FI_TICK_MS % 1000 * 1000000l,
-		.it_value.tv_sec = DL_FI_TICK_MS / 1000,
-		.it_interval.tv_nsec = DL_FI_TICK_MS % 1000 * 1000000l,
-		.it_interval.tv_sec = DL_FI_TICK_MS / 1000,
-	};
-
-	if (!x->ticking) {
-		if (timerfd_settime(x->tick, 0, &t, NULL))
-			ag_warn("echo tick: timerfd_settime: %s", strerror(errno));
-		x->ticking = true;
-	}
-	frc_send(x, i);
+	frc_send(arg, i);
 }
 
 static const struct load_ops frc_load_ops = { .start = frc_load_start };
@@ -317,6 +303,21 @@ static void frc_tick(struct frc_ctx *x)
 	}
 }
 
+/* the echo tick, from the start: before traffic it finds nothing in flight */
+static int frc_tick_init(struct frc_ctx *x)
+{
+	struct timespec p = { .tv_sec = DL_FI_TICK_MS / 1000,
+			      .tv_nsec = DL_FI_TICK_MS % 1000 * 1000000l };
+	struct itimerspec t = { .it_value = p, .it_interval = p };
+
+	x->tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (x->tick < 0 || timerfd_settime(x->tick, 0, &t, NULL)) {
+		ag_fatal(x->tick < 0 ? "timerfd_create" : "timerfd_settime", "echo tick", errno);
+		return -1;
+	}
+	return ph_watch(&x->ph, x->tick, EPOLLIN, PH_TAG(FRC_T_TICK, 0), "echo tick");
+}
+
 static int frc_event(void *arg, uint32_t t, uint32_t v, uint32_t events)
 {
 	struct frc_ctx *x = arg;
@@ -371,12 +372,7 @@ int fab_rdm_client_run(const struct ag_opts *o)
 		return 1;
 	if (ph_init(&x.ph, o, &frc_ph_ops, &frc_load_ops, &x))
 		goto out_ph;
-	x.tick = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (x.tick < 0) {
-		ag_fatal("timerfd_create", "echo tick", errno);
-		goto out_ph;
-	}
-	if (ph_watch(&x.ph, x.tick, EPOLLIN, PH_TAG(FRC_T_TICK, 0), "echo tick"))
+	if (frc_tick_init(&x))
 		goto out_ph;
 	if (fab_open(&x.f, o, o->port, false, 0) || frc_server(&x))
 		goto out_fab;
